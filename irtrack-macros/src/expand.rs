@@ -1,0 +1,163 @@
+//! Expansion: the tracked function keeps its signature and original body (the path taken when
+//! nothing is recorded), behind one claim check that hands the call to the instrumented copy.
+
+use crate::item::{Tracked, TrackedFn};
+use crate::lower::{frame, Lowerer};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use std::cell::Cell;
+use std::rc::Rc;
+use syn::visit_mut::VisitMut;
+
+/// Expands a checked item. Cannot fail: every error was found by `item` or `lower`.
+pub fn expand(tracked: Tracked) -> TokenStream {
+    match tracked {
+        Tracked::Fn(f) => f.output,
+        Tracked::Impl(mut imp, fns) => {
+            let mut fns = fns.into_iter();
+            for item in &mut imp.items {
+                if let syn::ImplItem::Fn(m) = item {
+                    if let Some(f) = fns.next() {
+                        *item = syn::ImplItem::Verbatim(f.output);
+                    } else {
+                        let _ = m;
+                    }
+                }
+            }
+            quote!(#imp)
+        }
+    }
+}
+
+/// Builds the tracked function from its parts.
+///
+/// Before:
+/// ```ignore
+/// fn h(x: f64, n: i32) -> f64 { /* body */ }
+/// ```
+/// After:
+/// ```ignore
+/// fn h(x: f64, n: i32) -> f64 {
+///     use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+///     static __IRTRACK_IR: ::irtrack::__private::FnIr = /* static IR */;
+///     if let Some(__irtrack) = ::irtrack::__private::claim(&__IRTRACK_IR, /* identity */) {
+///         let __irtrack_result = ::irtrack::__private::run(move || { /* instrumented copy */ });
+///         return __irtrack_result;
+///     }
+///     /* body */
+/// }
+/// ```
+pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
+    let mut hoist = HoistItems::default();
+    hoist.visit_block_mut(&mut f.block);
+    let items = hoist.items;
+
+    let params: Vec<(syn::Pat, Span)> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|arg| match arg {
+            syn::FnArg::Receiver(r) => {
+                let self_token = &r.self_token;
+                (syn::parse_quote!(#self_token), r.self_token.span)
+            }
+            syn::FnArg::Typed(t) => ((*t.pat).clone(), Span::call_site()),
+        })
+        .collect();
+    let lowered = Lowerer::new(Vec::new(), Rc::new(Cell::new(0))).lower_fn(&params, &f.block)?;
+
+    let name = f.sig.ident.to_string();
+    let ir_ident = syn::Ident::new("__IRTRACK_IR", Span::mixed_site());
+    let ir_static = lowered.ir.to_static(&ir_ident, &name);
+    let self_type = if f.sig.receiver().is_some() {
+        quote!(::core::option::Option::Some(::irtrack::__private::type_name::<Self>()))
+    } else {
+        quote!(::core::option::Option::None)
+    };
+    let identity = quote! {
+        ::irtrack::__private::Identity {
+            inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
+            name: #name,
+            self_type: #self_type,
+        }
+    };
+    let fr = frame();
+    let result = syn::Ident::new("__irtrack_result", Span::mixed_site());
+    let instrumented = lowered.body;
+    let allow = quote! {
+        #[allow(unreachable_code, unused_variables, unused_mut, unused_assignments, unused_braces,
+                unused_parens, clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    let original = &f.block.stmts;
+    let body = if returns_impl_trait(&f.sig) {
+        // The tracked and untracked paths would return two different opaque types (each
+        // closure in them is its own type), so the instrumented copy is the only body and
+        // records into an inactive frame when nothing claims the call.
+        quote! {
+            #(#items)*
+            #[allow(unused_imports)]
+            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+            #ir_static
+            let #fr = ::irtrack::__private::claim(&#ir_ident, #identity)
+                .unwrap_or_else(::irtrack::__private::Frame::inactive);
+            #allow
+            let #result = { #instrumented };
+            #result
+        }
+    } else {
+        quote! {
+            #(#items)*
+            #[allow(unused_imports)]
+            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+            #ir_static
+            if let ::core::option::Option::Some(#fr) = ::irtrack::__private::claim(&#ir_ident, #identity) {
+                #allow
+                let #result = ::irtrack::__private::run(move || { #instrumented });
+                return #result;
+            }
+            #(#original)*
+        }
+    };
+    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
+    let defaultness = &f.defaultness;
+    f.output = quote! {
+        #(#attrs)* #vis #defaultness #sig { #body }
+    };
+    Ok(())
+}
+
+fn returns_impl_trait(sig: &syn::Signature) -> bool {
+    struct FindImpl(bool);
+    impl<'ast> syn::visit::Visit<'ast> for FindImpl {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut v = FindImpl(false);
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        syn::visit::Visit::visit_type(&mut v, ty);
+    }
+    v.0
+}
+
+/// Takes every item (`static`, `fn`, `use`, `struct`, …) out of the body, at any depth, so the
+/// original body and the instrumented copy share one of each: two copies of a `static` would
+/// be two statics.
+#[derive(Default)]
+struct HoistItems {
+    items: Vec<syn::Item>,
+}
+
+impl VisitMut for HoistItems {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let stmts = std::mem::take(&mut block.stmts);
+        for stmt in stmts {
+            match stmt {
+                syn::Stmt::Item(item) => self.items.push(item),
+                other => block.stmts.push(other),
+            }
+        }
+        syn::visit_mut::visit_block_mut(self, block);
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}

@@ -1,0 +1,193 @@
+//! The static IR built while lowering: blocks, SSA variables, statements and branches. It is
+//! emitted as a `static ::irtrack::__private::FnIr` (see `FnIr::to_static`) that the recorder
+//! indexes by entry number.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// A value used by an entry: an SSA variable, a literal, or nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Var(u32),
+    Const(String),
+    None,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Slot {
+    Var,
+    Arg,
+    Const,
+    Branch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    Argument,
+    Constant,
+    Call,
+    MethodCall,
+    Operator,
+    Special,
+    Jump,
+    JumpUnless,
+    JumpIfMatches,
+    Return,
+}
+
+#[derive(Debug)]
+pub struct Entry {
+    pub block: u32,
+    pub slot: Slot,
+    /// The SSA variable defined, or the branch number.
+    pub number: u32,
+    pub kind: Kind,
+    pub head: String,
+    pub operands: Vec<Operand>,
+    pub condition: Operand,
+    pub target: u32,
+}
+
+/// Index of an entry in [`FnIr::entries`]; the number generated code passes to the recorder.
+pub type EntryId = u32;
+
+#[derive(Debug, Default)]
+pub struct FnIr {
+    pub entries: Vec<Entry>,
+    pub var_count: u32,
+    pub block_count: u32,
+}
+
+impl FnIr {
+    pub fn new() -> Self {
+        FnIr {
+            entries: Vec::new(),
+            var_count: 0,
+            block_count: 1,
+        }
+    }
+
+    pub fn new_block(&mut self) -> u32 {
+        self.block_count += 1;
+        self.block_count
+    }
+
+    fn push(&mut self, entry: Entry) -> EntryId {
+        self.entries.push(entry);
+        (self.entries.len() - 1) as EntryId
+    }
+
+    /// A statement or argument defining a new SSA variable; returns the entry and the variable.
+    pub fn define(
+        &mut self,
+        block: u32,
+        slot: Slot,
+        kind: Kind,
+        head: impl Into<String>,
+        operands: Vec<Operand>,
+    ) -> (EntryId, Operand) {
+        self.var_count += 1;
+        let var = self.var_count;
+        let id = self.push(Entry {
+            block,
+            slot,
+            number: var,
+            kind,
+            head: head.into(),
+            operands,
+            condition: Operand::None,
+            target: 0,
+        });
+        (id, Operand::Var(var))
+    }
+
+    /// A branch out of `block`: numbered after the block's earlier branches.
+    pub fn branch(
+        &mut self,
+        block: u32,
+        kind: Kind,
+        target: u32,
+        operands: Vec<Operand>,
+        condition: Operand,
+        head: impl Into<String>,
+    ) -> EntryId {
+        let number = 1 + self
+            .entries
+            .iter()
+            .filter(|e| e.block == block && e.slot == Slot::Branch)
+            .count() as u32;
+        self.push(Entry {
+            block,
+            slot: Slot::Branch,
+            number,
+            kind,
+            head: head.into(),
+            operands,
+            condition,
+            target,
+        })
+    }
+
+    /// The `static` the recorder reads. Entries stay in generation order, which is the order
+    /// of the ids in the generated code; the runtime groups them by block when printing.
+    pub fn to_static(&self, ident: &syn::Ident, name: &str) -> TokenStream {
+        let entries = self.entries.iter().map(entry_tokens);
+        let var_count = self.var_count;
+        quote! {
+            static #ident: ::irtrack::__private::FnIr = ::irtrack::__private::FnIr {
+                name: #name,
+                module: ::core::module_path!(),
+                entries: &[#(#entries),*],
+                var_count: #var_count,
+            };
+        }
+    }
+}
+
+fn operand_tokens(o: &Operand) -> TokenStream {
+    match o {
+        Operand::Var(v) => quote!(::irtrack::__private::Operand::Var(#v)),
+        Operand::Const(c) => quote!(::irtrack::__private::Operand::Const(#c)),
+        Operand::None => quote!(::irtrack::__private::Operand::None),
+    }
+}
+
+fn entry_tokens(e: &Entry) -> TokenStream {
+    let block = e.block;
+    let number = e.number;
+    let slot = match e.slot {
+        Slot::Var => quote!(Var),
+        Slot::Arg => quote!(Arg),
+        Slot::Const => quote!(Const),
+        Slot::Branch => quote!(Branch),
+    };
+    let kind = match e.kind {
+        Kind::Argument => quote!(Argument),
+        Kind::Constant => quote!(Constant),
+        Kind::Call => quote!(Call),
+        Kind::MethodCall => quote!(MethodCall),
+        Kind::Operator => quote!(Operator),
+        Kind::Special => quote!(Special),
+        Kind::Jump => quote!(Jump),
+        Kind::JumpUnless => quote!(JumpUnless),
+        Kind::JumpIfMatches => quote!(JumpIfMatches),
+        Kind::Return => quote!(Return),
+    };
+    let head = &e.head;
+    let operands = e.operands.iter().map(operand_tokens);
+    let condition = operand_tokens(&e.condition);
+    let target = e.target;
+    quote! {
+        ::irtrack::__private::Entry {
+            location: ::irtrack::__private::Location {
+                block: #block,
+                slot: ::irtrack::__private::Slot::#slot(#number),
+            },
+            kind: ::irtrack::__private::EntryKind::#kind,
+            head: #head,
+            operands: &[#(#operands),*],
+            condition: #condition,
+            target: #target,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Parsing: what `#[tracked]` was put on, checked for the constructs it cannot record, with
+//! every error collected before any is reported.
+
+use proc_macro2::TokenStream;
+use syn::spanned::Spanned;
+
+/// The attribute's arguments. There are none yet; darling gives the error for any given.
+#[derive(Debug, Default, darling::FromMeta)]
+pub struct TrackedArgs {}
+
+/// A function (free, or a method in an impl) about to be tracked, and its expansion.
+pub struct TrackedFn {
+    pub attrs: Vec<syn::Attribute>,
+    pub vis: syn::Visibility,
+    pub defaultness: Option<syn::Token![default]>,
+    pub sig: syn::Signature,
+    pub block: syn::Block,
+    pub output: TokenStream,
+}
+
+/// What the attribute was put on.
+pub enum Tracked {
+    Fn(TrackedFn),
+    /// An impl block: every method with a body is tracked.
+    Impl(syn::ItemImpl, Vec<TrackedFn>),
+}
+
+pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error> {
+    let meta = darling::ast::NestedMeta::parse_meta_list(args)?;
+    <TrackedArgs as darling::FromMeta>::from_list(&meta)?;
+    let parsed: syn::Item = match syn::parse2(item.clone()) {
+        Ok(i) => i,
+        Err(e) => {
+            // A trait method without a body parses as neither an item nor an impl method.
+            if let Ok(f) = syn::parse2::<syn::TraitItemFn>(item) {
+                if f.default.is_none() {
+                    return Err(syn::Error::new(
+                        f.sig.ident.span(),
+                        "#[tracked] needs a function body to record: put it on the methods of an `impl` of this trait instead",
+                    ));
+                }
+            }
+            return Err(e);
+        }
+    };
+    match parsed {
+        syn::Item::Fn(f) => {
+            check_signature(&f.sig)?;
+            Ok(Tracked::Fn(TrackedFn {
+                attrs: f.attrs,
+                vis: f.vis,
+                defaultness: None,
+                sig: f.sig,
+                block: *f.block,
+                output: TokenStream::new(),
+            }))
+        }
+        syn::Item::Impl(mut imp) => {
+            let mut fns = Vec::new();
+            let mut errors: Option<syn::Error> = None;
+            for item in &mut imp.items {
+                if let syn::ImplItem::Fn(m) = item {
+                    // A method also marked `#[tracked]` is tracked once, by the impl.
+                    m.attrs.retain(|a| !a.path().segments.last().is_some_and(|s| s.ident == "tracked"));
+                    if let Err(e) = check_signature(&m.sig) {
+                        match &mut errors {
+                            Some(all) => all.combine(e),
+                            None => errors = Some(e),
+                        }
+                        continue;
+                    }
+                    fns.push(TrackedFn {
+                        attrs: m.attrs.clone(),
+                        vis: m.vis.clone(),
+                        defaultness: m.defaultness,
+                        sig: m.sig.clone(),
+                        block: m.block.clone(),
+                        output: TokenStream::new(),
+                    });
+                }
+            }
+            match errors {
+                Some(e) => Err(e),
+                None => Ok(Tracked::Impl(imp, fns)),
+            }
+        }
+        syn::Item::Trait(t) => Err(syn::Error::new(
+            t.ident.span(),
+            "#[tracked] cannot go on a trait definition: put it on an `impl` block of the trait, or on its methods there",
+        )),
+        other => Err(syn::Error::new(
+            item_span(&other),
+            "#[tracked] goes on a function, a method, or an `impl` block",
+        )),
+    }
+}
+
+fn item_span(item: &syn::Item) -> proc_macro2::Span {
+    match item {
+        syn::Item::Struct(s) => s.ident.span(),
+        syn::Item::Enum(e) => e.ident.span(),
+        syn::Item::Mod(m) => m.ident.span(),
+        other => other.span(),
+    }
+}
+
+/// Rejects signatures whose calls cannot be recorded as they run.
+fn check_signature(sig: &syn::Signature) -> Result<(), syn::Error> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    if let Some(a) = &sig.asyncness {
+        errors.push(syn::Error::new(
+            a.span(),
+            "#[tracked] cannot record an `async fn`: its body runs later, when polled, not when called; track a synchronous function that the async code calls",
+        ));
+    }
+    if let Some(c) = &sig.constness {
+        errors.push(syn::Error::new(
+            c.span(),
+            "#[tracked] cannot record a `const fn`: recording is a run-time side effect; remove `const` or leave this function untracked",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new(
+            abi.span(),
+            "#[tracked] cannot record an `extern` function: foreign callers bypass the recorder; wrap it in a Rust function and track that",
+        ));
+    }
+    if let Some(v) = &sig.variadic {
+        errors.push(syn::Error::new(v.span(), "#[tracked] cannot record variadic functions"));
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

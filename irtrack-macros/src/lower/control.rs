@@ -1,0 +1,646 @@
+//! Lowering of control flow: each construct keeps its Rust shape in the instrumented copy, and
+//! in the IR becomes blocks, numbered branches and block arguments for the variables that flow
+//! across them (DESIGN.md, decision 3).
+
+use super::{frame, private_ident, scan, text::text, Ctx, LoopCtx, Lowered, Lowerer, Tail};
+use crate::ir::{EntryId, Kind, Operand, Slot};
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{Block, Expr};
+
+/// The end of one arm of a branch: where control left it and with which values.
+struct ArmEnd {
+    tokens: TokenStream,
+    block: u32,
+    vars: Vec<Operand>,
+    value: Operand,
+    diverges: bool,
+}
+
+impl Lowerer {
+    fn define_args(&mut self, block: u32, vars: &[syn::Ident]) -> Vec<(syn::Ident, EntryId, Operand)> {
+        vars.iter()
+            .map(|v| {
+                let (id, op) = self.ir.define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
+                (v.clone(), id, op)
+            })
+            .collect()
+    }
+
+    /// Lowers one arm body (a block, or a bare expression as in `match` arms) in `block`.
+    fn arm(&mut self, body: &Block, block: u32, tail: Tail, merged: &[syn::Ident], prefix: TokenStream) -> ArmEnd {
+        self.block = block;
+        let (inner, value) = self.block_inner(body, tail);
+        ArmEnd {
+            tokens: quote!(#prefix #inner),
+            block: self.block,
+            vars: self.ops_of(merged),
+            value,
+            diverges: tail == Tail::Return || scan::block_diverges(body),
+        }
+    }
+
+    /// Joins the arms of a branch at a new merge block whose arguments are the variables the
+    /// arms assigned (and the branch's value, for `Tail::Value`). Returns the arms' tokens with
+    /// their closing jumps, and the value's operand.
+    fn merge(&mut self, arms: Vec<ArmEnd>, merged: &[syn::Ident], tail: Tail) -> (Vec<TokenStream>, Operand, Option<u32>) {
+        if tail == Tail::Return || arms.iter().all(|a| a.diverges) {
+            let toks = arms.into_iter().map(|a| a.tokens).collect();
+            if tail != Tail::Return {
+                self.block = self.ir.new_block();
+            }
+            return (toks, Operand::Const("()".into()), None);
+        }
+        let merge = self.ir.new_block();
+        let args = self.define_args(merge, merged);
+        let value_arg = (tail == Tail::Value).then(|| {
+            self.ir.define(merge, Slot::Arg, Kind::Argument, "value", vec![])
+        });
+        let value_ident = private_ident("__irtrack_value");
+        let mut out = Vec::new();
+        for arm in arms {
+            if arm.diverges {
+                out.push(arm.tokens);
+                continue;
+            }
+            let mut ops = arm.vars.clone();
+            if value_arg.is_some() {
+                ops.push(arm.value.clone());
+            }
+            let j = self.ir.branch(arm.block, Kind::Jump, merge, ops, Operand::None, "");
+            let pairs: Vec<(syn::Ident, EntryId)> = args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+            let inner = arm.tokens;
+            out.push(match value_arg {
+                Some((vid, _)) => {
+                    let jump = self.jump_with_args(j, &pairs, Some((vid, &value_ident.to_token_stream())));
+                    quote!(let #value_ident = { #inner }; #jump #value_ident)
+                }
+                None => {
+                    let jump = self.jump_with_args(j, &pairs, None);
+                    quote!({ #inner }; #jump)
+                }
+            });
+        }
+        for (ident, _, op) in &args {
+            self.set(&ident.to_string(), op.clone());
+        }
+        self.block = merge;
+        let value = value_arg.map(|(_, op)| op).unwrap_or(Operand::Const("()".into()));
+        (out, value, Some(merge))
+    }
+
+    /// `if c { A } else { B }` and `if let P = s { A } else { B }`.
+    ///
+    /// Before: `if c { r = 1.0 } r`
+    /// After (IR): `br 3 (%r) unless %c`, `br 2`; `2: br 3 (1.0)`; `3: (%r')`
+    /// ```ignore
+    /// if __irtrack.record(4, c, …) {
+    ///     __irtrack.jump(6);                       // goto §2
+    ///     { r = 1.0 }; __irtrack.jump(7); __irtrack.record_ref(8, &r, …);
+    /// } else {
+    ///     __irtrack.jump(5); __irtrack.record_ref(8, &r, …);   // goto §3 (@r) since @c == false
+    /// }
+    /// ```
+    pub(super) fn if_expr(&mut self, i: &syn::ExprIf, tail: Tail) -> Lowered {
+        if tail == Tail::Return && i.else_branch.is_none() {
+            // In return position the missing `else` returns `()` too.
+            let mut with_else = i.clone();
+            with_else.else_branch = Some((Default::default(), Box::new(syn::parse_quote!({}))));
+            return self.if_expr(&with_else, tail);
+        }
+        let start = self.block;
+        let mut assigned = scan::assigned_names(|v| v.visit_block(&i.then_branch));
+        if let Some((_, e)) = &i.else_branch {
+            assigned.extend(scan::assigned_names(|v| v.visit_expr(e)));
+        }
+        let merged = if tail == Tail::Return { Vec::new() } else { self.flowing(&assigned) };
+        let then_b = self.ir.new_block();
+        let else_b = i.else_branch.as_ref().map(|_| self.ir.new_block());
+        let before = self.ops_of(&merged);
+        // Branches of the start block; the merge block is not numbered yet, so an `if` without
+        // `else` patches its branch's target afterwards.
+        let (cond_tokens, then_jump, else_jump, let_pat) = match &*i.cond {
+            Expr::Let(l) => {
+                let s = self.scrutinee(&l.expr);
+                let pat_text = text(&*l.pat);
+                let jt = self.ir.branch(start, Kind::JumpIfMatches, then_b, vec![], s.op.clone(), pat_text);
+                let je = self.ir.branch(start, Kind::Jump, else_b.unwrap_or(0), vec![], Operand::None, "");
+                let pat = &l.pat;
+                let st = s.tokens;
+                (quote!(let #pat = #st), jt, je, Some(((*l.pat).clone(), s.op)))
+            }
+            cond => {
+                let c = self.expr(cond, Ctx::Value);
+                let je = self.ir.branch(start, Kind::JumpUnless, else_b.unwrap_or(0), vec![], c.op.clone(), "");
+                let jt = self.ir.branch(start, Kind::Jump, then_b, vec![], Operand::None, "");
+                (c.tokens, jt, je, None)
+            }
+        };
+        let saved = self.save();
+        self.scopes.push(Vec::new());
+        self.block = then_b;
+        let binds = match &let_pat {
+            Some((pat, s)) => self.bind_pattern(pat, s),
+            None => TokenStream::new(),
+        };
+        let jt = self.jump(then_jump);
+        let then_end = self.arm(&i.then_branch, then_b, tail, &merged, quote!(#jt #binds));
+        self.scopes.pop();
+        self.restore(&saved);
+        let mut arms = vec![then_end];
+        match (&i.else_branch, else_b) {
+            (Some((_, e)), Some(b)) => {
+                let body: Block = match &**e {
+                    Expr::Block(b) if b.label.is_none() => b.block.clone(),
+                    other => syn::parse_quote!({ #other }),
+                };
+                let je = self.jump(else_jump);
+                arms.push(self.arm(&body, b, tail, &merged, je));
+                self.restore(&saved);
+            }
+            _ => arms.push(ArmEnd {
+                tokens: TokenStream::new(),
+                block: start,
+                vars: before.clone(),
+                value: Operand::Const("()".into()),
+                diverges: tail == Tail::Return,
+            }),
+        }
+        if i.else_branch.is_none() {
+            // The implicit `else` is the start block's own branch to the merge block.
+            let implicit = arms.pop().expect("implicit else arm");
+            let (toks, value, merge) = self.merge(arms, &merged, tail);
+            // When the `then` arm diverges, the continuation is reached only from here, and
+            // the variables keep their values: it needs no arguments.
+            let (merge, vars) = match merge {
+                Some(m) => (m, implicit.vars),
+                None => (self.block, Vec::new()),
+            };
+            let entry = &mut self.ir.entries[else_jump as usize];
+            entry.target = merge;
+            entry.operands = vars;
+            let args: Vec<(syn::Ident, EntryId)> = self
+                .ir
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.block == merge && e.kind == Kind::Argument)
+                .zip(&merged)
+                .map(|((id, _), ident)| (ident.clone(), id as EntryId))
+                .collect();
+            let else_tokens = self.jump_with_args(else_jump, &args, None);
+            let then_tokens = &toks[0];
+            return Lowered {
+                tokens: quote!(if #cond_tokens { #then_tokens } else { #else_tokens }),
+                op: value,
+                loud: true,
+            };
+        }
+        let (toks, value, _) = self.merge(arms, &merged, tail);
+        let (t, e) = (&toks[0], &toks[1]);
+        Lowered {
+            tokens: quote!(if #cond_tokens { #t } else { #e }),
+            op: value,
+            loud: true,
+        }
+    }
+
+    /// A scrutinee (`match`, `if let`, `while let`) stays a place when it is one: patterns may
+    /// bind by reference into it.
+    fn scrutinee(&mut self, e: &Expr) -> Lowered {
+        let place = matches!(e, Expr::Path(_) | Expr::Field(_) | Expr::Index(_))
+            || matches!(e, Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)));
+        self.expr(e, if place { Ctx::Place } else { Ctx::Value })
+    }
+
+    /// `match s { P1 => A, P2 if g => B, _ => C }`: one branch per arm out of the scrutinee's
+    /// block, in arm order; a guard's statements sit before its arm's branch.
+    pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, tail: Tail) -> Lowered {
+        let s = self.scrutinee(&m.expr);
+        let start = self.block;
+        let mut assigned = std::collections::BTreeSet::new();
+        for arm in &m.arms {
+            assigned.extend(scan::assigned_names(|v| v.visit_expr(&arm.body)));
+        }
+        let merged = if tail == Tail::Return { Vec::new() } else { self.flowing(&assigned) };
+        let saved = self.save();
+        let n = m.arms.len();
+        let mut ends = Vec::new();
+        let mut heads = Vec::new();
+        for (k, arm) in m.arms.iter().enumerate() {
+            let block = self.ir.new_block();
+            self.scopes.push(Vec::new());
+            self.block = start;
+            let guard = arm.guard.as_ref().map(|(if_token, g)| {
+                let binds = self.bind_pattern(&arm.pat, &s.op);
+                let g = self.expr(g, Ctx::Value);
+                let gt = g.tokens;
+                quote!(#if_token { #binds #gt })
+            });
+            let unconditional = k + 1 == n && guard.is_none() && scan::is_irrefutable(&arm.pat);
+            let j = if unconditional {
+                self.ir.branch(start, Kind::Jump, block, vec![], Operand::None, "")
+            } else {
+                self.ir.branch(start, Kind::JumpIfMatches, block, vec![], s.op.clone(), text(&arm.pat))
+            };
+            self.block = block;
+            let binds = if guard.is_none() { self.bind_pattern(&arm.pat, &s.op) } else { TokenStream::new() };
+            let jt = self.jump(j);
+            let body: Block = match &*arm.body {
+                Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
+                other => syn::parse_quote!({ #other }),
+            };
+            ends.push(self.arm(&body, block, tail, &merged, quote!(#jt #binds)));
+            self.scopes.pop();
+            self.restore(&saved);
+            let (attrs, pat) = (&arm.attrs, &arm.pat);
+            heads.push(quote!(#(#attrs)* #pat #guard));
+        }
+        let (toks, value, _) = self.merge(ends, &merged, tail);
+        let st = s.tokens;
+        let arms = heads.iter().zip(&toks).map(|(h, t)| quote!(#h => { #t }));
+        Lowered {
+            tokens: quote!(match #st { #(#arms)* }),
+            op: value,
+            loud: true,
+        }
+    }
+
+    /// Opens a loop: the entering jump, the header block with an argument per carried
+    /// variable, and the exit block (with arguments when the body breaks out).
+    fn open_loop(&mut self, label: Option<&syn::Label>, body: &Block, cond: Option<&Expr>) -> (TokenStream, u32, u32, bool) {
+        let mut assigned = scan::assigned_names(|v| v.visit_block(body));
+        if let Some(c) = cond {
+            assigned.extend(scan::assigned_names(|v| v.visit_expr(c)));
+        }
+        let carried = self.flowing(&assigned);
+        let label_name = label.map(|l| l.name.ident.to_string());
+        let (has_break, with_value) = scan::breaks_of(body, label_name.as_deref());
+        let header = self.ir.new_block();
+        let enter = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&carried), Operand::None, "");
+        let header_args = self.block_args(header, &carried);
+        let enter_tokens = self.jump_with_args(enter, &header_args, None);
+        self.loops.push(LoopCtx {
+            label: label_name,
+            header,
+            exit: 0,
+            carried: header_args,
+            exit_args: Vec::new(),
+            exit_value: None,
+        });
+        let _ = with_value;
+        (enter_tokens, header, 0, has_break)
+    }
+
+    /// Numbers the exit block once the header's own blocks exist, and defines its arguments.
+    fn open_exit(&mut self, has_break: bool, with_value: bool) -> (u32, Vec<(syn::Ident, EntryId, Operand)>) {
+        let exit = self.ir.new_block();
+        let ctx = self.loops.last().expect("open loop");
+        let carried: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
+        let args = if has_break { self.define_args(exit, &carried) } else { Vec::new() };
+        let value = with_value.then(|| self.ir.define(exit, Slot::Arg, Kind::Argument, "value", vec![]));
+        let ctx = self.loops.last_mut().expect("open loop");
+        ctx.exit = exit;
+        ctx.exit_args = args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        ctx.exit_value = value.clone();
+        (exit, args)
+    }
+
+    /// The back edge at the end of a loop body: jump to the header with the carried values.
+    fn back_edge(&mut self, body: &Block) -> TokenStream {
+        if scan::block_diverges(body) {
+            return TokenStream::new();
+        }
+        let ctx = self.loops.last().expect("open loop");
+        let (header, carried) = (ctx.header, ctx.carried.clone());
+        let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
+        let j = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&vars), Operand::None, "");
+        self.jump_with_args(j, &carried, None)
+    }
+
+    /// After the loop, variables hold the exit block's arguments (or the header's, when the
+    /// only way out is the header's test).
+    fn close_loop(&mut self, exit: u32, exit_args: &[(syn::Ident, EntryId, Operand)]) -> Operand {
+        let ctx = self.loops.pop().expect("open loop");
+        for (ident, id) in &ctx.carried {
+            let var = self.ir.entries[*id as usize].number;
+            self.set(&ident.to_string(), Operand::Var(var));
+        }
+        for (ident, _, op) in exit_args {
+            self.set(&ident.to_string(), op.clone());
+        }
+        self.block = exit;
+        ctx.exit_value.map(|(_, op)| op).unwrap_or(Operand::Const("()".into()))
+    }
+
+    /// `while c { body }` and `while let P = s { body }`.
+    ///
+    /// IR: `1: br 2 (%r, %i)`; `2: (%3, %4) … br 4 unless %5; br 3`; `3: body; br 2 (…)`; `4:`
+    /// ```ignore
+    /// __irtrack.jump(2); __irtrack.record_ref(3, &r, …); __irtrack.record_ref(4, &i, …);
+    /// loop {
+    ///     if __irtrack.record(5, i < n, …) { __irtrack.jump(7); { body } __irtrack.jump(10); … }
+    ///     else { __irtrack.jump(6); break; }
+    /// }
+    /// ```
+    pub(super) fn while_expr(&mut self, w: &syn::ExprWhile) -> Lowered {
+        let (enter, header, _, has_break) = self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
+        self.block = header;
+        let body_b;
+        let (exit, exit_args);
+        let (test, into_body, out, let_pat);
+        match &*w.cond {
+            Expr::Let(l) => {
+                let s = self.scrutinee(&l.expr);
+                body_b = self.ir.new_block();
+                (exit, exit_args) = self.open_exit(has_break, false);
+                let jb = self.ir.branch(header, Kind::JumpIfMatches, body_b, vec![], s.op.clone(), text(&*l.pat));
+                let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
+                let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
+                let jx = self.ir.branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
+                let pat = &l.pat;
+                let st = s.tokens;
+                test = quote!(let #pat = #st);
+                into_body = jb;
+                out = jx;
+                let_pat = Some(((*l.pat).clone(), s.op));
+            }
+            cond => {
+                let c = self.expr(cond, Ctx::Value);
+                body_b = self.ir.new_block();
+                (exit, exit_args) = self.open_exit(has_break, false);
+                let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
+                let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
+                let jx = self.ir.branch(header, Kind::JumpUnless, exit, exit_ops, c.op.clone(), "");
+                let jb = self.ir.branch(header, Kind::Jump, body_b, vec![], Operand::None, "");
+                test = c.tokens;
+                into_body = jb;
+                out = jx;
+                let_pat = None;
+            }
+        }
+        let pairs: Vec<(syn::Ident, EntryId)> = exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        let out_tokens = self.jump_with_args(out, &pairs, None);
+        self.block = body_b;
+        self.scopes.push(Vec::new());
+        let binds = match &let_pat {
+            Some((pat, s)) => self.bind_pattern(pat, s),
+            None => TokenStream::new(),
+        };
+        let jb = self.jump(into_body);
+        let body = self.block_contents(&w.body, Tail::Discard);
+        let back = self.back_edge(&w.body);
+        self.scopes.pop();
+        self.close_loop(exit, &exit_args);
+        let label = &w.label;
+        Lowered {
+            tokens: quote!({
+                #enter
+                #label loop {
+                    if #test { #jb #binds { #body } #back } else { #out_tokens break; }
+                }
+            }),
+            op: Operand::Const("()".into()),
+            loud: true,
+        }
+    }
+
+    /// `loop { body }`: the body is the header block; breaks pass the carried variables and
+    /// the break value to the exit block.
+    pub(super) fn loop_expr(&mut self, l: &syn::ExprLoop) -> Lowered {
+        let label_name = l.label.as_ref().map(|l| l.name.ident.to_string());
+        let (_, with_value) = scan::breaks_of(&l.body, label_name.as_deref());
+        let (enter, header, _, has_break) = self.open_loop(l.label.as_ref(), &l.body, None);
+        let (exit, exit_args) = if has_break {
+            self.open_exit(true, with_value)
+        } else {
+            (self.ir.new_block(), Vec::new())
+        };
+        self.block = header;
+        let body = self.block_contents(&l.body, Tail::Discard);
+        let back = self.back_edge(&l.body);
+        let value = self.close_loop(exit, &exit_args);
+        let label = &l.label;
+        Lowered {
+            tokens: quote!({ #enter #label loop { { #body } #back } }),
+            op: value,
+            loud: true,
+        }
+    }
+
+    /// `for p in it { body }`, lowered as Rust desugars it: `into_iter`, then a header that
+    /// calls `next` and branches on `Some(p)`.
+    pub(super) fn for_expr(&mut self, f: &syn::ExprForLoop) -> Lowered {
+        let it = self.expr(&f.expr, Ctx::Value);
+        let (into_id, iter_op) = self.ir.define(self.block, Slot::Var, Kind::Call, "into_iter", vec![it.op.clone()]);
+        let (enter, header, _, has_break) = self.open_loop(f.label.as_ref(), &f.body, None);
+        self.block = header;
+        let (next_id, next_op) = self.ir.define(header, Slot::Var, Kind::MethodCall, "next", vec![iter_op]);
+        let body_b = self.ir.new_block();
+        let (exit, exit_args) = self.open_exit(has_break, false);
+        let pat = &f.pat;
+        let jb = self.ir.branch(header, Kind::JumpIfMatches, body_b, vec![], next_op.clone(), format!("Some({})", text(&**pat)));
+        let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
+        let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
+        let jx = self.ir.branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
+        let pairs: Vec<(syn::Ident, EntryId)> = exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        let out_tokens = self.jump_with_args(jx, &pairs, None);
+        self.block = body_b;
+        self.scopes.push(Vec::new());
+        let binds = self.bind_pattern(pat, &next_op);
+        let jbt = self.jump(jb);
+        let body = self.block_contents(&f.body, Tail::Discard);
+        let back = self.back_edge(&f.body);
+        self.scopes.pop();
+        self.close_loop(exit, &exit_args);
+        let iter = private_ident("__irtrack_iter");
+        let itt = it.tokens;
+        let into = self.record(into_id, quote!(::core::iter::IntoIterator::into_iter(#itt)), f.expr.span());
+        let next = self.record(next_id, quote!(::core::iter::Iterator::next(&mut #iter)), f.span());
+        let label = &f.label;
+        Lowered {
+            tokens: quote!(
+                match #into {
+                    mut #iter => {
+                        #enter
+                        #label loop {
+                            match #next {
+                                ::core::option::Option::Some(#pat) => { #jbt #binds { #body } #back }
+                                ::core::option::Option::None => { #out_tokens break; }
+                            }
+                        }
+                    }
+                }
+            ),
+            op: Operand::Const("()".into()),
+            loud: true,
+        }
+    }
+
+    fn target_loop(&mut self, label: Option<&syn::Lifetime>, span: proc_macro2::Span) -> Option<usize> {
+        let found = match label {
+            Some(l) => self.loops.iter().rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
+            None => self.loops.len().checked_sub(1),
+        };
+        if found.is_none() {
+            self.error(span, "#[tracked] cannot find the loop this jumps to; only `break` and `continue` of loops are supported (not of labelled blocks)");
+        }
+        found
+    }
+
+    /// `break 'l v`: a jump to the loop's exit block with the carried variables and `v`.
+    pub(super) fn break_expr(&mut self, b: &syn::ExprBreak) -> Lowered {
+        let value = b.expr.as_ref().map(|v| self.expr(v, Ctx::Value));
+        let Some(k) = self.target_loop(b.label.as_ref(), b.span()) else {
+            return Lowered::quiet(b.to_token_stream(), Operand::None);
+        };
+        let (exit, exit_args, exit_value) = {
+            let ctx = &self.loops[k];
+            (ctx.exit, ctx.exit_args.clone(), ctx.exit_value.clone())
+        };
+        let vars: Vec<syn::Ident> = exit_args.iter().map(|(i, _)| i.clone()).collect();
+        let mut ops = self.ops_of(&vars);
+        if let (Some(v), Some(_)) = (&value, &exit_value) {
+            ops.push(v.op.clone());
+        }
+        let j = self.ir.branch(self.block, Kind::Jump, exit, ops, Operand::None, "");
+        let label = &b.label;
+        let tokens = match (value, exit_value) {
+            (Some(v), Some((vid, _))) => {
+                let vi = private_ident("__irtrack_value");
+                let vt = v.tokens;
+                let jump = self.jump_with_args(j, &exit_args, Some((vid, &vi.to_token_stream())));
+                quote!({ let #vi = #vt; #jump break #label #vi })
+            }
+            (Some(v), None) => {
+                let jump = self.jump_with_args(j, &exit_args, None);
+                let vt = v.tokens;
+                quote!({ #jump break #label #vt })
+            }
+            (None, _) => {
+                let jump = self.jump_with_args(j, &exit_args, None);
+                quote!({ #jump break #label })
+            }
+        };
+        Lowered {
+            tokens,
+            op: Operand::None,
+            loud: true,
+        }
+    }
+
+    /// `continue 'l`: a jump back to the loop's header with the carried variables.
+    pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue) -> Lowered {
+        let Some(k) = self.target_loop(c.label.as_ref(), c.span()) else {
+            return Lowered::quiet(c.to_token_stream(), Operand::None);
+        };
+        let (header, carried) = (self.loops[k].header, self.loops[k].carried.clone());
+        let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
+        let j = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&vars), Operand::None, "");
+        let jump = self.jump_with_args(j, &carried, None);
+        let label = &c.label;
+        Lowered {
+            tokens: quote!({ #jump continue #label }),
+            op: Operand::None,
+            loud: true,
+        }
+    }
+
+    pub(super) fn return_expr(&mut self, r: &syn::ExprReturn) -> Lowered {
+        let (value, op) = match &r.expr {
+            Some(e) => {
+                let l = self.expr(e, Ctx::Value);
+                (l.tokens, l.op)
+            }
+            None => (quote!(()), Operand::Const("()".into())),
+        };
+        let ret = self.ret(&value, op, r.span());
+        Lowered {
+            tokens: quote!(return #ret),
+            op: Operand::None,
+            loud: true,
+        }
+    }
+
+    /// `e?`: a branch to a block that returns `e` when it is the residual (`Err`/`None`),
+    /// otherwise a branch on, and a `$(?)` special unwrapping it.
+    pub(super) fn try_expr(&mut self, t: &syn::ExprTry) -> Lowered {
+        let v = self.expr(&t.expr, Ctx::Value);
+        let start = self.block;
+        let returns = self.ir.new_block();
+        let cont = self.ir.new_block();
+        let jr = self.ir.branch(start, Kind::JumpIfMatches, returns, vec![], v.op.clone(), "Err(_) | None");
+        let jc = self.ir.branch(start, Kind::Jump, cont, vec![], Operand::None, "");
+        let ret = self.ir.branch(returns, Kind::Return, 0, vec![v.op.clone()], Operand::None, "");
+        self.block = cont;
+        let (q, op) = self.ir.define(cont, Slot::Var, Kind::Special, "?", vec![v.op]);
+        let tmp = private_ident("__irtrack_try");
+        let f = frame();
+        let (jr_t, jc_t) = (self.jump(jr), self.jump(jc));
+        let cap = Self::capture(t.span());
+        let vt = v.tokens;
+        let question = &t.question_token;
+        let unwrap = self.record(q, quote!(#tmp #question), t.span());
+        Lowered {
+            tokens: quote!({
+                let #tmp = #vt;
+                if ::irtrack::__private::Residual::is_residual(&#tmp) {
+                    #jr_t
+                    #f.ret_ref(#ret, &#tmp, #cap);
+                } else {
+                    #jc_t
+                }
+                #unwrap
+            }),
+            op,
+            loud: true,
+        }
+    }
+
+    /// `a && b`, `a || b`: short-circuit evaluation recorded as branches into a block whose
+    /// argument is the result.
+    pub(super) fn short_circuit(&mut self, b: &syn::ExprBinary) -> Lowered {
+        let and = matches!(b.op, syn::BinOp::And(_));
+        let l = self.expr(&b.left, Ctx::Value);
+        let start = self.block;
+        let rhs_b = self.ir.new_block();
+        let (j1, j2) = if and {
+            let j1 = self.ir.branch(start, Kind::JumpUnless, 0, vec![l.op.clone()], l.op.clone(), "");
+            let j2 = self.ir.branch(start, Kind::Jump, rhs_b, vec![], Operand::None, "");
+            (j1, j2)
+        } else {
+            let j1 = self.ir.branch(start, Kind::JumpUnless, rhs_b, vec![], l.op.clone(), "");
+            let j2 = self.ir.branch(start, Kind::Jump, 0, vec![l.op.clone()], Operand::None, "");
+            (j1, j2)
+        };
+        self.block = rhs_b;
+        let r = self.expr(&b.right, Ctx::Value);
+        let rhs_end = self.block;
+        let result = self.ir.new_block();
+        let jr = self.ir.branch(rhs_end, Kind::Jump, result, vec![r.op.clone()], Operand::None, "");
+        let (arg, op) = self.ir.define(result, Slot::Arg, Kind::Argument, "value", vec![]);
+        let short = if and { j1 } else { j2 };
+        self.ir.entries[short as usize].target = result;
+        self.block = result;
+        let v = private_ident("__irtrack_value");
+        let into_rhs = self.jump(if and { j2 } else { j1 });
+        let rhs_jump = self.jump_with_args(jr, &[], Some((arg, &v.to_token_stream())));
+        let constant = if and { quote!(false) } else { quote!(true) };
+        let short_jump = self.jump_with_args(short, &[], Some((arg, &constant)));
+        let (lt, rt) = (l.tokens, r.tokens);
+        let eval_rhs = quote!({ #into_rhs let #v: bool = #rt; #rhs_jump #v });
+        let short_circuit = quote!({ #short_jump #constant });
+        let tokens = if and {
+            quote!(if #lt #eval_rhs else #short_circuit)
+        } else {
+            quote!(if #lt #short_circuit else #eval_rhs)
+        };
+        Lowered {
+            tokens,
+            op,
+            loud: true,
+        }
+    }
+}

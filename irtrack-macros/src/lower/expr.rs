@@ -1,0 +1,698 @@
+//! Lowering of expressions that do not change control flow: calls, operators, literals, places,
+//! constructors, casts, macros and closures.
+
+use super::{frame, private_ident, scan, text::text, Ctx, Lowered, Lowerer};
+use crate::ir::{Kind, Operand, Slot};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::{BinOp, Expr, UnOp};
+
+/// One operand of a call (receiver or argument) after lowering, and whether the announcement
+/// may be wrapped around it (a value, not a place, closure or variable).
+struct Part {
+    lowered: Lowered,
+    wrappable: bool,
+}
+
+/// How the call being lowered announces itself to a tracked callee.
+enum Announce {
+    /// A path or local callable: the key is the callee value's type name, held in this local.
+    Fn(syn::Ident),
+    /// A method or operator with this trait-method name; whether the receiver operand is exact.
+    Method(String, bool),
+    /// Never claimed (comparisons, indexing).
+    None,
+}
+
+fn is_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
+        Expr::Unary(u) => matches!(u.op, UnOp::Deref(_)),
+        Expr::Paren(p) => is_place(&p.expr),
+        Expr::Group(g) => is_place(&g.expr),
+        _ => false,
+    }
+}
+
+impl Lowerer {
+    pub(super) fn expr(&mut self, e: &Expr, ctx: Ctx) -> Lowered {
+        match e {
+            Expr::Lit(l) => Lowered::quiet(l.to_token_stream(), Operand::Const(text(l))),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)) => {
+                Lowered::quiet(e.to_token_stream(), Operand::Const(text(e)))
+            }
+            Expr::Path(p) => self.path(p, ctx),
+            Expr::Paren(p) => {
+                let inner = self.expr(&p.expr, ctx);
+                Lowered {
+                    tokens: {
+                        let t = inner.tokens;
+                        quote!((#t))
+                    },
+                    ..inner
+                }
+            }
+            Expr::Group(g) => self.expr(&g.expr, ctx),
+            Expr::Reference(r) => {
+                // `&e` is transparent: it refers to the node of `e`, which stays a place.
+                let inner = self.expr(&r.expr, Ctx::Place);
+                let (and, m) = (&r.and_token, &r.mutability);
+                let t = inner.tokens;
+                Lowered {
+                    tokens: quote!(#and #m #t),
+                    ..inner
+                }
+            }
+            Expr::RawAddr(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
+            Expr::Unary(u) => self.unary(u),
+            Expr::Binary(b) => self.binary(b),
+            Expr::Assign(a) => self.assign(a),
+            Expr::Call(c) => self.call(c),
+            Expr::MethodCall(m) => self.method_call(m),
+            Expr::Field(f) => self.field(f, ctx),
+            Expr::Index(i) => self.index(i, ctx),
+            Expr::Macro(m) => {
+                let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
+                let ops = mentions
+                    .iter()
+                    .map(|n| self.lookup(n).map(|l| l.op.clone()).unwrap_or(Operand::None))
+                    .collect();
+                let head = format!("{}!", text(&m.mac.path));
+                self.special(head, ops, e.to_token_stream(), e.span())
+            }
+            Expr::Cast(c) => {
+                let inner = self.expr(&c.expr, Ctx::Value);
+                let ty = &c.ty;
+                let t = inner.tokens;
+                let head = format!("as {}", text(ty));
+                let mut l = self.special(head, vec![inner.op], quote!(#t as #ty), e.span());
+                l.loud |= inner.loud;
+                l
+            }
+            Expr::Tuple(t) if t.elems.is_empty() => Lowered::quiet(quote!(()), Operand::Const("()".into())),
+            Expr::Tuple(t) => {
+                let parts: Vec<Lowered> = t.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
+                let loud = parts.iter().any(|p| p.loud);
+                let ops = parts.iter().map(|p| p.op.clone()).collect();
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.tokens).collect();
+                let comma = (toks.len() == 1).then(|| quote!(,));
+                let mut l = self.special("tuple".into(), ops, quote!((#(#toks),* #comma)), e.span());
+                l.loud |= loud;
+                l
+            }
+            Expr::Array(a) => {
+                let parts: Vec<Lowered> = a.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
+                let loud = parts.iter().any(|p| p.loud);
+                let ops = parts.iter().map(|p| p.op.clone()).collect();
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.tokens).collect();
+                let mut l = self.special("array".into(), ops, quote!([#(#toks),*]), e.span());
+                l.loud |= loud;
+                l
+            }
+            Expr::Repeat(r) => {
+                let inner = self.expr(&r.expr, Ctx::Value);
+                let len = &r.len;
+                let t = inner.tokens;
+                let mut l = self.special("array repeat".into(), vec![inner.op], quote!([#t; #len]), e.span());
+                l.loud |= inner.loud;
+                l
+            }
+            Expr::Range(r) => {
+                let start = r.start.as_ref().map(|s| self.expr(s, Ctx::Value));
+                let end = r.end.as_ref().map(|s| self.expr(s, Ctx::Value));
+                let limits = &r.limits;
+                let loud = start.iter().chain(end.iter()).any(|p| p.loud);
+                let ops = start.iter().chain(end.iter()).map(|p| p.op.clone()).collect();
+                let st = start.map(|s| s.tokens);
+                let en = end.map(|s| s.tokens);
+                let mut l = self.special(text(limits), ops, quote!(#st #limits #en), e.span());
+                l.loud |= loud;
+                l
+            }
+            Expr::Struct(s) => self.struct_literal(s),
+            Expr::Block(b) if b.label.is_none() => {
+                let (inner, op) = self.block_inner(&b.block, super::Tail::Value);
+                Lowered {
+                    tokens: quote!({ #inner }),
+                    op,
+                    loud: true,
+                }
+            }
+            Expr::Block(b) => {
+                self.error(b.span(), "#[tracked] does not lower labelled blocks yet; use a `loop` with `break 'label value` instead");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::Unsafe(u) => {
+                let (inner, op) = self.block_inner(&u.block, super::Tail::Value);
+                Lowered {
+                    tokens: quote!(unsafe { #inner }),
+                    op,
+                    loud: true,
+                }
+            }
+            Expr::If(i) => self.if_expr(i, super::Tail::Value),
+            Expr::Match(m) => self.match_expr(m, super::Tail::Value),
+            Expr::While(w) => self.while_expr(w),
+            Expr::ForLoop(f) => self.for_expr(f),
+            Expr::Loop(l) => self.loop_expr(l),
+            Expr::Break(b) => self.break_expr(b),
+            Expr::Continue(c) => self.continue_expr(c),
+            Expr::Return(r) => self.return_expr(r),
+            Expr::Try(t) => self.try_expr(t),
+            Expr::Closure(c) => self.closure(c),
+            Expr::Let(l) => {
+                self.error(l.span(), "#[tracked] supports `let` in conditions only as a whole `if let` or `while let` condition, not in `&&` chains; nest the conditions instead");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::Async(a) => {
+                self.error(a.span(), "#[tracked] cannot record async blocks: a trace is recorded as the code runs, and an async block runs later; move the async code into a function that is not tracked");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::Await(a) => {
+                self.error(a.span(), "#[tracked] cannot record `.await`: tracked functions must be synchronous");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::Yield(y) => {
+                self.error(y.span(), "#[tracked] cannot record `yield`");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::TryBlock(t) => {
+                self.error(t.span(), "#[tracked] cannot record `try` blocks; use a closure returning `Result` instead");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+            Expr::Const(_) | Expr::Infer(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
+            _ => {
+                self.error(e.span(), "#[tracked] does not know how to record this expression; move it into a function that is not tracked");
+                Lowered::quiet(e.to_token_stream(), Operand::None)
+            }
+        }
+    }
+
+    /// A special node (`$(kind)(ops)`) passing `value` through.
+    fn special(&mut self, head: String, ops: Vec<Operand>, value: TokenStream, span: Span) -> Lowered {
+        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, head, ops);
+        Lowered {
+            tokens: self.record(id, value, span),
+            op,
+            loud: true,
+        }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath, ctx: Ctx) -> Lowered {
+        let tokens = p.to_token_stream();
+        if let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) {
+            if let Some(local) = self.lookup(&ident.to_string()) {
+                return Lowered::quiet(tokens, local.op.clone());
+            }
+        }
+        if ctx == Ctx::Place {
+            return Lowered::quiet(tokens, Operand::None);
+        }
+        // A named constant, static, unit struct or variant, fn item, or (in a closure) a
+        // captured variable: a constant node holding its current value.
+        let head = text(p);
+        let is_capture = p.path.get_ident().is_some_and(|i| self.captured.contains(&i.to_string()));
+        let (id, op) = self.ir.define(self.block, Slot::Const, Kind::Constant, head, vec![]);
+        let value = if is_capture {
+            // Record through a reference, so recording does not move or copy the capture.
+            let rec = self.record_ref(id, &tokens);
+            quote!({ #rec #tokens })
+        } else {
+            self.record(id, tokens, p.span())
+        };
+        Lowered {
+            tokens: value,
+            op,
+            loud: false,
+        }
+    }
+
+    fn field(&mut self, f: &syn::ExprField, ctx: Ctx) -> Lowered {
+        let base_ctx = if is_place(&f.base) { Ctx::Place } else { Ctx::Value };
+        let base = self.expr(&f.base, base_ctx);
+        let member = &f.member;
+        let t = base.tokens;
+        let tokens = quote!(#t.#member);
+        if ctx == Ctx::Place {
+            return Lowered {
+                tokens,
+                op: base.op,
+                loud: base.loud,
+            };
+        }
+        let head = format!(".{}", text(member));
+        let mut l = self.special(head, vec![base.op], tokens, f.span());
+        l.loud |= base.loud;
+        l
+    }
+
+    fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {
+        let base_ctx = if is_place(&i.expr) { Ctx::Place } else { Ctx::Value };
+        let base = self.expr(&i.expr, base_ctx);
+        let index = self.expr(&i.index, Ctx::Value);
+        let (b, x) = (base.tokens, index.tokens);
+        let tokens = quote!(#b[#x]);
+        let loud = base.loud || index.loud;
+        if ctx == Ctx::Place {
+            return Lowered {
+                tokens,
+                op: base.op,
+                loud,
+            };
+        }
+        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, "index", vec![base.op, index.op]);
+        Lowered {
+            tokens: self.record(id, tokens, i.span()),
+            op,
+            loud: true,
+        }
+    }
+
+    fn struct_literal(&mut self, s: &syn::ExprStruct) -> Lowered {
+        let path = &s.path;
+        let mut ops = Vec::new();
+        let mut fields = Vec::new();
+        for fv in &s.fields {
+            let member = &fv.member;
+            let v = self.expr(&fv.expr, Ctx::Value);
+            ops.push(v.op);
+            let t = v.tokens;
+            fields.push(quote!(#member: #t));
+        }
+        let rest = s.rest.as_ref().map(|r| {
+            let base = self.expr(r, Ctx::Place);
+            ops.push(base.op);
+            let t = base.tokens;
+            quote!(.. #t)
+        });
+        let dot2 = (s.rest.is_none() && s.dot2_token.is_some()).then(|| quote!(..));
+        let qself = s.qself.as_ref().map(|q| {
+            let ty = &q.ty;
+            quote!(<#ty>::)
+        });
+        let tokens = quote!(#qself #path { #(#fields,)* #rest #dot2 });
+        let head = format!("{} {{}}", text(path));
+        self.special(head, ops, tokens, s.span())
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Lowered {
+        match u.op {
+            UnOp::Deref(_) => {
+                // `*e` is transparent, like `&e`, and stays a place.
+                let inner = self.expr(&u.expr, Ctx::Place);
+                let t = inner.tokens;
+                Lowered {
+                    tokens: quote!(*#t),
+                    ..inner
+                }
+            }
+            _ => {
+                let (head, method) = match u.op {
+                    UnOp::Neg(_) => ("-", "neg"),
+                    _ => ("!", "not"),
+                };
+                let inner = self.expr(&u.expr, Ctx::Value);
+                let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, head, vec![inner.op.clone()]);
+                let exact = matches!(inner.op, Operand::Var(_));
+                let op_tok = &u.op;
+                let f = frame();
+                let t = inner.tokens;
+                let expr = if inner.loud {
+                    quote!(#op_tok #f.announce_method(#id, #method, #exact, #t))
+                } else {
+                    quote!({ #f.announce_method(#id, #method, #exact, ()); #op_tok #t })
+                };
+                Lowered {
+                    tokens: self.record(id, expr, u.span()),
+                    op,
+                    loud: true,
+                }
+            }
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Lowered {
+        if matches!(b.op, BinOp::And(_) | BinOp::Or(_)) {
+            return self.short_circuit(b);
+        }
+        if scan::is_compound(&b.op) {
+            return self.compound_assign(b);
+        }
+        let comparison = matches!(
+            b.op,
+            BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
+        );
+        // Comparisons take their operands by reference: keep places as places.
+        let ctx = if comparison { Ctx::Place } else { Ctx::Value };
+        let lhs = self.expr(&b.left, if comparison && is_place(&b.left) { ctx } else { Ctx::Value });
+        let rhs = self.expr(&b.right, if comparison && is_place(&b.right) { ctx } else { Ctx::Value });
+        let head = text(&b.op);
+        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, head, vec![lhs.op.clone(), rhs.op.clone()]);
+        let announce = match binop_method(&b.op) {
+            Some(m) => Announce::Method(m.into(), matches!(lhs.op, Operand::Var(_))),
+            None => Announce::None,
+        };
+        let op_tok = &b.op;
+        let parts = vec![
+            Part {
+                wrappable: !comparison,
+                lowered: lhs,
+            },
+            Part {
+                wrappable: !comparison,
+                lowered: rhs,
+            },
+        ];
+        let tokens = self.announced(id, &announce, parts, |toks| {
+            let (l, r) = (&toks[0], &toks[1]);
+            quote!(#l #op_tok #r)
+        });
+        Lowered {
+            tokens: self.record(id, tokens, b.span()),
+            op,
+            loud: true,
+        }
+    }
+
+    /// `x op= rhs`: on a variable, an operator node defining its new value; on another place,
+    /// a special node (`$(v[i] +=)(…)`) with no value.
+    fn compound_assign(&mut self, b: &syn::ExprBinary) -> Lowered {
+        let rhs = self.expr(&b.right, Ctx::Value);
+        let op_tok = &b.op;
+        let local = match &*b.left {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().filter(|i| self.is_local(&i.to_string())).cloned(),
+            _ => None,
+        };
+        let f = frame();
+        if let Some(ident) = local {
+            let old = self.lookup(&ident.to_string()).map(|l| l.op.clone()).unwrap_or(Operand::None);
+            let exact = matches!(old, Operand::Var(_));
+            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, text(op_tok), vec![old, rhs.op.clone()]);
+            let method = binop_method(&b.op).unwrap_or("");
+            let r = rhs.tokens;
+            let assign = if rhs.loud {
+                quote!(#ident #op_tok #f.announce_method(#id, #method, #exact, #r);)
+            } else {
+                quote!(#f.announce_method(#id, #method, #exact, ()); #ident #op_tok #r;)
+            };
+            let rec = self.record_ref(id, &ident.to_token_stream());
+            self.set(&ident.to_string(), op);
+            return Lowered {
+                tokens: quote!({ #assign #rec }),
+                op: Operand::Const("()".into()),
+                loud: true,
+            };
+        }
+        let lhs = self.expr(&b.left, Ctx::Place);
+        let head = format!("{} {}", text(&b.left), text(op_tok));
+        let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, vec![lhs.op, rhs.op]);
+        let (l, r) = (lhs.tokens, rhs.tokens);
+        let rec = self.record_ref(id, &quote!(()));
+        Lowered {
+            tokens: quote!({ #l #op_tok #r; #rec }),
+            op: Operand::Const("()".into()),
+            loud: true,
+        }
+    }
+
+    /// `x = rhs` renames: `x` takes `rhs`'s operand and no node is recorded. Assigning to another
+    /// place records a special node; destructuring records a `bind` node per variable.
+    fn assign(&mut self, a: &syn::ExprAssign) -> Lowered {
+        let rhs = self.expr(&a.right, Ctx::Value);
+        let r = rhs.tokens.clone();
+        match &*a.left {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string())) => {
+                let ident = p.path.get_ident().expect("checked").to_string();
+                self.set(&ident, rhs.op);
+                let left = &a.left;
+                Lowered {
+                    tokens: quote!(#left = #r),
+                    op: Operand::Const("()".into()),
+                    loud: rhs.loud,
+                }
+            }
+            Expr::Infer(_) => Lowered {
+                tokens: quote!(_ = #r),
+                op: Operand::Const("()".into()),
+                loud: rhs.loud,
+            },
+            Expr::Tuple(_) | Expr::Array(_) | Expr::Struct(_) | Expr::Call(_) => {
+                let left = &a.left;
+                let mut names = Vec::new();
+                collect_local_paths(left, &mut names, &|n| self.is_local(n));
+                let mut rec = TokenStream::new();
+                for ident in names {
+                    let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![rhs.op.clone()]);
+                    rec.extend(self.record_ref(id, &ident.to_token_stream()));
+                    self.set(&ident.to_string(), op);
+                }
+                Lowered {
+                    tokens: quote!({ #left = #r; #rec }),
+                    op: Operand::Const("()".into()),
+                    loud: true,
+                }
+            }
+            _ => {
+                let lhs = self.expr(&a.left, Ctx::Place);
+                let head = format!("{} =", text(&a.left));
+                let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, vec![lhs.op, rhs.op]);
+                let l = lhs.tokens;
+                let rec = self.record_ref(id, &quote!(()));
+                Lowered {
+                    tokens: quote!({ #l = #r; #rec }),
+                    op: Operand::Const("()".into()),
+                    loud: true,
+                }
+            }
+        }
+    }
+
+    /// Emits the call built by `build` from the parts' tokens, announcing it to a tracked callee
+    /// after the last part that may run tracked code (so no nested call overwrites the
+    /// announcement), or before the whole call when no part does.
+    fn announced(
+        &self,
+        id: u32,
+        announce: &Announce,
+        mut parts: Vec<Part>,
+        build: impl FnOnce(&[TokenStream]) -> TokenStream,
+    ) -> TokenStream {
+        let f = frame();
+        let announcement = |pass: TokenStream| match announce {
+            Announce::Fn(ty) => Some(quote!(#f.announce_type(#id, #ty, #pass))),
+            Announce::Method(m, exact) => Some(quote!(#f.announce_method(#id, #m, #exact, #pass))),
+            Announce::None => None,
+        };
+        let last_loud = parts.iter().rposition(|p| p.lowered.loud);
+        match last_loud {
+            Some(k) if parts[k].wrappable && !matches!(announce, Announce::None) => {
+                let t = std::mem::take(&mut parts[k].lowered.tokens);
+                parts[k].lowered.tokens = announcement(t).expect("announcing");
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
+                build(&toks)
+            }
+            _ => {
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
+                let call = build(&toks);
+                match announcement(quote!(())) {
+                    Some(a) => quote!({ #a; #call }),
+                    None => call,
+                }
+            }
+        }
+    }
+
+    fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
+        args.iter()
+            .map(|a| {
+                let lowered = self.expr(a, Ctx::Value);
+                let wrappable = !matches!(a, Expr::Closure(_) | Expr::Path(_)) && lowered.loud;
+                Part { lowered, wrappable }
+            })
+            .collect()
+    }
+
+    /// `f(args)`.
+    ///
+    /// Before: `sq(x + 1.0)`
+    /// After:
+    /// ```ignore
+    /// __irtrack.record(5, {
+    ///     let __irtrack_callee = sq;
+    ///     let __irtrack_ty = ::irtrack::__private::type_name_of_val(&__irtrack_callee);
+    ///     __irtrack_callee(__irtrack.announce_type(5, __irtrack_ty, __irtrack.record(4, x + 1.0, …)))
+    /// }, …)
+    /// ```
+    fn call(&mut self, c: &syn::ExprCall) -> Lowered {
+        let callee_ty = private_ident("__irtrack_ty");
+        let callee_val = private_ident("__irtrack_callee");
+        let (head, binding, callee_tokens) = match &*c.func {
+            Expr::Path(p) => {
+                let local = p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string()));
+                if local {
+                    let func = &c.func;
+                    (text(p), quote!(let #callee_ty = ::irtrack::__private::type_name_of_val(&#func);), func.to_token_stream())
+                } else {
+                    (
+                        text(p),
+                        quote!(
+                            let #callee_val = #p;
+                            let #callee_ty = ::irtrack::__private::type_name_of_val(&#callee_val);
+                        ),
+                        callee_val.to_token_stream(),
+                    )
+                }
+            }
+            other => {
+                // A computed callee (`(self.f)(x)`, `make()(x)`): recorded, never claimed.
+                let l = self.expr(other, Ctx::Value);
+                let t = l.tokens;
+                (text(other), TokenStream::new(), quote!((#t)))
+            }
+        };
+        let parts = self.call_args(&c.args);
+        let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
+        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
+        let announce = if binding.is_empty() { Announce::None } else { Announce::Fn(callee_ty) };
+        let call = self.announced(id, &announce, parts, |toks| quote!(#callee_tokens(#(#toks),*)));
+        let tokens = if binding.is_empty() { call } else { quote!({ #binding #call }) };
+        Lowered {
+            tokens: self.record(id, tokens, c.span()),
+            op,
+            loud: true,
+        }
+    }
+
+    /// `recv.m(args)`: the receiver is the first operand, and the announcement names the
+    /// method and, when the receiver is a recorded value, its type.
+    fn method_call(&mut self, m: &syn::ExprMethodCall) -> Lowered {
+        let recv_is_place = is_place(&m.receiver);
+        let recv = self.expr(&m.receiver, if recv_is_place { Ctx::Place } else { Ctx::Value });
+        let exact = match &*m.receiver {
+            Expr::Path(p) => p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string())),
+            _ => !recv_is_place,
+        } && matches!(recv.op, Operand::Var(_));
+        let mut parts = vec![Part {
+            wrappable: !recv_is_place && recv.loud,
+            lowered: recv,
+        }];
+        parts.extend(self.call_args(&m.args));
+        let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
+        let method = &m.method;
+        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::MethodCall, method.to_string(), ops);
+        let turbofish = &m.turbofish;
+        let announce = Announce::Method(method.to_string(), exact);
+        let dot = &m.dot_token;
+        let call = self.announced(id, &announce, parts, |toks| {
+            let (r, args) = toks.split_first().expect("receiver");
+            quote!(#r #dot #method #turbofish (#(#args),*))
+        });
+        Lowered {
+            tokens: self.record(id, call, m.span()),
+            op,
+            loud: true,
+        }
+    }
+
+    /// A closure written in a tracked function. Its body is lowered as a function of its own,
+    /// recorded as a nested call when a tracked caller calls it, and run as written otherwise.
+    ///
+    /// Before: `|y| y * x`
+    /// After:
+    /// ```ignore
+    /// |y| {
+    ///     static __IRTRACK_CLOSURE_1: FnIr = …;
+    ///     match claim(&__IRTRACK_CLOSURE_1, Identity::CLOSURE) {
+    ///         Some(__irtrack) => { /* instrumented body */ }
+    ///         None => { y * x }
+    ///     }
+    /// }
+    /// ```
+    fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
+        if let Some(a) = &c.asyncness {
+            self.error(a.span(), "#[tracked] cannot record async closures");
+            return Lowered::quiet(c.to_token_stream(), Operand::None);
+        }
+        let captured: Vec<String> = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.iter().map(|l| l.ident.to_string()))
+            .chain(self.captured.iter().cloned())
+            .collect();
+        let params: Vec<(syn::Pat, Span)> = c.inputs.iter().map(|p| (p.clone(), p.span())).collect();
+        let body_block: syn::Block = match &*c.body {
+            Expr::Block(b) if b.label.is_none() => b.block.clone(),
+            other => syn::parse_quote!({ #other }),
+        };
+        let number = self.next_closure();
+        let lowered = Lowerer::new(captured, self.closures.clone()).lower_fn(&params, &body_block);
+        let lowered = match lowered {
+            Ok(l) => l,
+            Err(e) => {
+                self.errors.push(e);
+                return Lowered::quiet(c.to_token_stream(), Operand::None);
+            }
+        };
+        let ident = syn::Ident::new(&format!("__IRTRACK_CLOSURE_{number}"), Span::mixed_site());
+        let name = "{{closure}}";
+        let stat = lowered.ir.to_static(&ident, name);
+        let f = frame();
+        let instrumented = lowered.body;
+        let original = &c.body;
+        let (attrs, lifetimes, constness, movability, capture, inputs, output) =
+            (&c.attrs, &c.lifetimes, &c.constness, &c.movability, &c.capture, &c.inputs, &c.output);
+        let tokens = quote! {
+            #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
+                #stat
+                match ::irtrack::__private::claim(&#ident, ::irtrack::__private::Identity::CLOSURE) {
+                    ::core::option::Option::Some(#f) => { #instrumented }
+                    ::core::option::Option::None => #original,
+                }
+            }
+        };
+        Lowered::quiet(tokens, Operand::None)
+    }
+}
+
+/// The trait method an operator calls, for claiming by a tracked operator impl.
+fn binop_method(op: &BinOp) -> Option<&'static str> {
+    Some(match op {
+        BinOp::Add(_) => "add",
+        BinOp::Sub(_) => "sub",
+        BinOp::Mul(_) => "mul",
+        BinOp::Div(_) => "div",
+        BinOp::Rem(_) => "rem",
+        BinOp::BitXor(_) => "bitxor",
+        BinOp::BitAnd(_) => "bitand",
+        BinOp::BitOr(_) => "bitor",
+        BinOp::Shl(_) => "shl",
+        BinOp::Shr(_) => "shr",
+        BinOp::AddAssign(_) => "add_assign",
+        BinOp::SubAssign(_) => "sub_assign",
+        BinOp::MulAssign(_) => "mul_assign",
+        BinOp::DivAssign(_) => "div_assign",
+        BinOp::RemAssign(_) => "rem_assign",
+        BinOp::BitXorAssign(_) => "bitxor_assign",
+        BinOp::BitAndAssign(_) => "bitand_assign",
+        BinOp::BitOrAssign(_) => "bitor_assign",
+        BinOp::ShlAssign(_) => "shl_assign",
+        BinOp::ShrAssign(_) => "shr_assign",
+        _ => return None,
+    })
+}
+
+fn collect_local_paths(e: &Expr, out: &mut Vec<syn::Ident>, is_local: &dyn Fn(&str) -> bool) {
+    use syn::visit::Visit;
+    struct V<'a>(&'a mut Vec<syn::Ident>, &'a dyn Fn(&str) -> bool);
+    impl<'ast> Visit<'ast> for V<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                if (self.1)(&i.to_string()) && !self.0.contains(i) {
+                    self.0.push(i.clone());
+                }
+            }
+        }
+    }
+    V(out, is_local).visit_expr(e);
+}

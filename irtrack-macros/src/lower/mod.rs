@@ -1,0 +1,478 @@
+//! Lowering: a function body → its static IR (blocks, SSA variables, branches) and the
+//! instrumented copy of the body that records into a frame as it runs.
+//!
+//! The instrumented copy keeps the body's structured control flow. Each recorded statement
+//! passes its value through a frame call that names the static entry it executed; the recorder
+//! resolves the entry's operands (`%i`) to the newest node recorded for each, so the generated
+//! code carries no bookkeeping of its own. See `docs/lowering.md`.
+
+mod control;
+mod expr;
+mod scan;
+pub mod text;
+
+use crate::ir::{EntryId, FnIr, Kind, Operand, Slot};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use std::cell::Cell;
+use std::rc::Rc;
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Pat, Stmt};
+
+
+/// A variable in scope while lowering, and the SSA operand that holds its value right now.
+#[derive(Clone)]
+struct Local {
+    ident: syn::Ident,
+    op: Operand,
+    /// Declared with `let x;`: not yet readable, so never a block argument.
+    uninit: bool,
+}
+
+/// A loop (or `while`/`for`) being lowered: where `continue` and `break` go.
+struct LoopCtx {
+    label: Option<String>,
+    header: u32,
+    exit: u32,
+    /// Variables carried around the loop, with the header's argument entries for them.
+    carried: Vec<(syn::Ident, EntryId)>,
+    /// Exit-block arguments (carried variables, when the body breaks), then the break value.
+    exit_args: Vec<(syn::Ident, EntryId)>,
+    exit_value: Option<(EntryId, Operand)>,
+}
+
+/// Where the value of a block goes.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Tail {
+    /// The block's value is used.
+    Value,
+    /// The block's value is discarded (statement position).
+    Discard,
+    /// The block is the function body (or is in tail position of it): its value is returned.
+    Return,
+}
+
+/// An expression after lowering: its instrumented tokens, the operand holding its value, and
+/// whether evaluating it may call tracked code (then a call's announcement must follow it).
+pub struct Lowered {
+    pub tokens: TokenStream,
+    pub op: Operand,
+    pub loud: bool,
+}
+
+impl Lowered {
+    fn quiet(tokens: TokenStream, op: Operand) -> Lowered {
+        Lowered {
+            tokens,
+            op,
+            loud: false,
+        }
+    }
+}
+
+/// Whether an expression is used for its value or as a place (operand of `&`, a method
+/// receiver, the left of an assignment), where it must stay a place.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Ctx {
+    Value,
+    Place,
+}
+
+/// A lowered function or closure: its static IR and instrumented body.
+pub struct LoweredFn {
+    pub ir: FnIr,
+    /// Statements recording the arguments, then the instrumented body.
+    pub body: TokenStream,
+}
+
+pub struct Lowerer {
+    pub ir: FnIr,
+    block: u32,
+    scopes: Vec<Vec<Local>>,
+    loops: Vec<LoopCtx>,
+    /// Names of the enclosing function's variables, for a closure (uses record a constant).
+    captured: Vec<String>,
+    errors: Vec<syn::Error>,
+    closures: Rc<Cell<u32>>,
+}
+
+/// The frame ident in generated code; hygienic, so user code cannot name it.
+pub fn frame() -> syn::Ident {
+    syn::Ident::new("__irtrack", Span::mixed_site())
+}
+
+fn private_ident(name: &str) -> syn::Ident {
+    syn::Ident::new(name, Span::mixed_site())
+}
+
+impl Lowerer {
+    pub fn new(captured: Vec<String>, closures: Rc<Cell<u32>>) -> Self {
+        Lowerer {
+            ir: FnIr::new(),
+            block: 1,
+            scopes: vec![Vec::new()],
+            loops: Vec::new(),
+            captured,
+            errors: Vec::new(),
+            closures,
+        }
+    }
+
+    /// Lowers a function (or closure) with the given parameters and body.
+    ///
+    /// Before:
+    /// ```ignore
+    /// fn f(x: f64) -> f64 { x.sin() + x }
+    /// ```
+    /// After (the instrumented copy; `expand` puts it behind the claim):
+    /// ```ignore
+    /// __irtrack.record_ref(0, &x, capture);                  // @1 [Arg:§1:%1]
+    /// __irtrack.ret(3, __irtrack.record(2, x.sin() + ..., capture), capture)
+    /// ```
+    pub fn lower_fn(mut self, params: &[(Pat, Span)], body: &Block) -> Result<LoweredFn, syn::Error> {
+        let mut prologue = TokenStream::new();
+        for (pat, _span) in params {
+            for ident in scan::pattern_bindings(pat) {
+                let (id, op) = self.ir.define(1, Slot::Arg, Kind::Argument, ident.to_string(), vec![]);
+                prologue.extend(self.record_ref(id, &ident.to_token_stream()));
+                self.bind(ident, op);
+            }
+        }
+        let body_tokens = self.block_contents(body, Tail::Return);
+        if let Some(mut first) = self.errors.pop() {
+            for e in self.errors.drain(..) {
+                first.combine(e);
+            }
+            return Err(first);
+        }
+        Ok(LoweredFn {
+            ir: self.ir,
+            body: quote! { #prologue #body_tokens },
+        })
+    }
+
+    fn error(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(span, msg));
+    }
+
+    // ----- variables -----
+
+    fn bind(&mut self, ident: syn::Ident, op: Operand) {
+        let scope = self.scopes.last_mut().expect("a scope is always open");
+        scope.push(Local {
+            ident,
+            op,
+            uninit: false,
+        });
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Local> {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.ident == name)
+    }
+
+    fn lookup_mut(&mut self, name: &str) -> Option<&mut Local> {
+        self.scopes
+            .iter_mut()
+            .rev()
+            .flat_map(|s| s.iter_mut().rev())
+            .find(|l| l.ident == name)
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.lookup(name).is_some()
+    }
+
+    /// Sets the operand of variable `name` (an assignment or a block argument).
+    fn set(&mut self, name: &str, op: Operand) {
+        if let Some(l) = self.lookup_mut(name) {
+            l.op = op;
+            l.uninit = false;
+        }
+    }
+
+    /// The variables among `names` that are in scope and initialised, in declaration order:
+    /// the block arguments of a loop header or merge block.
+    fn flowing(&self, names: &std::collections::BTreeSet<String>) -> Vec<syn::Ident> {
+        let mut out: Vec<syn::Ident> = Vec::new();
+        for scope in &self.scopes {
+            for l in scope {
+                if names.contains(&l.ident.to_string()) {
+                    out.retain(|i| *i != l.ident);
+                    if !l.uninit {
+                        out.push(l.ident.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn ops_of(&self, vars: &[syn::Ident]) -> Vec<Operand> {
+        vars.iter()
+            .map(|v| self.lookup(&v.to_string()).map(|l| l.op.clone()).unwrap_or(Operand::None))
+            .collect()
+    }
+
+    /// A snapshot of every variable's operand, to restore between the arms of a branch.
+    fn save(&self) -> Vec<Vec<Operand>> {
+        self.scopes.iter().map(|s| s.iter().map(|l| l.op.clone()).collect()).collect()
+    }
+
+    fn restore(&mut self, saved: &[Vec<Operand>]) {
+        for (scope, ops) in self.scopes.iter_mut().zip(saved) {
+            for (l, op) in scope.iter_mut().zip(ops) {
+                l.op = op.clone();
+            }
+        }
+    }
+
+    // ----- generated calls -----
+
+    fn capture(span: Span) -> TokenStream {
+        let v = private_ident("__irtrack_v");
+        quote_spanned! {span=> |#v| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
+    }
+
+    fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+        let f = frame();
+        let cap = Self::capture(span);
+        quote! { #f.record(#id, #value, #cap) }
+    }
+
+    fn record_ref(&self, id: EntryId, place: &TokenStream) -> TokenStream {
+        let f = frame();
+        let cap = Self::capture(place.span());
+        quote! { #f.record_ref(#id, &#place, #cap); }
+    }
+
+    fn jump(&self, id: EntryId) -> TokenStream {
+        let f = frame();
+        quote! { #f.jump(#id); }
+    }
+
+    /// A jump to `target` passing `vars` (and a value), and the target block's argument nodes
+    /// recorded right after it: the arguments belong to the block the jump enters.
+    fn jump_with_args(&self, id: EntryId, args: &[(syn::Ident, EntryId)], value: Option<(EntryId, &TokenStream)>) -> TokenStream {
+        let mut out = self.jump(id);
+        for (ident, arg) in args {
+            out.extend(self.record_ref(*arg, &ident.to_token_stream()));
+        }
+        if let Some((arg, v)) = value {
+            out.extend(self.record_ref(arg, v));
+        }
+        out
+    }
+
+    /// Defines the arguments of `block` for `vars`; returns their entries and sets the
+    /// variables' operands to them.
+    fn block_args(&mut self, block: u32, vars: &[syn::Ident]) -> Vec<(syn::Ident, EntryId)> {
+        let mut out = Vec::new();
+        for v in vars {
+            let (id, op) = self.ir.define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
+            self.set(&v.to_string(), op);
+            out.push((v.clone(), id));
+        }
+        out
+    }
+
+    // ----- blocks and statements -----
+
+    /// Lowers the statements of `block` in a new scope, without the braces.
+    fn block_contents(&mut self, block: &Block, tail: Tail) -> TokenStream {
+        self.block_inner(block, tail).0
+    }
+
+    /// Lowers `block`; returns its tokens (without braces) and its value's operand.
+    fn block_inner(&mut self, block: &Block, tail: Tail) -> (TokenStream, Operand) {
+        self.scopes.push(Vec::new());
+        let mut out = TokenStream::new();
+        let mut value = Operand::Const("()".into());
+        let n = block.stmts.len();
+        let mut ended = false;
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match stmt {
+                Stmt::Expr(e, None) if last => {
+                    match tail {
+                        Tail::Return => out.extend(self.tail_return(e)),
+                        _ => {
+                            let l = self.expr(e, Ctx::Value);
+                            out.extend(l.tokens);
+                            value = l.op;
+                        }
+                    }
+                    ended = true;
+                }
+                _ => {
+                    out.extend(self.stmt(stmt));
+                    if last && scan::block_diverges(block) {
+                        ended = true;
+                    }
+                }
+            }
+        }
+        if tail == Tail::Return && !ended {
+            out.extend(self.ret(&quote!(()), Operand::Const("()".into()), block.span()));
+        }
+        self.scopes.pop();
+        (out, value)
+    }
+
+    /// The function's result: lowered in return position, so `if`/`match`/blocks return from
+    /// each arm instead of merging first.
+    fn tail_return(&mut self, e: &Expr) -> TokenStream {
+        match e {
+            Expr::If(i) => self.if_expr(i, Tail::Return).tokens,
+            Expr::Match(m) => self.match_expr(m, Tail::Return).tokens,
+            Expr::Block(b) if b.label.is_none() => {
+                let inner = self.block_contents(&b.block, Tail::Return);
+                quote!({ #inner })
+            }
+            Expr::Unsafe(u) => {
+                let inner = self.block_contents(&u.block, Tail::Return);
+                quote!(unsafe { #inner })
+            }
+            Expr::Paren(p) => self.tail_return(&p.expr),
+            _ if scan::expr_diverges(e) => self.expr(e, Ctx::Value).tokens,
+            _ => {
+                let l = self.expr(e, Ctx::Value);
+                self.ret(&l.tokens, l.op, e.span())
+            }
+        }
+    }
+
+    /// Records a return of `value` (with operand `op`) and passes the value through.
+    fn ret(&mut self, value: &TokenStream, op: Operand, span: Span) -> TokenStream {
+        let id = self.ir.branch(self.block, Kind::Return, 0, vec![op], Operand::None, "");
+        let f = frame();
+        let cap = Self::capture(span);
+        quote! { #f.ret(#id, #value, #cap) }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> TokenStream {
+        match stmt {
+            Stmt::Local(local) => self.local(local),
+            Stmt::Item(_) => TokenStream::new(), // hoisted by `expand`
+            Stmt::Expr(e, semi) => {
+                let l = self.expr_stmt(e);
+                quote!(#l #semi)
+            }
+            Stmt::Macro(m) => {
+                // A statement macro may expand to statements (`let`s, items): keep it as a
+                // statement and record its special node after it.
+                let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
+                let ops = mentions
+                    .iter()
+                    .map(|n| self.lookup(n).map(|l| l.op.clone()).unwrap_or(Operand::None))
+                    .collect();
+                let head = format!("{}!", text::text(&m.mac.path));
+                let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, ops);
+                let rec = self.record_ref(id, &quote!(()));
+                quote!(#m #rec)
+            }
+        }
+    }
+
+    /// An expression statement: a control-flow expression discards its value, so it needs no
+    /// merge argument for it.
+    fn expr_stmt(&mut self, e: &Expr) -> TokenStream {
+        match e {
+            Expr::If(i) => self.if_expr(i, Tail::Discard).tokens,
+            Expr::Match(m) => self.match_expr(m, Tail::Discard).tokens,
+            Expr::Block(b) if b.label.is_none() => {
+                let inner = self.block_contents(&b.block, Tail::Discard);
+                quote!({ #inner })
+            }
+            _ => self.expr(e, Ctx::Value).tokens,
+        }
+    }
+
+    /// `let PAT (: T) = init (else { … });`
+    ///
+    /// Before: `let (q, r) = divmod(a, b);`
+    /// After:  `let (q, r) = <init>; __irtrack.record_ref(7, &q, …); __irtrack.record_ref(8, &r, …);`
+    /// A single identifier takes the initialiser's operand and records nothing.
+    fn local(&mut self, local: &syn::Local) -> TokenStream {
+        let attrs = &local.attrs;
+        let pat = &local.pat;
+        let Some(init) = &local.init else {
+            for ident in scan::pattern_bindings(pat) {
+                let scope = self.scopes.last_mut().expect("scope");
+                scope.push(Local {
+                    ident,
+                    op: Operand::None,
+                    uninit: true,
+                });
+            }
+            return quote!(#(#attrs)* let #pat;);
+        };
+        let value = self.expr(&init.expr, Ctx::Value);
+        let init_tokens = value.tokens;
+        if let Some((_, diverge)) = &init.diverge {
+            // `let … else`: the else block runs when the pattern does not match, and diverges.
+            let saved = self.save();
+            let matched = self.ir.new_block();
+            let otherwise = self.ir.new_block();
+            let pat_text = text::text(&strip_type(pat));
+            let j_else = self.ir.branch(self.block, Kind::Jump, otherwise, vec![], Operand::None, "");
+            let j_match = self.ir.branch(self.block, Kind::JumpIfMatches, matched, vec![], value.op.clone(), pat_text);
+            // Reorder so the matching branch is &1, as for `if let`.
+            self.ir.entries[j_else as usize].number = 2;
+            self.ir.entries[j_match as usize].number = 1;
+            self.block = otherwise;
+            let j = self.jump(j_else);
+            let body = self.expr(diverge, Ctx::Value).tokens;
+            let else_tokens = quote!(else { #j #body });
+            self.restore(&saved);
+            self.block = matched;
+            let jm = self.jump(j_match);
+            let bindings = scan::pattern_bindings(pat);
+            let mut rec = TokenStream::new();
+            for ident in bindings {
+                let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![value.op.clone()]);
+                rec.extend(self.record_ref(id, &ident.to_token_stream()));
+                self.bind(ident, op);
+            }
+            return quote!(#(#attrs)* let #pat = #init_tokens #else_tokens; #jm #rec);
+        }
+        let plain_ident = match strip_type(pat) {
+            Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(p.ident.clone()),
+            _ => None,
+        };
+        if let Some(ident) = plain_ident {
+            self.bind(ident, value.op);
+            return quote!(#(#attrs)* let #pat = #init_tokens;);
+        }
+        let mut rec = TokenStream::new();
+        for ident in scan::pattern_bindings(pat) {
+            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![value.op.clone()]);
+            rec.extend(self.record_ref(id, &ident.to_token_stream()));
+            self.bind(ident, op);
+        }
+        quote!(#(#attrs)* let #pat = #init_tokens; #rec)
+    }
+
+    /// Records one `bind x` node per variable a pattern bound from `scrutinee`.
+    fn bind_pattern(&mut self, pat: &Pat, scrutinee: &Operand) -> TokenStream {
+        let mut rec = TokenStream::new();
+        for ident in scan::pattern_bindings(pat) {
+            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![scrutinee.clone()]);
+            rec.extend(self.record_ref(id, &ident.to_token_stream()));
+            self.bind(ident, op);
+        }
+        rec
+    }
+
+    fn next_closure(&self) -> u32 {
+        let n = self.closures.get() + 1;
+        self.closures.set(n);
+        n
+    }
+}
+
+fn strip_type(pat: &Pat) -> Pat {
+    match pat {
+        Pat::Type(t) => (*t.pat).clone(),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,212 @@
+//! Static questions the lowering asks of a piece of syntax before it lowers it: which variables
+//! it assigns, whether it breaks out of a loop, which names a pattern binds, whether it diverges.
+
+use proc_macro2::{TokenStream, TokenTree};
+use std::collections::BTreeSet;
+use syn::visit::Visit;
+use syn::{Expr, Pat};
+
+/// Names of variables assigned (`x = …`, `x += …`) anywhere in `node`, outside closures: the
+/// candidates for block arguments of a loop header or a merge block.
+pub fn assigned_names<'a>(visit: impl FnOnce(&mut AssignedNames<'a>)) -> BTreeSet<String> {
+    let mut v = AssignedNames::default();
+    visit(&mut v);
+    v.names
+}
+
+#[derive(Default)]
+pub struct AssignedNames<'a> {
+    names: BTreeSet<String>,
+    _marker: std::marker::PhantomData<&'a ()>,
+}
+
+fn assigned_root(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Paren(p) => assigned_root(&p.expr),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for AssignedNames<'_> {
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        if let Some(n) = assigned_root(&e.left) {
+            self.names.insert(n);
+        }
+        syn::visit::visit_expr_assign(self, e);
+    }
+    fn visit_expr_binary(&mut self, e: &'ast syn::ExprBinary) {
+        if is_compound(&e.op) {
+            if let Some(n) = assigned_root(&e.left) {
+                self.names.insert(n);
+            }
+        }
+        syn::visit::visit_expr_binary(self, e);
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+pub fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Whether `body` contains a `break` that leaves the loop labelled `label` (or, for `None`, the
+/// loop whose body it is), and whether any such break carries a value.
+pub fn breaks_of(body: &syn::Block, label: Option<&str>) -> (bool, bool) {
+    let mut v = Breaks {
+        label: label.map(str::to_owned),
+        depth: 0,
+        found: false,
+        with_value: false,
+    };
+    v.visit_block(body);
+    (v.found, v.with_value)
+}
+
+struct Breaks {
+    label: Option<String>,
+    depth: usize,
+    found: bool,
+    with_value: bool,
+}
+
+impl<'ast> Visit<'ast> for Breaks {
+    fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
+        let ours = match &e.label {
+            Some(l) => Some(l.ident.to_string()) == self.label,
+            None => self.depth == 0,
+        };
+        if ours {
+            self.found = true;
+            self.with_value |= e.expr.is_some();
+        }
+        syn::visit::visit_expr_break(self, e);
+    }
+    fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+        self.visit_expr(&e.cond);
+        self.depth += 1;
+        self.visit_block(&e.body);
+        self.depth -= 1;
+    }
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        self.visit_expr(&e.expr);
+        self.depth += 1;
+        self.visit_block(&e.body);
+        self.depth -= 1;
+    }
+    fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+        self.depth += 1;
+        self.visit_block(&e.body);
+        self.depth -= 1;
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The identifiers a pattern binds, in source order.
+pub fn pattern_bindings(pat: &Pat) -> Vec<syn::Ident> {
+    struct Bindings(Vec<syn::Ident>);
+    impl<'ast> Visit<'ast> for Bindings {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            // A lone uppercase identifier in a pattern is usually a unit struct, variant or
+            // constant, not a binding; Rust's own lint makes the same guess.
+            let name = p.ident.to_string();
+            let looks_like_const = p.by_ref.is_none()
+                && p.mutability.is_none()
+                && p.subpat.is_none()
+                && name.chars().next().is_some_and(char::is_uppercase);
+            if !looks_like_const && !self.0.iter().any(|i| *i == p.ident) {
+                self.0.push(p.ident.clone());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    let mut b = Bindings(Vec::new());
+    b.visit_pat(pat);
+    b.0
+}
+
+/// Whether a pattern always matches (a binding, `_`, or a tuple of those).
+pub fn is_irrefutable(pat: &Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        Pat::Ident(p) => p.subpat.is_none() && !pattern_bindings(pat).is_empty(),
+        Pat::Tuple(t) => t.elems.iter().all(is_irrefutable),
+        Pat::Paren(p) => is_irrefutable(&p.pat),
+        Pat::Type(t) => is_irrefutable(&t.pat),
+        Pat::Reference(r) => is_irrefutable(&r.pat),
+        _ => false,
+    }
+}
+
+/// Whether control never reaches the end of `block` (it ends in `return`, `break`, `continue`
+/// or a panicking macro).
+pub fn block_diverges(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(syn::Stmt::Expr(e, _)) => expr_diverges(e),
+        Some(syn::Stmt::Macro(m)) => macro_diverges(&m.mac),
+        _ => false,
+    }
+}
+
+pub fn expr_diverges(e: &Expr) -> bool {
+    match e {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(m) => macro_diverges(&m.mac),
+        Expr::Block(b) if b.label.is_none() => block_diverges(&b.block),
+        Expr::Loop(l) => !breaks_of(&l.body, l.label.as_ref().map(|l| l.name.ident.to_string()).as_deref()).0,
+        _ => false,
+    }
+}
+
+fn macro_diverges(m: &syn::Macro) -> bool {
+    m.path.get_ident().is_some_and(|i| {
+        matches!(
+            i.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
+}
+
+/// Local names a macro's tokens mention (not after a `.`, so field names do not count): the
+/// references of its special node. The macro itself stays opaque.
+pub fn macro_mentions(tokens: &TokenStream, is_local: &dyn Fn(&str) -> bool) -> Vec<String> {
+    fn walk(ts: &TokenStream, is_local: &dyn Fn(&str) -> bool, out: &mut Vec<String>) {
+        let mut after_dot = false;
+        for tt in ts.clone() {
+            match &tt {
+                TokenTree::Ident(i) => {
+                    let n = i.to_string();
+                    if !after_dot && is_local(&n) && !out.contains(&n) {
+                        out.push(n);
+                    }
+                    after_dot = false;
+                }
+                TokenTree::Punct(p) => after_dot = p.as_char() == '.',
+                TokenTree::Group(g) => {
+                    walk(&g.stream(), is_local, out);
+                    after_dot = false;
+                }
+                TokenTree::Literal(_) => after_dot = false,
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tokens, is_local, &mut out);
+    out
+}

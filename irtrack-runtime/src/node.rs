@@ -1,0 +1,116 @@
+//! Node storage: an arena of small nodes addressed by `u32` ids, with side tables for the
+//! references of each node and the children of each nested call.
+
+use crate::ir::FnIr;
+use crate::value::Value;
+use std::fmt;
+
+/// The id of a node in its trace's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub(crate) u32);
+
+impl NodeId {
+    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
+
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    pub(crate) fn is_none(self) -> bool {
+        self == NodeId::NONE
+    }
+}
+
+/// The arena id prints as `#n`; the printed listing uses positions (`@i`) instead.
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// What a node records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// A function argument or a block argument (`[Arg:§b:%i]`).
+    Argument,
+    /// A named constant or captured variable (`[Const:§b:%i]`).
+    Constant,
+    /// A call that was not recorded inside: an untracked function, method or operator.
+    PrimitiveCall,
+    /// A call of a `#[tracked]` function, holding that call's own tape as children.
+    NestedCall,
+    /// A non-call construct: struct literal, macro, cast, field access, pattern binding, `?`.
+    Special,
+    /// A branch taken (`goto §b`).
+    Jump,
+    /// A return (`return @i`).
+    Return,
+}
+
+#[derive(Clone)]
+pub(crate) struct NodeData {
+    pub kind: NodeKind,
+    pub parent: NodeId,
+    /// 1-based position among the parent's children (`@position`); 0 for the root.
+    pub position: u32,
+    /// Index of the static entry in the parent's function IR; `u32::MAX` for the root.
+    pub entry: u32,
+    /// Range in `Store::refs`.
+    pub refs_start: u32,
+    pub refs_len: u32,
+    /// Nested call: index in `Store::calls`; block argument: the jump that supplied it.
+    pub extra: u32,
+    pub value: Value,
+}
+
+/// The tape of one nested call.
+pub(crate) struct CallData {
+    pub ir: &'static FnIr,
+    pub children_start: u32,
+    pub children_len: u32,
+}
+
+#[derive(Default)]
+pub(crate) struct Store {
+    pub nodes: Vec<NodeData>,
+    /// Resolved operands, aligned with each node's static operands; `NodeId::NONE` where the
+    /// operand is a constant or no value.
+    pub refs: Vec<NodeId>,
+    pub calls: Vec<CallData>,
+    pub children: Vec<NodeId>,
+}
+
+impl Store {
+    pub fn node(&self, id: NodeId) -> &NodeData {
+        &self.nodes[id.index()]
+    }
+
+    pub fn refs(&self, id: NodeId) -> &[NodeId] {
+        let n = self.node(id);
+        &self.refs[n.refs_start as usize..(n.refs_start + n.refs_len) as usize]
+    }
+
+    pub fn call(&self, id: NodeId) -> Option<&CallData> {
+        let n = self.node(id);
+        (n.kind == NodeKind::NestedCall).then(|| &self.calls[n.extra as usize])
+    }
+
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        match self.call(id) {
+            Some(c) => {
+                let start = c.children_start as usize;
+                &self.children[start..start + c.children_len as usize]
+            }
+            None => &[],
+        }
+    }
+
+    /// The IR of the function whose tape holds `id` (its parent's callee).
+    pub fn ir_of(&self, id: NodeId) -> Option<&'static FnIr> {
+        let parent = self.node(id).parent;
+        if parent.is_none() {
+            return None;
+        }
+        self.call(parent).map(|c| c.ir)
+    }
+}

@@ -1,0 +1,400 @@
+//! Recording entry points and the read-only view of a recorded trace.
+
+use crate::ir::{EntryKind, FnIr, Location, Operand};
+use crate::node::{NodeId, NodeKind, Store};
+use crate::recorder::Session;
+use crate::value::Value;
+
+/// A recorded trace: an arena of nodes with one root. Owns everything; `Send`.
+pub struct Trace {
+    pub(crate) store: Store,
+    root: NodeId,
+    root_name: &'static str,
+}
+
+/// Something `track` can call with a tuple of arguments: any `FnOnce` of up to 12 arguments.
+pub trait Callable<Args> {
+    /// What the call returns.
+    type Output;
+    /// Calls `self` with the arguments unpacked.
+    fn call_with(self, args: Args) -> Self::Output;
+}
+
+macro_rules! callable {
+    ($(($($a:ident),*)),* $(,)?) => {$(
+        impl<Func, Ret, $($a),*> Callable<($($a,)*)> for Func
+        where
+            Func: FnOnce($($a),*) -> Ret,
+        {
+            type Output = Ret;
+            #[allow(non_snake_case)]
+            fn call_with(self, ($($a,)*): ($($a,)*)) -> Ret {
+                self($($a),*)
+            }
+        }
+    )*};
+}
+callable!(
+    (),
+    (A1),
+    (A1, A2),
+    (A1, A2, A3),
+    (A1, A2, A3, A4),
+    (A1, A2, A3, A4, A5),
+    (A1, A2, A3, A4, A5, A6),
+    (A1, A2, A3, A4, A5, A6, A7),
+    (A1, A2, A3, A4, A5, A6, A7, A8),
+    (A1, A2, A3, A4, A5, A6, A7, A8, A9),
+    (A1, A2, A3, A4, A5, A6, A7, A8, A9, A10),
+    (A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11),
+    (A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12),
+);
+
+/// Calls `f` with the tuple `args` and records its trace.
+///
+/// If `f` is `#[tracked]`, the root is a nested call holding its tape; otherwise the root is a
+/// primitive with no children. A panic in `f` propagates to the caller, and this thread's
+/// recorder is left clean.
+///
+/// ```
+/// use irtrack::{tracked, track};
+///
+/// #[tracked]
+/// fn f(x: f64) -> f64 {
+///     x.sin() + x
+/// }
+///
+/// let trace = track(f, (1.0,));
+/// assert_eq!(trace.root().value::<f64>(), Some(&1.8414709848078965));
+/// assert_eq!(
+///     trace.root().levels(2).to_string(),
+///     "⟨f⟩(⟨1.0⟩) → 1.8414709848078965::f64
+///   @1: [Arg:§1:%1] 1.0::f64
+///   @2: [§1:%2] ⟨sin⟩(@1) → 0.8414709848078965::f64
+///   @3: [§1:%3] ⟨+⟩(@2, @1) → 1.8414709848078965::f64
+///   @4: [§1:&1] return @3 → 1.8414709848078965::f64
+/// "
+/// );
+/// ```
+pub fn track<F, A>(f: F, args: A) -> Trace
+where
+    F: Callable<A>,
+{
+    track_output(f, args).1
+}
+
+/// Like [`track`], and also returns what `f` returned.
+///
+/// ```
+/// use irtrack::{tracked, track_output};
+///
+/// #[tracked]
+/// fn halve(v: Vec<f64>) -> Vec<f64> {
+///     v.iter().map(|x| x / 2.0).collect()
+/// }
+///
+/// let (out, trace) = track_output(halve, (vec![2.0, 4.0],));
+/// assert_eq!(out, vec![1.0, 2.0]);
+/// assert_eq!(trace.root().value::<Vec<f64>>(), Some(&out));
+/// ```
+pub fn track_output<F, A>(f: F, args: A) -> (F::Output, Trace)
+where
+    F: Callable<A>,
+{
+    let session = Session::start();
+    let fn_type = std::any::type_name::<F>();
+    session.announce_root(fn_type);
+    let output = f.call_with(args);
+    let (mut store, claimed) = session.finish();
+    let root = match claimed {
+        Some(root) => {
+            let value = store
+                .children(root)
+                .iter()
+                .rev()
+                .map(|&c| store.node(c))
+                .find(|n| n.kind == NodeKind::Return)
+                .map(|n| n.value.clone())
+                .unwrap_or_else(Value::opaque::<F::Output>);
+            store.nodes[root.index()].value = value;
+            root
+        }
+        None => {
+            store.nodes.clear();
+            store.nodes.push(crate::node::NodeData {
+                kind: NodeKind::PrimitiveCall,
+                parent: NodeId::NONE,
+                position: 0,
+                entry: crate::recorder::ROOT_ENTRY,
+                refs_start: 0,
+                refs_len: 0,
+                extra: u32::MAX,
+                value: Value::opaque::<F::Output>(),
+            });
+            NodeId(0)
+        }
+    };
+    let trace = Trace {
+        store,
+        root,
+        root_name: short_fn_name(fn_type),
+    };
+    (output, trace)
+}
+
+/// `crate::module::f` → `f`; `<T as Tr>::m` → `m`; closures keep `{{closure}}`.
+fn short_fn_name(path: &'static str) -> &'static str {
+    let base = match path.find('<') {
+        Some(i) if !path.starts_with('<') => &path[..i],
+        _ => path,
+    };
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+impl Trace {
+    /// The root node: the call `track` made.
+    pub fn root(&self) -> NodeRef<'_> {
+        NodeRef {
+            trace: self,
+            id: self.root,
+        }
+    }
+
+    /// The number of nodes in the trace, at every level.
+    pub fn len(&self) -> usize {
+        self.store.nodes.len()
+    }
+
+    /// Whether the trace has no node (never: it always has a root).
+    pub fn is_empty(&self) -> bool {
+        self.store.nodes.is_empty()
+    }
+
+    /// Every node, in the order it was recorded.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_>> + '_ {
+        (0..self.store.nodes.len() as u32).map(move |i| NodeRef {
+            trace: self,
+            id: NodeId(i),
+        })
+    }
+
+    pub(crate) fn root_name(&self) -> &'static str {
+        self.root_name
+    }
+}
+
+impl std::fmt::Display for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.root(), f)
+    }
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.root(), f)
+    }
+}
+
+/// A copyable handle on one node of a [`Trace`].
+#[derive(Clone, Copy)]
+pub struct NodeRef<'t> {
+    pub(crate) trace: &'t Trace,
+    pub(crate) id: NodeId,
+}
+
+/// An argument of a call or a value used by a node: another node, or a literal constant.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'t> {
+    /// A value recorded by a node.
+    Node(NodeRef<'t>),
+    /// A literal written in the source, as written.
+    Const(&'static str),
+}
+
+impl PartialEq for NodeRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.trace, other.trace) && self.id == other.id
+    }
+}
+impl Eq for NodeRef<'_> {}
+
+impl<'t> NodeRef<'t> {
+    fn data(&self) -> &'t crate::node::NodeData {
+        self.trace.store.node(self.id)
+    }
+
+    fn at(&self, id: NodeId) -> NodeRef<'t> {
+        NodeRef {
+            trace: self.trace,
+            id,
+        }
+    }
+
+    /// The node's id in the trace's arena.
+    pub fn id(&self) -> NodeId {
+        self.id
+    }
+
+    /// What the node records.
+    pub fn kind(&self) -> NodeKind {
+        self.data().kind
+    }
+
+    /// The children of a nested call, in execution order; empty for other nodes.
+    pub fn children(&self) -> impl ExactSizeIterator<Item = NodeRef<'t>> + 't {
+        let trace = self.trace;
+        trace
+            .store
+            .children(self.id)
+            .iter()
+            .map(move |&id| NodeRef { trace, id })
+    }
+
+    /// The child printed as `@pos` (positions start at 1).
+    pub fn child(&self, pos: usize) -> Option<NodeRef<'t>> {
+        let id = *self.trace.store.children(self.id).get(pos.checked_sub(1)?)?;
+        Some(self.at(id))
+    }
+
+    /// The nested call this node was recorded in; `None` for the root.
+    pub fn parent(&self) -> Option<NodeRef<'t>> {
+        let p = self.data().parent;
+        (!p.is_none()).then(|| self.at(p))
+    }
+
+    /// The position `@pos` among the parent's children; `None` for the root.
+    pub fn position(&self) -> Option<usize> {
+        let p = self.data().position;
+        (p > 0).then_some(p as usize)
+    }
+
+    /// The IR of the function this node was recorded in; `None` for the root.
+    pub fn ir(&self) -> Option<&'static FnIr> {
+        self.trace.store.ir_of(self.id)
+    }
+
+    /// For a nested call, the IR of the called function (whose statements its children ran).
+    pub fn callee_ir(&self) -> Option<&'static FnIr> {
+        self.trace.store.call(self.id).map(|c| c.ir)
+    }
+
+    /// The static entry this node executed; `None` for the root.
+    pub fn entry(&self) -> Option<&'static crate::ir::Entry> {
+        let i = self.data().entry;
+        self.ir().and_then(|ir| ir.entries.get(i as usize))
+    }
+
+    /// Where in the function's IR the node was recorded (`§2:%5`); `None` for the root.
+    pub fn location(&self) -> Option<Location> {
+        self.entry().map(|e| e.location)
+    }
+
+    /// The recorded value, if it was stored as a `T` (scalars and [`Snapshot`](crate::Snapshot)
+    /// types). Jumps hold `()`.
+    pub fn value<T: 'static>(&self) -> Option<&'t T> {
+        self.data().value.downcast_ref()
+    }
+
+    /// The recorded value as captured: a snapshot, `Debug` text, or only a type name.
+    pub fn raw_value(&self) -> &'t Value {
+        &self.data().value
+    }
+
+    /// The value's `Debug` text in full (`_` when only its type is known).
+    pub fn value_text(&self) -> String {
+        self.data().value.to_string()
+    }
+
+    /// The value's type name with module paths dropped (`Vec<f64>`, `&mut StdRng`).
+    pub fn type_name(&self) -> String {
+        crate::print::short_type_name(self.data().value.type_name())
+    }
+
+    /// For a call, the name of the function called as written at the call site (`sin`,
+    /// `other::sq`, `+`); for the root, the function passed to `track`. `None` otherwise.
+    pub fn function_name(&self) -> Option<&'static str> {
+        if self.data().parent.is_none() {
+            return Some(
+                self.callee_ir()
+                    .map(|ir| ir.name)
+                    .unwrap_or(self.trace.root_name()),
+            );
+        }
+        match self.kind() {
+            NodeKind::PrimitiveCall | NodeKind::NestedCall => self.entry().map(|e| e.head),
+            _ => None,
+        }
+    }
+
+    /// The values the node uses, in argument order: a call's arguments (the receiver first for
+    /// a method), a special's operands, a jump's block arguments then its condition, a return's
+    /// value. For the root, its function's argument nodes.
+    pub fn arguments(&self) -> Vec<Arg<'t>> {
+        if self.data().parent.is_none() {
+            return self
+                .children()
+                .filter(|c| {
+                    c.kind() == NodeKind::Argument && c.location().is_some_and(|l| l.block == 1)
+                })
+                .map(Arg::Node)
+                .collect();
+        }
+        let Some(entry) = self.entry() else {
+            return Vec::new();
+        };
+        let refs = self.trace.store.refs(self.id);
+        let condition = [entry.condition];
+        let statics = entry
+            .operands
+            .iter()
+            .chain(condition.iter().filter(|c| **c != Operand::None));
+        statics
+            .zip(refs)
+            .map(|(op, &r)| match op {
+                Operand::Const(c) => Arg::Const(c),
+                _ if r.is_none() => Arg::Const("_"),
+                _ => Arg::Node(self.at(r)),
+            })
+            .collect()
+    }
+
+    /// For a block argument `@p#n`, the jump `@p` that supplied it and `n`.
+    pub fn block_argument_of(&self) -> Option<(NodeRef<'t>, usize)> {
+        if self.kind() != NodeKind::Argument {
+            return None;
+        }
+        let jump = NodeId(self.data().extra);
+        if jump.is_none() {
+            return None;
+        }
+        let entry = self.entry()?;
+        let ir = self.ir()?;
+        let n = ir
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Argument && e.location.block == entry.location.block)
+            .position(|e| std::ptr::eq(e, entry))?;
+        Some((self.at(jump), n + 1))
+    }
+
+    /// The listing of this node and `levels - 1` levels of children below it.
+    pub fn levels(&self, levels: usize) -> crate::print::Listing<'t> {
+        crate::print::Listing {
+            node: *self,
+            levels,
+        }
+    }
+}
+
+impl std::fmt::Debug for NodeRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.levels(1))
+    }
+}
+
+/// The full nested listing of the node and everything below it.
+impl std::fmt::Display for NodeRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.levels(usize::MAX))
+    }
+}

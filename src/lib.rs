@@ -1,0 +1,3 @@
+//! placeholder, rewritten below
+pub use irtrack_macros::{tracked, Snapshot};
+pub use irtrack_runtime::*;
