@@ -38,7 +38,7 @@ pub fn expand(tracked: Tracked) -> TokenStream {
 /// After:
 /// ```ignore
 /// fn h(x: f64, n: i32) -> f64 {
-///     use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+///     use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
 ///     static __IRTRACK_IR: ::irtrack::__private::FnIr = /* static IR */;
 ///     if let Some(__irtrack) = ::irtrack::__private::claim(&__IRTRACK_IR, /* identity */) {
 ///         let __irtrack_result = ::irtrack::__private::run(move || { /* instrumented copy */ });
@@ -64,13 +64,22 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
             syn::FnArg::Typed(t) => ((*t.pat).clone(), Span::call_site()),
         })
         .collect();
-    let lowered = Lowerer::new(Vec::new(), Rc::new(Cell::new(0))).lower_fn(&params, &f.block)?;
+    let ret_ty = match &f.sig.output {
+        syn::ReturnType::Default => Some(syn::parse_quote!(())),
+        syn::ReturnType::Type(_, ty) if !returns_impl_trait(&f.sig) => Some((**ty).clone()),
+        syn::ReturnType::Type(..) => None,
+    };
+    let lowered = Lowerer::new(Vec::new(), Rc::new(Cell::new(0)))
+        .with_return_type(ret_ty)
+        .lower_fn(&params, &f.block)?;
 
     let name = f.sig.ident.to_string();
     let ir_ident = syn::Ident::new("__IRTRACK_IR", Span::mixed_site());
     let ir_static = lowered.ir.to_static(&ir_ident, &name);
     let self_type = if f.sig.receiver().is_some() {
-        quote!(::core::option::Option::Some(::irtrack::__private::type_name::<Self>()))
+        quote!(::core::option::Option::Some(
+            ::irtrack::__private::type_name::<Self>()
+        ))
     } else {
         quote!(::core::option::Option::None)
     };
@@ -89,6 +98,12 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
                 unused_parens, clippy::all, clippy::pedantic, clippy::nursery)]
     };
     let original = &f.block.stmts;
+    // The return type, so the expected type reaches the instrumented body's last expression
+    // (`Ok(x)` learns its error type from it before its value is captured).
+    let result_ty = match &f.sig.output {
+        syn::ReturnType::Default => quote!(: ()),
+        syn::ReturnType::Type(_, ty) => quote!(: #ty),
+    };
     let body = if returns_impl_trait(&f.sig) {
         // The tracked and untracked paths would return two different opaque types (each
         // closure in them is its own type), so the instrumented copy is the only body and
@@ -96,7 +111,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         quote! {
             #(#items)*
             #[allow(unused_imports)]
-            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
             #ir_static
             let #fr = ::irtrack::__private::claim(&#ir_ident, #identity)
                 .unwrap_or_else(::irtrack::__private::Frame::inactive);
@@ -108,11 +123,11 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         quote! {
             #(#items)*
             #[allow(unused_imports)]
-            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _};
+            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
             #ir_static
             if let ::core::option::Option::Some(#fr) = ::irtrack::__private::claim(&#ir_ident, #identity) {
                 #allow
-                let #result = ::irtrack::__private::run(move || { #instrumented });
+                let #result #result_ty = ::irtrack::__private::run(move || { #instrumented });
                 return #result;
             }
             #(#original)*

@@ -126,7 +126,10 @@ fn check_signature(sig: &syn::Signature) -> Result<(), syn::Error> {
         ));
     }
     if let Some(v) = &sig.variadic {
-        errors.push(syn::Error::new(v.span(), "#[tracked] cannot record variadic functions"));
+        errors.push(syn::Error::new(
+            v.span(),
+            "#[tracked] cannot record variadic functions",
+        ));
     }
     match errors.into_iter().reduce(|mut a, b| {
         a.combine(b);

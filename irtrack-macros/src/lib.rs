@@ -29,7 +29,10 @@ pub fn derive_snapshot(input: TokenStream) -> TokenStream {
 
 /// The whole expansion of `#[tracked]`, as a function of tokens (tests call it directly).
 /// On error the item is emitted unchanged after the errors, so its callers see no second wave.
-fn tracked_impl(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn tracked_impl(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     if cfg!(feature = "disabled") {
         return item;
     }
@@ -42,7 +45,10 @@ fn tracked_impl(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) 
     }
 }
 
-fn try_tracked(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream, syn::Error> {
+fn try_tracked(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> Result<proc_macro2::TokenStream, syn::Error> {
     let mut tracked = item::parse(args, item)?;
     let mut errors: Option<syn::Error> = None;
     let fns: Vec<&mut item::TrackedFn> = match &mut tracked {

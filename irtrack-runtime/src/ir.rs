@@ -224,7 +224,11 @@ impl std::ops::Index<Location> for FnIr {
 impl fmt::Display for FnIr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for block in 1..=self.block_count() {
-            let in_block = || self.entries.iter().filter(move |e| e.location.block == block);
+            let in_block = || {
+                self.entries
+                    .iter()
+                    .filter(move |e| e.location.block == block)
+            };
             write!(f, "{block}:")?;
             let args: Vec<String> = in_block()
                 .filter(|e| e.kind == EntryKind::Argument)

@@ -20,7 +20,9 @@ pub use value::{Owned, Snapshot, Value};
 pub mod __private {
     pub use crate::ir::{Entry, EntryKind, FnIr, Location, Operand, Slot};
     pub use crate::recorder::{claim, run, Frame, Identity};
-    pub use crate::value::capture::{Probe, ViaDebug, ViaSnapshot, ViaTypeName};
+    pub use crate::value::capture::{
+        LateProbe, LateViaDebug, LateViaTypeName, Probe, ViaDebug, ViaSnapshot, ViaTypeName,
+    };
     pub use crate::value::{Owned, Snapshot, Value};
     pub use core::any::{type_name, type_name_of_val};
 

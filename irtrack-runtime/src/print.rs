@@ -20,7 +20,12 @@ impl fmt::Display for Listing<'_> {
     }
 }
 
-fn write_tree(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>, indent: usize, levels: usize) -> fmt::Result {
+fn write_tree(
+    f: &mut fmt::Formatter<'_>,
+    node: NodeRef<'_>,
+    indent: usize,
+    levels: usize,
+) -> fmt::Result {
     if levels == 0 {
         return Ok(());
     }
@@ -88,7 +93,9 @@ fn write_line(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
             let Some(entry) = entry else { return Ok(()) };
             write!(f, "goto §{}", entry.target)?;
             let mut args = node.arguments();
-            let condition = (entry.condition != Operand::None).then(|| args.pop()).flatten();
+            let condition = (entry.condition != Operand::None)
+                .then(|| args.pop())
+                .flatten();
             if !args.is_empty() {
                 f.write_str(" (")?;
                 write_args(f, &args)?;
@@ -167,7 +174,10 @@ mod tests {
     #[test]
     fn type_names_lose_module_paths() {
         assert_eq!(short_type_name("alloc::vec::Vec<f64>"), "Vec<f64>");
-        assert_eq!(short_type_name("&mut rand::rngs::std::StdRng"), "&mut StdRng");
+        assert_eq!(
+            short_type_name("&mut rand::rngs::std::StdRng"),
+            "&mut StdRng"
+        );
         assert_eq!(
             short_type_name("core::option::Option<(i32, alloc::string::String)>"),
             "Option<(i32, String)>"

@@ -133,7 +133,9 @@ impl Recorder {
     }
 
     fn top(&mut self) -> &mut FrameState {
-        self.frames.last_mut().expect("the root pseudo-frame is never popped")
+        self.frames
+            .last_mut()
+            .expect("the root pseudo-frame is never popped")
     }
 
     fn push_node(
@@ -149,7 +151,11 @@ impl Recorder {
         let frame = self.frames.last().expect("root pseudo-frame");
         for op in operands {
             let r = match *op {
-                Operand::Var(v) => frame.latest.get(v as usize).copied().unwrap_or(NodeId::NONE),
+                Operand::Var(v) => frame
+                    .latest
+                    .get(v as usize)
+                    .copied()
+                    .unwrap_or(NodeId::NONE),
                 Operand::Const(_) | Operand::None => NodeId::NONE,
             };
             self.store.refs.push(r);
@@ -181,7 +187,11 @@ impl Recorder {
     }
 
     fn entry(&self, index: u32) -> &'static Entry {
-        let ir = self.frames.last().and_then(|f| f.ir).expect("a frame of a tracked function");
+        let ir = self
+            .frames
+            .last()
+            .and_then(|f| f.ir)
+            .expect("a frame of a tracked function");
         &ir.entries[index as usize]
     }
 
@@ -230,7 +240,11 @@ impl Recorder {
         let frame = self.frames.last().expect("root pseudo-frame");
         for op in operands {
             let r = match *op {
-                Operand::Var(v) => frame.latest.get(v as usize).copied().unwrap_or(NodeId::NONE),
+                Operand::Var(v) => frame
+                    .latest
+                    .get(v as usize)
+                    .copied()
+                    .unwrap_or(NodeId::NONE),
                 _ => NodeId::NONE,
             };
             self.store.refs.push(r);
@@ -400,7 +414,11 @@ impl Frame {
                 match r.entry(entry).operands.first() {
                     Some(Operand::Var(v)) => {
                         let frame = r.frames.last().expect("root pseudo-frame");
-                        let node = frame.latest.get(*v as usize).copied().unwrap_or(NodeId::NONE);
+                        let node = frame
+                            .latest
+                            .get(*v as usize)
+                            .copied()
+                            .unwrap_or(NodeId::NONE);
                         (!node.is_none()).then(|| r.store.node(node).value.type_name())
                     }
                     _ => None,
@@ -447,7 +465,8 @@ pub fn claim(ir: &'static FnIr, identity: Identity) -> Option<Frame> {
 fn claim_slow(ir: &'static FnIr, identity: Identity) -> Option<Frame> {
     let rec = CURRENT.with(|c| c.borrow().clone())?;
     let claimed = rec.borrow_mut().claim(ir, &identity);
-    claimed.then_some(Frame { rec: Some(rec) })
+    // Lazily: a Frame pops its call when dropped, so one must exist only for a real claim.
+    claimed.then(|| Frame { rec: Some(rec) })
 }
 
 /// A recording in progress on this thread; restores the previous one (if a trace is recorded

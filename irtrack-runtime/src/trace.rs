@@ -252,7 +252,11 @@ impl<'t> NodeRef<'t> {
 
     /// The child printed as `@pos` (positions start at 1).
     pub fn child(&self, pos: usize) -> Option<NodeRef<'t>> {
-        let id = *self.trace.store.children(self.id).get(pos.checked_sub(1)?)?;
+        let id = *self
+            .trace
+            .store
+            .children(self.id)
+            .get(pos.checked_sub(1)?)?;
         Some(self.at(id))
     }
 

@@ -49,6 +49,26 @@ enum Scalar {
 }
 
 impl Scalar {
+    /// The scalar whose `Debug` text is `text`, when `type_name` names a scalar type.
+    fn parse(type_name: &str, text: &str) -> Option<Scalar> {
+        Some(match type_name {
+            "bool" => Scalar::Bool(text.parse().ok()?),
+            "i8" => Scalar::I8(text.parse().ok()?),
+            "i16" => Scalar::I16(text.parse().ok()?),
+            "i32" => Scalar::I32(text.parse().ok()?),
+            "i64" => Scalar::I64(text.parse().ok()?),
+            "isize" => Scalar::Isize(text.parse().ok()?),
+            "u8" => Scalar::U8(text.parse().ok()?),
+            "u16" => Scalar::U16(text.parse().ok()?),
+            "u32" => Scalar::U32(text.parse().ok()?),
+            "u64" => Scalar::U64(text.parse().ok()?),
+            "usize" => Scalar::Usize(text.parse().ok()?),
+            "f32" => Scalar::F32(text.parse().ok()?),
+            "f64" => Scalar::F64(text.parse().ok()?),
+            _ => return None,
+        })
+    }
+
     fn as_any(&self) -> &dyn Any {
         match self {
             Scalar::Unit(v) => v,
@@ -129,11 +149,20 @@ impl Value {
         }
     }
 
-    /// A value known only by its `Debug` text.
+    /// A value known only by its `Debug` text; scalars are recovered from it (their `Debug`
+    /// text round-trips exactly), so a scalar captured this way still downcasts.
     pub fn text<T: ?Sized + fmt::Debug>(value: &T) -> Value {
+        let type_name = std::any::type_name::<T>();
+        let text = format!("{value:?}");
+        if let Some(scalar) = Scalar::parse(type_name, &text) {
+            return Value {
+                type_name,
+                repr: Repr::Scalar(scalar),
+            };
+        }
         Value {
-            type_name: std::any::type_name::<T>(),
-            repr: Repr::Text(format!("{value:?}").into()),
+            type_name,
+            repr: Repr::Text(text.into()),
         }
     }
 
@@ -186,7 +215,12 @@ impl fmt::Display for Value {
 
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}::{}", self, crate::print::short_type_name(self.type_name))
+        write!(
+            f,
+            "{}::{}",
+            self,
+            crate::print::short_type_name(self.type_name)
+        )
     }
 }
 
@@ -232,6 +266,11 @@ scalar_snapshot!(
     f32 => F32, f64 => F64,
 );
 
+#[diagnostic::on_unimplemented(
+    message = "irtrack cannot keep a clone of `{Self}` in a trace",
+    label = "the type of this value was not known yet when irtrack recorded it",
+    note = "add a type annotation where the value is bound (`let x: T = ...`) or a turbofish (`.parse::<T>()`), or derive `irtrack::Snapshot` for `{Self}`"
+)]
 /// Owned types a snapshot can clone: `Clone + Debug + Send + Sync + 'static`, implemented for
 /// concrete types only (never through a lifetime bound), so that capture picks a snapshot
 /// exactly when one is possible and falls back to `Debug` otherwise.
@@ -250,7 +289,23 @@ macro_rules! owned {
 macro_rules! owned_scalar {
     ($($t:ty),*) => {$( impl Owned for $t {} )*};
 }
-owned_scalar!((), bool, char, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+owned_scalar!(
+    (),
+    bool,
+    char,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    f32,
+    f64
+);
 owned!(
     impl[] String,
     impl[] i128,
@@ -272,7 +327,14 @@ macro_rules! tuple_snapshot {
         owned!(impl[$($t: Owned),+] ($($t,)+));
     )*};
 }
-tuple_snapshot!((A), (A, B), (A, B, C), (A, B, C, D), (A, B, C, D, E), (A, B, C, D, E, F));
+tuple_snapshot!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
 
 impl Snapshot for str {
     fn snapshot(&self) -> Value {
@@ -331,6 +393,34 @@ pub mod capture {
         }
     }
 
+    /// Capture for a value whose type may be decided only after it is recorded (a call
+    /// like `parse()` or `collect()`, an operand of `?`). Method resolution commits to the
+    /// first candidate when the type is still open, so here `Debug` comes first: every
+    /// error type and most results have it, and scalars are recovered from their text.
+    pub struct LateProbe<'a, T: ?Sized>(pub &'a T);
+
+    /// Late capture through `Debug`.
+    pub trait LateViaDebug {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized + Debug> LateViaDebug for &LateProbe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::text(self.0)
+        }
+    }
+
+    /// Late capture of the type name alone.
+    pub trait LateViaTypeName {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized> LateViaTypeName for LateProbe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::opaque::<T>()
+        }
+    }
+
     /// Capture of the type name alone.
     pub trait ViaTypeName {
         /// Captures the probed value.
@@ -375,8 +465,14 @@ mod tests {
         let words = ["a"];
         let borrowed: Option<&str> = words.first().copied();
         // A reference inside a container has no 'static clone: capture falls back to Debug.
-        assert_eq!((&&&Probe(&borrowed)).__irtrack_capture().to_string(), "Some(\"a\")");
+        assert_eq!(
+            (&&&Probe(&borrowed)).__irtrack_capture().to_string(),
+            "Some(\"a\")"
+        );
         let i = 7i32;
-        assert_eq!((&&&Probe(&&i)).__irtrack_capture().downcast_ref::<i32>(), Some(&7));
+        assert_eq!(
+            (&&&Probe(&&i)).__irtrack_capture().downcast_ref::<i32>(),
+            Some(&7)
+        );
     }
 }

@@ -20,17 +20,30 @@ struct ArmEnd {
 }
 
 impl Lowerer {
-    fn define_args(&mut self, block: u32, vars: &[syn::Ident]) -> Vec<(syn::Ident, EntryId, Operand)> {
+    fn define_args(
+        &mut self,
+        block: u32,
+        vars: &[syn::Ident],
+    ) -> Vec<(syn::Ident, EntryId, Operand)> {
         vars.iter()
             .map(|v| {
-                let (id, op) = self.ir.define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
+                let (id, op) =
+                    self.ir
+                        .define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
                 (v.clone(), id, op)
             })
             .collect()
     }
 
     /// Lowers one arm body (a block, or a bare expression as in `match` arms) in `block`.
-    fn arm(&mut self, body: &Block, block: u32, tail: Tail, merged: &[syn::Ident], prefix: TokenStream) -> ArmEnd {
+    fn arm(
+        &mut self,
+        body: &Block,
+        block: u32,
+        tail: Tail,
+        merged: &[syn::Ident],
+        prefix: TokenStream,
+    ) -> ArmEnd {
         self.block = block;
         let (inner, value) = self.block_inner(body, tail);
         ArmEnd {
@@ -45,7 +58,12 @@ impl Lowerer {
     /// Joins the arms of a branch at a new merge block whose arguments are the variables the
     /// arms assigned (and the branch's value, for `Tail::Value`). Returns the arms' tokens with
     /// their closing jumps, and the value's operand.
-    fn merge(&mut self, arms: Vec<ArmEnd>, merged: &[syn::Ident], tail: Tail) -> (Vec<TokenStream>, Operand, Option<u32>) {
+    fn merge(
+        &mut self,
+        arms: Vec<ArmEnd>,
+        merged: &[syn::Ident],
+        tail: Tail,
+    ) -> (Vec<TokenStream>, Operand, Option<u32>) {
         if tail == Tail::Return || arms.iter().all(|a| a.diverges) {
             let toks = arms.into_iter().map(|a| a.tokens).collect();
             if tail != Tail::Return {
@@ -56,7 +74,8 @@ impl Lowerer {
         let merge = self.ir.new_block();
         let args = self.define_args(merge, merged);
         let value_arg = (tail == Tail::Value).then(|| {
-            self.ir.define(merge, Slot::Arg, Kind::Argument, "value", vec![])
+            self.ir
+                .define(merge, Slot::Arg, Kind::Argument, "value", vec![])
         });
         let value_ident = private_ident("__irtrack_value");
         let mut out = Vec::new();
@@ -69,12 +88,16 @@ impl Lowerer {
             if value_arg.is_some() {
                 ops.push(arm.value.clone());
             }
-            let j = self.ir.branch(arm.block, Kind::Jump, merge, ops, Operand::None, "");
-            let pairs: Vec<(syn::Ident, EntryId)> = args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+            let j = self
+                .ir
+                .branch(arm.block, Kind::Jump, merge, ops, Operand::None, "");
+            let pairs: Vec<(syn::Ident, EntryId)> =
+                args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
             let inner = arm.tokens;
             out.push(match value_arg {
                 Some((vid, _)) => {
-                    let jump = self.jump_with_args(j, &pairs, Some((vid, &value_ident.to_token_stream())));
+                    let jump =
+                        self.jump_with_args(j, &pairs, Some((vid, &value_ident.to_token_stream())));
                     quote!(let #value_ident = { #inner }; #jump #value_ident)
                 }
                 None => {
@@ -87,7 +110,9 @@ impl Lowerer {
             self.set(&ident.to_string(), op.clone());
         }
         self.block = merge;
-        let value = value_arg.map(|(_, op)| op).unwrap_or(Operand::Const("()".into()));
+        let value = value_arg
+            .map(|(_, op)| op)
+            .unwrap_or(Operand::Const("()".into()));
         (out, value, Some(merge))
     }
 
@@ -115,7 +140,11 @@ impl Lowerer {
         if let Some((_, e)) = &i.else_branch {
             assigned.extend(scan::assigned_names(|v| v.visit_expr(e)));
         }
-        let merged = if tail == Tail::Return { Vec::new() } else { self.flowing(&assigned) };
+        let merged = if tail == Tail::Return {
+            Vec::new()
+        } else {
+            self.flowing(&assigned)
+        };
         let then_b = self.ir.new_block();
         let else_b = i.else_branch.as_ref().map(|_| self.ir.new_block());
         let before = self.ops_of(&merged);
@@ -125,16 +154,44 @@ impl Lowerer {
             Expr::Let(l) => {
                 let s = self.scrutinee(&l.expr);
                 let pat_text = text(&*l.pat);
-                let jt = self.ir.branch(start, Kind::JumpIfMatches, then_b, vec![], s.op.clone(), pat_text);
-                let je = self.ir.branch(start, Kind::Jump, else_b.unwrap_or(0), vec![], Operand::None, "");
+                let jt = self.ir.branch(
+                    start,
+                    Kind::JumpIfMatches,
+                    then_b,
+                    vec![],
+                    s.op.clone(),
+                    pat_text,
+                );
+                let je = self.ir.branch(
+                    start,
+                    Kind::Jump,
+                    else_b.unwrap_or(0),
+                    vec![],
+                    Operand::None,
+                    "",
+                );
                 let pat = &l.pat;
                 let st = s.tokens;
-                (quote!(let #pat = #st), jt, je, Some(((*l.pat).clone(), s.op)))
+                (
+                    quote!(let #pat = #st),
+                    jt,
+                    je,
+                    Some(((*l.pat).clone(), s.op)),
+                )
             }
             cond => {
                 let c = self.expr(cond, Ctx::Value);
-                let je = self.ir.branch(start, Kind::JumpUnless, else_b.unwrap_or(0), vec![], c.op.clone(), "");
-                let jt = self.ir.branch(start, Kind::Jump, then_b, vec![], Operand::None, "");
+                let je = self.ir.branch(
+                    start,
+                    Kind::JumpUnless,
+                    else_b.unwrap_or(0),
+                    vec![],
+                    c.op.clone(),
+                    "",
+                );
+                let jt = self
+                    .ir
+                    .branch(start, Kind::Jump, then_b, vec![], Operand::None, "");
                 (c.tokens, jt, je, None)
             }
         };
@@ -224,7 +281,11 @@ impl Lowerer {
         for arm in &m.arms {
             assigned.extend(scan::assigned_names(|v| v.visit_expr(&arm.body)));
         }
-        let merged = if tail == Tail::Return { Vec::new() } else { self.flowing(&assigned) };
+        let merged = if tail == Tail::Return {
+            Vec::new()
+        } else {
+            self.flowing(&assigned)
+        };
         let saved = self.save();
         let n = m.arms.len();
         let mut ends = Vec::new();
@@ -241,12 +302,24 @@ impl Lowerer {
             });
             let unconditional = k + 1 == n && guard.is_none() && scan::is_irrefutable(&arm.pat);
             let j = if unconditional {
-                self.ir.branch(start, Kind::Jump, block, vec![], Operand::None, "")
+                self.ir
+                    .branch(start, Kind::Jump, block, vec![], Operand::None, "")
             } else {
-                self.ir.branch(start, Kind::JumpIfMatches, block, vec![], s.op.clone(), text(&arm.pat))
+                self.ir.branch(
+                    start,
+                    Kind::JumpIfMatches,
+                    block,
+                    vec![],
+                    s.op.clone(),
+                    text(&arm.pat),
+                )
             };
             self.block = block;
-            let binds = if guard.is_none() { self.bind_pattern(&arm.pat, &s.op) } else { TokenStream::new() };
+            let binds = if guard.is_none() {
+                self.bind_pattern(&arm.pat, &s.op)
+            } else {
+                TokenStream::new()
+            };
             let jt = self.jump(j);
             let body: Block = match &*arm.body {
                 Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
@@ -270,7 +343,12 @@ impl Lowerer {
 
     /// Opens a loop: the entering jump, the header block with an argument per carried
     /// variable, and the exit block (with arguments when the body breaks out).
-    fn open_loop(&mut self, label: Option<&syn::Label>, body: &Block, cond: Option<&Expr>) -> (TokenStream, u32, u32, bool) {
+    fn open_loop(
+        &mut self,
+        label: Option<&syn::Label>,
+        body: &Block,
+        cond: Option<&Expr>,
+    ) -> (TokenStream, u32, u32, bool) {
         let mut assigned = scan::assigned_names(|v| v.visit_block(body));
         if let Some(c) = cond {
             assigned.extend(scan::assigned_names(|v| v.visit_expr(c)));
@@ -279,7 +357,14 @@ impl Lowerer {
         let label_name = label.map(|l| l.name.ident.to_string());
         let (has_break, with_value) = scan::breaks_of(body, label_name.as_deref());
         let header = self.ir.new_block();
-        let enter = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&carried), Operand::None, "");
+        let enter = self.ir.branch(
+            self.block,
+            Kind::Jump,
+            header,
+            self.ops_of(&carried),
+            Operand::None,
+            "",
+        );
         let header_args = self.block_args(header, &carried);
         let enter_tokens = self.jump_with_args(enter, &header_args, None);
         self.loops.push(LoopCtx {
@@ -295,12 +380,23 @@ impl Lowerer {
     }
 
     /// Numbers the exit block once the header's own blocks exist, and defines its arguments.
-    fn open_exit(&mut self, has_break: bool, with_value: bool) -> (u32, Vec<(syn::Ident, EntryId, Operand)>) {
+    fn open_exit(
+        &mut self,
+        has_break: bool,
+        with_value: bool,
+    ) -> (u32, Vec<(syn::Ident, EntryId, Operand)>) {
         let exit = self.ir.new_block();
         let ctx = self.loops.last().expect("open loop");
         let carried: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
-        let args = if has_break { self.define_args(exit, &carried) } else { Vec::new() };
-        let value = with_value.then(|| self.ir.define(exit, Slot::Arg, Kind::Argument, "value", vec![]));
+        let args = if has_break {
+            self.define_args(exit, &carried)
+        } else {
+            Vec::new()
+        };
+        let value = with_value.then(|| {
+            self.ir
+                .define(exit, Slot::Arg, Kind::Argument, "value", vec![])
+        });
         let ctx = self.loops.last_mut().expect("open loop");
         ctx.exit = exit;
         ctx.exit_args = args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
@@ -316,7 +412,14 @@ impl Lowerer {
         let ctx = self.loops.last().expect("open loop");
         let (header, carried) = (ctx.header, ctx.carried.clone());
         let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
-        let j = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&vars), Operand::None, "");
+        let j = self.ir.branch(
+            self.block,
+            Kind::Jump,
+            header,
+            self.ops_of(&vars),
+            Operand::None,
+            "",
+        );
         self.jump_with_args(j, &carried, None)
     }
 
@@ -332,7 +435,9 @@ impl Lowerer {
             self.set(&ident.to_string(), op.clone());
         }
         self.block = exit;
-        ctx.exit_value.map(|(_, op)| op).unwrap_or(Operand::Const("()".into()))
+        ctx.exit_value
+            .map(|(_, op)| op)
+            .unwrap_or(Operand::Const("()".into()))
     }
 
     /// `while c { body }` and `while let P = s { body }`.
@@ -346,7 +451,8 @@ impl Lowerer {
     /// }
     /// ```
     pub(super) fn while_expr(&mut self, w: &syn::ExprWhile) -> Lowered {
-        let (enter, header, _, has_break) = self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
+        let (enter, header, _, has_break) =
+            self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
         self.block = header;
         let body_b;
         let (exit, exit_args);
@@ -356,10 +462,30 @@ impl Lowerer {
                 let s = self.scrutinee(&l.expr);
                 body_b = self.ir.new_block();
                 (exit, exit_args) = self.open_exit(has_break, false);
-                let jb = self.ir.branch(header, Kind::JumpIfMatches, body_b, vec![], s.op.clone(), text(&*l.pat));
-                let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
-                let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
-                let jx = self.ir.branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
+                let jb = self.ir.branch(
+                    header,
+                    Kind::JumpIfMatches,
+                    body_b,
+                    vec![],
+                    s.op.clone(),
+                    text(&*l.pat),
+                );
+                let carried_vars: Vec<syn::Ident> = self
+                    .loops
+                    .last()
+                    .expect("loop")
+                    .carried
+                    .iter()
+                    .map(|(i, _)| i.clone())
+                    .collect();
+                let exit_ops = if has_break {
+                    self.ops_of(&carried_vars)
+                } else {
+                    Vec::new()
+                };
+                let jx = self
+                    .ir
+                    .branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
                 let pat = &l.pat;
                 let st = s.tokens;
                 test = quote!(let #pat = #st);
@@ -371,17 +497,33 @@ impl Lowerer {
                 let c = self.expr(cond, Ctx::Value);
                 body_b = self.ir.new_block();
                 (exit, exit_args) = self.open_exit(has_break, false);
-                let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
-                let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
-                let jx = self.ir.branch(header, Kind::JumpUnless, exit, exit_ops, c.op.clone(), "");
-                let jb = self.ir.branch(header, Kind::Jump, body_b, vec![], Operand::None, "");
+                let carried_vars: Vec<syn::Ident> = self
+                    .loops
+                    .last()
+                    .expect("loop")
+                    .carried
+                    .iter()
+                    .map(|(i, _)| i.clone())
+                    .collect();
+                let exit_ops = if has_break {
+                    self.ops_of(&carried_vars)
+                } else {
+                    Vec::new()
+                };
+                let jx = self
+                    .ir
+                    .branch(header, Kind::JumpUnless, exit, exit_ops, c.op.clone(), "");
+                let jb = self
+                    .ir
+                    .branch(header, Kind::Jump, body_b, vec![], Operand::None, "");
                 test = c.tokens;
                 into_body = jb;
                 out = jx;
                 let_pat = None;
             }
         }
-        let pairs: Vec<(syn::Ident, EntryId)> = exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        let pairs: Vec<(syn::Ident, EntryId)> =
+            exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
         let out_tokens = self.jump_with_args(out, &pairs, None);
         self.block = body_b;
         self.scopes.push(Vec::new());
@@ -434,18 +576,47 @@ impl Lowerer {
     /// calls `next` and branches on `Some(p)`.
     pub(super) fn for_expr(&mut self, f: &syn::ExprForLoop) -> Lowered {
         let it = self.expr(&f.expr, Ctx::Value);
-        let (into_id, iter_op) = self.ir.define(self.block, Slot::Var, Kind::Call, "into_iter", vec![it.op.clone()]);
+        let (into_id, iter_op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Call,
+            "into_iter",
+            vec![it.op.clone()],
+        );
         let (enter, header, _, has_break) = self.open_loop(f.label.as_ref(), &f.body, None);
         self.block = header;
-        let (next_id, next_op) = self.ir.define(header, Slot::Var, Kind::MethodCall, "next", vec![iter_op]);
+        let (next_id, next_op) =
+            self.ir
+                .define(header, Slot::Var, Kind::MethodCall, "next", vec![iter_op]);
         let body_b = self.ir.new_block();
         let (exit, exit_args) = self.open_exit(has_break, false);
         let pat = &f.pat;
-        let jb = self.ir.branch(header, Kind::JumpIfMatches, body_b, vec![], next_op.clone(), format!("Some({})", text(&**pat)));
-        let carried_vars: Vec<syn::Ident> = self.loops.last().expect("loop").carried.iter().map(|(i, _)| i.clone()).collect();
-        let exit_ops = if has_break { self.ops_of(&carried_vars) } else { Vec::new() };
-        let jx = self.ir.branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
-        let pairs: Vec<(syn::Ident, EntryId)> = exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        let jb = self.ir.branch(
+            header,
+            Kind::JumpIfMatches,
+            body_b,
+            vec![],
+            next_op.clone(),
+            format!("Some({})", text(&**pat)),
+        );
+        let carried_vars: Vec<syn::Ident> = self
+            .loops
+            .last()
+            .expect("loop")
+            .carried
+            .iter()
+            .map(|(i, _)| i.clone())
+            .collect();
+        let exit_ops = if has_break {
+            self.ops_of(&carried_vars)
+        } else {
+            Vec::new()
+        };
+        let jx = self
+            .ir
+            .branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
+        let pairs: Vec<(syn::Ident, EntryId)> =
+            exit_args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
         let out_tokens = self.jump_with_args(jx, &pairs, None);
         self.block = body_b;
         self.scopes.push(Vec::new());
@@ -457,8 +628,16 @@ impl Lowerer {
         self.close_loop(exit, &exit_args);
         let iter = private_ident("__irtrack_iter");
         let itt = it.tokens;
-        let into = self.record(into_id, quote!(::core::iter::IntoIterator::into_iter(#itt)), f.expr.span());
-        let next = self.record(next_id, quote!(::core::iter::Iterator::next(&mut #iter)), f.span());
+        let into = self.record(
+            into_id,
+            quote!(::core::iter::IntoIterator::into_iter(#itt)),
+            f.expr.span(),
+        );
+        let next = self.record(
+            next_id,
+            quote!(::core::iter::Iterator::next(&mut #iter)),
+            f.span(),
+        );
         let label = &f.label;
         Lowered {
             tokens: quote!(
@@ -479,9 +658,16 @@ impl Lowerer {
         }
     }
 
-    fn target_loop(&mut self, label: Option<&syn::Lifetime>, span: proc_macro2::Span) -> Option<usize> {
+    fn target_loop(
+        &mut self,
+        label: Option<&syn::Lifetime>,
+        span: proc_macro2::Span,
+    ) -> Option<usize> {
         let found = match label {
-            Some(l) => self.loops.iter().rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
+            Some(l) => self
+                .loops
+                .iter()
+                .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
             None => self.loops.len().checked_sub(1),
         };
         if found.is_none() {
@@ -505,7 +691,9 @@ impl Lowerer {
         if let (Some(v), Some(_)) = (&value, &exit_value) {
             ops.push(v.op.clone());
         }
-        let j = self.ir.branch(self.block, Kind::Jump, exit, ops, Operand::None, "");
+        let j = self
+            .ir
+            .branch(self.block, Kind::Jump, exit, ops, Operand::None, "");
         let label = &b.label;
         let tokens = match (value, exit_value) {
             (Some(v), Some((vid, _))) => {
@@ -538,7 +726,14 @@ impl Lowerer {
         };
         let (header, carried) = (self.loops[k].header, self.loops[k].carried.clone());
         let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
-        let j = self.ir.branch(self.block, Kind::Jump, header, self.ops_of(&vars), Operand::None, "");
+        let j = self.ir.branch(
+            self.block,
+            Kind::Jump,
+            header,
+            self.ops_of(&vars),
+            Operand::None,
+            "",
+        );
         let jump = self.jump_with_args(j, &carried, None);
         let label = &c.label;
         Lowered {
@@ -567,19 +762,40 @@ impl Lowerer {
     /// `e?`: a branch to a block that returns `e` when it is the residual (`Err`/`None`),
     /// otherwise a branch on, and a `$(?)` special unwrapping it.
     pub(super) fn try_expr(&mut self, t: &syn::ExprTry) -> Lowered {
+        self.late = true;
         let v = self.expr(&t.expr, Ctx::Value);
+        self.late = false;
         let start = self.block;
         let returns = self.ir.new_block();
         let cont = self.ir.new_block();
-        let jr = self.ir.branch(start, Kind::JumpIfMatches, returns, vec![], v.op.clone(), "Err(_) | None");
-        let jc = self.ir.branch(start, Kind::Jump, cont, vec![], Operand::None, "");
-        let ret = self.ir.branch(returns, Kind::Return, 0, vec![v.op.clone()], Operand::None, "");
+        let jr = self.ir.branch(
+            start,
+            Kind::JumpIfMatches,
+            returns,
+            vec![],
+            v.op.clone(),
+            "Err(_) | None",
+        );
+        let jc = self
+            .ir
+            .branch(start, Kind::Jump, cont, vec![], Operand::None, "");
+        let ret = self.ir.branch(
+            returns,
+            Kind::Return,
+            0,
+            vec![v.op.clone()],
+            Operand::None,
+            "",
+        );
         self.block = cont;
-        let (q, op) = self.ir.define(cont, Slot::Var, Kind::Special, "?", vec![v.op]);
+        let (q, op) = self
+            .ir
+            .define(cont, Slot::Var, Kind::Special, "?", vec![v.op]);
         let tmp = private_ident("__irtrack_try");
         let f = frame();
         let (jr_t, jc_t) = (self.jump(jr), self.jump(jc));
-        let cap = Self::capture(t.span());
+        let late_v = private_ident("__irtrack_v");
+        let cap = quote::quote_spanned! {t.span()=> |#late_v| (&&::irtrack::__private::LateProbe(#late_v)).__irtrack_capture() };
         let vt = v.tokens;
         let question = &t.question_token;
         let unwrap = self.record(q, quote!(#tmp #question), t.span());
@@ -607,20 +823,42 @@ impl Lowerer {
         let start = self.block;
         let rhs_b = self.ir.new_block();
         let (j1, j2) = if and {
-            let j1 = self.ir.branch(start, Kind::JumpUnless, 0, vec![l.op.clone()], l.op.clone(), "");
-            let j2 = self.ir.branch(start, Kind::Jump, rhs_b, vec![], Operand::None, "");
+            let j1 = self.ir.branch(
+                start,
+                Kind::JumpUnless,
+                0,
+                vec![l.op.clone()],
+                l.op.clone(),
+                "",
+            );
+            let j2 = self
+                .ir
+                .branch(start, Kind::Jump, rhs_b, vec![], Operand::None, "");
             (j1, j2)
         } else {
-            let j1 = self.ir.branch(start, Kind::JumpUnless, rhs_b, vec![], l.op.clone(), "");
-            let j2 = self.ir.branch(start, Kind::Jump, 0, vec![l.op.clone()], Operand::None, "");
+            let j1 = self
+                .ir
+                .branch(start, Kind::JumpUnless, rhs_b, vec![], l.op.clone(), "");
+            let j2 = self
+                .ir
+                .branch(start, Kind::Jump, 0, vec![l.op.clone()], Operand::None, "");
             (j1, j2)
         };
         self.block = rhs_b;
         let r = self.expr(&b.right, Ctx::Value);
         let rhs_end = self.block;
         let result = self.ir.new_block();
-        let jr = self.ir.branch(rhs_end, Kind::Jump, result, vec![r.op.clone()], Operand::None, "");
-        let (arg, op) = self.ir.define(result, Slot::Arg, Kind::Argument, "value", vec![]);
+        let jr = self.ir.branch(
+            rhs_end,
+            Kind::Jump,
+            result,
+            vec![r.op.clone()],
+            Operand::None,
+            "",
+        );
+        let (arg, op) = self
+            .ir
+            .define(result, Slot::Arg, Kind::Argument, "value", vec![]);
         let short = if and { j1 } else { j2 };
         self.ir.entries[short as usize].target = result;
         self.block = result;

@@ -76,7 +76,11 @@ impl Lowerer {
                 let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
                 let ops = mentions
                     .iter()
-                    .map(|n| self.lookup(n).map(|l| l.op.clone()).unwrap_or(Operand::None))
+                    .map(|n| {
+                        self.lookup(n)
+                            .map(|l| l.op.clone())
+                            .unwrap_or(Operand::None)
+                    })
                     .collect();
                 let head = format!("{}!", text(&m.mac.path));
                 self.special(head, ops, e.to_token_stream(), e.span())
@@ -90,19 +94,24 @@ impl Lowerer {
                 l.loud |= inner.loud;
                 l
             }
-            Expr::Tuple(t) if t.elems.is_empty() => Lowered::quiet(quote!(()), Operand::Const("()".into())),
+            Expr::Tuple(t) if t.elems.is_empty() => {
+                Lowered::quiet(quote!(()), Operand::Const("()".into()))
+            }
             Expr::Tuple(t) => {
-                let parts: Vec<Lowered> = t.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
+                let parts: Vec<Lowered> =
+                    t.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
                 let loud = parts.iter().any(|p| p.loud);
                 let ops = parts.iter().map(|p| p.op.clone()).collect();
                 let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.tokens).collect();
                 let comma = (toks.len() == 1).then(|| quote!(,));
-                let mut l = self.special("tuple".into(), ops, quote!((#(#toks),* #comma)), e.span());
+                let mut l =
+                    self.special("tuple".into(), ops, quote!((#(#toks),* #comma)), e.span());
                 l.loud |= loud;
                 l
             }
             Expr::Array(a) => {
-                let parts: Vec<Lowered> = a.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
+                let parts: Vec<Lowered> =
+                    a.elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
                 let loud = parts.iter().any(|p| p.loud);
                 let ops = parts.iter().map(|p| p.op.clone()).collect();
                 let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.tokens).collect();
@@ -114,7 +123,12 @@ impl Lowerer {
                 let inner = self.expr(&r.expr, Ctx::Value);
                 let len = &r.len;
                 let t = inner.tokens;
-                let mut l = self.special("array repeat".into(), vec![inner.op], quote!([#t; #len]), e.span());
+                let mut l = self.special(
+                    "array repeat".into(),
+                    vec![inner.op],
+                    quote!([#t; #len]),
+                    e.span(),
+                );
                 l.loud |= inner.loud;
                 l
             }
@@ -123,7 +137,11 @@ impl Lowerer {
                 let end = r.end.as_ref().map(|s| self.expr(s, Ctx::Value));
                 let limits = &r.limits;
                 let loud = start.iter().chain(end.iter()).any(|p| p.loud);
-                let ops = start.iter().chain(end.iter()).map(|p| p.op.clone()).collect();
+                let ops = start
+                    .iter()
+                    .chain(end.iter())
+                    .map(|p| p.op.clone())
+                    .collect();
                 let st = start.map(|s| s.tokens);
                 let en = end.map(|s| s.tokens);
                 let mut l = self.special(text(limits), ops, quote!(#st #limits #en), e.span());
@@ -170,7 +188,10 @@ impl Lowerer {
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
             Expr::Await(a) => {
-                self.error(a.span(), "#[tracked] cannot record `.await`: tracked functions must be synchronous");
+                self.error(
+                    a.span(),
+                    "#[tracked] cannot record `.await`: tracked functions must be synchronous",
+                );
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
             Expr::Yield(y) => {
@@ -190,8 +211,16 @@ impl Lowerer {
     }
 
     /// A special node (`$(kind)(ops)`) passing `value` through.
-    fn special(&mut self, head: String, ops: Vec<Operand>, value: TokenStream, span: Span) -> Lowered {
-        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, head, ops);
+    fn special(
+        &mut self,
+        head: String,
+        ops: Vec<Operand>,
+        value: TokenStream,
+        span: Span,
+    ) -> Lowered {
+        let (id, op) = self
+            .ir
+            .define(self.block, Slot::Var, Kind::Special, head, ops);
         Lowered {
             tokens: self.record(id, value, span),
             op,
@@ -212,14 +241,20 @@ impl Lowerer {
         // A named constant, static, unit struct or variant, fn item, or (in a closure) a
         // captured variable: a constant node holding its current value.
         let head = text(p);
-        let is_capture = p.path.get_ident().is_some_and(|i| self.captured.contains(&i.to_string()));
-        let (id, op) = self.ir.define(self.block, Slot::Const, Kind::Constant, head, vec![]);
+        let is_capture = p
+            .path
+            .get_ident()
+            .is_some_and(|i| self.captured.contains(&i.to_string()));
+        let (id, op) = self
+            .ir
+            .define(self.block, Slot::Const, Kind::Constant, head, vec![]);
         let value = if is_capture {
             // Record through a reference, so recording does not move or copy the capture.
             let rec = self.record_ref(id, &tokens);
             quote!({ #rec #tokens })
         } else {
-            self.record(id, tokens, p.span())
+            // `None`, `Default::default` and friends may still have open types here.
+            self.record_late(id, tokens, p.span())
         };
         Lowered {
             tokens: value,
@@ -229,7 +264,11 @@ impl Lowerer {
     }
 
     fn field(&mut self, f: &syn::ExprField, ctx: Ctx) -> Lowered {
-        let base_ctx = if is_place(&f.base) { Ctx::Place } else { Ctx::Value };
+        let base_ctx = if is_place(&f.base) {
+            Ctx::Place
+        } else {
+            Ctx::Value
+        };
         let base = self.expr(&f.base, base_ctx);
         let member = &f.member;
         let t = base.tokens;
@@ -248,7 +287,11 @@ impl Lowerer {
     }
 
     fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {
-        let base_ctx = if is_place(&i.expr) { Ctx::Place } else { Ctx::Value };
+        let base_ctx = if is_place(&i.expr) {
+            Ctx::Place
+        } else {
+            Ctx::Value
+        };
         let base = self.expr(&i.expr, base_ctx);
         let index = self.expr(&i.index, Ctx::Value);
         let (b, x) = (base.tokens, index.tokens);
@@ -261,7 +304,13 @@ impl Lowerer {
                 loud,
             };
         }
-        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, "index", vec![base.op, index.op]);
+        let (id, op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Call,
+            "index",
+            vec![base.op, index.op],
+        );
         Lowered {
             tokens: self.record(id, tokens, i.span()),
             op,
@@ -313,7 +362,13 @@ impl Lowerer {
                     _ => ("!", "not"),
                 };
                 let inner = self.expr(&u.expr, Ctx::Value);
-                let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, head, vec![inner.op.clone()]);
+                let (id, op) = self.ir.define(
+                    self.block,
+                    Slot::Var,
+                    Kind::Operator,
+                    head,
+                    vec![inner.op.clone()],
+                );
                 let exact = matches!(inner.op, Operand::Var(_));
                 let op_tok = &u.op;
                 let f = frame();
@@ -345,10 +400,30 @@ impl Lowerer {
         );
         // Comparisons take their operands by reference: keep places as places.
         let ctx = if comparison { Ctx::Place } else { Ctx::Value };
-        let lhs = self.expr(&b.left, if comparison && is_place(&b.left) { ctx } else { Ctx::Value });
-        let rhs = self.expr(&b.right, if comparison && is_place(&b.right) { ctx } else { Ctx::Value });
+        let lhs = self.expr(
+            &b.left,
+            if comparison && is_place(&b.left) {
+                ctx
+            } else {
+                Ctx::Value
+            },
+        );
+        let rhs = self.expr(
+            &b.right,
+            if comparison && is_place(&b.right) {
+                ctx
+            } else {
+                Ctx::Value
+            },
+        );
         let head = text(&b.op);
-        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, head, vec![lhs.op.clone(), rhs.op.clone()]);
+        let (id, op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Operator,
+            head,
+            vec![lhs.op.clone(), rhs.op.clone()],
+        );
         let announce = match binop_method(&b.op) {
             Some(m) => Announce::Method(m.into(), matches!(lhs.op, Operand::Var(_))),
             None => Announce::None,
@@ -381,14 +456,27 @@ impl Lowerer {
         let rhs = self.expr(&b.right, Ctx::Value);
         let op_tok = &b.op;
         let local = match &*b.left {
-            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().filter(|i| self.is_local(&i.to_string())).cloned(),
+            Expr::Path(p) if p.qself.is_none() => p
+                .path
+                .get_ident()
+                .filter(|i| self.is_local(&i.to_string()))
+                .cloned(),
             _ => None,
         };
         let f = frame();
         if let Some(ident) = local {
-            let old = self.lookup(&ident.to_string()).map(|l| l.op.clone()).unwrap_or(Operand::None);
+            let old = self
+                .lookup(&ident.to_string())
+                .map(|l| l.op.clone())
+                .unwrap_or(Operand::None);
             let exact = matches!(old, Operand::Var(_));
-            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Operator, text(op_tok), vec![old, rhs.op.clone()]);
+            let (id, op) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Operator,
+                text(op_tok),
+                vec![old, rhs.op.clone()],
+            );
             let method = binop_method(&b.op).unwrap_or("");
             let r = rhs.tokens;
             let assign = if rhs.loud {
@@ -406,7 +494,13 @@ impl Lowerer {
         }
         let lhs = self.expr(&b.left, Ctx::Place);
         let head = format!("{} {}", text(&b.left), text(op_tok));
-        let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, vec![lhs.op, rhs.op]);
+        let (id, _) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Special,
+            head,
+            vec![lhs.op, rhs.op],
+        );
         let (l, r) = (lhs.tokens, rhs.tokens);
         let rec = self.record_ref(id, &quote!(()));
         Lowered {
@@ -422,7 +516,12 @@ impl Lowerer {
         let rhs = self.expr(&a.right, Ctx::Value);
         let r = rhs.tokens.clone();
         match &*a.left {
-            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string())) => {
+            Expr::Path(p)
+                if p.qself.is_none()
+                    && p.path
+                        .get_ident()
+                        .is_some_and(|i| self.is_local(&i.to_string())) =>
+            {
                 let ident = p.path.get_ident().expect("checked").to_string();
                 self.set(&ident, rhs.op);
                 let left = &a.left;
@@ -443,7 +542,13 @@ impl Lowerer {
                 collect_local_paths(left, &mut names, &|n| self.is_local(n));
                 let mut rec = TokenStream::new();
                 for ident in names {
-                    let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![rhs.op.clone()]);
+                    let (id, op) = self.ir.define(
+                        self.block,
+                        Slot::Var,
+                        Kind::Special,
+                        format!("bind {ident}"),
+                        vec![rhs.op.clone()],
+                    );
                     rec.extend(self.record_ref(id, &ident.to_token_stream()));
                     self.set(&ident.to_string(), op);
                 }
@@ -456,7 +561,13 @@ impl Lowerer {
             _ => {
                 let lhs = self.expr(&a.left, Ctx::Place);
                 let head = format!("{} =", text(&a.left));
-                let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, vec![lhs.op, rhs.op]);
+                let (id, _) = self.ir.define(
+                    self.block,
+                    Slot::Var,
+                    Kind::Special,
+                    head,
+                    vec![lhs.op, rhs.op],
+                );
                 let l = lhs.tokens;
                 let rec = self.record_ref(id, &quote!(()));
                 Lowered {
@@ -525,14 +636,23 @@ impl Lowerer {
     /// }, …)
     /// ```
     fn call(&mut self, c: &syn::ExprCall) -> Lowered {
+        let late = std::mem::take(&mut self.late)
+            || matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_late_name(&s.ident) && s.arguments.is_none()));
         let callee_ty = private_ident("__irtrack_ty");
         let callee_val = private_ident("__irtrack_callee");
         let (head, binding, callee_tokens) = match &*c.func {
             Expr::Path(p) => {
-                let local = p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string()));
+                let local = p.qself.is_none()
+                    && p.path
+                        .get_ident()
+                        .is_some_and(|i| self.is_local(&i.to_string()));
                 if local {
                     let func = &c.func;
-                    (text(p), quote!(let #callee_ty = ::irtrack::__private::type_name_of_val(&#func);), func.to_token_stream())
+                    (
+                        text(p),
+                        quote!(let #callee_ty = ::irtrack::__private::type_name_of_val(&#func);),
+                        func.to_token_stream(),
+                    )
                 } else {
                     (
                         text(p),
@@ -554,11 +674,29 @@ impl Lowerer {
         let parts = self.call_args(&c.args);
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
-        let announce = if binding.is_empty() { Announce::None } else { Announce::Fn(callee_ty) };
-        let call = self.announced(id, &announce, parts, |toks| quote!(#callee_tokens(#(#toks),*)));
-        let tokens = if binding.is_empty() { call } else { quote!({ #binding #call }) };
+        let announce = if binding.is_empty() {
+            Announce::None
+        } else {
+            Announce::Fn(callee_ty)
+        };
+        let call = self.announced(
+            id,
+            &announce,
+            parts,
+            |toks| quote!(#callee_tokens(#(#toks),*)),
+        );
+        let tokens = if binding.is_empty() {
+            call
+        } else {
+            quote!({ #binding #call })
+        };
+        let tokens = if late {
+            self.record_late(id, tokens, c.span())
+        } else {
+            self.record(id, tokens, c.span())
+        };
         Lowered {
-            tokens: self.record(id, tokens, c.span()),
+            tokens,
             op,
             loud: true,
         }
@@ -567,10 +705,22 @@ impl Lowerer {
     /// `recv.m(args)`: the receiver is the first operand, and the announcement names the
     /// method and, when the receiver is a recorded value, its type.
     fn method_call(&mut self, m: &syn::ExprMethodCall) -> Lowered {
+        let late =
+            std::mem::take(&mut self.late) || (is_late_name(&m.method) && m.turbofish.is_none());
         let recv_is_place = is_place(&m.receiver);
-        let recv = self.expr(&m.receiver, if recv_is_place { Ctx::Place } else { Ctx::Value });
+        let recv = self.expr(
+            &m.receiver,
+            if recv_is_place {
+                Ctx::Place
+            } else {
+                Ctx::Value
+            },
+        );
         let exact = match &*m.receiver {
-            Expr::Path(p) => p.path.get_ident().is_some_and(|i| self.is_local(&i.to_string())),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.is_local(&i.to_string())),
             _ => !recv_is_place,
         } && matches!(recv.op, Operand::Var(_));
         let mut parts = vec![Part {
@@ -580,7 +730,13 @@ impl Lowerer {
         parts.extend(self.call_args(&m.args));
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let method = &m.method;
-        let (id, op) = self.ir.define(self.block, Slot::Var, Kind::MethodCall, method.to_string(), ops);
+        let (id, op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::MethodCall,
+            method.to_string(),
+            ops,
+        );
         let turbofish = &m.turbofish;
         let announce = Announce::Method(method.to_string(), exact);
         let dot = &m.dot_token;
@@ -588,8 +744,13 @@ impl Lowerer {
             let (r, args) = toks.split_first().expect("receiver");
             quote!(#r #dot #method #turbofish (#(#args),*))
         });
+        let tokens = if late {
+            self.record_late(id, call, m.span())
+        } else {
+            self.record(id, call, m.span())
+        };
         Lowered {
-            tokens: self.record(id, call, m.span()),
+            tokens,
             op,
             loud: true,
         }
@@ -620,13 +781,20 @@ impl Lowerer {
             .flat_map(|s| s.iter().map(|l| l.ident.to_string()))
             .chain(self.captured.iter().cloned())
             .collect();
-        let params: Vec<(syn::Pat, Span)> = c.inputs.iter().map(|p| (p.clone(), p.span())).collect();
+        let params: Vec<(syn::Pat, Span)> =
+            c.inputs.iter().map(|p| (p.clone(), p.span())).collect();
         let body_block: syn::Block = match &*c.body {
             Expr::Block(b) if b.label.is_none() => b.block.clone(),
             other => syn::parse_quote!({ #other }),
         };
         let number = self.next_closure();
-        let lowered = Lowerer::new(captured, self.closures.clone()).lower_fn(&params, &body_block);
+        let ret_ty = match &c.output {
+            syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
+            syn::ReturnType::Default => None,
+        };
+        let lowered = Lowerer::new(captured, self.closures.clone())
+            .with_return_type(ret_ty)
+            .lower_fn(&params, &body_block);
         let lowered = match lowered {
             Ok(l) => l,
             Err(e) => {
@@ -640,12 +808,23 @@ impl Lowerer {
         let f = frame();
         let instrumented = lowered.body;
         let original = &c.body;
-        let (attrs, lifetimes, constness, movability, capture, inputs, output) =
-            (&c.attrs, &c.lifetimes, &c.constness, &c.movability, &c.capture, &c.inputs, &c.output);
+        let (attrs, lifetimes, constness, movability, capture, inputs, output) = (
+            &c.attrs,
+            &c.lifetimes,
+            &c.constness,
+            &c.movability,
+            &c.capture,
+            &c.inputs,
+            &c.output,
+        );
         let tokens = quote! {
             #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
                 #stat
-                match ::irtrack::__private::claim(&#ident, ::irtrack::__private::Identity::CLOSURE) {
+                match ::irtrack::__private::claim(&#ident, ::irtrack::__private::Identity {
+                    inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
+                    name: #name,
+                    self_type: ::core::option::Option::None,
+                }) {
                     ::core::option::Option::Some(#f) => { #instrumented }
                     ::core::option::Option::None => #original,
                 }
@@ -653,6 +832,31 @@ impl Lowerer {
         };
         Lowered::quiet(tokens, Operand::None)
     }
+}
+
+/// Functions and methods whose return type is usually decided by how the result is used:
+/// their values are captured with `LateProbe`.
+fn is_late_name(name: &syn::Ident) -> bool {
+    matches!(
+        name.to_string().as_str(),
+        "parse"
+            | "collect"
+            | "into"
+            | "try_into"
+            | "sum"
+            | "product"
+            | "default"
+            | "from"
+            | "try_from"
+            | "from_str"
+            | "from_iter"
+            | "unwrap_or_default"
+            | "into_iter"
+            | "fold"
+            | "Ok"
+            | "Err"
+            | "Some"
+    )
 }
 
 /// The trait method an operator calls, for claiming by a tracked operator impl.

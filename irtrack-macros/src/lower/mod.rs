@@ -19,7 +19,6 @@ use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, Stmt};
 
-
 /// A variable in scope while lowering, and the SSA operand that holds its value right now.
 #[derive(Clone)]
 struct Local {
@@ -94,6 +93,11 @@ pub struct Lowerer {
     captured: Vec<String>,
     errors: Vec<syn::Error>,
     closures: Rc<Cell<u32>>,
+    /// The next call lowered is the operand of `?`: its type is decided later.
+    late: bool,
+    /// The declared return type, which types the capture of returned values (their type may
+    /// otherwise be decided only by the return itself).
+    ret_ty: Option<syn::Type>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -115,7 +119,15 @@ impl Lowerer {
             captured,
             errors: Vec::new(),
             closures,
+            late: false,
+            ret_ty: None,
         }
+    }
+
+    /// Sets the declared return type (`None` when it cannot be named, as for `impl Trait`).
+    pub fn with_return_type(mut self, ty: Option<syn::Type>) -> Self {
+        self.ret_ty = ty;
+        self
     }
 
     /// Lowers a function (or closure) with the given parameters and body.
@@ -129,11 +141,17 @@ impl Lowerer {
     /// __irtrack.record_ref(0, &x, capture);                  // @1 [Arg:§1:%1]
     /// __irtrack.ret(3, __irtrack.record(2, x.sin() + ..., capture), capture)
     /// ```
-    pub fn lower_fn(mut self, params: &[(Pat, Span)], body: &Block) -> Result<LoweredFn, syn::Error> {
+    pub fn lower_fn(
+        mut self,
+        params: &[(Pat, Span)],
+        body: &Block,
+    ) -> Result<LoweredFn, syn::Error> {
         let mut prologue = TokenStream::new();
         for (pat, _span) in params {
             for ident in scan::pattern_bindings(pat) {
-                let (id, op) = self.ir.define(1, Slot::Arg, Kind::Argument, ident.to_string(), vec![]);
+                let (id, op) =
+                    self.ir
+                        .define(1, Slot::Arg, Kind::Argument, ident.to_string(), vec![]);
                 prologue.extend(self.record_ref(id, &ident.to_token_stream()));
                 self.bind(ident, op);
             }
@@ -167,7 +185,11 @@ impl Lowerer {
     }
 
     fn lookup(&self, name: &str) -> Option<&Local> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.ident == name)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|l| l.ident == name)
     }
 
     fn lookup_mut(&mut self, name: &str) -> Option<&mut Local> {
@@ -209,13 +231,20 @@ impl Lowerer {
 
     fn ops_of(&self, vars: &[syn::Ident]) -> Vec<Operand> {
         vars.iter()
-            .map(|v| self.lookup(&v.to_string()).map(|l| l.op.clone()).unwrap_or(Operand::None))
+            .map(|v| {
+                self.lookup(&v.to_string())
+                    .map(|l| l.op.clone())
+                    .unwrap_or(Operand::None)
+            })
             .collect()
     }
 
     /// A snapshot of every variable's operand, to restore between the arms of a branch.
     fn save(&self) -> Vec<Vec<Operand>> {
-        self.scopes.iter().map(|s| s.iter().map(|l| l.op.clone()).collect()).collect()
+        self.scopes
+            .iter()
+            .map(|s| s.iter().map(|l| l.op.clone()).collect())
+            .collect()
     }
 
     fn restore(&mut self, saved: &[Vec<Operand>]) {
@@ -239,6 +268,14 @@ impl Lowerer {
         quote! { #f.record(#id, #value, #cap) }
     }
 
+    /// Records a value whose type may only be decided after this point (see `LateProbe`).
+    fn record_late(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+        let f = frame();
+        let v = private_ident("__irtrack_v");
+        let cap = quote_spanned! {span=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() };
+        quote! { #f.record(#id, #value, #cap) }
+    }
+
     fn record_ref(&self, id: EntryId, place: &TokenStream) -> TokenStream {
         let f = frame();
         let cap = Self::capture(place.span());
@@ -252,7 +289,12 @@ impl Lowerer {
 
     /// A jump to `target` passing `vars` (and a value), and the target block's argument nodes
     /// recorded right after it: the arguments belong to the block the jump enters.
-    fn jump_with_args(&self, id: EntryId, args: &[(syn::Ident, EntryId)], value: Option<(EntryId, &TokenStream)>) -> TokenStream {
+    fn jump_with_args(
+        &self,
+        id: EntryId,
+        args: &[(syn::Ident, EntryId)],
+        value: Option<(EntryId, &TokenStream)>,
+    ) -> TokenStream {
         let mut out = self.jump(id);
         for (ident, arg) in args {
             out.extend(self.record_ref(*arg, &ident.to_token_stream()));
@@ -268,7 +310,9 @@ impl Lowerer {
     fn block_args(&mut self, block: u32, vars: &[syn::Ident]) -> Vec<(syn::Ident, EntryId)> {
         let mut out = Vec::new();
         for v in vars {
-            let (id, op) = self.ir.define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
+            let (id, op) = self
+                .ir
+                .define(block, Slot::Arg, Kind::Argument, v.to_string(), vec![]);
             self.set(&v.to_string(), op);
             out.push((v.clone(), id));
         }
@@ -343,9 +387,17 @@ impl Lowerer {
 
     /// Records a return of `value` (with operand `op`) and passes the value through.
     fn ret(&mut self, value: &TokenStream, op: Operand, span: Span) -> TokenStream {
-        let id = self.ir.branch(self.block, Kind::Return, 0, vec![op], Operand::None, "");
+        let id = self
+            .ir
+            .branch(self.block, Kind::Return, 0, vec![op], Operand::None, "");
         let f = frame();
-        let cap = Self::capture(span);
+        let cap = match &self.ret_ty {
+            Some(ty) => {
+                let v = private_ident("__irtrack_v");
+                quote_spanned! {span=> |#v: &#ty| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
+            }
+            None => Self::capture(span),
+        };
         quote! { #f.ret(#id, #value, #cap) }
     }
 
@@ -363,10 +415,16 @@ impl Lowerer {
                 let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
                 let ops = mentions
                     .iter()
-                    .map(|n| self.lookup(n).map(|l| l.op.clone()).unwrap_or(Operand::None))
+                    .map(|n| {
+                        self.lookup(n)
+                            .map(|l| l.op.clone())
+                            .unwrap_or(Operand::None)
+                    })
                     .collect();
                 let head = format!("{}!", text::text(&m.mac.path));
-                let (id, _) = self.ir.define(self.block, Slot::Var, Kind::Special, head, ops);
+                let (id, _) = self
+                    .ir
+                    .define(self.block, Slot::Var, Kind::Special, head, ops);
                 let rec = self.record_ref(id, &quote!(()));
                 quote!(#m #rec)
             }
@@ -414,8 +472,17 @@ impl Lowerer {
             let matched = self.ir.new_block();
             let otherwise = self.ir.new_block();
             let pat_text = text::text(&strip_type(pat));
-            let j_else = self.ir.branch(self.block, Kind::Jump, otherwise, vec![], Operand::None, "");
-            let j_match = self.ir.branch(self.block, Kind::JumpIfMatches, matched, vec![], value.op.clone(), pat_text);
+            let j_else =
+                self.ir
+                    .branch(self.block, Kind::Jump, otherwise, vec![], Operand::None, "");
+            let j_match = self.ir.branch(
+                self.block,
+                Kind::JumpIfMatches,
+                matched,
+                vec![],
+                value.op.clone(),
+                pat_text,
+            );
             // Reorder so the matching branch is &1, as for `if let`.
             self.ir.entries[j_else as usize].number = 2;
             self.ir.entries[j_match as usize].number = 1;
@@ -429,7 +496,13 @@ impl Lowerer {
             let bindings = scan::pattern_bindings(pat);
             let mut rec = TokenStream::new();
             for ident in bindings {
-                let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![value.op.clone()]);
+                let (id, op) = self.ir.define(
+                    self.block,
+                    Slot::Var,
+                    Kind::Special,
+                    format!("bind {ident}"),
+                    vec![value.op.clone()],
+                );
                 rec.extend(self.record_ref(id, &ident.to_token_stream()));
                 self.bind(ident, op);
             }
@@ -445,7 +518,13 @@ impl Lowerer {
         }
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {
-            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![value.op.clone()]);
+            let (id, op) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Special,
+                format!("bind {ident}"),
+                vec![value.op.clone()],
+            );
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }
@@ -456,7 +535,13 @@ impl Lowerer {
     fn bind_pattern(&mut self, pat: &Pat, scrutinee: &Operand) -> TokenStream {
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {
-            let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Special, format!("bind {ident}"), vec![scrutinee.clone()]);
+            let (id, op) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Special,
+                format!("bind {ident}"),
+                vec![scrutinee.clone()],
+            );
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }

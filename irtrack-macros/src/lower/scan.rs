@@ -169,7 +169,16 @@ pub fn expr_diverges(e: &Expr) -> bool {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(m) => macro_diverges(&m.mac),
         Expr::Block(b) if b.label.is_none() => block_diverges(&b.block),
-        Expr::Loop(l) => !breaks_of(&l.body, l.label.as_ref().map(|l| l.name.ident.to_string()).as_deref()).0,
+        Expr::Loop(l) => {
+            !breaks_of(
+                &l.body,
+                l.label
+                    .as_ref()
+                    .map(|l| l.name.ident.to_string())
+                    .as_deref(),
+            )
+            .0
+        }
         _ => false,
     }
 }

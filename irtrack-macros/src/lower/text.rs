@@ -40,7 +40,10 @@ fn write(out: &mut String, ts: TokenStream) {
                     }
                 }
                 out.push(c);
-                if c == ',' || c == ';' || (c == ':' && p.spacing() == Spacing::Alone && !prev_joint) {
+                if c == ','
+                    || c == ';'
+                    || (c == ':' && p.spacing() == Spacing::Alone && !prev_joint)
+                {
                     out.push(' ');
                 }
                 prev_joint = p.spacing() == Spacing::Joint;
@@ -58,9 +61,16 @@ fn write(out: &mut String, ts: TokenStream) {
 }
 
 fn space(out: &mut String) {
+    if out.ends_with("..") || out.ends_with("..=") {
+        return;
+    }
     let last = out.chars().last();
     if let Some(c) = last {
-        if !matches!(c, ' ' | '(' | '[' | '&' | '*' | '!' | '.' | '<' | '\'' | '-') && !out.ends_with("::") {
+        if !matches!(
+            c,
+            ' ' | '(' | '[' | '&' | '*' | '!' | '.' | '<' | '\'' | '-'
+        ) && !out.ends_with("::")
+        {
             out.push(' ');
         }
     }
