@@ -33,7 +33,16 @@ fn tracked_impl(
     args: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
 ) -> proc_macro2::TokenStream {
-    if cfg!(feature = "disabled") {
+    expand_unless_disabled(cfg!(feature = "disabled"), args, item)
+}
+
+/// With the `disabled` feature, `#[tracked]` is the identity: the item compiles as written.
+fn expand_unless_disabled(
+    disabled: bool,
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    if disabled {
         return item;
     }
     match try_tracked(args, item.clone()) {
@@ -68,3 +77,6 @@ fn try_tracked(
         None => Ok(expand::expand(tracked)),
     }
 }
+
+#[cfg(test)]
+mod expansion_tests;

@@ -434,9 +434,10 @@ pub mod capture {
 }
 
 #[cfg(test)]
+// The extra borrows are the autoref specialisation under test, not noise.
+#[allow(clippy::needless_borrow)]
 mod tests {
     use super::capture::*;
-    use super::*;
 
     struct NoDebug;
     #[derive(Debug)]

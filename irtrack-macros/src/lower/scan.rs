@@ -129,7 +129,7 @@ pub fn pattern_bindings(pat: &Pat) -> Vec<syn::Ident> {
                 && p.mutability.is_none()
                 && p.subpat.is_none()
                 && name.chars().next().is_some_and(char::is_uppercase);
-            if !looks_like_const && !self.0.iter().any(|i| *i == p.ident) {
+            if !looks_like_const && !self.0.contains(&p.ident) {
                 self.0.push(p.ident.clone());
             }
             syn::visit::visit_pat_ident(self, p);

@@ -34,10 +34,9 @@ fn write(out: &mut String, ts: TokenStream) {
                 let tight = matches!(c, ',' | ';' | '.' | ':' | '?' | '>' | '<' | '!')
                     || prev_joint
                     || out.ends_with(['(', '[', '&', '*', '-', '.', '<']);
-                if !tight || (c == ':' && !prev_joint && p.spacing() == Spacing::Alone) {
-                    if !(c == ':' || c == ',' || c == ';' || c == '.' || c == '?') {
-                        space(out);
-                    }
+                let spaced = !tight || (c == ':' && !prev_joint && p.spacing() == Spacing::Alone);
+                if spaced && !matches!(c, ':' | ',' | ';' | '.' | '?') {
+                    space(out);
                 }
                 out.push(c);
                 if c == ','

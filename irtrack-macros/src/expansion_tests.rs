@@ -1,0 +1,75 @@
+//! Snapshots of whole expansions, pretty-printed: what `cargo expand` shows a user. Each
+//! rewrite function's Before/After comment is kept in sync with these.
+
+use quote::quote;
+
+fn expand(item: proc_macro2::TokenStream) -> String {
+    let tokens = crate::tracked_impl(proc_macro2::TokenStream::new(), item);
+    let file: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn free_function() {
+    insta::assert_snapshot!(expand(quote! {
+        fn f(x: f64) -> f64 {
+            x.sin() + x
+        }
+    }));
+}
+
+#[test]
+fn while_loop() {
+    insta::assert_snapshot!(expand(quote! {
+        fn h(x: f64, n: i32) -> f64 {
+            let mut r = 0.0;
+            let mut i = 0;
+            while i < n {
+                r += x.powi(i);
+                i += 1;
+            }
+            r
+        }
+    }));
+}
+
+#[test]
+fn recursion_with_branch() {
+    insta::assert_snapshot!(expand(quote! {
+        fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
+            if rng.random::<f64>() < beta { n } else { geom(n + 1, beta, rng) }
+        }
+    }));
+}
+
+#[test]
+fn impl_trait_return_has_one_body() {
+    insta::assert_snapshot!(expand(quote! {
+        fn adder(a: f64) -> impl Fn(f64) -> f64 {
+            move |x| x + a
+        }
+    }));
+}
+
+#[test]
+fn errors_keep_the_item() {
+    let out = crate::tracked_impl(
+        proc_macro2::TokenStream::new(),
+        quote! { async fn f() -> u8 { 1 } },
+    )
+    .to_string();
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(
+        out.contains("async fn f"),
+        "the item is emitted unchanged: {out}"
+    );
+}
+
+#[test]
+fn disabled_feature_is_the_identity() {
+    let item = quote! { fn f(x: f64) -> f64 { x.sin() + x } };
+    let out = crate::expand_unless_disabled(true, proc_macro2::TokenStream::new(), item.clone());
+    assert_eq!(out.to_string(), item.to_string());
+    let on = crate::expand_unless_disabled(false, proc_macro2::TokenStream::new(), item.clone());
+    assert_ne!(on.to_string(), item.to_string());
+}
