@@ -49,7 +49,26 @@ pub struct Entry {
 }
 
 /// Index of an entry in [`FnIr::entries`]; the number generated code passes to the recorder.
-pub type EntryId = u32;
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EntryId(u32);
+
+impl EntryId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    pub fn from_index(i: usize) -> EntryId {
+        EntryId(i as u32)
+    }
+}
+
+impl quote::ToTokens for EntryId {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(std::iter::once(proc_macro2::TokenTree::Literal(
+            num(self.0),
+        )));
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct FnIr {
@@ -74,7 +93,7 @@ impl FnIr {
 
     fn push(&mut self, entry: Entry) -> EntryId {
         self.entries.push(entry);
-        (self.entries.len() - 1) as EntryId
+        EntryId((self.entries.len() - 1) as u32)
     }
 
     /// A statement or argument defining a new SSA variable; returns the entry and the variable.
@@ -132,7 +151,7 @@ impl FnIr {
     /// of the ids in the generated code; the runtime groups them by block when printing.
     pub fn to_static(&self, ident: &syn::Ident, name: &str) -> TokenStream {
         let entries = self.entries.iter().map(entry_tokens);
-        let var_count = self.var_count;
+        let var_count = num(self.var_count);
         quote! {
             static #ident: ::irtrack::__private::FnIr = ::irtrack::__private::FnIr {
                 name: #name,
@@ -144,26 +163,31 @@ impl FnIr {
     }
 }
 
+/// `3`, not `3u32`: the numbers are read by people in `cargo expand` output.
+fn num(n: u32) -> proc_macro2::Literal {
+    proc_macro2::Literal::u32_unsuffixed(n)
+}
+
 fn operand_tokens(o: &Operand) -> TokenStream {
     match o {
-        Operand::Var(v) => quote!(::irtrack::__private::Operand::Var(#v)),
+        Operand::Var(v) => {
+            let v = num(*v);
+            quote!(::irtrack::__private::Operand::Var(#v))
+        }
         Operand::Const(c) => quote!(::irtrack::__private::Operand::Const(#c)),
         Operand::None => quote!(::irtrack::__private::Operand::None),
     }
 }
 
 fn entry_tokens(e: &Entry) -> TokenStream {
-    let block = e.block;
-    let number = e.number;
-    let slot = match e.slot {
-        Slot::Var => quote!(Var),
-        Slot::Arg => quote!(Arg),
-        Slot::Const => quote!(Const),
-        Slot::Branch => quote!(Branch),
-    };
+    let (block, number, head) = (num(e.block), num(e.number), &e.head);
     let kind = match e.kind {
-        Kind::Argument => quote!(Argument),
-        Kind::Constant => quote!(Constant),
+        Kind::Argument => {
+            return quote!(::irtrack::__private::Entry::argument(#block, #number, #head))
+        }
+        Kind::Constant => {
+            return quote!(::irtrack::__private::Entry::constant(#block, #number, #head))
+        }
         Kind::Call => quote!(Call),
         Kind::MethodCall => quote!(MethodCall),
         Kind::Operator => quote!(Operator),
@@ -173,21 +197,21 @@ fn entry_tokens(e: &Entry) -> TokenStream {
         Kind::JumpIfMatches => quote!(JumpIfMatches),
         Kind::Return => quote!(Return),
     };
-    let head = &e.head;
     let operands = e.operands.iter().map(operand_tokens);
-    let condition = operand_tokens(&e.condition);
-    let target = e.target;
-    quote! {
-        ::irtrack::__private::Entry {
-            location: ::irtrack::__private::Location {
-                block: #block,
-                slot: ::irtrack::__private::Slot::#slot(#number),
-            },
-            kind: ::irtrack::__private::EntryKind::#kind,
-            head: #head,
-            operands: &[#(#operands),*],
-            condition: #condition,
-            target: #target,
+    if e.slot == Slot::Branch {
+        let condition = operand_tokens(&e.condition);
+        let target = num(e.target);
+        quote! {
+            ::irtrack::__private::Entry::branch(
+                #block, #number, ::irtrack::__private::EntryKind::#kind, #target,
+                &[#(#operands),*], #condition, #head,
+            )
+        }
+    } else {
+        quote! {
+            ::irtrack::__private::Entry::statement(
+                #block, #number, ::irtrack::__private::EntryKind::#kind, #head, &[#(#operands),*],
+            )
         }
     }
 }

@@ -13,7 +13,8 @@ pub struct FnIr {
     pub name: &'static str,
     /// `module_path!()` where the function is defined.
     pub module: &'static str,
-    /// Every block argument, statement and branch, grouped by block in program order.
+    /// Every block argument, statement and branch, in the order the lowering created them
+    /// (the numbers generated code passes to the recorder); listings group them by block.
     pub entries: &'static [Entry],
     /// The number of SSA variables (`%1` to `%var_count`).
     pub var_count: u32,
@@ -123,6 +124,82 @@ impl fmt::Display for Operand {
             Operand::Var(i) => write!(f, "%{i}"),
             Operand::Const(c) => f.write_str(c),
             Operand::None => f.write_str("_"),
+        }
+    }
+}
+
+impl Entry {
+    /// A function or block argument `%var` of `block` (`head` names the variable).
+    pub const fn argument(block: u32, var: u32, head: &'static str) -> Entry {
+        Entry {
+            location: Location {
+                block,
+                slot: Slot::Arg(var),
+            },
+            kind: EntryKind::Argument,
+            head,
+            operands: &[],
+            condition: Operand::None,
+            target: 0,
+        }
+    }
+
+    /// A named constant or captured variable `%var` of `block`.
+    pub const fn constant(block: u32, var: u32, head: &'static str) -> Entry {
+        Entry {
+            location: Location {
+                block,
+                slot: Slot::Const(var),
+            },
+            kind: EntryKind::Constant,
+            head,
+            operands: &[],
+            condition: Operand::None,
+            target: 0,
+        }
+    }
+
+    /// A statement `%var = head(operands)` of `block`.
+    pub const fn statement(
+        block: u32,
+        var: u32,
+        kind: EntryKind,
+        head: &'static str,
+        operands: &'static [Operand],
+    ) -> Entry {
+        Entry {
+            location: Location {
+                block,
+                slot: Slot::Var(var),
+            },
+            kind,
+            head,
+            operands,
+            condition: Operand::None,
+            target: 0,
+        }
+    }
+
+    /// The `number`-th branch of `block`, to `target` with block arguments `operands`.
+    pub const fn branch(
+        block: u32,
+        number: u32,
+        kind: EntryKind,
+        target: u32,
+        operands: &'static [Operand],
+        condition: Operand,
+        head: &'static str,
+    ) -> Entry {
+        Entry {
+            location: Location {
+                block,
+                slot: Slot::Branch(number),
+            },
+            kind,
+            head,
+            operands,
+            condition,
+            target,
         }
     }
 }

@@ -235,7 +235,7 @@ impl Lowerer {
                 Some(m) => (m, implicit.vars),
                 None => (self.block, Vec::new()),
             };
-            let entry = &mut self.ir.entries[else_jump as usize];
+            let entry = &mut self.ir.entries[else_jump.index()];
             entry.target = merge;
             entry.operands = vars;
             let args: Vec<(syn::Ident, EntryId)> = self
@@ -245,7 +245,7 @@ impl Lowerer {
                 .enumerate()
                 .filter(|(_, e)| e.block == merge && e.kind == Kind::Argument)
                 .zip(&merged)
-                .map(|((id, _), ident)| (ident.clone(), id as EntryId))
+                .map(|((id, _), ident)| (ident.clone(), crate::ir::EntryId::from_index(id)))
                 .collect();
             let else_tokens = self.jump_with_args(else_jump, &args, None);
             let then_tokens = &toks[0];
@@ -428,7 +428,7 @@ impl Lowerer {
     fn close_loop(&mut self, exit: u32, exit_args: &[(syn::Ident, EntryId, Operand)]) -> Operand {
         let ctx = self.loops.pop().expect("open loop");
         for (ident, id) in &ctx.carried {
-            let var = self.ir.entries[*id as usize].number;
+            let var = self.ir.entries[id.index()].number;
             self.set(&ident.to_string(), Operand::Var(var));
         }
         for (ident, _, op) in exit_args {
@@ -860,7 +860,7 @@ impl Lowerer {
             .ir
             .define(result, Slot::Arg, Kind::Argument, "value", vec![]);
         let short = if and { j1 } else { j2 };
-        self.ir.entries[short as usize].target = result;
+        self.ir.entries[short.index()].target = result;
         self.block = result;
         let v = private_ident("__irtrack_value");
         let into_rhs = self.jump(if and { j2 } else { j1 });

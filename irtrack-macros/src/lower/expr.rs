@@ -2,7 +2,7 @@
 //! constructors, casts, macros and closures.
 
 use super::{frame, private_ident, scan, text::text, Ctx, Lowered, Lowerer};
-use crate::ir::{Kind, Operand, Slot};
+use crate::ir::{EntryId, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
@@ -584,7 +584,7 @@ impl Lowerer {
     /// announcement), or before the whole call when no part does.
     fn announced(
         &self,
-        id: u32,
+        id: EntryId,
         announce: &Announce,
         mut parts: Vec<Part>,
         build: impl FnOnce(&[TokenStream]) -> TokenStream,

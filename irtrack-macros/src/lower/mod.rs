@@ -484,8 +484,8 @@ impl Lowerer {
                 pat_text,
             );
             // Reorder so the matching branch is &1, as for `if let`.
-            self.ir.entries[j_else as usize].number = 2;
-            self.ir.entries[j_match as usize].number = 1;
+            self.ir.entries[j_else.index()].number = 2;
+            self.ir.entries[j_match.index()].number = 1;
             self.block = otherwise;
             let j = self.jump(j_else);
             let body = self.expr(diverge, Ctx::Value).tokens;
