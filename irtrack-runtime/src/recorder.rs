@@ -255,6 +255,24 @@ impl Recorder {
         data.value = value;
     }
 
+    /// Records block argument `index`, the `n`-th argument of the last jump, with the value
+    /// of the node that jump passed (no need to read the variable, which may be moved by now).
+    fn block_argument(&mut self, index: u32, n: usize) -> NodeId {
+        let entry = self.entry(index);
+        let jump = self.top().last_jump;
+        let value = if jump.is_none() {
+            Value::UNIT
+        } else {
+            match self.store.refs(jump).get(n) {
+                Some(&from) if !from.is_none() => self.store.node(from).value.clone(),
+                _ => Value::UNIT,
+            }
+        };
+        let node = self.push_node(NodeKind::Argument, index, entry.operands, jump.0, value);
+        self.define(entry, node);
+        node
+    }
+
     fn branch(&mut self, index: u32, value: Value) -> NodeId {
         let entry = self.entry(index);
         let kind = if entry.kind == EntryKind::Return {
@@ -366,6 +384,13 @@ impl Frame {
             let captured = capture(value);
             self.with(|r| r.branch(entry, captured));
         }
+    }
+
+    /// Records block argument `entry`, the `n`-th (from 0) argument of the jump just taken,
+    /// with the value of the node the jump passed.
+    #[inline]
+    pub fn block_arg(&self, entry: u32, n: usize) {
+        self.with(|r| r.block_argument(entry, n));
     }
 
     /// Records the branch at static entry `entry` as taken.

@@ -287,8 +287,10 @@ impl Lowerer {
         quote! { #f.jump(#id); }
     }
 
-    /// A jump to `target` passing `vars` (and a value), and the target block's argument nodes
-    /// recorded right after it: the arguments belong to the block the jump enters.
+    /// A jump passing `vars` (and a value), and the target block's argument nodes recorded
+    /// right after it: the arguments belong to the block the jump enters. An argument takes
+    /// the value of the node the jump passed, so the variable is read only when the jump
+    /// passed a literal (always `Copy`): a variable moved before the jump stays untouched.
     fn jump_with_args(
         &self,
         id: EntryId,
@@ -296,8 +298,15 @@ impl Lowerer {
         value: Option<(EntryId, &TokenStream)>,
     ) -> TokenStream {
         let mut out = self.jump(id);
-        for (ident, arg) in args {
-            out.extend(self.record_ref(*arg, &ident.to_token_stream()));
+        let f = frame();
+        let passed = &self.ir.entries[id.index()].operands;
+        for (n, (ident, arg)) in args.iter().enumerate() {
+            match passed.get(n) {
+                Some(Operand::Const(_)) => {
+                    out.extend(self.record_ref(*arg, &ident.to_token_stream()))
+                }
+                _ => out.extend(quote! { #f.block_arg(#arg, #n); }),
+            }
         }
         if let Some((arg, v)) = value {
             out.extend(self.record_ref(arg, v));
