@@ -305,7 +305,10 @@ impl Lowerer {
                 Some(Operand::Const(_)) => {
                     out.extend(self.record_ref(*arg, &ident.to_token_stream()))
                 }
-                _ => out.extend(quote! { #f.block_arg(#arg, #n); }),
+                _ => {
+                    let n = proc_macro2::Literal::usize_unsuffixed(n);
+                    out.extend(quote! { #f.block_arg(#arg, #n); })
+                }
             }
         }
         if let Some((arg, v)) = value {
