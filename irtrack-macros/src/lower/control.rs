@@ -348,14 +348,14 @@ impl Lowerer {
         label: Option<&syn::Label>,
         body: &Block,
         cond: Option<&Expr>,
-    ) -> (TokenStream, u32, u32, bool) {
+    ) -> (TokenStream, u32, bool) {
         let mut assigned = scan::assigned_names(|v| v.visit_block(body));
         if let Some(c) = cond {
             assigned.extend(scan::assigned_names(|v| v.visit_expr(c)));
         }
         let carried = self.flowing(&assigned);
         let label_name = label.map(|l| l.name.ident.to_string());
-        let (has_break, with_value) = scan::breaks_of(body, label_name.as_deref());
+        let (has_break, _) = scan::breaks_of(body, label_name.as_deref());
         let header = self.ir.new_block();
         let enter = self.ir.branch(
             self.block,
@@ -375,8 +375,7 @@ impl Lowerer {
             exit_args: Vec::new(),
             exit_value: None,
         });
-        let _ = with_value;
-        (enter_tokens, header, 0, has_break)
+        (enter_tokens, header, has_break)
     }
 
     /// Numbers the exit block once the header's own blocks exist, and defines its arguments.
@@ -451,8 +450,7 @@ impl Lowerer {
     /// }
     /// ```
     pub(super) fn while_expr(&mut self, w: &syn::ExprWhile) -> Lowered {
-        let (enter, header, _, has_break) =
-            self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
+        let (enter, header, has_break) = self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
         self.block = header;
         let body_b;
         let (exit, exit_args);
@@ -554,7 +552,7 @@ impl Lowerer {
     pub(super) fn loop_expr(&mut self, l: &syn::ExprLoop) -> Lowered {
         let label_name = l.label.as_ref().map(|l| l.name.ident.to_string());
         let (_, with_value) = scan::breaks_of(&l.body, label_name.as_deref());
-        let (enter, header, _, has_break) = self.open_loop(l.label.as_ref(), &l.body, None);
+        let (enter, header, has_break) = self.open_loop(l.label.as_ref(), &l.body, None);
         let (exit, exit_args) = if has_break {
             self.open_exit(true, with_value)
         } else {
@@ -583,7 +581,7 @@ impl Lowerer {
             "into_iter",
             vec![it.op.clone()],
         );
-        let (enter, header, _, has_break) = self.open_loop(f.label.as_ref(), &f.body, None);
+        let (enter, header, has_break) = self.open_loop(f.label.as_ref(), &f.body, None);
         self.block = header;
         let (next_id, next_op) =
             self.ir
