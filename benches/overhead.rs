@@ -77,7 +77,9 @@ fn untracked_path(c: &mut Criterion) {
 fn recording(c: &mut Criterion) {
     let mut g = c.benchmark_group("on/h_100");
     g.bench_function("plain", |b| b.iter(|| h_plain(black_box(1.01), 100)));
-    g.bench_function("track", |b| b.iter(|| track(h_tracked, (black_box(1.01), 100))));
+    g.bench_function("track", |b| {
+        b.iter(|| track(h_tracked, (black_box(1.01), 100)))
+    });
     g.finish();
 }
 
