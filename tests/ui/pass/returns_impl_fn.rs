@@ -1,0 +1,13 @@
+// A function returning `impl Fn` is tracked, and so is the closure it returns.
+// (With `a * x` the captured `a` as left operand hits known_bugs/closure_captured_left_operand.)
+use irtrack::tracked;
+
+#[tracked]
+fn affine(a: f64, b: f64) -> impl Fn(f64) -> f64 {
+    move |x| x * a + b
+}
+
+fn main() {
+    let f = affine(2.0, 1.0);
+    assert_eq!(f(3.0), 7.0);
+}
