@@ -13,7 +13,5 @@ fn ui() {
     t.compile_fail("tests/ui/capture/*.rs");
     t.compile_fail("tests/ui/snapshot/*.rs");
     t.compile_fail("tests/ui/hygiene/*.rs");
-    // Valid code that does not compile yet: each file says why; move it to pass/ once fixed.
-    t.compile_fail("tests/ui/known_bugs/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

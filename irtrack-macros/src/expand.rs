@@ -5,8 +5,6 @@ use crate::item::{Tracked, TrackedFn};
 use crate::lower::{frame, Lowerer};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use std::cell::Cell;
-use std::rc::Rc;
 use syn::visit_mut::VisitMut;
 
 /// Expands a checked item. Cannot fail: every error was found by `item` or `lower`.
@@ -50,6 +48,12 @@ pub fn expand(tracked: Tracked) -> TokenStream {
 pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     let mut hoist = HoistItems::default();
     hoist.visit_block_mut(&mut f.block);
+    if let Some(mut e) = hoist.errors.pop() {
+        for other in hoist.errors {
+            e.combine(other);
+        }
+        return Err(e);
+    }
     let items = hoist.items;
 
     let params: Vec<(syn::Pat, Span)> = f
@@ -69,12 +73,12 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         syn::ReturnType::Type(_, ty) if !returns_impl_trait(&f.sig) => Some((**ty).clone()),
         syn::ReturnType::Type(..) => None,
     };
-    let lowered = Lowerer::new(Vec::new(), Rc::new(Cell::new(0)))
+    let lowered = Lowerer::new(Vec::new())
         .with_return_type(ret_ty)
         .lower_fn(&params, &f.block)?;
 
     let name = f.sig.ident.to_string();
-    let ir_ident = syn::Ident::new("__IRTRACK_IR", Span::mixed_site());
+    let ir_ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
     let ir_static = lowered.ir.to_static(&ir_ident, &name);
     let self_type = if f.sig.receiver().is_some() {
         quote!(::core::option::Option::Some(
@@ -113,7 +117,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
             #[allow(unused_imports)]
             use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
             #ir_static
-            let #fr = ::irtrack::__private::claim(&#ir_ident, #identity)
+            let #fr = ::irtrack::__private::claim(#ir_ident, #identity)
                 .unwrap_or_else(::irtrack::__private::Frame::inactive);
             #allow
             let #result = { #instrumented };
@@ -125,7 +129,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
             #[allow(unused_imports)]
             use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
             #ir_static
-            if let ::core::option::Option::Some(#fr) = ::irtrack::__private::claim(&#ir_ident, #identity) {
+            if let ::core::option::Option::Some(#fr) = ::irtrack::__private::claim(#ir_ident, #identity) {
                 #allow
                 let #result #result_ty = ::irtrack::__private::run(move || { #instrumented });
                 return #result;
@@ -155,24 +159,40 @@ fn returns_impl_trait(sig: &syn::Signature) -> bool {
     v.0
 }
 
-/// Takes every item (`static`, `fn`, `use`, `struct`, …) out of the body, at any depth, so the
-/// original body and the instrumented copy share one of each: two copies of a `static` would
-/// be two statics.
+/// Takes the items (`static`, `fn`, `use`, `struct`, …) out of the function's own block, so
+/// the original body and the instrumented copy share one of each: two copies of a `static`
+/// would be two statics. Items in inner blocks keep their block scope and are copied with it,
+/// which is harmless for everything but a `static`: those are rejected.
 #[derive(Default)]
 struct HoistItems {
     items: Vec<syn::Item>,
+    errors: Vec<syn::Error>,
+    depth: usize,
 }
 
 impl VisitMut for HoistItems {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        let stmts = std::mem::take(&mut block.stmts);
-        for stmt in stmts {
-            match stmt {
-                syn::Stmt::Item(item) => self.items.push(item),
-                other => block.stmts.push(other),
+        if self.depth == 0 {
+            let stmts = std::mem::take(&mut block.stmts);
+            for stmt in stmts {
+                match stmt {
+                    syn::Stmt::Item(item) => self.items.push(item),
+                    other => block.stmts.push(other),
+                }
+            }
+        } else {
+            for stmt in &block.stmts {
+                if let syn::Stmt::Item(syn::Item::Static(s)) = stmt {
+                    self.errors.push(syn::Error::new(
+                        s.ident.span(),
+                        "#[tracked] keeps one copy of the body for recording and one for running: a `static` in an inner block would be two statics; move it to the top level of the function body",
+                    ));
+                }
             }
         }
+        self.depth += 1;
         syn::visit_mut::visit_block_mut(self, block);
+        self.depth -= 1;
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }

@@ -152,12 +152,16 @@ impl FnIr {
     pub fn to_static(&self, ident: &syn::Ident, name: &str) -> TokenStream {
         let entries = self.entries.iter().map(entry_tokens);
         let var_count = num(self.var_count);
+        // The static sits in a block behind a hygienic local, so the user's code cannot name it.
         quote! {
-            static #ident: ::irtrack::__private::FnIr = ::irtrack::__private::FnIr {
-                name: #name,
-                module: ::core::module_path!(),
-                entries: &[#(#entries),*],
-                var_count: #var_count,
+            let #ident: &'static ::irtrack::__private::FnIr = {
+                static IR: ::irtrack::__private::FnIr = ::irtrack::__private::FnIr {
+                    name: #name,
+                    module: ::core::module_path!(),
+                    entries: &[#(#entries),*],
+                    var_count: #var_count,
+                };
+                &IR
             };
         }
     }

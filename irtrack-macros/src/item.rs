@@ -26,24 +26,27 @@ pub enum Tracked {
 }
 
 pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error> {
+    let args_span = args.clone().into_iter().next().map(|t| t.span());
     let meta = darling::ast::NestedMeta::parse_meta_list(args)?;
-    <TrackedArgs as darling::FromMeta>::from_list(&meta)?;
-    let parsed: syn::Item = match syn::parse2(item.clone()) {
-        Ok(i) => i,
-        Err(e) => {
-            // A trait method without a body parses as neither an item nor an impl method.
-            if let Ok(f) = syn::parse2::<syn::TraitItemFn>(item) {
-                if f.default.is_none() {
-                    return Err(syn::Error::new(
-                        f.sig.ident.span(),
-                        "#[tracked] needs a function body to record: put it on the methods of an `impl` of this trait instead",
-                    ));
-                }
-            }
-            return Err(e);
-        }
-    };
+    if let Err(e) = <TrackedArgs as darling::FromMeta>::from_list(&meta) {
+        return Err(syn::Error::new(
+            args_span.unwrap_or_else(proc_macro2::Span::call_site),
+            format!("#[tracked] takes no arguments ({e}); write `#[tracked]` alone"),
+        ));
+    }
+    let parsed: syn::Item = syn::parse2(item)?;
     match parsed {
+        syn::Item::Verbatim(tokens) => match syn::parse2::<syn::TraitItemFn>(tokens.clone()) {
+            // A method declaration without a body (in a trait) parses as verbatim tokens.
+            Ok(f) if f.default.is_none() => Err(syn::Error::new(
+                f.sig.ident.span(),
+                "#[tracked] needs a function body to record: put it on the methods of an `impl` of this trait instead",
+            )),
+            _ => Err(syn::Error::new_spanned(
+                tokens,
+                "#[tracked] goes on a function, a method, or an `impl` block",
+            )),
+        },
         syn::Item::Fn(f) => {
             check_signature(&f.sig)?;
             Ok(Tracked::Fn(TrackedFn {
@@ -95,11 +98,17 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
     }
 }
 
+/// The item's name where it has one, so every rejection points at the same kind of place.
 fn item_span(item: &syn::Item) -> proc_macro2::Span {
     match item {
         syn::Item::Struct(s) => s.ident.span(),
         syn::Item::Enum(e) => e.ident.span(),
+        syn::Item::Union(u) => u.ident.span(),
         syn::Item::Mod(m) => m.ident.span(),
+        syn::Item::Static(s) => s.ident.span(),
+        syn::Item::Const(c) => c.ident.span(),
+        syn::Item::Type(t) => t.ident.span(),
+        syn::Item::TraitAlias(t) => t.ident.span(),
         other => other.span(),
     }
 }

@@ -28,8 +28,9 @@ pub mod __private {
 
     /// `?` on a value: whether it is the residual that makes `?` return early.
     #[diagnostic::on_unimplemented(
-        message = "`?` in a #[tracked] function works on `Result` and `Option`, not on `{Self}`",
-        label = "irtrack cannot tell whether this `?` returns early"
+        message = "`?` in a #[tracked] function works on `Result`, `Option` and `ControlFlow`, not on `{Self}`",
+        label = "irtrack cannot tell whether this `?` returns early",
+        note = "match on the value and return early yourself, or move this code into a function that is not tracked"
     )]
     pub trait Residual {
         /// True when `?` will return early.

@@ -269,7 +269,7 @@ scalar_snapshot!(
 #[diagnostic::on_unimplemented(
     message = "irtrack cannot keep a clone of `{Self}` in a trace",
     label = "the type of this value was not known yet when irtrack recorded it",
-    note = "add a type annotation where the value is bound (`let x: T = ...`) or a turbofish (`.parse::<T>()`), or derive `irtrack::Snapshot` for `{Self}`"
+    note = "add a type annotation where the value is bound (`let x: T = ...`) or a turbofish (`.parse::<T>()`), or derive `Clone`, `Debug` and `irtrack::Snapshot` for `{Self}`"
 )]
 /// Owned types a snapshot can clone: `Clone + Debug + Send + Sync + 'static`, implemented for
 /// concrete types only (never through a lifetime bound), so that capture picks a snapshot

@@ -668,9 +668,7 @@ impl Lowerer {
                 .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
             None => self.loops.len().checked_sub(1),
         };
-        if found.is_none() {
-            self.error(span, "#[tracked] cannot find the loop this jumps to; only `break` and `continue` of loops are supported (not of labelled blocks)");
-        }
+        let _ = span;
         found
     }
 
@@ -678,7 +676,7 @@ impl Lowerer {
     pub(super) fn break_expr(&mut self, b: &syn::ExprBreak) -> Lowered {
         let value = b.expr.as_ref().map(|v| self.expr(v, Ctx::Value));
         let Some(k) = self.target_loop(b.label.as_ref(), b.span()) else {
-            return Lowered::quiet(b.to_token_stream(), Operand::None);
+            return Lowered::quiet(no_target(), Operand::None);
         };
         let (exit, exit_args, exit_value) = {
             let ctx = &self.loops[k];
@@ -720,7 +718,7 @@ impl Lowerer {
     /// `continue 'l`: a jump back to the loop's header with the carried variables.
     pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue) -> Lowered {
         let Some(k) = self.target_loop(c.label.as_ref(), c.span()) else {
-            return Lowered::quiet(c.to_token_stream(), Operand::None);
+            return Lowered::quiet(no_target(), Operand::None);
         };
         let (header, carried) = (self.loops[k].header, self.loops[k].carried.clone());
         let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
@@ -796,11 +794,18 @@ impl Lowerer {
         let cap = quote::quote_spanned! {t.span()=> |#late_v| (&&::irtrack::__private::LateProbe(#late_v)).__irtrack_capture() };
         let vt = v.tokens;
         let question = &t.question_token;
-        let unwrap = self.record(q, quote!(#tmp #question), t.span());
+        let unwrap = self.record(
+            q,
+            quote::quote_spanned!(question.span=> #tmp #question),
+            t.span(),
+        );
+        let is_residual = quote::quote_spanned! {question.span=>
+            ::irtrack::__private::Residual::is_residual(&#tmp)
+        };
         Lowered {
             tokens: quote!({
                 let #tmp = #vt;
-                if ::irtrack::__private::Residual::is_residual(&#tmp) {
+                if #is_residual {
                     #jr_t
                     #f.ret_ref(#ret, &#tmp, #cap);
                 } else {
@@ -879,4 +884,11 @@ impl Lowerer {
             loud: true,
         }
     }
+}
+
+/// A `break` or `continue` with no loop to jump to is invalid Rust, which rustc reports on the
+/// original body; the instrumented copy replaces it so the error is not reported twice (once
+/// more, confusingly, as a jump out of the closure holding the copy).
+fn no_target() -> TokenStream {
+    quote!(::core::unreachable!())
 }

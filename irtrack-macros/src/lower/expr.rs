@@ -195,7 +195,7 @@ impl Lowerer {
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
             Expr::Yield(y) => {
-                self.error(y.span(), "#[tracked] cannot record `yield`");
+                self.error(y.span(), "#[tracked] cannot record `yield`: coroutines are not recorded; move the coroutine out of the tracked function");
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
             Expr::TryBlock(t) => {
@@ -251,7 +251,8 @@ impl Lowerer {
         let value = if is_capture {
             // Record through a reference, so recording does not move or copy the capture.
             let rec = self.record_ref(id, &tokens);
-            quote!({ #rec #tokens })
+            // Parenthesised: a block at the start of a statement would end the expression.
+            quote!(({ #rec #tokens }))
         } else {
             // `None`, `Default::default` and friends may still have open types here.
             self.record_late(id, tokens, p.span())
@@ -763,8 +764,8 @@ impl Lowerer {
     /// After:
     /// ```ignore
     /// |y| {
-    ///     static __IRTRACK_CLOSURE_1: FnIr = …;
-    ///     match claim(&__IRTRACK_CLOSURE_1, Identity::CLOSURE) {
+    ///     let __irtrack_ir: &'static FnIr = { static IR: FnIr = …; &IR };
+    ///     match claim(__irtrack_ir, Identity { … }) {
     ///         Some(__irtrack) => { /* instrumented body */ }
     ///         None => { y * x }
     ///     }
@@ -772,7 +773,7 @@ impl Lowerer {
     /// ```
     fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
         if let Some(a) = &c.asyncness {
-            self.error(a.span(), "#[tracked] cannot record async closures");
+            self.error(a.span(), "#[tracked] cannot record async closures: their body runs later, when polled; make the closure synchronous or define it outside the tracked function");
             return Lowered::quiet(c.to_token_stream(), Operand::None);
         }
         let captured: Vec<String> = self
@@ -787,12 +788,11 @@ impl Lowerer {
             Expr::Block(b) if b.label.is_none() => b.block.clone(),
             other => syn::parse_quote!({ #other }),
         };
-        let number = self.next_closure();
         let ret_ty = match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,
         };
-        let lowered = Lowerer::new(captured, self.closures.clone())
+        let lowered = Lowerer::new(captured)
             .with_return_type(ret_ty)
             .lower_fn(&params, &body_block);
         let lowered = match lowered {
@@ -802,7 +802,7 @@ impl Lowerer {
                 return Lowered::quiet(c.to_token_stream(), Operand::None);
             }
         };
-        let ident = syn::Ident::new(&format!("__IRTRACK_CLOSURE_{number}"), Span::mixed_site());
+        let ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
         let name = "{{closure}}";
         let stat = lowered.ir.to_static(&ident, name);
         let f = frame();
@@ -820,7 +820,7 @@ impl Lowerer {
         let tokens = quote! {
             #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
                 #stat
-                match ::irtrack::__private::claim(&#ident, ::irtrack::__private::Identity {
+                match ::irtrack::__private::claim(#ident, ::irtrack::__private::Identity {
                     inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
                     name: #name,
                     self_type: ::core::option::Option::None,

@@ -14,8 +14,6 @@ pub mod text;
 use crate::ir::{EntryId, FnIr, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
-use std::cell::Cell;
-use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, Stmt};
 
@@ -92,7 +90,6 @@ pub struct Lowerer {
     /// Names of the enclosing function's variables, for a closure (uses record a constant).
     captured: Vec<String>,
     errors: Vec<syn::Error>,
-    closures: Rc<Cell<u32>>,
     /// The next call lowered is the operand of `?`: its type is decided later.
     late: bool,
     /// The declared return type, which types the capture of returned values (their type may
@@ -110,7 +107,7 @@ fn private_ident(name: &str) -> syn::Ident {
 }
 
 impl Lowerer {
-    pub fn new(captured: Vec<String>, closures: Rc<Cell<u32>>) -> Self {
+    pub fn new(captured: Vec<String>) -> Self {
         Lowerer {
             ir: FnIr::new(),
             block: 1,
@@ -118,7 +115,6 @@ impl Lowerer {
             loops: Vec::new(),
             captured,
             errors: Vec::new(),
-            closures,
             late: false,
             ret_ty: None,
         }
@@ -157,8 +153,9 @@ impl Lowerer {
             }
         }
         let body_tokens = self.block_contents(body, Tail::Return);
-        if let Some(mut first) = self.errors.pop() {
-            for e in self.errors.drain(..) {
+        let mut errors = self.errors.drain(..);
+        if let Some(mut first) = errors.next() {
+            for e in errors {
                 first.combine(e);
             }
             return Err(first);
@@ -416,7 +413,9 @@ impl Lowerer {
     fn stmt(&mut self, stmt: &Stmt) -> TokenStream {
         match stmt {
             Stmt::Local(local) => self.local(local),
-            Stmt::Item(_) => TokenStream::new(), // hoisted by `expand`
+            // Items of the function's own block were hoisted by `expand`; an item in an inner
+            // block stays there, in both copies (a `static` in an inner block is rejected).
+            Stmt::Item(item) => quote!(#item),
             Stmt::Expr(e, semi) => {
                 let l = self.expr_stmt(e);
                 quote!(#l #semi)
@@ -558,12 +557,6 @@ impl Lowerer {
             self.bind(ident, op);
         }
         rec
-    }
-
-    fn next_closure(&self) -> u32 {
-        let n = self.closures.get() + 1;
-        self.closures.set(n);
-        n
     }
 }
 

@@ -1,10 +1,9 @@
 // A function returning `impl Fn` is tracked, and so is the closure it returns.
-// (With `a * x` the captured `a` as left operand hits known_bugs/closure_captured_left_operand.)
 use irtrack::tracked;
 
 #[tracked]
 fn affine(a: f64, b: f64) -> impl Fn(f64) -> f64 {
-    move |x| x * a + b
+    move |x| a * x + b
 }
 
 fn main() {
