@@ -84,3 +84,43 @@ fn repro_3_variable_moved_before_break() {
     assert_eq!(out, consume_then_break(3));
     assert_eq!(trace.root().value::<usize>(), Some(&3));
 }
+
+#[tracked]
+fn scaled(x: f64) -> f64 {
+    let a = 2.0;
+    let f = |y: f64| a * y;
+    f(x)
+}
+
+/// Bug 4: in a closure, a captured variable as the left operand of an operator was recorded as
+/// a bare block at the start of a statement, which ended it: `* y` parsed as a dereference.
+/// (Also a ui pass case, `tests/ui/pass/closure_captured_left_operand.rs`.)
+#[test]
+fn repro_4_captured_left_operand() {
+    let trace = track(scaled, (3.0,));
+    assert_eq!(trace.root().value::<f64>(), Some(&6.0));
+    let call = trace.root().child(2).expect("@2 calls the closure");
+    assert_eq!(call.kind(), NodeKind::NestedCall);
+    let captured = call.child(2).expect("@2 in the closure records the capture");
+    assert_eq!(captured.kind(), NodeKind::Constant);
+    assert_eq!(captured.value::<f64>(), Some(&2.0));
+}
+
+#[tracked]
+fn pick(flag: bool) -> i32 {
+    if flag {
+        const K: i32 = 1;
+        K
+    } else {
+        const K: i32 = 2;
+        K
+    }
+}
+
+/// Bug 5: items of every block were hoisted to the top of the function, so two inner blocks
+/// defining the same name collided. (Also `tests/ui/pass/items_in_sibling_blocks.rs`.)
+#[test]
+fn repro_5_items_keep_their_block_scope() {
+    assert_eq!(track(pick, (true,)).root().value::<i32>(), Some(&1));
+    assert_eq!(track(pick, (false,)).root().value::<i32>(), Some(&2));
+}
