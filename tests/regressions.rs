@@ -101,7 +101,9 @@ fn repro_4_captured_left_operand() {
     assert_eq!(trace.root().value::<f64>(), Some(&6.0));
     let call = trace.root().child(2).expect("@2 calls the closure");
     assert_eq!(call.kind(), NodeKind::NestedCall);
-    let captured = call.child(2).expect("@2 in the closure records the capture");
+    let captured = call
+        .child(2)
+        .expect("@2 in the closure records the capture");
     assert_eq!(captured.kind(), NodeKind::Constant);
     assert_eq!(captured.value::<f64>(), Some(&2.0));
 }
@@ -123,4 +125,116 @@ fn pick(flag: bool) -> i32 {
 fn repro_5_items_keep_their_block_scope() {
     assert_eq!(track(pick, (true,)).root().value::<i32>(), Some(&1));
     assert_eq!(track(pick, (false,)).root().value::<i32>(), Some(&2));
+}
+
+const K: f64 = 2.0;
+
+#[tracked]
+fn sq_of_const() -> f64 {
+    sq(K)
+}
+
+#[tracked]
+fn apply<F: Fn(f64) -> f64>(f: F, x: f64) -> f64 {
+    f(x)
+}
+
+#[tracked]
+fn apply_sq(x: f64) -> f64 {
+    apply(sq, x)
+}
+
+/// Bug 6: a constant argument (a `const`, a fn item, a captured variable) was recorded after
+/// the call's announcement and cleared it, so the tracked callee ran as a primitive.
+#[test]
+fn repro_6_constant_arguments_keep_the_announcement() {
+    let trace = track(sq_of_const, ());
+    let call = trace
+        .root()
+        .child(2)
+        .expect("@2 is sq(K); @1 is the constant K");
+    assert_eq!(call.kind(), NodeKind::NestedCall);
+    assert_eq!(call.value::<f64>(), Some(&4.0));
+    let trace = track(apply_sq, (3.0,));
+    let apply = trace.root().child(3).expect("@3 is apply(sq, x)");
+    assert_eq!(apply.kind(), NodeKind::NestedCall);
+    let inner = apply.child(3).expect("@3 in apply is f(x)");
+    assert_eq!(inner.function_name(), Some("f"));
+    assert_eq!(
+        inner.kind(),
+        NodeKind::NestedCall,
+        "sq passed as F is claimed"
+    );
+}
+
+#[derive(Debug, PartialEq)]
+struct BadInput(String);
+
+impl From<std::num::ParseIntError> for BadInput {
+    fn from(e: std::num::ParseIntError) -> Self {
+        BadInput(e.to_string())
+    }
+}
+
+#[tracked]
+fn parse_converting(s: &str) -> Result<i32, BadInput> {
+    let n: i32 = s.parse()?;
+    Ok(n)
+}
+
+/// Bug 7: the return node of a `?` early exit held the error before its `From` conversion.
+#[test]
+fn repro_7_question_mark_returns_the_converted_error() {
+    let (out, trace) = track_output(parse_converting, ("x",));
+    let expected = format!("{out:?}");
+    assert!(expected.starts_with("Err(BadInput("), "{expected}");
+    assert_eq!(trace.root().value_text(), expected);
+    let ret = trace.root().children().last().expect("a return");
+    assert_eq!(ret.kind(), NodeKind::Return);
+    assert_eq!(ret.value_text(), expected);
+    assert_eq!(ret.type_name(), "Result<i32, BadInput>");
+}
+
+#[tracked]
+fn if_without_else_as_block_tail(b: bool) -> i32 {
+    let mut best = 0;
+    {
+        if b {
+            best = 1;
+        }
+    }
+    best
+}
+
+/// Bug 8: an `if` without `else` as the tail of a block got a merge argument for its value,
+/// which its implicit `else` did not pass: two jumps into one block with different arities.
+#[test]
+fn repro_8_if_without_else_passes_no_value() {
+    for b in [true, false] {
+        let trace = track(if_without_else_as_block_tail, (b,));
+        let ir = trace.root().callee_ir().expect("tracked");
+        for branch in ir
+            .entries
+            .iter()
+            .filter(|e| e.kind.is_branch() && e.target > 0)
+        {
+            let target_args = ir
+                .entries
+                .iter()
+                .filter(|e| {
+                    e.kind == irtrack::EntryKind::Argument && e.location.block == branch.target
+                })
+                .count();
+            assert_eq!(branch.operands.len(), target_args, "{branch}\n{ir}");
+        }
+        assert_eq!(trace.root().value::<i32>(), Some(&(b as i32)));
+    }
+}
+
+/// Bug 9: the root reported position `Some(1)`; it has no parent, so no position.
+#[test]
+fn repro_9_root_has_no_position() {
+    let trace = track(sq, (2.0,));
+    assert_eq!(trace.root().position(), None);
+    assert_eq!(trace.root().child(1).and_then(|c| c.position()), Some(1));
 }

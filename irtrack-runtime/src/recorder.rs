@@ -199,11 +199,17 @@ impl Recorder {
     /// `index` with `value`.
     fn statement(&mut self, index: u32, value: Value) -> NodeId {
         let entry = self.entry(index);
-        let pending = std::mem::replace(&mut self.pending, Pending::Empty);
         let is_call = matches!(
             entry.kind,
             EntryKind::Call | EntryKind::MethodCall | EntryKind::Operator
         );
+        // Only a call's own record ends its announcement: a constant or special recorded
+        // between the announcement and the call (an argument like `sq(K)`) leaves it pending.
+        let pending = if is_call {
+            std::mem::replace(&mut self.pending, Pending::Empty)
+        } else {
+            Pending::Empty
+        };
         let top_node = self.frames.last().map(|f| f.node);
         let node = match pending {
             Pending::Returned { node }

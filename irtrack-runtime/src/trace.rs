@@ -268,8 +268,8 @@ impl<'t> NodeRef<'t> {
 
     /// The position `@pos` among the parent's children; `None` for the root.
     pub fn position(&self) -> Option<usize> {
-        let p = self.data().position;
-        (p > 0).then_some(p as usize)
+        let data = self.data();
+        (!data.parent.is_none()).then_some(data.position as usize)
     }
 
     /// The IR of the function this node was recorded in; `None` for the root.

@@ -129,6 +129,12 @@ impl Lowerer {
     /// }
     /// ```
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf, tail: Tail) -> Lowered {
+        // Without `else` the value is `()`: no merge argument for it.
+        let tail = if tail == Tail::Value && i.else_branch.is_none() {
+            Tail::Discard
+        } else {
+            tail
+        };
         if tail == Tail::Return && i.else_branch.is_none() {
             // In return position the missing `else` returns `()` too.
             let mut with_else = i.clone();
@@ -790,8 +796,7 @@ impl Lowerer {
         let tmp = private_ident("__irtrack_try");
         let f = frame();
         let (jr_t, jc_t) = (self.jump(jr), self.jump(jc));
-        let late_v = private_ident("__irtrack_v");
-        let cap = quote::quote_spanned! {t.span()=> |#late_v| (&&::irtrack::__private::LateProbe(#late_v)).__irtrack_capture() };
+        let cap = self.ret_capture(t.span());
         let vt = v.tokens;
         let question = &t.question_token;
         let unwrap = self.record(
@@ -807,7 +812,9 @@ impl Lowerer {
                 let #tmp = #vt;
                 if #is_residual {
                     #jr_t
-                    #f.ret_ref(#ret, &#tmp, #cap);
+                    // `?` itself builds the early return (with its `From` conversion), inside
+                    // a closure whose result is the function's return value.
+                    return #f.ret(#ret, (move || { let _ = #tmp #question; ::core::unreachable!() })(), #cap);
                 } else {
                     #jc_t
                 }

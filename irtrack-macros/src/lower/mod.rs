@@ -259,6 +259,17 @@ impl Lowerer {
         quote_spanned! {span=> |#v| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
     }
 
+    /// The capture of a returned value, typed by the declared return type when there is one.
+    fn ret_capture(&self, span: Span) -> TokenStream {
+        match &self.ret_ty {
+            Some(ty) => {
+                let v = private_ident("__irtrack_v");
+                quote_spanned! {span=> |#v: &#ty| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
+            }
+            None => Self::capture(span),
+        }
+    }
+
     fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
         let f = frame();
         let cap = Self::capture(span);
@@ -400,13 +411,7 @@ impl Lowerer {
             .ir
             .branch(self.block, Kind::Return, 0, vec![op], Operand::None, "");
         let f = frame();
-        let cap = match &self.ret_ty {
-            Some(ty) => {
-                let v = private_ident("__irtrack_v");
-                quote_spanned! {span=> |#v: &#ty| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
-            }
-            None => Self::capture(span),
-        };
+        let cap = self.ret_capture(span);
         quote! { #f.ret(#id, #value, #cap) }
     }
 
