@@ -37,8 +37,8 @@ pub fn expand(tracked: Tracked) -> TokenStream {
 /// ```ignore
 /// fn h(x: f64, n: i32) -> f64 {
 ///     use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
-///     static __IRTRACK_IR: ::irtrack::__private::FnIr = /* static IR */;
-///     if let Some(__irtrack) = ::irtrack::__private::claim(&__IRTRACK_IR, /* identity */) {
+///     let __irtrack_ir: &'static FnIr = { static IR: FnIr = /* static IR */; &IR };
+///     if let Some(__irtrack) = ::irtrack::__private::claim(__irtrack_ir, /* identity */) {
 ///         let __irtrack_result = ::irtrack::__private::run(move || { /* instrumented copy */ });
 ///         return __irtrack_result;
 ///     }

@@ -65,6 +65,15 @@ impl Lowerer {
                 }
             }
             Expr::RawAddr(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) && ctx == Ctx::Place => {
+                // A place stays a place (`*r += 1`, `&*r`); its node is the reference's.
+                let inner = self.expr(&u.expr, Ctx::Place);
+                let t = inner.tokens;
+                Lowered {
+                    tokens: quote!(*#t),
+                    ..inner
+                }
+            }
             Expr::Unary(u) => self.unary(u),
             Expr::Binary(b) => self.binary(b),
             Expr::Assign(a) => self.assign(a),
@@ -349,13 +358,13 @@ impl Lowerer {
     fn unary(&mut self, u: &syn::ExprUnary) -> Lowered {
         match u.op {
             UnOp::Deref(_) => {
-                // `*e` is transparent, like `&e`, and stays a place.
                 let inner = self.expr(&u.expr, Ctx::Place);
                 let t = inner.tokens;
-                Lowered {
-                    tokens: quote!(*#t),
-                    ..inner
-                }
+                // Read for its value, `*e` is a node of its own (a raw pointer's target is not
+                // the pointer); as a place (`*r += 1`, `&*r`) it stays a place.
+                let mut l = self.special("*".into(), vec![inner.op], quote!(*#t), u.span());
+                l.loud |= inner.loud;
+                l
             }
             _ => {
                 let (head, method) = match u.op {

@@ -211,11 +211,58 @@ pub fn macro_mentions(tokens: &TokenStream, is_local: &dyn Fn(&str) -> bool) -> 
                     walk(&g.stream(), is_local, out);
                     after_dot = false;
                 }
-                TokenTree::Literal(_) => after_dot = false,
+                TokenTree::Literal(lit) => {
+                    // Format strings name their arguments inline: `format!("{n} {x:.2}")`.
+                    for name in inline_format_args(&lit.to_string()) {
+                        if is_local(&name) && !out.contains(&name) {
+                            out.push(name);
+                        }
+                    }
+                    after_dot = false;
+                }
             }
         }
     }
     let mut out = Vec::new();
     walk(tokens, is_local, &mut out);
     out
+}
+
+/// The identifiers a string literal names as inline format arguments (`{x}`, `{x:?}`), in order.
+fn inline_format_args(literal: &str) -> Vec<String> {
+    if !literal.starts_with('"') && !literal.starts_with('r') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut rest = literal;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inline_format_args;
+
+    #[test]
+    fn format_strings_name_their_inline_arguments() {
+        assert_eq!(
+            inline_format_args(r#""{n} and {x:.2} {{not}} {0} {}""#),
+            ["n", "x"]
+        );
+        assert!(inline_format_args("12").is_empty());
+    }
 }
