@@ -1,11 +1,412 @@
-//! (crate documentation: written by the docs pass)
+//! Records what ordinary Rust functions actually did when they ran: dynamic computation
+//! graphs in the form of nested "extended Wengert lists", as
+//! [IRTracker.jl](https://github.com/phipsgabler/IRTracker.jl) records them for Julia, made by an
+//! attribute macro at compile time.
+//!
+//! Put [`#[tracked]`](tracked) on functions, methods or `impl` blocks and call one through
+//! [`track`]. The [`Trace`] you get back is a tape with one node per statement executed, per
+//! block argument and per branch taken, in execution order. Each node holds its value, its
+//! location in the function's static IR ([`FnIr`]) and references to the nodes whose values it
+//! used. A call to another tracked function is a nested node holding that call's own tape; any
+//! other call is a primitive node.
+//!
+//! In a clone of the repository, `cargo run --example geom` prints the traces of a recursive
+//! model with stochastic control flow, and `cargo test --workspace` runs the tests.
+//!
+//! # Tour
+//!
+//! ## Tracking a function
+//!
+//! ```
+//! use irtrack::{track, tracked};
+//!
+//! #[tracked]
+//! fn f(x: f64) -> f64 {
+//!     x.sin() + x
+//! }
+//!
+//! let trace = track(f, (1.0,));
+//! assert_eq!(
+//!     trace.root().levels(2).to_string(),
+//!     "\
+//! ⟨f⟩(⟨1.0⟩) → 1.8414709848078965::f64
+//!   @1: [Arg:§1:%1] 1.0::f64
+//!   @2: [§1:%2] ⟨sin⟩(@1) → 0.8414709848078965::f64
+//!   @3: [§1:%3] ⟨+⟩(@2, @1) → 1.8414709848078965::f64
+//!   @4: [§1:&1] return @3 → 1.8414709848078965::f64
+//! "
+//! );
+//! ```
+//!
+//! [`track`] takes the function and a tuple of its arguments, calls it and returns the trace
+//! ([`track_output`] also returns the function's result). The first line is the root: the
+//! tracked call, its argument values and its result. Below it are its children:
+//!
+//! - `@i:` is a node's position in its parent's tape, from 1; `@2` in an argument list refers
+//!   to that node.
+//! - `[§b:%i]` is the statement of block `b` defining SSA variable `%i`; `[Arg:§b:%i]` a
+//!   function argument (block 1) or block argument; `[Const:§b:%i]` a named constant or a
+//!   variable captured by a closure; `[§b:&k]` the `k`-th branch out of block `b`.
+//! - `⟨sin⟩(@1)` is a call, `⟨1.0⟩` a literal from the source, `$(kind)(…)` a construct that is
+//!   not a call (struct literal, macro, cast, field access, pattern binding, `?`).
+//! - `→ value::Type` is the value's `Debug` text (cut after 60 characters with `…`) and its type
+//!   without module paths; a value known only by its type prints as `_`.
+//!
+//! [`NodeRef::levels`] prints a node and some levels below it; `Display` on a [`NodeRef`] or a
+//! [`Trace`] prints every level. Listings are plain text, so they make good snapshot tests
+//! (`insta::assert_snapshot!(trace.root().levels(2).to_string())`).
+//!
+//! ## A loop
+//!
+//! ```
+//! use irtrack::{track, tracked};
+//!
+//! #[tracked]
+//! fn h(x: f64, n: i32) -> f64 {
+//!     let mut r = 0.0;
+//!     let mut i = 0;
+//!     while i < n {
+//!         r += x.powi(i);
+//!         i += 1;
+//!     }
+//!     r
+//! }
+//!
+//! let trace = track(h, (2.0, 2));
+//! let root = trace.root();
+//! assert_eq!(
+//!     root.levels(2).to_string(),
+//!     "\
+//! ⟨h⟩(⟨2.0⟩, ⟨2⟩) → 3.0::f64
+//!   @1: [Arg:§1:%1] 2.0::f64
+//!   @2: [Arg:§1:%2] 2::i32
+//!   @3: [§1:&1] goto §2 (⟨0.0⟩, ⟨0⟩)
+//!   @4: [Arg:§2:%3] @3#1 → 0.0::f64
+//!   @5: [Arg:§2:%4] @3#2 → 0::i32
+//!   @6: [§2:%5] ⟨<⟩(@5, @2) → true::bool
+//!   @7: [§2:&2] goto §3
+//!   @8: [§3:%6] ⟨powi⟩(@1, @5) → 1.0::f64
+//!   @9: [§3:%7] ⟨+=⟩(@4, @8) → 1.0::f64
+//!   @10: [§3:%8] ⟨+=⟩(@5, ⟨1⟩) → 1::i32
+//!   @11: [§3:&1] goto §2 (@9, @10)
+//!   @12: [Arg:§2:%3] @11#1 → 1.0::f64
+//!   @13: [Arg:§2:%4] @11#2 → 1::i32
+//!   @14: [§2:%5] ⟨<⟩(@13, @2) → true::bool
+//!   @15: [§2:&2] goto §3
+//!   @16: [§3:%6] ⟨powi⟩(@1, @13) → 2.0::f64
+//!   @17: [§3:%7] ⟨+=⟩(@12, @16) → 3.0::f64
+//!   @18: [§3:%8] ⟨+=⟩(@13, ⟨1⟩) → 2::i32
+//!   @19: [§3:&1] goto §2 (@17, @18)
+//!   @20: [Arg:§2:%3] @19#1 → 3.0::f64
+//!   @21: [Arg:§2:%4] @19#2 → 2::i32
+//!   @22: [§2:%5] ⟨<⟩(@21, @2) → false::bool
+//!   @23: [§2:&1] goto §4 since @22 == false
+//!   @24: [§4:&1] return @20 → 3.0::f64
+//! "
+//! );
+//!
+//! // `@12` is the first block argument passed by the jump `@11`.
+//! let (jump, n) = root.child(12).unwrap().block_argument_of().unwrap();
+//! assert_eq!((jump.position(), n), (Some(11), 1));
+//! ```
+//!
+//! The `while` is three blocks: §2 tests the condition, §3 is the body, §4 follows the loop.
+//! `r` and `i` change in the loop, so they are arguments of §2, as phi nodes are in SSA form:
+//! each jump into §2 passes their values, and each argument node names the jump that supplied
+//! it (`@11#1`). A conditional branch says why it was taken (`since @22 == false`).
+//! `let mut r = 0.0` records nothing: `r` is the literal `⟨0.0⟩` until the loop passes it on.
+//! References point at the newest node recorded for a variable, so the second `powi` (`@16`)
+//! uses `@13`, the second iteration's `i`.
+//!
+//! ## Navigating nodes
+//!
+//! A [`NodeRef`] is a copyable handle on one node:
+//!
+//! ```
+//! use irtrack::{track, tracked, Arg, NodeKind};
+//! # #[tracked]
+//! # fn f(x: f64) -> f64 {
+//! #     x.sin() + x
+//! # }
+//!
+//! let trace = track(f, (1.0,));
+//! let root = trace.root();
+//! assert_eq!(root.children().count(), 4);
+//!
+//! let sin = root.child(2).unwrap(); // `@2`; positions start at 1
+//! let plus = root.child(3).unwrap();
+//! assert_eq!(plus.kind(), NodeKind::PrimitiveCall);
+//! assert_eq!(plus.parent(), Some(root));
+//! assert_eq!(plus.function_name(), Some("+"));
+//! assert_eq!(plus.value::<f64>(), Some(&1.8414709848078965));
+//! assert!(matches!(plus.arguments()[0], Arg::Node(n) if n == sin));
+//!
+//! let location = plus.location().unwrap();
+//! assert_eq!(location.to_string(), "§1:%3");
+//! // The static statement the node executed:
+//! assert_eq!(plus.ir().unwrap()[location].to_string(), "%3 = %2 + %1");
+//! ```
+//!
+//! [`NodeRef::value`] gives the recorded value back for scalars and for types implementing
+//! [`Snapshot`] (std containers, strings, tuples, arrays, references to those, and your own
+//! types with `#[derive(Clone, Debug, irtrack::Snapshot)]`); other `Debug` types keep their text
+//! ([`NodeRef::value_text`]), anything else only its type name. [`NodeRef::block_argument_of`]
+//! gives the jump that supplied a block argument, and [`Trace::nodes`] iterates over every node
+//! at every level.
+//!
+//! ## The static IR
+//!
+//! [`NodeRef::callee_ir`] on the root is the IR of the tracked function ([`NodeRef::ir`] is the
+//! IR of the function a node was recorded in). It prints in the style of IRTools; every location
+//! in a trace indexes it. The repository's `docs/lowering.md` describes how Rust control flow
+//! becomes these blocks.
+//!
+//! ```
+//! # use irtrack::{track, tracked};
+//! # #[tracked]
+//! # fn h(x: f64, n: i32) -> f64 {
+//! #     let mut r = 0.0;
+//! #     let mut i = 0;
+//! #     while i < n {
+//! #         r += x.powi(i);
+//! #         i += 1;
+//! #     }
+//! #     r
+//! # }
+//! let trace = track(h, (2.0, 2));
+//! assert_eq!(
+//!     trace.root().callee_ir().unwrap().to_string(),
+//!     "\
+//! 1: (%1, %2)
+//!   br 2 (0.0, 0)
+//! 2: (%3, %4)
+//!   %5 = %4 < %2
+//!   br 4 unless %5
+//!   br 3
+//! 3:
+//!   %6 = %1.powi(%4)
+//!   %7 = %3 += %6
+//!   %8 = %4 += 1
+//!   br 2 (%7, %8)
+//! 4:
+//!   return %3
+//! "
+//! );
+//! ```
+//!
+//! ## Seeing the transformed code
+//!
+//! [cargo-expand](https://github.com/dtolnay/cargo-expand) shows what `#[tracked]` generated. It
+//! is not part of the toolchain: install it with `cargo install cargo-expand`, then run, for
+//! example, `cargo expand --example sin f` in this repository.
+//!
+//! # Explanation
+//!
+//! `#[tracked]` keeps the function's signature and original body, and puts in front of the
+//! body a static table of the function's IR and one check. A simplified expansion of `f`
+//! (paths into the hidden `::irtrack::__private` module shortened, the value-capture closures
+//! written `cap`):
+//!
+//! ```ignore
+//! fn f(x: f64) -> f64 {
+//!     let __irtrack_ir: &'static FnIr = {
+//!         static IR: FnIr = FnIr {
+//!             name: "f",
+//!             entries: &[
+//!                 Entry::argument(1, 1, "x"),                                   // entry 0: %1
+//!                 Entry::statement(1, 2, MethodCall, "sin", &[Var(1)]),         // entry 1: %2 = %1.sin()
+//!                 Entry::statement(1, 3, Operator, "+", &[Var(2), Var(1)]),     // entry 2: %3 = %2 + %1
+//!                 Entry::branch(1, 1, Return, 0, &[Var(3)], Operand::None, ""), // entry 3: return %3
+//!             ],
+//!             /* … */
+//!         };
+//!         &IR
+//!     };
+//!     // The claim check: is a tracked caller (or `track`) calling this function right now?
+//!     if let Some(__irtrack) = claim(__irtrack_ir, Identity {
+//!         inner_closure: type_name_of_val(&|| ()),
+//!         name: "f",
+//!         self_type: None,
+//!     }) {
+//!         // The instrumented copy, in a closure that `run` calls: never inlined into `f`.
+//!         let __irtrack_result: f64 = run(move || {
+//!             __irtrack.record_ref(0, &x, cap);
+//!             __irtrack.ret(3,
+//!                 __irtrack.record(2,
+//!                     __irtrack.announce_method(2, "add", true,
+//!                         __irtrack.record(1, {
+//!                             __irtrack.announce_method(1, "sin", true, ());
+//!                             x.sin()
+//!                         }, cap))
+//!                     + x,
+//!                     cap),
+//!                 cap)
+//!         });
+//!         return __irtrack_result;
+//!     }
+//!     // The original body: what runs when nothing claimed the call.
+//!     x.sin() + x
+//! }
+//! ```
+//!
+//! - **The claim check.** `claim` first reads a process-wide count of recordings in progress;
+//!   when it is zero, that one relaxed atomic load is all an untracked call pays, and the
+//!   original body runs. Otherwise it looks in this thread's recorder for a pending call made to
+//!   this function; if there is one, it opens a nested node for it and returns the frame the
+//!   instrumented copy records into.
+//! - **Record calls.** Each recorded expression passes its value through `record(entry, value,
+//!   cap)`, which returns it unchanged. The number is the entry's index in the static IR; the
+//!   recorder resolves the entry's operands (`%2`, `%1`) to the newest nodes recorded for those
+//!   variables in the current call, so the generated code keeps no bookkeeping of its own. Jumps
+//!   are `jump(entry)`, returns `ret(entry, value, cap)`. `cap` captures the value as richly as
+//!   its type allows (a [`Snapshot`] clone, else `Debug` text, else the type name) by autoref
+//!   specialisation, so your types need no extra bounds.
+//! - **Announcing and claiming calls.** Before a call runs, the caller announces it with a key
+//!   naming the callee: the type name of the function item for `g(x)`, the method name and the
+//!   receiver's type for `x.m()` and for operators. The announcement is placed after the last
+//!   argument that may itself run tracked code, so a tracked call inside an argument cannot take
+//!   it. A tracked callee claims the call only if the key names it (a free function compares the
+//!   key with the type name of a closure defined in its own body, which is its own path followed
+//!   by `::{{closure}}`), records its body as the children of a nested node, and hands the node
+//!   back when it returns; the caller's `record` for the call then fills in the node's arguments
+//!   and value. When no tracked function claims the call, the same `record` makes a primitive.
+//! - [`track`] announces the root call the same way, so the root is a nested node when the
+//!   function is tracked, and a childless primitive otherwise.
+//! - Items declared at the top level of the body (`fn`, `struct`, `static`, `use`) are moved in
+//!   front of the check, so both copies share them; items in inner blocks are copied with their
+//!   block.
+//!
+//! # Caveats
+//!
+//! What is not recorded, or recorded coarsely:
+//!
+//! - **Mutation through references and method calls creates no node for the new value.**
+//!   Only assignments and compound assignments to a local variable change which node it refers
+//!   to. After `v.push(x)`, uses of `v` still refer to the node that created it, with its old
+//!   value:
+//!
+//!   ```
+//!   # use irtrack::{track, tracked};
+//!   #[tracked]
+//!   fn push_len(x: f64) -> usize {
+//!       let mut v: Vec<f64> = Vec::new();
+//!       v.push(x);
+//!       v.push(x);
+//!       v.len()
+//!   }
+//!
+//!   let trace = track(push_len, (1.5,));
+//!   assert_eq!(
+//!       trace.root().levels(2).to_string(),
+//!       "\
+//!   ⟨push_len⟩(⟨1.5⟩) → 2::usize
+//!     @1: [Arg:§1:%1] 1.5::f64
+//!     @2: [§1:%2] ⟨Vec::new⟩() → []::Vec<f64>
+//!     @3: [§1:%3] ⟨push⟩(@2, @1) → ()::()
+//!     @4: [§1:%4] ⟨push⟩(@2, @1) → ()::()
+//!     @5: [§1:%5] ⟨len⟩(@2) → 2::usize
+//!     @6: [§1:&1] return @5 → 2::usize
+//!   "
+//!   );
+//!   ```
+//!
+//!   Likewise `*v += 1.0` on a `&mut f64` is a special node `$(*v +=)(@1, ⟨1.0⟩)` with no
+//!   value, and `@1` keeps the value the argument had on entry; reading `*v` afterwards records
+//!   a new node, `$(*)(@1)`, with the current value.
+//! - **Macros are opaque.** `vec![x, 2.0 * x]` is one special node `$(vec!)(@1)` holding the
+//!   result; its references are the local variables the macro's tokens mention (inline format
+//!   arguments like `"{v:?}"` included), and nothing the macro evaluates inside is recorded: the
+//!   `2.0 * x` above has no node.
+//! - **Closures are separate functions.** A closure written in a tracked function is tracked
+//!   on its own, and is a nested node when a tracked function calls it directly. Inside it, a
+//!   variable captured from the enclosing function is a `[Const:§1:%i]` node holding the
+//!   captured value, not a reference into the enclosing tape. A closure called by untracked code
+//!   (given to `map`, run inside `collect`) is not recorded, and as a call argument a closure
+//!   prints as `⟨_⟩`.
+//! - **Values whose type is decided only later are captured as `Debug` text.** Results of
+//!   `parse`, `collect`, `into`, `sum`, `from`, `Ok`/`Err`/`Some` and the like, and operands of
+//!   `?`, keep their `Debug` text even when their type is a [`Snapshot`] type (scalars are still
+//!   recovered from their text):
+//!
+//!   ```
+//!   # use irtrack::{track, tracked};
+//!   #[tracked]
+//!   fn doubled(xs: &[f64]) -> usize {
+//!       let v: Vec<f64> = xs.iter().map(|x| x * 2.0).collect();
+//!       v.len()
+//!   }
+//!
+//!   let trace = track(doubled, (&[1.0, 2.0][..],));
+//!   let collect = trace.root().child(4).unwrap();
+//!   assert_eq!(collect.function_name(), Some("collect"));
+//!   assert_eq!(collect.value_text(), "[2.0, 4.0]");
+//!   assert_eq!(collect.value::<Vec<f64>>(), None);
+//!   ```
+//!
+//!   A value whose type is still open where it is recorded, and is later settled to a type
+//!   without [`Snapshot`], does not compile: for `let mut v = Vec::new(); v.push(P(x));` the
+//!   error is "irtrack cannot keep a clone of `P` in a trace"; annotate the binding
+//!   (`let mut v: Vec<P> = Vec::new();`).
+//! - **Functions returning `impl Trait` have no untracked copy.** The two bodies would return
+//!   two different opaque types, so the instrumented body is the only one: it always runs,
+//!   recording into an inactive frame that ignores everything when the call was not claimed.
+//! - **Method calls are claimed by name and receiver type.** A tracked method claims `x.m()`
+//!   when its name is `m` and its `Self` type is the type recorded for the receiver, after
+//!   peeling `&`, `&mut`, `Box`, `Rc` and `Arc`. A `dyn Trait` receiver matches any tracked
+//!   method of that name, and so does a receiver whose type is not recorded: a field or an
+//!   indexed element (`self.inner.m()`), or a variable that holds a literal. Comparisons and
+//!   indexing are never claimed: a tracked `PartialOrd`, `PartialEq` or `Index` impl is recorded
+//!   as a primitive.
+//! - **Some syntax is rejected with a compile error:** labelled blocks (use a `loop` with
+//!   `break 'label value`), `let` chains (nest the conditions), `async fn`, async blocks and
+//!   closures, `.await`, `try` blocks, `yield`, a `static` in an inner block of the body (move
+//!   it to the top level), and `const`, `extern` and variadic functions. `#[tracked]` itself
+//!   goes on functions, methods and `impl` blocks (for a trait, on its `impl`s), and takes no
+//!   arguments.
+//! - **A user macro that returns skips the return node.** `return` inside a macro is not
+//!   lowered, so when it fires the trace ends without a return node (and without the macro's
+//!   own node), and the root's value is unknown:
+//!
+//!   ```
+//!   # use irtrack::{track, tracked};
+//!   macro_rules! bail_if_negative {
+//!       ($x:expr) => {
+//!           if $x < 0.0 {
+//!               return 0.0;
+//!           }
+//!       };
+//!   }
+//!
+//!   #[tracked]
+//!   fn guarded(x: f64) -> f64 {
+//!       bail_if_negative!(x);
+//!       x.sqrt()
+//!   }
+//!
+//!   assert_eq!(
+//!       track(guarded, (-1.0,)).root().levels(2).to_string(),
+//!       "\
+//!   ⟨guarded⟩(⟨-1.0⟩) → _::f64
+//!     @1: [Arg:§1:%1] -1.0::f64
+//!   "
+//!   );
+//!   ```
+//! - **The `disabled` cargo feature turns `#[tracked]` into the identity.** Every tracked
+//!   function then compiles exactly as written, and [`track`] records a root with no children
+//!   (`⟨f⟩() → _::f64`).
+//!
+//! # Status
+//!
+//! Recording, the listing and the static IR work today. Still to come, without dates:
+//! reverse-mode gradients on traces, contexts (choosing what is primitive, attaching metadata),
+//! graph queries and export, and measured overhead benchmarks.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub use irtrack_macros::{tracked, Snapshot};
 pub use irtrack_runtime::{
-    ir, print, track, track_output, value, Arg, Callable, Entry, EntryKind, FnIr, Location,
-    NodeId, NodeKind, NodeRef, Operand, Owned, Slot, Trace, Value,
+    ir, print, track, track_output, value, Arg, Callable, Entry, EntryKind, FnIr, Location, NodeId,
+    NodeKind, NodeRef, Operand, Owned, Slot, Trace, Value,
 };
 
 // The derive and the trait share the name, as serde's do: one is a macro, one a type.
