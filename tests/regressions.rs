@@ -238,3 +238,42 @@ fn repro_9_root_has_no_position() {
     assert_eq!(trace.root().position(), None);
     assert_eq!(trace.root().child(1).and_then(|c| c.position()), Some(1));
 }
+
+#[derive(Debug, Clone, Copy)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+const LIMIT: f64 = 10.0;
+
+#[tracked]
+fn compares_places(p: Pt, v: Vec<i32>) -> bool {
+    let near = p.x == 1.0;
+    let five = v[1] == 5;
+    let small = (1..=5).contains(&v[0]);
+    let under = p.y < LIMIT;
+    near && five && small && under
+}
+
+/// Bug 10: a field or element read by reference (a comparison operand, `&v[0]`) was recorded
+/// as its base variable: `⟨==⟩(@1, ⟨5⟩)` where @1 was the whole vector.
+#[test]
+fn repro_10_places_read_by_reference_are_nodes() {
+    let trace = track(compares_places, (Pt { x: 1.0, y: 2.0 }, vec![3, 5]));
+    assert_eq!(trace.root().value::<bool>(), Some(&true));
+    let listing = trace.root().levels(2).to_string();
+    for expected in [
+        "$(.x)(@1) → 1.0::f64",
+        "⟨==⟩(@3, ⟨1.0⟩) → true::bool",
+        "⟨index⟩(@2, ⟨1⟩) → 5::i32",
+        "⟨index⟩(@2, ⟨0⟩) → 3::i32",
+        "[Const:§1:%",
+        "10.0::f64",
+    ] {
+        assert!(
+            listing.contains(expected),
+            "missing {expected:?} in\n{listing}"
+        );
+    }
+}

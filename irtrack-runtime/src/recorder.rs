@@ -382,6 +382,19 @@ impl Frame {
         }
     }
 
+    /// Records the place at static entry `entry` (a field or element read through a shared
+    /// reference, as by a comparison) and passes the reference through.
+    #[inline]
+    pub fn record_place<'a, T: ?Sized>(
+        &self,
+        entry: u32,
+        place: &'a T,
+        capture: impl FnOnce(&T) -> Value,
+    ) -> &'a T {
+        self.record_ref(entry, place, capture);
+        place
+    }
+
     /// Records the return at static entry `entry` from a reference to the returned value (the
     /// residual an early `?` returns).
     #[inline]

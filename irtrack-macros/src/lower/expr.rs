@@ -25,6 +25,18 @@ enum Announce {
     None,
 }
 
+/// Whether a place is a chain of fields and indexing on a path: reading it through a reference
+/// borrows no temporary whose lifetime the recording could shorten.
+fn rooted_in_path(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) => true,
+        Expr::Field(f) => rooted_in_path(&f.base),
+        Expr::Index(i) => rooted_in_path(&i.expr),
+        Expr::Paren(p) => rooted_in_path(&p.expr),
+        _ => false,
+    }
+}
+
 fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
@@ -38,6 +50,11 @@ fn is_place(e: &Expr) -> bool {
 impl Lowerer {
     pub(super) fn expr(&mut self, e: &Expr, ctx: Ctx) -> Lowered {
         match e {
+            Expr::Field(_) | Expr::Index(_) | Expr::Path(_)
+                if ctx == Ctx::Ref && rooted_in_path(e) =>
+            {
+                self.shared_place(e)
+            }
             Expr::Lit(l) => Lowered::quiet(l.to_token_stream(), Operand::Const(text(l))),
             Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)) => {
                 Lowered::quiet(e.to_token_stream(), Operand::Const(text(e)))
@@ -56,7 +73,12 @@ impl Lowerer {
             Expr::Group(g) => self.expr(&g.expr, ctx),
             Expr::Reference(r) => {
                 // `&e` is transparent: it refers to the node of `e`, which stays a place.
-                let inner = self.expr(&r.expr, Ctx::Place);
+                let inner_ctx = if r.mutability.is_some() {
+                    Ctx::Place
+                } else {
+                    Ctx::Ref
+                };
+                let inner = self.expr(&r.expr, inner_ctx);
                 let (and, m) = (&r.and_token, &r.mutability);
                 let t = inner.tokens;
                 Lowered {
@@ -65,7 +87,7 @@ impl Lowerer {
                 }
             }
             Expr::RawAddr(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
-            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) && ctx == Ctx::Place => {
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) && ctx != Ctx::Value => {
                 // A place stays a place (`*r += 1`, `&*r`); its node is the reference's.
                 let inner = self.expr(&u.expr, Ctx::Place);
                 let t = inner.tokens;
@@ -216,6 +238,83 @@ impl Lowerer {
                 self.error(e.span(), "#[tracked] does not know how to record this expression; move it into a function that is not tracked");
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
+        }
+    }
+
+    /// A field, element or named constant read through a shared reference: recorded through
+    /// that reference, and still a place.
+    ///
+    /// Before: `p.x == 1.0`
+    /// After:  `*__irtrack.record_place(4, &p.x, …) == 1.0`
+    fn shared_place(&mut self, e: &Expr) -> Lowered {
+        let (id, op, place) = match e {
+            Expr::Path(p) => {
+                if let Some(local) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    return Lowered::quiet(p.to_token_stream(), local.op.clone());
+                }
+                let (id, op) =
+                    self.ir
+                        .define(self.block, Slot::Const, Kind::Constant, text(p), vec![]);
+                (id, op, Lowered::quiet(p.to_token_stream(), Operand::None))
+            }
+            Expr::Field(f) => {
+                let base = self.expr(&f.base, Ctx::Ref);
+                let member = &f.member;
+                let bt = base.tokens;
+                let (id, op) = self.ir.define(
+                    self.block,
+                    Slot::Var,
+                    Kind::Special,
+                    format!(".{}", text(member)),
+                    vec![base.op],
+                );
+                (
+                    id,
+                    op,
+                    Lowered {
+                        tokens: quote!(#bt.#member),
+                        op: Operand::None,
+                        loud: base.loud,
+                    },
+                )
+            }
+            Expr::Index(i) => {
+                let base = self.expr(&i.expr, Ctx::Ref);
+                let index = self.expr(&i.index, Ctx::Value);
+                let (bt, xt) = (base.tokens, index.tokens);
+                let loud = base.loud || index.loud;
+                let (id, op) = self.ir.define(
+                    self.block,
+                    Slot::Var,
+                    Kind::Call,
+                    "index",
+                    vec![base.op, index.op],
+                );
+                (
+                    id,
+                    op,
+                    Lowered {
+                        tokens: quote!(#bt[#xt]),
+                        op: Operand::None,
+                        loud,
+                    },
+                )
+            }
+            _ => unreachable!("shared_place is called on paths, fields and indexing"),
+        };
+        let f = frame();
+        let cap = if matches!(e, Expr::Path(_)) {
+            // `None`, `Default::default`: a constant's type may still be open here.
+            let v = private_ident("__irtrack_v");
+            quote::quote_spanned! {e.span()=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
+        } else {
+            Self::capture(e.span())
+        };
+        let pt = place.tokens;
+        Lowered {
+            tokens: quote!((*#f.record_place(#id, &#pt, #cap))),
+            op,
+            loud: place.loud,
         }
     }
 
@@ -408,8 +507,8 @@ impl Lowerer {
             b.op,
             BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
         );
-        // Comparisons take their operands by reference: keep places as places.
-        let ctx = if comparison { Ctx::Place } else { Ctx::Value };
+        // Comparisons take their operands by reference: places stay places, read in place.
+        let ctx = if comparison { Ctx::Ref } else { Ctx::Value };
         let lhs = self.expr(
             &b.left,
             if comparison && is_place(&b.left) {

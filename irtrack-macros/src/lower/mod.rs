@@ -72,7 +72,11 @@ impl Lowered {
 #[derive(Clone, Copy, PartialEq)]
 pub enum Ctx {
     Value,
+    /// A place that may be borrowed mutably or moved from: left as written.
     Place,
+    /// A place only read through a shared reference (`&e`, comparison operands): recorded
+    /// through that reference when it is rooted in a variable or path.
+    Ref,
 }
 
 /// A lowered function or closure: its static IR and instrumented body.
