@@ -277,3 +277,153 @@ fn repro_10_places_read_by_reference_are_nodes() {
         );
     }
 }
+
+mod shapes {
+    use irtrack::tracked;
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Point {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    #[tracked]
+    impl Point {
+        pub fn norm(&self) -> f64 {
+            (self.x * self.x + self.y * self.y).sqrt()
+        }
+    }
+
+    /// Untracked, with a method of the same name that calls the tracked one.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Wrapper {
+        pub p: Point,
+    }
+
+    impl Wrapper {
+        pub fn norm(&self) -> f64 {
+            self.p.norm() * 2.0
+        }
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Outer {
+        pub w: Wrapper,
+        pub q: Point,
+    }
+}
+
+#[tracked]
+fn via_fields(o: shapes::Outer) -> f64 {
+    o.w.norm() + o.q.norm()
+}
+
+/// Bug 11: a method call on a field sent no receiver type, and a tracked method of the same
+/// name on another type (`Point::norm`) claimed a call made to `Wrapper::norm`.
+#[test]
+fn repro_11_methods_are_claimed_only_by_their_receiver_type() {
+    let o = shapes::Outer {
+        w: shapes::Wrapper {
+            p: shapes::Point { x: 3.0, y: 4.0 },
+        },
+        q: shapes::Point { x: 6.0, y: 8.0 },
+    };
+    let trace = track(via_fields, (o,));
+    assert_eq!(trace.root().value::<f64>(), Some(&20.0));
+    let wrapper = trace.root().child(2).expect("@2 is o.w.norm()");
+    assert_eq!(wrapper.kind(), NodeKind::PrimitiveCall);
+    assert_eq!(wrapper.value::<f64>(), Some(&10.0));
+    let point = trace.root().child(3).expect("@3 is o.q.norm()");
+    assert_eq!(
+        point.kind(),
+        NodeKind::NestedCall,
+        "a field receiver of the right type is claimed"
+    );
+    assert_eq!(point.value::<f64>(), Some(&10.0));
+}
+
+#[tracked]
+fn fib(n: u32) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    let mut i = 0;
+    while i < n {
+        (a, b) = (b, a + b);
+        i += 1;
+    }
+    a
+}
+
+/// Bug 12: variables assigned by destructuring assignment in a loop were not carried around
+/// it, so every iteration referred to their first values.
+#[test]
+fn repro_12_destructuring_assignment_is_carried() {
+    let trace = track(fib, (5,));
+    assert_eq!(trace.root().value::<u64>(), Some(&5));
+    let header_args = trace
+        .root()
+        .children()
+        .filter(|c| c.kind() == NodeKind::Argument && c.location().is_some_and(|l| l.block == 2))
+        .count();
+    assert_eq!(
+        header_args,
+        3 * 6,
+        "a, b and i at each of 6 visits of the header"
+    );
+    let last_sum = trace
+        .root()
+        .children()
+        .filter(|c| c.function_name() == Some("+"))
+        .last()
+        .expect("a + b");
+    assert_eq!(last_sum.value::<u64>(), Some(&8));
+}
+
+#[tracked]
+fn both_positive(a: f64, b: f64) -> f64 {
+    if a > 0.0 && b > 0.0 {
+        a * b
+    } else {
+        0.0
+    }
+}
+
+/// Bug 13: the branches of `if a && b` were put on the block before the `&&`, not on the block
+/// holding its result.
+#[test]
+fn repro_13_condition_blocks_end_in_their_branches() {
+    let trace = track(both_positive, (2.0, 3.0));
+    let ir = trace.root().callee_ir().expect("tracked");
+    let result_block = ir
+        .entries
+        .iter()
+        .find(|e| e.kind == irtrack::EntryKind::Argument && e.head == "value")
+        .expect("the && result block")
+        .location
+        .block;
+    let branches_out = ir
+        .entries
+        .iter()
+        .filter(|e| e.location.block == result_block && e.kind.is_branch())
+        .count();
+    assert_eq!(branches_out, 2, "br else unless, br then\n{ir}");
+    assert_eq!(trace.root().value::<f64>(), Some(&6.0));
+}
+
+#[tracked]
+fn first_or_zero(v: Vec<i32>) -> i32 {
+    let Some(x) = v.first() else {
+        return 0;
+    };
+    *x
+}
+
+/// Bug 14: `let … else` listed its two branches out of order (&2 above &1).
+#[test]
+fn repro_14_let_else_branches_in_order() {
+    let trace = track(first_or_zero, (vec![4],));
+    let ir = trace.root().callee_ir().expect("tracked").to_string();
+    let matches = ir.find("matches Some(x)").expect("the matching branch");
+    let plain = ir.find("  br 3").expect("the else branch");
+    assert!(matches < plain, "{ir}");
+    assert_eq!(trace.root().value::<i32>(), Some(&4));
+}

@@ -157,7 +157,8 @@ pub fn short_type_name(full: &str) -> String {
             out.truncate(segment_start);
             continue;
         }
-        if !(c.is_alphanumeric() || c == '_') {
+        // `{{closure}}` counts as a name, so `f::{{closure}}::{{closure}}` keeps its last one.
+        if !(c.is_alphanumeric() || c == '_' || c == '{' || c == '}') {
             out.push(c);
             segment_start = out.len();
             continue;
@@ -183,6 +184,10 @@ mod tests {
             "Option<(i32, String)>"
         );
         assert_eq!(short_type_name("&[f64]"), "&[f64]");
+        assert_eq!(
+            short_type_name("Map<Iter<'_, f64>, m::f::{{closure}}::{{closure}}>"),
+            "Map<Iter<'_, f64>, {{closure}}>"
+        );
     }
 
     #[test]

@@ -72,8 +72,9 @@ impl Identity {
                             let recv = peel_receiver(recv);
                             recv == own || recv.starts_with("dyn ")
                         }
-                        (Some(_), None) => true,
-                        (None, _) => false,
+                        // Without the receiver's type the call may be to another type's
+                        // method of the same name: never claim it (decision 2).
+                        (Some(_), None) | (None, _) => false,
                     }
             }
         }
@@ -438,6 +439,28 @@ impl Frame {
                 key: Key::Fn(callee_type),
                 entry,
             }
+        });
+        pass
+    }
+
+    /// Announces the method call at entry `entry` to a method called `method` on a receiver
+    /// of type `receiver_type` (the receiver is a place, read before the call for its type).
+    #[inline]
+    pub fn announce_method_of<T>(
+        &self,
+        entry: u32,
+        method: &'static str,
+        receiver_type: &'static str,
+        pass: T,
+    ) -> T {
+        self.with(|r| {
+            r.pending = Pending::Announced {
+                key: Key::Method {
+                    name: method,
+                    receiver: Some(receiver_type),
+                },
+                entry,
+            };
         });
         pass
     }

@@ -390,9 +390,11 @@ impl<'t> NodeRef<'t> {
     }
 }
 
+/// `Debug` is the node's own line of the listing, without a newline.
 impl std::fmt::Debug for NodeRef<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.levels(1))
+        let line = self.levels(1).to_string();
+        f.write_str(line.trim_end_matches('\n'))
     }
 }
 

@@ -141,6 +141,11 @@ impl Lowerer {
             with_else.else_branch = Some((Default::default(), Box::new(syn::parse_quote!({}))));
             return self.if_expr(&with_else, tail);
         }
+        // The condition first: a `&&` in it ends in a block of its own, where the branches go.
+        let cond = match &*i.cond {
+            Expr::Let(l) => Err((self.scrutinee(&l.expr), l)),
+            cond => Ok(self.expr(cond, Ctx::Value)),
+        };
         let start = self.block;
         let mut assigned = scan::assigned_names(|v| v.visit_block(&i.then_branch));
         if let Some((_, e)) = &i.else_branch {
@@ -156,9 +161,8 @@ impl Lowerer {
         let before = self.ops_of(&merged);
         // Branches of the start block; the merge block is not numbered yet, so an `if` without
         // `else` patches its branch's target afterwards.
-        let (cond_tokens, then_jump, else_jump, let_pat) = match &*i.cond {
-            Expr::Let(l) => {
-                let s = self.scrutinee(&l.expr);
+        let (cond_tokens, then_jump, else_jump, let_pat) = match cond {
+            Err((s, l)) => {
                 let pat_text = text(&*l.pat);
                 let jt = self.ir.branch(
                     start,
@@ -185,8 +189,7 @@ impl Lowerer {
                     Some(((*l.pat).clone(), s.op)),
                 )
             }
-            cond => {
-                let c = self.expr(cond, Ctx::Value);
+            Ok(c) => {
                 let je = self.ir.branch(
                     start,
                     Kind::JumpUnless,
@@ -464,10 +467,11 @@ impl Lowerer {
         match &*w.cond {
             Expr::Let(l) => {
                 let s = self.scrutinee(&l.expr);
+                let test_block = self.block;
                 body_b = self.ir.new_block();
                 (exit, exit_args) = self.open_exit(has_break, false);
                 let jb = self.ir.branch(
-                    header,
+                    test_block,
                     Kind::JumpIfMatches,
                     body_b,
                     vec![],
@@ -489,7 +493,7 @@ impl Lowerer {
                 };
                 let jx = self
                     .ir
-                    .branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
+                    .branch(test_block, Kind::Jump, exit, exit_ops, Operand::None, "");
                 let pat = &l.pat;
                 let st = s.tokens;
                 test = quote!(let #pat = #st);
@@ -499,6 +503,7 @@ impl Lowerer {
             }
             cond => {
                 let c = self.expr(cond, Ctx::Value);
+                let test_block = self.block;
                 body_b = self.ir.new_block();
                 (exit, exit_args) = self.open_exit(has_break, false);
                 let carried_vars: Vec<syn::Ident> = self
@@ -514,12 +519,17 @@ impl Lowerer {
                 } else {
                     Vec::new()
                 };
-                let jx = self
-                    .ir
-                    .branch(header, Kind::JumpUnless, exit, exit_ops, c.op.clone(), "");
+                let jx = self.ir.branch(
+                    test_block,
+                    Kind::JumpUnless,
+                    exit,
+                    exit_ops,
+                    c.op.clone(),
+                    "",
+                );
                 let jb = self
                     .ir
-                    .branch(header, Kind::Jump, body_b, vec![], Operand::None, "");
+                    .branch(test_block, Kind::Jump, body_b, vec![], Operand::None, "");
                 test = c.tokens;
                 into_body = jb;
                 out = jx;

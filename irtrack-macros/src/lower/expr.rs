@@ -21,6 +21,9 @@ enum Announce {
     Fn(syn::Ident),
     /// A method or operator with this trait-method name; whether the receiver operand is exact.
     Method(String, bool),
+    /// A method whose receiver is a place without side effects: its type is read from it, in
+    /// this local, before the call.
+    MethodOf(String, syn::Ident),
     /// Never claimed (comparisons, indexing).
     None,
 }
@@ -33,6 +36,25 @@ fn rooted_in_path(e: &Expr) -> bool {
         Expr::Field(f) => rooted_in_path(&f.base),
         Expr::Index(i) => rooted_in_path(&i.expr),
         Expr::Paren(p) => rooted_in_path(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether evaluating a place runs no code: a variable or path, with fields and indexing by
+/// variables or literals.
+fn pure_place(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
+    match e {
+        Expr::Path(_) => true,
+        Expr::Field(f) => pure_place(&f.base, is_local),
+        Expr::Paren(p) => pure_place(&p.expr, is_local),
+        Expr::Index(i) => {
+            pure_place(&i.expr, is_local)
+                && match &*i.index {
+                    Expr::Lit(_) => true,
+                    Expr::Path(p) => p.path.get_ident().is_some_and(|n| is_local(&n.to_string())),
+                    _ => false,
+                }
+        }
         _ => false,
     }
 }
@@ -702,6 +724,7 @@ impl Lowerer {
         let announcement = |pass: TokenStream| match announce {
             Announce::Fn(ty) => Some(quote!(#f.announce_type(#id, #ty, #pass))),
             Announce::Method(m, exact) => Some(quote!(#f.announce_method(#id, #m, #exact, #pass))),
+            Announce::MethodOf(m, ty) => Some(quote!(#f.announce_method_of(#id, #m, #ty, #pass))),
             Announce::None => None,
         };
         let last_loud = parts.iter().rposition(|p| p.lowered.loud);
@@ -847,12 +870,26 @@ impl Lowerer {
             ops,
         );
         let turbofish = &m.turbofish;
-        let announce = Announce::Method(method.to_string(), exact);
+        let recv_ty = private_ident("__irtrack_recv");
+        let pure = recv_is_place && pure_place(&m.receiver, &|n| self.is_local(n));
+        let announce = if pure {
+            Announce::MethodOf(method.to_string(), recv_ty.clone())
+        } else {
+            Announce::Method(method.to_string(), exact)
+        };
         let dot = &m.dot_token;
+        let receiver = &m.receiver;
         let call = self.announced(id, &announce, parts, |toks| {
             let (r, args) = toks.split_first().expect("receiver");
             quote!(#r #dot #method #turbofish (#(#args),*))
         });
+        // A place receiver is read once more, for its type only, before the call: it has no
+        // side effects (`pure_place`), and the borrow ends before the call borrows it.
+        let call = if pure {
+            quote!({ let #recv_ty = ::irtrack::__private::type_name_of_val(&#receiver); #call })
+        } else {
+            call
+        };
         let tokens = if late {
             self.record_late(id, call, m.span())
         } else {

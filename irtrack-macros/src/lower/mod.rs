@@ -492,9 +492,6 @@ impl Lowerer {
             let matched = self.ir.new_block();
             let otherwise = self.ir.new_block();
             let pat_text = text::text(&strip_type(pat));
-            let j_else =
-                self.ir
-                    .branch(self.block, Kind::Jump, otherwise, vec![], Operand::None, "");
             let j_match = self.ir.branch(
                 self.block,
                 Kind::JumpIfMatches,
@@ -503,9 +500,9 @@ impl Lowerer {
                 value.op.clone(),
                 pat_text,
             );
-            // Reorder so the matching branch is &1, as for `if let`.
-            self.ir.entries[j_else.index()].number = 2;
-            self.ir.entries[j_match.index()].number = 1;
+            let j_else =
+                self.ir
+                    .branch(self.block, Kind::Jump, otherwise, vec![], Operand::None, "");
             self.block = otherwise;
             let j = self.jump(j_else);
             let body = self.expr(diverge, Ctx::Value).tokens;

@@ -30,8 +30,24 @@ fn assigned_root(e: &Expr) -> Option<String> {
 
 impl<'ast> Visit<'ast> for AssignedNames<'_> {
     fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
-        if let Some(n) = assigned_root(&e.left) {
-            self.names.insert(n);
+        match &*e.left {
+            // Destructuring assignment: `(a, b) = (b, a + b)` assigns every name in it.
+            Expr::Tuple(_) | Expr::Array(_) | Expr::Struct(_) | Expr::Call(_) => {
+                struct Names<'n>(&'n mut BTreeSet<String>);
+                impl<'ast> Visit<'ast> for Names<'_> {
+                    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                        if let Some(i) = p.path.get_ident() {
+                            self.0.insert(i.to_string());
+                        }
+                    }
+                }
+                Names(&mut self.names).visit_expr(&e.left);
+            }
+            left => {
+                if let Some(n) = assigned_root(left) {
+                    self.names.insert(n);
+                }
+            }
         }
         syn::visit::visit_expr_assign(self, e);
     }
