@@ -15,11 +15,8 @@
 //! - fixed: inline format arguments (`format!("{s}")`) were not operands of the macro's node.
 //! - fixed: a value-position deref `*p` (raw pointers too) was not recorded as `$(*)`.
 //! - fixed: `NodeRef::position()` of the root was `Some(1)`; it is `None`.
-//!
-//! Open bug, found while restoring the natural forms (kept in the corpus, where it compiles and
-//! runs right, but not asserted; see `ranges`):
-//! - a method receiver that is a place (`v[1..].iter()`, `p.x.abs()`, `v[0].pow(2)`) is
-//!   recorded as its base variable: `⟨iter⟩(@v)`, and the range `1..` is a node nobody uses.
+//! - fixed: a method receiver that is a place (`v[1..].iter()`, `p.x.abs()`) was recorded as
+//!   its base variable (`repro_15` in tests/regressions.rs).
 //!
 //! Documented caveats (by design; not asserted as bugs):
 //! - a local mutated inside an `FnMut` closure keeps its old node;
@@ -1124,8 +1121,7 @@ fn ranges(v: Vec<i32>, lo: usize) -> (usize, bool, i32, Vec<i32>) {
     let len = r.len();
     let inside = (1..=5).contains(&v[0]);
     let rest = &v[1..];
-    // Open bug (header): the receiver `v[lo..]` is recorded as `v`, so `iter`'s operand is
-    // the whole vector and the range `lo..` has no user. Not asserted.
+    // The receiver `v[lo..]` is an `index` node of its own (its range prints as `⟨lo..⟩`).
     let tail: i32 = v[lo..].iter().sum();
     let head: Vec<i32> = v.iter().take(lo).copied().collect();
     let from = (lo..).start;

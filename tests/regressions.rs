@@ -330,10 +330,15 @@ fn repro_11_methods_are_claimed_only_by_their_receiver_type() {
     };
     let trace = track(via_fields, (o,));
     assert_eq!(trace.root().value::<f64>(), Some(&20.0));
-    let wrapper = trace.root().child(2).expect("@2 is o.w.norm()");
+    let calls: Vec<_> = trace
+        .root()
+        .children()
+        .filter(|c| c.function_name() == Some("norm"))
+        .collect();
+    assert_eq!(calls.len(), 2, "o.w.norm() and o.q.norm()");
+    let (wrapper, point) = (calls[0], calls[1]);
     assert_eq!(wrapper.kind(), NodeKind::PrimitiveCall);
     assert_eq!(wrapper.value::<f64>(), Some(&10.0));
-    let point = trace.root().child(3).expect("@3 is o.q.norm()");
     assert_eq!(
         point.kind(),
         NodeKind::NestedCall,
@@ -426,4 +431,43 @@ fn repro_14_let_else_branches_in_order() {
     let plain = ir.find("  br 3").expect("the else branch");
     assert!(matches < plain, "{ir}");
     assert_eq!(trace.root().value::<i32>(), Some(&4));
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Scalar {
+    x: f64,
+}
+
+#[tracked]
+fn receivers_in_place(p: Scalar, v: Vec<i32>) -> f64 {
+    let tail: i32 = v[1..].iter().sum();
+    p.x.abs() + f64::from(v[0].pow(2)) + f64::from(tail)
+}
+
+/// Bug 15: a method receiver that is a field or element (`p.x.abs()`, `v[0].pow(2)`,
+/// `v[1..].iter()`) was recorded as its base variable.
+#[test]
+fn repro_15_place_receivers_are_nodes() {
+    let trace = track(receivers_in_place, (Scalar { x: -2.0 }, vec![3, 4, 5]));
+    assert_eq!(trace.root().value::<f64>(), Some(&20.0));
+    let listing = trace.root().levels(2).to_string();
+    for expected in [
+        "⟨index⟩(@2, ⟨1..⟩) → [4, 5]::[i32]",
+        "$(.x)(@1) → -2.0::f64",
+        "⟨index⟩(@2, ⟨0⟩) → 3::i32",
+    ] {
+        assert!(
+            listing.contains(expected),
+            "missing {expected:?} in\n{listing}"
+        );
+    }
+    let abs = trace
+        .root()
+        .children()
+        .find(|c| c.function_name() == Some("abs"))
+        .expect("abs");
+    match abs.arguments().first() {
+        Some(irtrack::Arg::Node(n)) => assert_eq!(n.value::<f64>(), Some(&-2.0)),
+        other => panic!("abs's receiver should be the .x node, got {other:?}"),
+    }
 }

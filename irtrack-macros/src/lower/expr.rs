@@ -47,14 +47,22 @@ fn pure_place(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
         Expr::Path(_) => true,
         Expr::Field(f) => pure_place(&f.base, is_local),
         Expr::Paren(p) => pure_place(&p.expr, is_local),
-        Expr::Index(i) => {
-            pure_place(&i.expr, is_local)
-                && match &*i.index {
-                    Expr::Lit(_) => true,
-                    Expr::Path(p) => p.path.get_ident().is_some_and(|n| is_local(&n.to_string())),
-                    _ => false,
-                }
-        }
+        Expr::Index(i) => pure_place(&i.expr, is_local) && pure_index(&i.index, is_local),
+        _ => false,
+    }
+}
+
+/// An index that evaluates without running code: a literal, a variable, or a range of those.
+fn pure_index(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Path(p) => p.path.get_ident().is_some_and(|n| is_local(&n.to_string())),
+        Expr::Range(r) => r
+            .start
+            .iter()
+            .chain(r.end.iter())
+            .all(|x| pure_index(x, is_local)),
+        Expr::Paren(p) => pure_index(&p.expr, is_local),
         _ => false,
     }
 }
@@ -269,10 +277,50 @@ impl Lowerer {
     /// Before: `p.x == 1.0`
     /// After:  `*__irtrack.record_place(4, &p.x, …) == 1.0`
     fn shared_place(&mut self, e: &Expr) -> Lowered {
-        let (id, op, place) = match e {
+        let Some((id, op, place)) = self.shared_place_parts(e) else {
+            let local = e.to_token_stream();
+            let op = match e {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.lookup(&i.to_string()))
+                    .map(|l| l.op.clone())
+                    .unwrap_or(Operand::None),
+                _ => Operand::None,
+            };
+            return Lowered::quiet(local, op);
+        };
+        let f = frame();
+        let cap = self.place_capture(e);
+        let pt = place.tokens;
+        Lowered {
+            tokens: quote!((*#f.record_place(#id, &#pt, #cap))),
+            op,
+            loud: place.loud,
+        }
+    }
+
+    fn place_capture(&self, e: &Expr) -> TokenStream {
+        if matches!(e, Expr::Path(_)) {
+            // `None`, `Default::default`: a constant's type may still be open here.
+            let v = private_ident("__irtrack_v");
+            quote::quote_spanned! {e.span()=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
+        } else {
+            Self::capture(e.span())
+        }
+    }
+
+    /// The entry and place tokens of a place read through a shared reference; `None` for a
+    /// local variable, which has its node already.
+    fn shared_place_parts(&mut self, e: &Expr) -> Option<(EntryId, Operand, Lowered)> {
+        Some(match e {
             Expr::Path(p) => {
-                if let Some(local) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
-                    return Lowered::quiet(p.to_token_stream(), local.op.clone());
+                if p.path
+                    .get_ident()
+                    .and_then(|i| self.lookup(&i.to_string()))
+                    .is_some()
+                {
+                    return None;
                 }
                 let (id, op) =
                     self.ir
@@ -302,7 +350,22 @@ impl Lowerer {
             }
             Expr::Index(i) => {
                 let base = self.expr(&i.expr, Ctx::Ref);
-                let index = self.expr(&i.index, Ctx::Value);
+                let index = if pure_index(&i.index, &|n| self.is_local(n)) {
+                    // Evaluated as written: the place may be read twice (for a receiver).
+                    let op = match &*i.index {
+                        Expr::Lit(l) => Operand::Const(text(l)),
+                        Expr::Path(p) => p
+                            .path
+                            .get_ident()
+                            .and_then(|n| self.lookup(&n.to_string()))
+                            .map(|l| l.op.clone())
+                            .unwrap_or(Operand::None),
+                        range => Operand::Const(text(range)),
+                    };
+                    Lowered::quiet(i.index.to_token_stream(), op)
+                } else {
+                    self.expr(&i.index, Ctx::Value)
+                };
                 let (bt, xt) = (base.tokens, index.tokens);
                 let loud = base.loud || index.loud;
                 let (id, op) = self.ir.define(
@@ -322,22 +385,9 @@ impl Lowerer {
                     },
                 )
             }
+            Expr::Paren(p) => return self.shared_place_parts(&p.expr),
             _ => unreachable!("shared_place is called on paths, fields and indexing"),
-        };
-        let f = frame();
-        let cap = if matches!(e, Expr::Path(_)) {
-            // `None`, `Default::default`: a constant's type may still be open here.
-            let v = private_ident("__irtrack_v");
-            quote::quote_spanned! {e.span()=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
-        } else {
-            Self::capture(e.span())
-        };
-        let pt = place.tokens;
-        Lowered {
-            tokens: quote!((*#f.record_place(#id, &#pt, #cap))),
-            op,
-            loud: place.loud,
-        }
+        })
     }
 
     /// A special node (`$(kind)(ops)`) passing `value` through.
@@ -840,14 +890,31 @@ impl Lowerer {
         let late =
             std::mem::take(&mut self.late) || (is_late_name(&m.method) && m.turbofish.is_none());
         let recv_is_place = is_place(&m.receiver);
-        let recv = self.expr(
-            &m.receiver,
-            if recv_is_place {
-                Ctx::Place
-            } else {
-                Ctx::Value
-            },
-        );
+        let pure = recv_is_place && pure_place(&m.receiver, &|n| self.is_local(n));
+        // A pure place other than a variable (`p.x`, `self.w`, `v[0]`) is read once before the
+        // call, by shared reference, into a node of its own: the receiver operand.
+        let mut read_receiver = TokenStream::new();
+        let recv = match pure.then(|| self.shared_place_parts(&m.receiver)).flatten() {
+            Some((id, op, place)) => {
+                let cap = self.place_capture(&m.receiver);
+                let f = frame();
+                let pt = &place.tokens;
+                read_receiver = quote!(#f.record_ref(#id, &#pt, #cap););
+                Lowered {
+                    tokens: place.tokens,
+                    op,
+                    loud: false,
+                }
+            }
+            None => self.expr(
+                &m.receiver,
+                if recv_is_place {
+                    Ctx::Place
+                } else {
+                    Ctx::Value
+                },
+            ),
+        };
         let exact = match &*m.receiver {
             Expr::Path(p) => p
                 .path
@@ -871,7 +938,6 @@ impl Lowerer {
         );
         let turbofish = &m.turbofish;
         let recv_ty = private_ident("__irtrack_recv");
-        let pure = recv_is_place && pure_place(&m.receiver, &|n| self.is_local(n));
         let announce = if pure {
             Announce::MethodOf(method.to_string(), recv_ty.clone())
         } else {
@@ -886,7 +952,11 @@ impl Lowerer {
         // A place receiver is read once more, for its type only, before the call: it has no
         // side effects (`pure_place`), and the borrow ends before the call borrows it.
         let call = if pure {
-            quote!({ let #recv_ty = ::irtrack::__private::type_name_of_val(&#receiver); #call })
+            quote!({
+                let #recv_ty = ::irtrack::__private::type_name_of_val(&#receiver);
+                #read_receiver
+                #call
+            })
         } else {
             call
         };
