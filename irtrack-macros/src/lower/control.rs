@@ -412,6 +412,17 @@ impl Lowerer {
         (exit, args)
     }
 
+    /// What the header's exit branch passes to the exit block: the carried variables, when the
+    /// body also breaks out (the exit block then has arguments), else nothing.
+    fn exit_operands(&self, has_break: bool) -> Vec<Operand> {
+        if !has_break {
+            return Vec::new();
+        }
+        let ctx = self.loops.last().expect("open loop");
+        let vars: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
+        self.ops_of(&vars)
+    }
+
     /// The back edge at the end of a loop body: jump to the header with the carried values.
     fn back_edge(&mut self, body: &Block) -> TokenStream {
         if scan::block_diverges(body) {
@@ -478,19 +489,7 @@ impl Lowerer {
                     s.op.clone(),
                     text(&*l.pat),
                 );
-                let carried_vars: Vec<syn::Ident> = self
-                    .loops
-                    .last()
-                    .expect("loop")
-                    .carried
-                    .iter()
-                    .map(|(i, _)| i.clone())
-                    .collect();
-                let exit_ops = if has_break {
-                    self.ops_of(&carried_vars)
-                } else {
-                    Vec::new()
-                };
+                let exit_ops = self.exit_operands(has_break);
                 let jx = self
                     .ir
                     .branch(test_block, Kind::Jump, exit, exit_ops, Operand::None, "");
@@ -506,19 +505,7 @@ impl Lowerer {
                 let test_block = self.block;
                 body_b = self.ir.new_block();
                 (exit, exit_args) = self.open_exit(has_break, false);
-                let carried_vars: Vec<syn::Ident> = self
-                    .loops
-                    .last()
-                    .expect("loop")
-                    .carried
-                    .iter()
-                    .map(|(i, _)| i.clone())
-                    .collect();
-                let exit_ops = if has_break {
-                    self.ops_of(&carried_vars)
-                } else {
-                    Vec::new()
-                };
+                let exit_ops = self.exit_operands(has_break);
                 let jx = self.ir.branch(
                     test_block,
                     Kind::JumpUnless,
@@ -613,19 +600,7 @@ impl Lowerer {
             next_op.clone(),
             format!("Some({})", text(&**pat)),
         );
-        let carried_vars: Vec<syn::Ident> = self
-            .loops
-            .last()
-            .expect("loop")
-            .carried
-            .iter()
-            .map(|(i, _)| i.clone())
-            .collect();
-        let exit_ops = if has_break {
-            self.ops_of(&carried_vars)
-        } else {
-            Vec::new()
-        };
+        let exit_ops = self.exit_operands(has_break);
         let jx = self
             .ir
             .branch(header, Kind::Jump, exit, exit_ops, Operand::None, "");
