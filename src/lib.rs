@@ -405,8 +405,10 @@
 
 pub use irtrack_macros::{tracked, Snapshot};
 pub use irtrack_runtime::{
-    ir, print, track, track_output, value, Arg, Callable, Entry, EntryKind, FnIr, Location, NodeId,
-    NodeKind, NodeRef, Operand, Owned, Slot, Trace, Value,
+    context, contexts, ir, print, track, track_output, track_with, try_track, try_track_with,
+    value, Arg, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,
+    Except, FnIr, Location, NodeId, NodeKind, NodeRef, Only, Operand, Owned, Slot, Timing, Trace,
+    Value,
 };
 
 // The derive and the trait share the name, as serde's do: one is a macro, one a type.

@@ -45,6 +45,9 @@ pub enum NodeKind {
     Jump,
     /// A return (`return @i`).
     Return,
+    /// A panic unwinding out of the call: the last node of every call it left, holding the
+    /// panic's message (see [`try_track`](crate::try_track)).
+    Error,
 }
 
 #[derive(Clone)]
@@ -78,6 +81,8 @@ pub(crate) struct Store {
     pub refs: Vec<NodeId>,
     pub calls: Vec<CallData>,
     pub children: Vec<NodeId>,
+    /// Metadata attached by contexts, in the order set.
+    pub metadata: std::collections::HashMap<NodeId, Vec<(&'static str, Value)>>,
 }
 
 impl Store {

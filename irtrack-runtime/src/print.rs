@@ -41,6 +41,22 @@ fn write_tree(
 }
 
 fn write_line(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
+    write_body(f, node)?;
+    let mut metadata = node.metadata_values().peekable();
+    if metadata.peek().is_some() {
+        f.write_str("\t[")?;
+        for (i, (key, value)) in metadata.enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{key} = {}", cut(&value.to_string()))?;
+        }
+        f.write_str("]")?;
+    }
+    Ok(())
+}
+
+fn write_body(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
     let is_root = node.parent().is_none();
     if !is_root {
         write!(f, "@{}: ", node.position().unwrap_or(0))?;
@@ -58,6 +74,10 @@ fn write_line(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
             write_value(f, node)
         }
         NodeKind::Constant => write_value(f, node),
+        NodeKind::Error => {
+            f.write_str("error → ")?;
+            write_value(f, node)
+        }
         NodeKind::PrimitiveCall | NodeKind::NestedCall if is_root => {
             write!(f, "⟨{}⟩(", node.function_name().unwrap_or("?"))?;
             for (i, arg) in node.arguments().into_iter().enumerate() {

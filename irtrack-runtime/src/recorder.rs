@@ -8,6 +8,7 @@
 //! the call returns, the caller's record finds the claimed node, or, if nothing claimed the call,
 //! records a primitive. Code running inside a primitive never claims: its key names the primitive.
 
+use crate::context::{CallSite, Context, Draft};
 use crate::ir::{Entry, EntryKind, FnIr, Operand};
 use crate::node::{CallData, NodeData, NodeId, NodeKind, Store};
 use crate::value::Value;
@@ -107,6 +108,8 @@ struct FrameState {
     /// The newest node recorded for each SSA variable of `ir`: what `%i` refers to right now.
     latest: Vec<NodeId>,
     last_jump: NodeId,
+    /// The context recording this frame; `None` is the default, which has no hooks to call.
+    ctx: Option<Rc<dyn Context>>,
 }
 
 pub(crate) struct Recorder {
@@ -115,10 +118,14 @@ pub(crate) struct Recorder {
     pending: Pending,
     /// Child-id buffers of finished frames, reused to avoid an allocation per call.
     spare: Vec<Vec<NodeId>>,
+    /// The name of the function passed to `track`, for the root's call site.
+    root_name: &'static str,
+    /// Error nodes added while a panic unwound, to be given its message.
+    pub(crate) errors: Vec<NodeId>,
 }
 
 impl Recorder {
-    fn new() -> Self {
+    fn new(ctx: Option<Rc<dyn Context>>, root_name: &'static str) -> Self {
         Recorder {
             store: Store::default(),
             frames: vec![FrameState {
@@ -127,9 +134,58 @@ impl Recorder {
                 children: Vec::new(),
                 latest: Vec::new(),
                 last_jump: NodeId::NONE,
+                ctx,
             }],
             pending: Pending::Empty,
             spare: Vec::new(),
+            root_name,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Shows node `id`, just stored, to the context of the frame it was recorded in.
+    fn hook(&mut self, id: NodeId) {
+        let Some(ctx) = self.frames.last().and_then(|f| f.ctx.clone()) else {
+            return;
+        };
+        let mut metadata = self.store.metadata.remove(&id).unwrap_or_default();
+        let node = self.store.node(id);
+        let ir = self.frames.last().and_then(|f| f.ir);
+        let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
+        let arguments = self
+            .store
+            .refs(id)
+            .iter()
+            .filter(|r| !r.is_none())
+            .map(|&r| self.store.node(r).value.clone())
+            .collect();
+        let name = match node.kind {
+            NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special => entry
+                .map(|e| e.head)
+                .or(Some(self.root_name).filter(|_| entry.is_none())),
+            _ => None,
+        };
+        let mut draft = Draft {
+            kind: node.kind,
+            name,
+            location: entry.map(|e| e.location),
+            ir,
+            value: &node.value,
+            arguments,
+            metadata: &mut metadata,
+        };
+        match node.kind {
+            NodeKind::Argument => ctx.argument(&mut draft),
+            NodeKind::Constant => ctx.constant(&mut draft),
+            NodeKind::PrimitiveCall => ctx.primitive_call(&mut draft),
+            NodeKind::NestedCall => ctx.nested_call(&mut draft),
+            NodeKind::Special => ctx.special(&mut draft),
+            NodeKind::Jump => ctx.jump(&mut draft),
+            NodeKind::Return => ctx.ret(&mut draft),
+            NodeKind::Error => ctx.error(&mut draft),
+        }
+        if !metadata.is_empty() {
+            self.store.metadata.insert(id, metadata);
         }
     }
 
@@ -238,6 +294,7 @@ impl Recorder {
             }
         };
         self.define(entry, node);
+        self.hook(node);
         node
     }
 
@@ -277,6 +334,7 @@ impl Recorder {
         };
         let node = self.push_node(NodeKind::Argument, index, entry.operands, jump.0, value);
         self.define(entry, node);
+        self.hook(node);
         node
     }
 
@@ -297,6 +355,7 @@ impl Recorder {
         if kind == NodeKind::Jump {
             self.top().last_jump = node;
         }
+        self.hook(node);
         node
     }
 
@@ -306,6 +365,40 @@ impl Recorder {
         };
         if !identity.matches(key) {
             return false;
+        }
+        let parent_ctx = self.frames.last().and_then(|f| f.ctx.clone());
+        let mut ctx = parent_ctx.clone();
+        if let Some(parent) = &parent_ctx {
+            let caller = self.frames.last().and_then(|f| f.ir);
+            let site_entry = caller.and_then(|ir| ir.entries.get(entry as usize));
+            let arguments: Vec<Value> = match site_entry {
+                Some(e) => {
+                    let frame = self.frames.last().expect("root pseudo-frame");
+                    e.operands
+                        .iter()
+                        .filter_map(|op| match op {
+                            Operand::Var(v) => frame.latest.get(*v as usize).copied(),
+                            _ => None,
+                        })
+                        .filter(|n| !n.is_none())
+                        .map(|n| self.store.node(n).value.clone())
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            let site = CallSite {
+                name: site_entry.map(|e| e.head).unwrap_or(self.root_name),
+                callee: ir,
+                location: site_entry.map(|e| e.location),
+                depth: self.frames.len() - 1,
+                arguments: &arguments,
+            };
+            if !parent.can_recur(&site) {
+                return false;
+            }
+            if let Some(nested) = parent.nested(&site) {
+                ctx = Some(nested);
+            }
         }
         self.pending = Pending::Empty;
         let call = self.store.calls.len() as u32;
@@ -322,8 +415,19 @@ impl Recorder {
             children,
             latest: vec![NodeId::NONE; ir_var_count(ir)],
             last_jump: NodeId::NONE,
+            ctx,
         });
         true
+    }
+
+    /// A panic is unwinding out of the open call: its last node is an error.
+    fn unwind(&mut self) {
+        if self.frames.len() <= 1 {
+            return;
+        }
+        let node = self.push_node(NodeKind::Error, ROOT_ENTRY, &[], u32::MAX, Value::UNIT);
+        self.errors.push(node);
+        self.hook(node);
     }
 
     fn pop_frame(&mut self) {
@@ -510,6 +614,9 @@ impl Drop for Frame {
         if let Some(rec) = &self.rec {
             // Also runs while unwinding: the nested node keeps what was recorded before the panic.
             if let Ok(mut r) = rec.try_borrow_mut() {
+                if std::thread::panicking() {
+                    r.unwind();
+                }
                 r.pop_frame();
             }
         }
@@ -531,7 +638,8 @@ pub fn claim(ir: &'static FnIr, identity: Identity) -> Option<Frame> {
 #[inline(never)]
 fn claim_slow(ir: &'static FnIr, identity: Identity) -> Option<Frame> {
     let rec = CURRENT.with(|c| c.borrow().clone())?;
-    let claimed = rec.borrow_mut().claim(ir, &identity);
+    // Busy means a context hook is running and called tracked code: that code is not recorded.
+    let claimed = rec.try_borrow_mut().ok()?.claim(ir, &identity);
     // Lazily: a Frame pops its call when dropped, so one must exist only for a real claim.
     claimed.then(|| Frame { rec: Some(rec) })
 }
@@ -544,8 +652,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn start() -> Session {
-        let rec: Shared = Rc::new(RefCell::new(Recorder::new()));
+    pub(crate) fn start(ctx: Option<Rc<dyn Context>>, root_name: &'static str) -> Session {
+        let rec: Shared = Rc::new(RefCell::new(Recorder::new(ctx, root_name)));
         let previous = CURRENT.with(|c| c.borrow_mut().replace(rec.clone()));
         ACTIVE.fetch_add(1, Ordering::Relaxed);
         Session { rec, previous }
@@ -558,15 +666,17 @@ impl Session {
         };
     }
 
-    /// Ends the recording; returns the store and the root node if a tracked callee claimed it.
-    pub(crate) fn finish(self) -> (Store, Option<NodeId>) {
+    /// Ends the recording; returns the store, the root node if a tracked callee claimed it, and
+    /// the error nodes a panic left.
+    pub(crate) fn finish(self) -> (Store, Option<NodeId>, Vec<NodeId>) {
         let mut r = self.rec.borrow_mut();
         let root = match r.pending {
             Pending::Returned { node } => Some(node),
             _ => None,
         };
         r.pending = Pending::Empty;
-        (std::mem::take(&mut r.store), root)
+        let errors = std::mem::take(&mut r.errors);
+        (std::mem::take(&mut r.store), root, errors)
     }
 }
 

@@ -1,9 +1,11 @@
 //! Recording entry points and the read-only view of a recorded trace.
 
+use crate::context::Context;
 use crate::ir::{EntryKind, FnIr, Location, Operand};
 use crate::node::{NodeId, NodeKind, Store};
 use crate::recorder::Session;
 use crate::value::Value;
+use std::rc::Rc;
 
 /// A recorded trace: an arena of nodes with one root. Owns everything; `Send`.
 pub struct Trace {
@@ -101,45 +103,164 @@ pub fn track_output<F, A>(f: F, args: A) -> (F::Output, Trace)
 where
     F: Callable<A>,
 {
-    let session = Session::start();
+    record(None, f, args)
+}
+
+/// Like [`track`], with a [`Context`] deciding what is primitive and what each node records.
+///
+/// ```
+/// use irtrack::{tracked, track_with, DepthLimit, NodeKind};
+///
+/// #[tracked]
+/// fn fact(n: u64) -> u64 {
+///     if n == 0 { 1 } else { n * fact(n - 1) }
+/// }
+///
+/// // The root is recorded; every call inside it is a primitive.
+/// let trace = track_with(DepthLimit::new(2), fact, (5,));
+/// let call = trace.root().children().find(|c| c.function_name() == Some("fact")).unwrap();
+/// assert_eq!(call.kind(), NodeKind::PrimitiveCall);
+/// assert_eq!(call.value::<u64>(), Some(&24));
+/// ```
+pub fn track_with<C, F, A>(ctx: C, f: F, args: A) -> Trace
+where
+    C: Context,
+    F: Callable<A>,
+{
+    record(Some(Rc::new(ctx)), f, args).1
+}
+
+/// Like [`track`], but a panic in `f` does not propagate: it returns the trace recorded up to
+/// the panic, in which every call the panic left ends in an [`Error`](NodeKind::Error) node
+/// holding its message, together with the panic's payload. `f` is treated as unwind safe
+/// (see [`std::panic::AssertUnwindSafe`]).
+///
+/// ```
+/// use irtrack::{tracked, try_track, NodeKind};
+///
+/// #[tracked]
+/// fn checked(x: f64) -> f64 {
+///     assert!(x >= 0.0, "negative input");
+///     x.sqrt()
+/// }
+///
+/// let (trace, result) = try_track(checked, (-1.0,));
+/// assert!(result.is_err());
+/// let last = trace.root().children().last().unwrap();
+/// assert_eq!(last.kind(), NodeKind::Error);
+/// assert_eq!(last.value_text(), "\"negative input\"");
+/// ```
+pub fn try_track<F, A>(f: F, args: A) -> (Trace, std::thread::Result<F::Output>)
+where
+    F: Callable<A>,
+{
+    record_catching(None, f, args)
+}
+
+/// [`try_track`] with a [`Context`].
+pub fn try_track_with<C, F, A>(ctx: C, f: F, args: A) -> (Trace, std::thread::Result<F::Output>)
+where
+    C: Context,
+    F: Callable<A>,
+{
+    record_catching(Some(Rc::new(ctx)), f, args)
+}
+
+fn record<F, A>(ctx: Option<Rc<dyn Context>>, f: F, args: A) -> (F::Output, Trace)
+where
+    F: Callable<A>,
+{
     let fn_type = std::any::type_name::<F>();
+    let session = Session::start(ctx, short_fn_name(fn_type));
     session.announce_root(fn_type);
     let output = f.call_with(args);
-    let (mut store, claimed) = session.finish();
-    let root = match claimed {
-        Some(root) => {
-            let value = store
-                .children(root)
-                .iter()
-                .rev()
-                .map(|&c| store.node(c))
-                .find(|n| n.kind == NodeKind::Return)
-                .map(|n| n.value.clone())
-                .unwrap_or_else(Value::opaque::<F::Output>);
-            store.nodes[root.index()].value = value;
-            root
-        }
-        None => {
-            store.nodes.clear();
-            store.nodes.push(crate::node::NodeData {
-                kind: NodeKind::PrimitiveCall,
-                parent: NodeId::NONE,
-                position: 0,
-                entry: crate::recorder::ROOT_ENTRY,
-                refs_start: 0,
-                refs_len: 0,
-                extra: u32::MAX,
-                value: Value::opaque::<F::Output>(),
-            });
-            NodeId(0)
-        }
-    };
-    let trace = Trace {
-        store,
-        root,
-        root_name: short_fn_name(fn_type),
-    };
+    let (store, claimed, _) = session.finish();
+    let trace = Trace::finish::<F::Output>(store, claimed, fn_type, None);
     (output, trace)
+}
+
+fn record_catching<F, A>(
+    ctx: Option<Rc<dyn Context>>,
+    f: F,
+    args: A,
+) -> (Trace, std::thread::Result<F::Output>)
+where
+    F: Callable<A>,
+{
+    let fn_type = std::any::type_name::<F>();
+    let session = Session::start(ctx, short_fn_name(fn_type));
+    session.announce_root(fn_type);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f.call_with(args)));
+    let (mut store, claimed, errors) = session.finish();
+    let message = result
+        .as_ref()
+        .err()
+        .map(|payload| panic_message(payload.as_ref()));
+    if let Some(message) = &message {
+        for e in errors {
+            store.nodes[e.index()].value = message.clone();
+        }
+    }
+    let trace = Trace::finish::<F::Output>(store, claimed, fn_type, message);
+    (trace, result)
+}
+
+/// A panic payload as a value: its message when it is a string, else its type.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> Value {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        Value::snapshot(s.to_string()).renamed::<&str>()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        Value::snapshot(s.clone())
+    } else {
+        Value::opaque::<Box<dyn std::any::Any + Send>>()
+    }
+}
+
+impl Trace {
+    /// Builds the trace around its root: the claimed nested call (whose value is its return's,
+    /// or the panic's message), or a primitive when nothing claimed the root call.
+    fn finish<R>(
+        mut store: Store,
+        claimed: Option<NodeId>,
+        fn_type: &'static str,
+        panic: Option<Value>,
+    ) -> Trace {
+        let root = match claimed {
+            Some(root) => {
+                let value = store
+                    .children(root)
+                    .iter()
+                    .rev()
+                    .map(|&c| store.node(c))
+                    .find(|n| n.kind == NodeKind::Return)
+                    .map(|n| n.value.clone())
+                    .or(panic)
+                    .unwrap_or_else(Value::opaque::<R>);
+                store.nodes[root.index()].value = value;
+                root
+            }
+            None => {
+                store.nodes.clear();
+                store.metadata.clear();
+                store.nodes.push(crate::node::NodeData {
+                    kind: NodeKind::PrimitiveCall,
+                    parent: NodeId::NONE,
+                    position: 0,
+                    entry: crate::recorder::ROOT_ENTRY,
+                    refs_start: 0,
+                    refs_len: 0,
+                    extra: u32::MAX,
+                    value: panic.unwrap_or_else(Value::opaque::<R>),
+                });
+                NodeId(0)
+            }
+        };
+        Trace {
+            store,
+            root,
+            root_name: short_fn_name(fn_type),
+        }
+    }
 }
 
 /// `crate::module::f` → `f`; `<T as Tr>::m` → `m`; closures keep `{{closure}}`.
@@ -360,6 +481,24 @@ impl<'t> NodeRef<'t> {
                 _ => Arg::Node(self.at(r)),
             })
             .collect()
+    }
+
+    /// The metadata attached to the node (by a [`Context`]), in the order it was set.
+    pub fn metadata_values(&self) -> impl Iterator<Item = (&'static str, &'t Value)> + 't {
+        self.trace
+            .store
+            .metadata
+            .get(&self.id)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (*k, v))
+    }
+
+    /// The metadata value under `key`, if it is stored as a `T`.
+    pub fn metadata<T: 'static>(&self, key: &str) -> Option<&'t T> {
+        self.metadata_values()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.downcast_ref())
     }
 
     /// For a block argument `@p#n`, the jump `@p` that supplied it and `n`.
