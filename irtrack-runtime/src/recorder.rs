@@ -300,8 +300,14 @@ impl Recorder {
 
     /// Sets the value and argument references of a nested node when its call returns.
     fn finish_nested(&mut self, node: NodeId, operands: &[Operand], value: Value) {
+        self.resolve_call_arguments(self.frames.len() - 1, node, operands);
+        self.store.nodes[node.index()].value = value;
+    }
+
+    /// Resolves a nested node's argument references in the frame of its caller, `frame`.
+    fn resolve_call_arguments(&mut self, frame: usize, node: NodeId, operands: &[Operand]) {
         let refs_start = self.store.refs.len() as u32;
-        let frame = self.frames.last().expect("root pseudo-frame");
+        let frame = &self.frames[frame];
         for op in operands {
             let r = match *op {
                 Operand::Var(v) => frame
@@ -316,7 +322,6 @@ impl Recorder {
         let data = &mut self.store.nodes[node.index()];
         data.refs_start = refs_start;
         data.refs_len = operands.len() as u32;
-        data.value = value;
     }
 
     /// Records block argument `index`, the `n`-th argument of the last jump, with the value
@@ -428,6 +433,18 @@ impl Recorder {
         let node = self.push_node(NodeKind::Error, ROOT_ENTRY, &[], u32::MAX, Value::UNIT);
         self.errors.push(node);
         self.hook(node);
+        // The call never returns to its caller's record: give it its arguments now, and the
+        // panic's message as its value (set by `try_track`).
+        let call = self.frames.last().expect("checked above").node;
+        let caller = self.frames.len() - 2;
+        let entry = self.store.node(call).entry;
+        let site = self.frames[caller]
+            .ir
+            .and_then(|ir| ir.entries.get(entry as usize));
+        if let Some(site) = site {
+            self.resolve_call_arguments(caller, call, site.operands);
+        }
+        self.errors.push(call);
     }
 
     fn pop_frame(&mut self) {
