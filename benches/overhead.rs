@@ -5,7 +5,7 @@
 //! Run with `cargo bench --bench overhead`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use irtrack::{track, tracked};
+use irtrack::{track, track_with, tracked, Everything};
 
 fn tiny_plain(x: f64) -> f64 {
     x * 2.0 + 1.0
@@ -79,6 +79,10 @@ fn recording(c: &mut Criterion) {
     g.bench_function("plain", |b| b.iter(|| h_plain(black_box(1.01), 100)));
     g.bench_function("track", |b| {
         b.iter(|| track(h_tracked, (black_box(1.01), 100)))
+    });
+    // An explicit context that overrides nothing: every hook is called and does nothing.
+    g.bench_function("track_with_everything", |b| {
+        b.iter(|| track_with(Everything, h_tracked, (black_box(1.01), 100)))
     });
     g.finish();
 }

@@ -35,7 +35,8 @@ pub struct Draft<'a> {
     pub(crate) location: Option<Location>,
     pub(crate) ir: Option<&'static FnIr>,
     pub(crate) value: &'a Value,
-    pub(crate) arguments: Vec<Value>,
+    pub(crate) store: &'a crate::node::Store,
+    pub(crate) refs: &'a [crate::node::NodeId],
     pub(crate) metadata: &'a mut Vec<(&'static str, Value)>,
 }
 
@@ -66,8 +67,11 @@ impl Draft<'_> {
     }
 
     /// The values of the node's arguments that are recorded values (constants are not listed).
-    pub fn arguments(&self) -> &[Value] {
-        &self.arguments
+    pub fn arguments(&self) -> impl Iterator<Item = &Value> + '_ {
+        self.refs
+            .iter()
+            .filter(|r| !r.is_none())
+            .map(|&r| &self.store.node(r).value)
     }
 
     /// Attaches metadata; it prints after a tab as `[key = value, …]`, in the order set.

@@ -148,17 +148,16 @@ impl Recorder {
         let Some(ctx) = self.frames.last().and_then(|f| f.ctx.clone()) else {
             return;
         };
-        let mut metadata = self.store.metadata.remove(&id).unwrap_or_default();
+        // A node just stored has no metadata yet, except a nested call, which may have been
+        // given some when it was entered.
+        let mut metadata = if self.store.metadata.is_empty() {
+            Vec::new()
+        } else {
+            self.store.metadata.remove(&id).unwrap_or_default()
+        };
         let node = self.store.node(id);
         let ir = self.frames.last().and_then(|f| f.ir);
         let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
-        let arguments = self
-            .store
-            .refs(id)
-            .iter()
-            .filter(|r| !r.is_none())
-            .map(|&r| self.store.node(r).value.clone())
-            .collect();
         let name = match node.kind {
             NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special => entry
                 .map(|e| e.head)
@@ -171,7 +170,8 @@ impl Recorder {
             location: entry.map(|e| e.location),
             ir,
             value: &node.value,
-            arguments,
+            store: &self.store,
+            refs: self.store.refs(id),
             metadata: &mut metadata,
         };
         match node.kind {
