@@ -107,7 +107,7 @@ impl Context for SquaresArePrimitive {
         if node.function_name() == Some("sq") {
             let x = node
                 .arguments()
-                .first()
+                .next()
                 .and_then(|a| a.downcast_ref::<f64>())
                 .copied();
             node.set("argument", x.unwrap_or(f64::NAN));
