@@ -194,6 +194,45 @@
 //! );
 //! ```
 //!
+//! ## Contexts
+//!
+//! A context decides, without touching the traced code, which tracked calls are recorded as
+//! nested calls and what metadata each node carries (IRTracker's contexts). `track_with(ctx, f,
+//! args)` records with one; `track` is `track_with` a context that changes nothing.
+//!
+//! ```rust
+//! use irtrack::{track_with, tracked, DepthLimit, NodeKind};
+//!
+//! #[tracked]
+//! fn fact(n: u64) -> u64 {
+//!     if n == 0 { 1 } else { n * fact(n - 1) }
+//! }
+//!
+//! // The root is recorded; every call inside it is a primitive.
+//! let trace = track_with(DepthLimit::new(2), fact, (5,));
+//! let call = trace.root().children().find(|c| c.function_name() == Some("fact")).unwrap();
+//! assert_eq!(call.kind(), NodeKind::PrimitiveCall);
+//! ```
+//!
+//! Implement `Context` to write your own: every method has a default. `can_recur(call)` decides
+//! whether a tracked callee's body is recorded; `nested(call)` gives that body its own context
+//! value (a depth counter, a path), and `record_nested_call` is the default to fall back on; one
+//! hook per node kind (`argument`, `constant`, `primitive_call`, `nested_call`, `special`,
+//! `jump`, `ret`, `error`) sees each node before it is stored and can attach metadata with
+//! `node.set(key, value)`, which prints after a tab:
+//!
+//! ```text
+//! @4: [§1:%4] ⟨random⟩(@3) → 0.7311134158637046::f64	[choice = "/geom/random#1"]
+//! ```
+//!
+//! Shipped contexts: `DepthLimit`, `Only` and `Except` (recurse into, or skip, named
+//! functions), and `Timing` (each nested call's wall time as `time_ns`). `cargo run --example
+//! contexts` shows `DepthLimit` on `geom` and a context that names random choices by address.
+//!
+//! A panic in traced code propagates out of `track`. `try_track(f, args)` catches it instead and
+//! returns the trace recorded up to it, where every call the panic left ends in an `error` node
+//! holding its message, together with the panic's payload.
+//!
 //! ## Seeing the transformed code
 //!
 //! [cargo-expand](https://github.com/dtolnay/cargo-expand) shows what `#[tracked]` generated. It
