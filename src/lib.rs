@@ -219,10 +219,10 @@
 //! value (a depth counter, a path), and `record_nested_call` is the default to fall back on; one
 //! hook per node kind (`argument`, `constant`, `primitive_call`, `nested_call`, `special`,
 //! `jump`, `ret`, `error`) sees each node before it is stored and can attach metadata with
-//! `node.set(key, value)`, which prints after a tab:
+//! `node.set(key, value)`, which prints after a tab (shown as `⇥`):
 //!
 //! ```text
-//! @4: [§1:%4] ⟨random⟩(@3) → 0.7311134158637046::f64	[choice = "/geom/random#1"]
+//! @4: [§1:%4] ⟨random⟩(@3) → 0.7311134158637046::f64 ⇥ [choice = "/geom/random#1"]
 //! ```
 //!
 //! Shipped contexts: `DepthLimit`, `Only` and `Except` (recurse into, or skip, named
