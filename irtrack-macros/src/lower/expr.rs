@@ -280,12 +280,7 @@ impl Lowerer {
         let Some((id, op, place)) = self.shared_place_parts(e) else {
             let local = e.to_token_stream();
             let op = match e {
-                Expr::Path(p) => p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lookup(&i.to_string()))
-                    .map(|l| l.op.clone())
-                    .unwrap_or(Operand::None),
+                Expr::Path(p) => self.local_op(p).unwrap_or(Operand::None),
                 _ => Operand::None,
             };
             return Lowered::quiet(local, op);
@@ -354,12 +349,7 @@ impl Lowerer {
                     // Evaluated as written: the place may be read twice (for a receiver).
                     let op = match &*i.index {
                         Expr::Lit(l) => Operand::Const(text(l)),
-                        Expr::Path(p) => p
-                            .path
-                            .get_ident()
-                            .and_then(|n| self.lookup(&n.to_string()))
-                            .map(|l| l.op.clone())
-                            .unwrap_or(Operand::None),
+                        Expr::Path(p) => self.local_op(p).unwrap_or(Operand::None),
                         range => Operand::Const(text(range)),
                     };
                     Lowered::quiet(i.index.to_token_stream(), op)
@@ -390,6 +380,12 @@ impl Lowerer {
         })
     }
 
+    /// The operand of a path naming a variable in scope.
+    fn local_op(&self, p: &syn::ExprPath) -> Option<Operand> {
+        let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        self.lookup(&ident.to_string()).map(|l| l.op.clone())
+    }
+
     /// A special node (`$(kind)(ops)`) passing `value` through.
     fn special(
         &mut self,
@@ -410,10 +406,8 @@ impl Lowerer {
 
     fn path(&mut self, p: &syn::ExprPath, ctx: Ctx) -> Lowered {
         let tokens = p.to_token_stream();
-        if let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) {
-            if let Some(local) = self.lookup(&ident.to_string()) {
-                return Lowered::quiet(tokens, local.op.clone());
-            }
+        if let Some(op) = self.local_op(p) {
+            return Lowered::quiet(tokens, op);
         }
         if ctx == Ctx::Place {
             return Lowered::quiet(tokens, Operand::None);
