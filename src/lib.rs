@@ -390,10 +390,10 @@
 //!   two different opaque types, so the instrumented body is the only one: it always runs,
 //!   recording into an inactive frame that ignores everything when the call was not claimed.
 //! - **Method calls are claimed by name and receiver type.** A tracked method claims `x.m()`
-//!   when its name is `m` and its `Self` type is the type recorded for the receiver, after
-//!   peeling `&`, `&mut`, `Box`, `Rc` and `Arc`. A `dyn Trait` receiver matches any tracked
-//!   method of that name, and so does a receiver whose type is not recorded: a field or an
-//!   indexed element (`self.inner.m()`), or a variable that holds a literal. Comparisons and
+//!   when its name is `m` and its `Self` type is the receiver's type, after peeling `&`,
+//!   `&mut`, `Box`, `Rc` and `Arc`. A `dyn Trait` receiver matches any tracked method of that
+//!   name. A receiver whose type cannot be read without running code again (`v[idx(i)].m()`)
+//!   is never claimed, so that call is recorded as a primitive. Comparisons and
 //!   indexing are never claimed: a tracked `PartialOrd`, `PartialEq` or `Index` impl is recorded
 //!   as a primitive.
 //! - **Some syntax is rejected with a compile error:** labelled blocks (use a `loop` with
