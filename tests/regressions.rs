@@ -471,3 +471,28 @@ fn repro_15_place_receivers_are_nodes() {
         other => panic!("abs's receiver should be the .x node, got {other:?}"),
     }
 }
+
+#[tracked]
+fn first_plus(x: f64, v: Vec<f64>) -> f64 {
+    add_to(sq(x), &v[0])
+}
+
+#[tracked]
+fn add_to(a: f64, b: &f64) -> f64 {
+    a + b
+}
+
+/// Bug 16: an element read after a call's announcement (`add_to(sq(x), &v[0])`) is recorded
+/// as an `index` call, and its record ended the outer call's announcement: `add_to` ran as a
+/// primitive.
+#[test]
+fn repro_16_reads_after_an_announcement_keep_it() {
+    let trace = track(first_plus, (2.0, vec![0.5]));
+    assert_eq!(trace.root().value::<f64>(), Some(&4.5));
+    let call = trace
+        .root()
+        .children()
+        .find(|c| c.function_name() == Some("add_to"))
+        .expect("the call of add_to");
+    assert_eq!(call.kind(), NodeKind::NestedCall);
+}

@@ -260,9 +260,15 @@ impl Recorder {
             entry.kind,
             EntryKind::Call | EntryKind::MethodCall | EntryKind::Operator
         );
-        // Only a call's own record ends its announcement: a constant or special recorded
-        // between the announcement and the call (an argument like `sq(K)`) leaves it pending.
-        let pending = if is_call {
+        // Only a call's own record ends its announcement: anything recorded between the
+        // announcement and the call (a constant argument as in `sq(K)`, an element read as in
+        // `g(h(x), &v[0])`) leaves it pending.
+        let own = match self.pending {
+            Pending::Announced { entry, .. } => entry == index,
+            Pending::Returned { node } => self.store.node(node).entry == index,
+            Pending::Empty => false,
+        };
+        let pending = if is_call && own {
             std::mem::replace(&mut self.pending, Pending::Empty)
         } else {
             Pending::Empty
