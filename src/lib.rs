@@ -445,7 +445,7 @@
 pub use irtrack_macros::{tracked, Snapshot};
 pub use irtrack_runtime::{
     context, contexts, ir, print, track, track_output, track_with, try_track, try_track_with,
-    value, Arg, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,
+    value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,
     Except, FnIr, Location, NodeId, NodeKind, NodeRef, Only, Operand, Owned, Slot, Timing, Trace,
     Value,
 };

@@ -8,6 +8,7 @@ pub mod contexts;
 pub mod ir;
 mod node;
 pub mod print;
+pub mod query;
 mod recorder;
 mod trace;
 pub mod value;
@@ -16,6 +17,7 @@ pub use context::{CallSite, Context, Draft, Everything};
 pub use contexts::{DepthLimit, Except, Only, Timing};
 pub use ir::{Entry, EntryKind, FnIr, Location, Operand, Slot};
 pub use node::{NodeId, NodeKind};
+pub use query::Axis;
 pub use trace::{
     track, track_output, track_with, try_track, try_track_with, Arg, Callable, NodeRef, Trace,
 };

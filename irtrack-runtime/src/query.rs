@@ -1,0 +1,265 @@
+//! Questions about a recorded trace: what a node used, what used it, and where it sits.
+//!
+//! These are IRTracker's queries on node handles. [`NodeRef::referenced`] gives the nodes a
+//! node directly uses; [`NodeRef::backward`] and [`NodeRef::forward`] follow data dependencies
+//! within one call; [`NodeRef::parent_argument`] links a callee's argument to the value its
+//! caller passed, so a walk can climb out of a nested call; [`NodeRef::query`] moves along the
+//! hierarchy ([`Axis`]).
+//!
+//! ```
+//! use irtrack::{tracked, track, Axis};
+//!
+//! #[tracked]
+//! fn f(x: f64) -> f64 {
+//!     x.sin() + x
+//! }
+//!
+//! let trace = track(f, (1.0,));
+//! let root = trace.root();
+//! let (x, sin, plus, ret) = (
+//!     root.child(1).unwrap(),
+//!     root.child(2).unwrap(),
+//!     root.child(3).unwrap(),
+//!     root.child(4).unwrap(),
+//! );
+//! assert_eq!(plus.referenced(), vec![sin, x]);
+//! assert_eq!(ret.backward(), vec![plus, sin, x]);
+//! assert_eq!(x.dependents(), vec![sin, plus]);
+//! assert_eq!(x.forward(), vec![sin, plus, ret]);
+//! assert_eq!(sin.query(Axis::Parent), vec![root]);
+//! ```
+
+use crate::ir::EntryKind;
+use crate::node::{NodeId, NodeKind};
+use crate::trace::{Arg, NodeRef};
+use std::collections::{HashSet, VecDeque};
+
+/// A direction to move in from a node along the call hierarchy (IRTracker's axes); see
+/// [`NodeRef::query`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// The nested call the node was recorded in (none for the root).
+    Parent,
+    /// The node's children, in execution order (only nested calls have any).
+    Child,
+    /// The siblings recorded before the node, in execution order.
+    Preceding,
+    /// The siblings recorded after the node, in execution order.
+    Following,
+    /// The enclosing nested calls, nearest first, up to the root.
+    Ancestor,
+    /// Everything below the node, breadth first.
+    Descendant,
+}
+
+impl<'t> NodeRef<'t> {
+    /// Whether the node is a function argument: an argument in the first block of its call.
+    fn is_function_argument(&self) -> bool {
+        self.kind() == NodeKind::Argument && self.location().is_some_and(|l| l.block == 1)
+    }
+
+    /// The nodes this node directly uses, in argument order, duplicates kept, constants
+    /// skipped.
+    ///
+    /// For a call, a special, a jump or a return these are the [`Arg::Node`]s of
+    /// [`arguments`](NodeRef::arguments). A block argument `@p#n` references what flowed into
+    /// it: the node that is the jump `@p`'s `n`-th argument (nothing when that was a constant).
+    /// A function argument references nothing inside its call (see
+    /// [`parent_argument`](NodeRef::parent_argument) to reach the caller's value), and neither
+    /// does the root. All results are earlier siblings of the node.
+    ///
+    /// ```
+    /// use irtrack::{tracked, track};
+    ///
+    /// #[tracked]
+    /// fn h(x: f64, n: i32) -> f64 {
+    ///     let mut r = 0.0;
+    ///     let mut i = 0;
+    ///     while i < n {
+    ///         r += x.powi(i);
+    ///         i += 1;
+    ///     }
+    ///     r
+    /// }
+    ///
+    /// let trace = track(h, (2.0, 2));
+    /// let root = trace.root();
+    /// let at = |p| root.child(p).unwrap();
+    /// // `@9: ⟨+=⟩(@4, @8)` uses the loop's accumulator and the power.
+    /// assert_eq!(at(9).referenced(), vec![at(4), at(8)]);
+    /// // `@12: [Arg:§2:%3] @11#1` is what the jump `@11: goto §2 (@9, @10)` passed first.
+    /// assert_eq!(at(12).referenced(), vec![at(9)]);
+    /// // `@4: [Arg:§2:%3] @3#1` got the constant `0.0`: nothing is referenced.
+    /// assert!(at(4).referenced().is_empty());
+    /// ```
+    pub fn referenced(&self) -> Vec<NodeRef<'t>> {
+        self.referenced_numbered()
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect()
+    }
+
+    /// Like [`referenced`](NodeRef::referenced), with each node's argument number, counted
+    /// from 1 over all arguments, constants included (the callee is not an argument). A block
+    /// argument's single reference is numbered 1.
+    pub fn referenced_numbered(&self) -> Vec<(usize, NodeRef<'t>)> {
+        if self.parent().is_none() {
+            return Vec::new();
+        }
+        if self.kind() == NodeKind::Argument {
+            return match self.block_argument_of() {
+                Some((jump, n)) => match jump.arguments().get(n - 1) {
+                    Some(Arg::Node(node)) => vec![(1, *node)],
+                    _ => Vec::new(),
+                },
+                None => Vec::new(),
+            };
+        }
+        self.arguments()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                Arg::Node(n) => Some((i + 1, n)),
+                Arg::Const(_) => None,
+            })
+            .collect()
+    }
+
+    /// The transitive closure of [`referenced`](NodeRef::referenced), without the node itself:
+    /// everything in its call that it depends on, breadth first from the node, each node once.
+    /// The walk stays inside the node's call (all results are its siblings).
+    ///
+    /// ```
+    /// use irtrack::{tracked, track};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 {
+    ///     x.sin() + x
+    /// }
+    ///
+    /// let trace = track(f, (1.0,));
+    /// let root = trace.root();
+    /// let ret = root.child(4).unwrap();
+    /// let positions: Vec<_> = ret.backward().iter().map(|n| n.position().unwrap()).collect();
+    /// assert_eq!(positions, [3, 2, 1]);
+    /// ```
+    pub fn backward(&self) -> Vec<NodeRef<'t>> {
+        let mut seen: HashSet<NodeId> = HashSet::from([self.id]);
+        let mut queue = VecDeque::from([*self]);
+        let mut out = Vec::new();
+        while let Some(node) = queue.pop_front() {
+            for r in node.referenced() {
+                if seen.insert(r.id) {
+                    out.push(r);
+                    queue.push_back(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// The later siblings that reference this node (by [`referenced`](NodeRef::referenced)),
+    /// in execution order, each once.
+    pub fn dependents(&self) -> Vec<NodeRef<'t>> {
+        self.query(Axis::Following)
+            .into_iter()
+            .filter(|c| c.referenced().contains(self))
+            .collect()
+    }
+
+    /// The transitive closure of [`dependents`](NodeRef::dependents), without the node itself:
+    /// every later sibling that depends on it, in execution order.
+    pub fn forward(&self) -> Vec<NodeRef<'t>> {
+        let mut reached: HashSet<NodeId> = HashSet::from([self.id]);
+        let mut out = Vec::new();
+        for c in self.query(Axis::Following) {
+            if c.referenced().iter().any(|r| reached.contains(&r.id)) {
+                reached.insert(c.id);
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// For a nested call (the root included), its function arguments: the children in its
+    /// first block of kind [`Argument`](NodeKind::Argument), in order, never block arguments.
+    /// Empty for any other node.
+    pub fn call_arguments(&self) -> Vec<NodeRef<'t>> {
+        self.children()
+            .filter(|c| c.is_function_argument())
+            .collect()
+    }
+
+    /// For a function argument of a nested call, the value the caller passed: the `n`-th
+    /// argument of the call node for the callee's `n`-th parameter (IRTracker's `Parent`
+    /// link). It lets a backward walk climb out of a callee into its caller's nodes. `None`
+    /// for any other node, and for the root's arguments (their values came from outside the
+    /// trace).
+    pub fn parent_argument(&self) -> Option<Arg<'t>> {
+        if !self.is_function_argument() {
+            return None;
+        }
+        let call = self.parent()?;
+        call.parent()?;
+        let entry = self.entry()?;
+        let n = self
+            .ir()?
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Argument && e.location.block == 1)
+            .position(|e| std::ptr::eq(e, entry))?;
+        call.arguments().get(n).copied()
+    }
+
+    /// The nodes reached from this one along `axis`; see [`Axis`].
+    ///
+    /// ```
+    /// use irtrack::{tracked, track, Axis};
+    ///
+    /// #[tracked]
+    /// fn sq(x: f64) -> f64 {
+    ///     x * x
+    /// }
+    ///
+    /// #[tracked]
+    /// fn g(x: f64) -> f64 {
+    ///     sq(x) + 1.0
+    /// }
+    ///
+    /// let trace = track(g, (3.0,));
+    /// let root = trace.root();
+    /// let call = root.child(2).unwrap();
+    /// assert_eq!(call.function_name(), Some("sq"));
+    /// let times = call.child(2).unwrap();
+    /// assert_eq!(times.query(Axis::Ancestor), vec![call, root]);
+    /// assert_eq!(call.query(Axis::Preceding), vec![root.child(1).unwrap()]);
+    /// assert_eq!(root.query(Axis::Descendant).len(), root.children().len() + call.children().len());
+    /// ```
+    pub fn query(&self, axis: Axis) -> Vec<NodeRef<'t>> {
+        match axis {
+            Axis::Parent => self.parent().into_iter().collect(),
+            Axis::Child => self.children().collect(),
+            Axis::Preceding | Axis::Following => {
+                let (Some(parent), Some(pos)) = (self.parent(), self.position()) else {
+                    return Vec::new();
+                };
+                let siblings = parent.children();
+                if axis == Axis::Preceding {
+                    siblings.take(pos - 1).collect()
+                } else {
+                    siblings.skip(pos).collect()
+                }
+            }
+            Axis::Ancestor => std::iter::successors(self.parent(), |p| p.parent()).collect(),
+            Axis::Descendant => {
+                let mut out = Vec::new();
+                let mut queue: VecDeque<NodeRef<'t>> = self.children().collect();
+                while let Some(node) = queue.pop_front() {
+                    out.push(node);
+                    queue.extend(node.children());
+                }
+                out
+            }
+        }
+    }
+}
