@@ -446,8 +446,8 @@ pub use irtrack_macros::{tracked, Snapshot};
 pub use irtrack_runtime::{
     context, contexts, ir, print, track, track_output, track_with, try_track, try_track_with,
     value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,
-    Except, FnIr, Location, NodeId, NodeKind, NodeRef, Only, Operand, Owned, Slot, Timing, Trace,
-    Value,
+    Except, FnIr, Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand, Owned, Slot, Timing,
+    Trace, Value,
 };
 
 // The derive and the trait share the name, as serde's do: one is a macro, one a type.

@@ -19,7 +19,8 @@ pub use ir::{Entry, EntryKind, FnIr, Location, Operand, Slot};
 pub use node::{NodeId, NodeKind};
 pub use query::Axis;
 pub use trace::{
-    track, track_output, track_with, try_track, try_track_with, Arg, Callable, NodeRef, Trace,
+    track, track_output, track_with, try_track, try_track_with, Arg, Callable, NodeMut, NodeRef,
+    Trace,
 };
 pub use value::{Owned, Snapshot, Value};
 

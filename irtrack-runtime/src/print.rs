@@ -9,129 +9,210 @@ use std::fmt::{self, Write};
 pub const VALUE_WIDTH: usize = 60;
 
 /// The listing of a node and some levels of its children; see [`NodeRef::levels`].
+///
+/// ```
+/// use irtrack::{tracked, track};
+///
+/// #[tracked]
+/// fn f(x: f64) -> f64 { x.sin() + x }
+///
+/// let trace = track(f, (1.0,));
+/// assert_eq!(
+///     trace.root().levels(2).compact().to_string(),
+///     "⟨f⟩(⟨1.0⟩)\n  @1: [Arg:§1:%1]\n  @2: [§1:%2] ⟨sin⟩(@1)\n  @3: [§1:%3] ⟨+⟩(@2, @1)\n  @4: [§1:&1] return @3\n"
+/// );
+/// assert!(trace.root().levels(2).width(4).to_string().contains("⟨sin⟩(@1) → 0.84…::f64"));
+/// ```
+#[derive(Clone, Copy)]
 pub struct Listing<'t> {
-    pub(crate) node: NodeRef<'t>,
-    pub(crate) levels: usize,
+    node: NodeRef<'t>,
+    levels: usize,
+    compact: bool,
+    width: usize,
+}
+
+impl<'t> Listing<'t> {
+    pub(crate) fn new(node: NodeRef<'t>, levels: usize) -> Self {
+        Listing {
+            node,
+            levels,
+            compact: false,
+            width: VALUE_WIDTH,
+        }
+    }
+
+    /// Without values and types: the shape of the computation only.
+    pub fn compact(mut self) -> Self {
+        self.compact = true;
+        self
+    }
+
+    /// Cuts values longer than `chars` characters (default [`VALUE_WIDTH`]) with `…`.
+    pub fn width(mut self, chars: usize) -> Self {
+        self.width = chars;
+        self
+    }
 }
 
 impl fmt::Display for Listing<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_tree(f, self.node, 0, self.levels)
+        self.write_tree(f, self.node, 0, self.levels)
     }
 }
 
-fn write_tree(
-    f: &mut fmt::Formatter<'_>,
-    node: NodeRef<'_>,
-    indent: usize,
-    levels: usize,
-) -> fmt::Result {
-    if levels == 0 {
-        return Ok(());
-    }
-    for _ in 0..indent {
-        f.write_str("  ")?;
-    }
-    write_line(f, node)?;
-    f.write_char('\n')?;
-    for child in node.children() {
-        write_tree(f, child, indent + 1, levels - 1)?;
-    }
-    Ok(())
+/// How a line ends after its body: ` → value::Type`, the value alone, or nothing.
+enum Tail {
+    Arrow,
+    Bare,
+    Nothing,
 }
 
-fn write_line(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
-    write_body(f, node)?;
-    let mut metadata = node.metadata_values().peekable();
-    if metadata.peek().is_some() {
-        f.write_str("\t[")?;
-        for (i, (key, value)) in metadata.enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
+impl Listing<'_> {
+    fn write_tree(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        node: NodeRef<'_>,
+        indent: usize,
+        levels: usize,
+    ) -> fmt::Result {
+        if levels == 0 {
+            return Ok(());
+        }
+        for _ in 0..indent {
+            f.write_str("  ")?;
+        }
+        self.write_line(f, node)?;
+        f.write_char('\n')?;
+        for child in node.children() {
+            self.write_tree(f, child, indent + 1, levels - 1)?;
+        }
+        Ok(())
+    }
+
+    fn write_line(&self, f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
+        let tail = self.write_body(f, node)?;
+        if !self.compact && !matches!(tail, Tail::Nothing) {
+            if matches!(tail, Tail::Arrow) {
+                f.write_str(" → ")?;
             }
-            write!(f, "{key} = {}", cut(&value.to_string()))?;
+            write!(
+                f,
+                "{}::{}",
+                cut(&node.value_text(), self.width),
+                node.type_name()
+            )?;
         }
-        f.write_str("]")?;
-    }
-    Ok(())
-}
-
-fn write_body(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
-    let is_root = node.parent().is_none();
-    if !is_root {
-        write!(f, "@{}: ", node.position().unwrap_or(0))?;
-        if let Some(loc) = node.location() {
-            write!(f, "[{loc}] ")?;
-        }
-    }
-    let entry = node.entry();
-    let head = entry.map(|e| e.head).unwrap_or("");
-    match node.kind() {
-        NodeKind::Argument => {
-            if let Some((jump, n)) = node.block_argument_of() {
-                write!(f, "@{}#{n} → ", jump.position().unwrap_or(0))?;
-            }
-            write_value(f, node)
-        }
-        NodeKind::Constant => write_value(f, node),
-        NodeKind::Error => {
-            f.write_str("error → ")?;
-            write_value(f, node)
-        }
-        NodeKind::PrimitiveCall | NodeKind::NestedCall if is_root => {
-            write!(f, "⟨{}⟩(", node.function_name().unwrap_or("?"))?;
-            for (i, arg) in node.arguments().into_iter().enumerate() {
+        let mut metadata = node.metadata_values().peekable();
+        if metadata.peek().is_some() {
+            f.write_str("\t[")?;
+            for (i, (key, value)) in metadata.enumerate() {
                 if i > 0 {
                     f.write_str(", ")?;
                 }
-                if let Arg::Node(n) = arg {
-                    write!(f, "⟨{}⟩", cut(&n.value_text()))?;
-                }
+                write!(f, "{key} = {}", cut(&value.to_string(), self.width))?;
             }
-            f.write_str(") → ")?;
-            write_value(f, node)
+            f.write_str("]")?;
         }
-        NodeKind::PrimitiveCall | NodeKind::NestedCall => {
-            write!(f, "⟨{head}⟩(")?;
-            write_args(f, &node.arguments())?;
-            f.write_str(") → ")?;
-            write_value(f, node)
+        Ok(())
+    }
+
+    /// Everything before the value; says how the value follows.
+    fn write_body(
+        &self,
+        f: &mut fmt::Formatter<'_>,
+        node: NodeRef<'_>,
+    ) -> Result<Tail, fmt::Error> {
+        let is_root = node.parent().is_none();
+        if !is_root {
+            write!(f, "@{}:", node.position().unwrap_or(0))?;
+            if let Some(loc) = node.location() {
+                write!(f, " [{loc}]")?;
+            }
         }
-        NodeKind::Special => {
-            write!(f, "$({head})(")?;
-            write_args(f, &node.arguments())?;
-            f.write_str(") → ")?;
-            write_value(f, node)
-        }
-        NodeKind::Return => {
-            f.write_str("return ")?;
-            write_args(f, &node.arguments())?;
-            f.write_str(" → ")?;
-            write_value(f, node)
-        }
-        NodeKind::Jump => {
-            let Some(entry) = entry else { return Ok(()) };
-            write!(f, "goto §{}", entry.target)?;
-            let mut args = node.arguments();
-            let condition = (entry.condition != Operand::None)
-                .then(|| args.pop())
-                .flatten();
-            if !args.is_empty() {
-                f.write_str(" (")?;
-                write_args(f, &args)?;
+        let entry = node.entry();
+        let head = entry.map(|e| e.head).unwrap_or("");
+        // A separating space before what follows the location, except for the root.
+        let sep = if is_root { "" } else { " " };
+        Ok(match node.kind() {
+            NodeKind::Argument => match node.block_argument_of() {
+                Some((jump, n)) => {
+                    write!(f, "{sep}@{}#{n}", jump.position().unwrap_or(0))?;
+                    Tail::Arrow
+                }
+                None => {
+                    if !self.compact {
+                        f.write_str(sep)?;
+                    }
+                    Tail::Bare
+                }
+            },
+            NodeKind::Constant => {
+                if !self.compact {
+                    f.write_str(sep)?;
+                }
+                Tail::Bare
+            }
+            NodeKind::Error => {
+                write!(f, "{sep}error")?;
+                Tail::Arrow
+            }
+            NodeKind::PrimitiveCall | NodeKind::NestedCall if is_root => {
+                write!(f, "⟨{}⟩(", node.function_name().unwrap_or("?"))?;
+                for (i, arg) in node.arguments().into_iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    if let Arg::Node(n) = arg {
+                        write!(f, "⟨{}⟩", cut(&n.value_text(), self.width))?;
+                    }
+                }
                 f.write_str(")")?;
+                Tail::Arrow
             }
-            if let Some(c) = condition {
-                f.write_str(" since ")?;
-                write_arg(f, &c)?;
-                match entry.kind {
-                    EntryKind::JumpUnless => f.write_str(" == false")?,
-                    EntryKind::JumpIfMatches => write!(f, " matches {}", entry.head)?,
-                    _ => {}
+            NodeKind::PrimitiveCall | NodeKind::NestedCall => {
+                write!(f, "{sep}⟨{head}⟩(")?;
+                write_args(f, &node.arguments())?;
+                f.write_str(")")?;
+                Tail::Arrow
+            }
+            NodeKind::Special => {
+                write!(f, "{sep}$({head})(")?;
+                write_args(f, &node.arguments())?;
+                f.write_str(")")?;
+                Tail::Arrow
+            }
+            NodeKind::Return => {
+                write!(f, "{sep}return ")?;
+                write_args(f, &node.arguments())?;
+                Tail::Arrow
+            }
+            NodeKind::Jump => {
+                let Some(entry) = entry else {
+                    return Ok(Tail::Arrow);
+                };
+                write!(f, "{sep}goto §{}", entry.target)?;
+                let mut args = node.arguments();
+                let condition = (entry.condition != Operand::None)
+                    .then(|| args.pop())
+                    .flatten();
+                if !args.is_empty() {
+                    f.write_str(" (")?;
+                    write_args(f, &args)?;
+                    f.write_str(")")?;
                 }
+                if let Some(c) = condition {
+                    f.write_str(" since ")?;
+                    write_arg(f, &c)?;
+                    match entry.kind {
+                        EntryKind::JumpUnless => f.write_str(" == false")?,
+                        EntryKind::JumpIfMatches => write!(f, " matches {}", entry.head)?,
+                        _ => {}
+                    }
+                }
+                // A jump's value is always `()`: not printed.
+                Tail::Nothing
             }
-            Ok(())
-        }
+        })
     }
 }
 
@@ -152,14 +233,10 @@ fn write_arg(f: &mut fmt::Formatter<'_>, arg: &Arg<'_>) -> fmt::Result {
     }
 }
 
-fn write_value(f: &mut fmt::Formatter<'_>, node: NodeRef<'_>) -> fmt::Result {
-    write!(f, "{}::{}", cut(&node.value_text()), node.type_name())
-}
-
-/// Cuts `text` to [`VALUE_WIDTH`] characters, ending in `…` when it was longer.
-fn cut(text: &str) -> String {
+/// Cuts `text` to `width` characters, ending in `…` when it was longer.
+fn cut(text: &str, width: usize) -> String {
     let text = text.replace('\n', " ");
-    match text.char_indices().nth(VALUE_WIDTH) {
+    match text.char_indices().nth(width) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text,
     }
@@ -213,9 +290,9 @@ mod tests {
     #[test]
     fn long_values_are_cut() {
         let long = "x".repeat(100);
-        let c = cut(&long);
+        let c = cut(&long, VALUE_WIDTH);
         assert_eq!(c.chars().count(), VALUE_WIDTH + 1);
         assert!(c.ends_with('…'));
-        assert_eq!(cut("short"), "short");
+        assert_eq!(cut("short", VALUE_WIDTH), "short");
     }
 }

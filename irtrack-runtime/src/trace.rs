@@ -302,6 +302,97 @@ impl Trace {
     pub(crate) fn root_name(&self) -> &'static str {
         self.root_name
     }
+
+    /// A handle to change node `id`'s metadata after recording (adjoints are written so).
+    ///
+    /// ```
+    /// use irtrack::{tracked, track};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 { x.sin() + x }
+    ///
+    /// let mut trace = track(f, (1.0,));
+    /// let ret = trace.root().child(4).unwrap().id();
+    /// trace.node_mut(ret).set("adjoint", 1.0);
+    /// assert_eq!(trace.node_mut(ret).get_or_insert_with("visits", || 0u32), 0);
+    /// assert_eq!(trace.root().child(4).unwrap().metadata::<f64>("adjoint"), Some(&1.0));
+    /// assert!(trace.root().levels(2).to_string().ends_with("\t[adjoint = 1.0, visits = 0]\n"));
+    /// ```
+    ///
+    /// # Panics
+    /// If `id` is not a node of this trace (ids come from [`NodeRef::id`] of the same trace).
+    pub fn node_mut(&mut self, id: NodeId) -> NodeMut<'_> {
+        assert!(
+            id.index() < self.store.nodes.len(),
+            "{id} is not a node of this trace"
+        );
+        NodeMut { trace: self, id }
+    }
+}
+
+/// Changes one node's metadata; see [`Trace::node_mut`].
+pub struct NodeMut<'t> {
+    trace: &'t mut Trace,
+    id: NodeId,
+}
+
+impl NodeMut<'_> {
+    fn entries(&mut self) -> &mut Vec<(&'static str, Value)> {
+        self.trace.store.metadata.entry(self.id).or_default()
+    }
+
+    /// Sets `key` to `value` (replacing it, in place, if set); printed in the order first set.
+    pub fn set<T: crate::value::Owned>(&mut self, key: &'static str, value: T) {
+        self.set_value(key, Value::snapshot(value));
+    }
+
+    /// Sets `key` to a [`Value`].
+    pub fn set_value(&mut self, key: &'static str, value: Value) {
+        let entries = self.entries();
+        match entries.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = value,
+            None => entries.push((key, value)),
+        }
+    }
+
+    /// The value under `key`, if it is stored as a `T`.
+    pub fn get<T: 'static>(&self, key: &str) -> Option<&T> {
+        self.trace
+            .store
+            .metadata
+            .get(&self.id)?
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.downcast_ref())
+    }
+
+    /// The value under `key` as a `T`, or `default` when it is missing or of another type.
+    pub fn get_or<T: Clone + 'static>(&self, key: &str, default: T) -> T {
+        self.get(key).cloned().unwrap_or(default)
+    }
+
+    /// The value under `key`, first setting it to `make()` when it is missing or not a `T`.
+    /// Returns a copy; write changes back with [`set`](NodeMut::set).
+    pub fn get_or_insert_with<T: crate::value::Owned>(
+        &mut self,
+        key: &'static str,
+        make: impl FnOnce() -> T,
+    ) -> T {
+        if let Some(v) = self.get::<T>(key) {
+            return v.clone();
+        }
+        let v = make();
+        self.set(key, v.clone());
+        v
+    }
+
+    /// Removes `key`; returns whether it was set.
+    pub fn remove(&mut self, key: &str) -> bool {
+        let entries = self.entries();
+        let before = entries.len();
+        entries.retain(|(k, _)| *k != key);
+        before != entries.len()
+    }
 }
 
 impl std::fmt::Display for Trace {
@@ -501,6 +592,11 @@ impl<'t> NodeRef<'t> {
             .and_then(|(_, v)| v.downcast_ref())
     }
 
+    /// The metadata value under `key` as a `T`, or `default`.
+    pub fn metadata_or<T: Clone + 'static>(&self, key: &str, default: T) -> T {
+        self.metadata(key).cloned().unwrap_or(default)
+    }
+
     /// For a block argument `@p#n`, the jump `@p` that supplied it and `n`.
     pub fn block_argument_of(&self) -> Option<(NodeRef<'t>, usize)> {
         if self.kind() != NodeKind::Argument {
@@ -522,10 +618,7 @@ impl<'t> NodeRef<'t> {
 
     /// The listing of this node and `levels - 1` levels of children below it.
     pub fn levels(&self, levels: usize) -> crate::print::Listing<'t> {
-        crate::print::Listing {
-            node: *self,
-            levels,
-        }
+        crate::print::Listing::new(*self, levels)
     }
 }
 
