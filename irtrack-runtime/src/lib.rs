@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod contexts;
+pub mod dot;
 pub mod ir;
 mod node;
 pub mod print;
