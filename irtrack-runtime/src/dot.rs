@@ -218,14 +218,9 @@ fn cluster_label(node: NodeRef<'_>) -> String {
     s
 }
 
-/// Cuts a value as the listing does: newlines become spaces, and past
-/// [`VALUE_WIDTH`](crate::print::VALUE_WIDTH) characters it ends in `…`.
+/// Cuts a value as the listing does.
 fn cut(text: &str) -> String {
-    let text = text.replace('\n', " ");
-    match text.char_indices().nth(crate::print::VALUE_WIDTH) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text,
-    }
+    crate::print::cut(text, crate::print::VALUE_WIDTH)
 }
 
 /// Escapes text for a double-quoted DOT string used as a label: quotes and backslashes are

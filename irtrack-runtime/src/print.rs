@@ -233,8 +233,8 @@ fn write_arg(f: &mut fmt::Formatter<'_>, arg: &Arg<'_>) -> fmt::Result {
     }
 }
 
-/// Cuts `text` to `width` characters, ending in `…` when it was longer.
-fn cut(text: &str, width: usize) -> String {
+/// Cuts `text` to `width` characters, ending in `…` when it was longer; newlines become spaces.
+pub(crate) fn cut(text: &str, width: usize) -> String {
     let text = text.replace('\n', " ");
     match text.char_indices().nth(width) {
         Some((i, _)) => format!("{}…", &text[..i]),
