@@ -450,6 +450,11 @@ pub use irtrack_runtime::{
     Trace, Value,
 };
 
+// `JsonError` and `SCHEMA` when the runtime has its `serde` feature (`irtrack_runtime::features`);
+// without it the glob is empty.
+#[allow(unused_imports)]
+pub use irtrack_runtime::features::*;
+
 // The derive and the trait share the name, as serde's do: one is a macro, one a type.
 pub use irtrack_runtime::Snapshot;
 

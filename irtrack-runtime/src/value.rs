@@ -181,6 +181,19 @@ impl Value {
         self
     }
 
+    /// A value known only by its `Debug` text (or, for `None`, only by its type name) and a
+    /// type name that need not be a Rust type of this program: a value read back from JSON.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_text(type_name: &'static str, text: Option<&str>) -> Value {
+        Value {
+            type_name,
+            repr: match text {
+                Some(t) => Repr::Text(t.into()),
+                None => Repr::Opaque,
+            },
+        }
+    }
+
     /// The full type name of the recorded value, as `std::any::type_name` gives it.
     pub fn type_name(&self) -> &'static str {
         self.type_name
