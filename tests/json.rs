@@ -251,12 +251,14 @@ fn importing_again_reuses_the_interned_ir() {
 }
 
 #[test]
-fn a_primitive_root_keeps_its_kind_and_value() {
-    // With the whole call primitive, the root has no IR; its value and kind come back. Its
-    // name does not yet (see docs/trace-format.md, "Limitations").
+fn a_primitive_root_keeps_its_kind_name_and_value() {
+    // With the whole call primitive, the root has no IR; its name, value and kind come back.
     let trace = track_with(DepthLimit::new(1), sq, (3.0,));
     assert_eq!(trace.root().kind(), NodeKind::PrimitiveCall);
     let back = Trace::from_json(&trace.to_json()).unwrap();
+    assert_eq!(back.root().to_string(), trace.root().to_string());
+    assert_eq!(back.root().function_name(), Some("sq"));
+    assert_eq!(back.to_json(), trace.to_json());
     assert_eq!(back.root().kind(), NodeKind::PrimitiveCall);
     assert_eq!(back.root().value_text(), trace.root().value_text());
     assert_eq!(back.root().type_name(), trace.root().type_name());

@@ -522,20 +522,17 @@ impl Trace {
         }
         let doc: Doc = serde_json::from_value(raw).map_err(|e| JsonError::Shape(e.to_string()))?;
         let store = build_store(&doc)?;
-        // `Trace`'s root fields are private to trace.rs: a trace of an untracked function has
-        // the right form (one primitive root, node 0), and its store is replaced. Its root name
-        // is `imported`, shown only when the root is a primitive call (see `root_name` in
-        // docs/trace-format.md).
-        let mut trace = crate::track(imported, ());
-        trace.store = store;
-        Ok(trace)
+        // The name shows only for a primitive root; a nested root is named by its IR.
+        let root_name = interner().str(doc.root_name.as_deref().unwrap_or("?"));
+        Ok(Trace::from_parts(
+            store,
+            crate::node::NodeId(doc.root),
+            root_name,
+        ))
     }
 }
 
 // ---- Import -------------------------------------------------------------------------------
-
-/// The untracked function whose trace an import starts from.
-fn imported() {}
 
 fn build_store(doc: &Doc) -> Result<Store, JsonError> {
     let n = doc.nodes.len();

@@ -303,6 +303,15 @@ impl Trace {
         self.root_name
     }
 
+    /// A trace made of a store built elsewhere (an import), with its root and root name.
+    pub(crate) fn from_parts(store: Store, root: NodeId, root_name: &'static str) -> Trace {
+        Trace {
+            store,
+            root,
+            root_name,
+        }
+    }
+
     /// A handle to change node `id`'s metadata after recording (adjoints are written so).
     ///
     /// ```
