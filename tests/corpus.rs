@@ -101,6 +101,39 @@ fn check_trace(trace: &Trace) {
         trace.len(),
         "every node of the arena is reachable from the root"
     );
+    check_queries(trace);
+    check_json_round_trip(trace);
+}
+
+/// The dependency queries agree with each other on every node (issue 3): `c` is a dependent of
+/// each node it references and conversely, and `backward`/`forward` stay inside one call.
+fn check_queries(trace: &Trace) {
+    for c in trace.nodes() {
+        for r in c.referenced() {
+            assert!(
+                r.dependents().contains(&c),
+                "{c:?} references {r:?}, which does not list it as a dependent"
+            );
+        }
+        for d in c.dependents() {
+            assert!(
+                d.referenced().contains(&c),
+                "{d:?} is a dependent of {c:?} but does not reference it"
+            );
+        }
+        let parent = c.parent();
+        for n in c.backward().into_iter().chain(c.forward()) {
+            assert_eq!(n.parent(), parent, "{n:?} is outside the call of {c:?}");
+        }
+    }
+}
+
+/// Export, import and print give the same listing, and the import exports the same JSON.
+fn check_json_round_trip(trace: &Trace) {
+    let json = trace.to_json();
+    let back = Trace::from_json(&json).expect("a trace's own export imports");
+    assert_eq!(back.root().to_string(), trace.root().to_string());
+    assert_eq!(back.to_json(), json);
 }
 
 fn check_call<'t>(call: NodeRef<'t>, seen: &mut usize) {
