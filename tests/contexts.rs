@@ -1,23 +1,17 @@
 //! Contexts, written against the public trait only, as a user would.
 
+mod common;
+use common::{geom, h};
+
 use irtrack::tracked;
 use irtrack::{
     track, track_with, try_track, CallSite, Context, DepthLimit, Draft, Everything, Except,
     NodeKind, NodeRef, Only, Timing,
 };
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::cell::Cell;
 use std::rc::Rc;
-
-#[tracked]
-fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
-    if rng.random::<f64>() < beta {
-        n
-    } else {
-        geom(n + 1, beta, rng)
-    }
-}
 
 #[tracked]
 fn sq(x: f64) -> f64 {
@@ -27,17 +21,6 @@ fn sq(x: f64) -> f64 {
 #[tracked]
 fn norm2(x: f64, y: f64) -> f64 {
     (sq(x) + sq(y)).sqrt()
-}
-
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
 }
 
 #[test]

@@ -1,36 +1,14 @@
 //! Graphviz export: a reviewed snapshot of a small trace's DOT, structural checks on the DOT
 //! of `geom`, and a render with `dot -Tsvg` where Graphviz is installed.
 
+mod common;
+use common::{f, geom, h};
+
 use irtrack::{track, tracked, Trace};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::io::Write;
 use std::process::{Command, Stdio};
-
-#[tracked]
-fn f(x: f64) -> f64 {
-    x.sin() + x
-}
-
-#[tracked]
-fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
-    if rng.random::<f64>() < beta {
-        n
-    } else {
-        geom(n + 1, beta, rng)
-    }
-}
-
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
-}
 
 #[tracked]
 fn quoted(s: &str) -> String {

@@ -3,28 +3,15 @@
 //! The facade's tests turn on the runtime's `serde` feature through the root dev-dependency on
 //! `irtrack-runtime`, so the API is here as `irtrack::…`.
 
+mod common;
+use common::{f, geom, h};
+
 use irtrack::{
     track, track_with, tracked, try_track, Context, DepthLimit, Draft, JsonError, NodeKind, Trace,
     SCHEMA,
 };
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-
-#[tracked]
-fn f(x: f64) -> f64 {
-    x.sin() + x
-}
-
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
-}
+use rand::SeedableRng;
 
 #[tracked]
 fn sum_for(v: Vec<i64>) -> i64 {
@@ -90,15 +77,6 @@ impl Point {
 fn methods(a: f64) -> f64 {
     let p = Point { x: a, y: 2.0 };
     p.scaled(2.0).norm()
-}
-
-#[tracked]
-fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
-    if rng.random::<f64>() < beta {
-        n
-    } else {
-        geom(n + 1, beta, rng)
-    }
 }
 
 #[tracked]

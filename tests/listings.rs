@@ -1,34 +1,12 @@
 //! Snapshot tests of trace listings, each reviewed by hand against DESIGN.md's format.
 //! Bless changes with `cargo insta review` (see DEVELOPMENT.md) and read every line.
 
+mod common;
+use common::{f, geom, h};
+
 use irtrack::{track, tracked};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-
-#[tracked]
-fn f(x: f64) -> f64 {
-    x.sin() + x
-}
-
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
-}
-
-#[tracked]
-fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
-    if rng.random::<f64>() < beta {
-        n
-    } else {
-        geom(n + 1, beta, rng)
-    }
-}
+use rand::SeedableRng;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Shape {

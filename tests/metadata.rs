@@ -1,17 +1,9 @@
 //! Metadata set on a recorded trace, and the listing options.
 
-use irtrack::{track, tracked};
+mod common;
+use common::h;
 
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
-}
+use irtrack::track;
 
 #[test]
 fn metadata_is_set_read_and_printed_in_order() {

@@ -1,27 +1,13 @@
 //! Dependency queries and hierarchy axes on node handles (issue 3, first slice): IRTracker's
 //! documented query results, and the referenced/dependents invariant on every node of every
 //! trace of a small set of tracked functions, also over random inputs.
-
 #![allow(clippy::assign_op_pattern)]
+
+mod common;
+use common::{f, h};
 
 use irtrack::{track, tracked, Arg, Axis, NodeKind, NodeRef, Trace};
 use proptest::prelude::*;
-
-#[tracked]
-fn f(x: f64) -> f64 {
-    x.sin() + x
-}
-
-#[tracked]
-fn h(x: f64, n: i32) -> f64 {
-    let mut r = 0.0;
-    let mut i = 0;
-    while i < n {
-        r += x.powi(i);
-        i += 1;
-    }
-    r
-}
 
 #[tracked]
 fn sq(x: f64) -> f64 {
