@@ -56,16 +56,16 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     }
     let items = hoist.items;
 
-    let params: Vec<(syn::Pat, Span)> = f
+    let params: Vec<syn::Pat> = f
         .sig
         .inputs
         .iter()
         .map(|arg| match arg {
             syn::FnArg::Receiver(r) => {
                 let self_token = &r.self_token;
-                (syn::parse_quote!(#self_token), r.self_token.span)
+                syn::parse_quote!(#self_token)
             }
-            syn::FnArg::Typed(t) => ((*t.pat).clone(), Span::call_site()),
+            syn::FnArg::Typed(t) => (*t.pat).clone(),
         })
         .collect();
     let ret_ty = match &f.sig.output {

@@ -304,6 +304,7 @@ impl Trace {
     }
 
     /// A trace made of a store built elsewhere (an import), with its root and root name.
+    #[cfg(feature = "serde")]
     pub(crate) fn from_parts(store: Store, root: NodeId, root_name: &'static str) -> Trace {
         Trace {
             store,

@@ -298,8 +298,7 @@ impl Lowerer {
     fn place_capture(&self, e: &Expr) -> TokenStream {
         if matches!(e, Expr::Path(_)) {
             // `None`, `Default::default`: a constant's type may still be open here.
-            let v = private_ident("__irtrack_v");
-            quote::quote_spanned! {e.span()=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
+            Self::late_capture(e.span())
         } else {
             Self::capture(e.span())
         }
@@ -991,8 +990,7 @@ impl Lowerer {
             .flat_map(|s| s.iter().map(|l| l.ident.to_string()))
             .chain(self.captured.iter().cloned())
             .collect();
-        let params: Vec<(syn::Pat, Span)> =
-            c.inputs.iter().map(|p| (p.clone(), p.span())).collect();
+        let params: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
         let body_block: syn::Block = match &*c.body {
             Expr::Block(b) if b.label.is_none() => b.block.clone(),
             other => syn::parse_quote!({ #other }),

@@ -141,13 +141,9 @@ impl Lowerer {
     /// __irtrack.record_ref(0, &x, capture);                  // @1 [Arg:§1:%1]
     /// __irtrack.ret(3, __irtrack.record(2, x.sin() + ..., capture), capture)
     /// ```
-    pub fn lower_fn(
-        mut self,
-        params: &[(Pat, Span)],
-        body: &Block,
-    ) -> Result<LoweredFn, syn::Error> {
+    pub fn lower_fn(mut self, params: &[Pat], body: &Block) -> Result<LoweredFn, syn::Error> {
         let mut prologue = TokenStream::new();
-        for (pat, _span) in params {
+        for pat in params {
             for ident in scan::pattern_bindings(pat) {
                 let (id, op) =
                     self.ir
@@ -280,11 +276,17 @@ impl Lowerer {
         quote! { #f.record(#id, #value, #cap) }
     }
 
-    /// Records a value whose type may only be decided after this point (see `LateProbe`).
+    /// The capture of a value whose type may only be decided after this point: `Debug` first
+    /// (see `LateProbe` in the runtime).
+    fn late_capture(span: Span) -> TokenStream {
+        let v = private_ident("__irtrack_v");
+        quote_spanned! {span=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
+    }
+
+    /// Records a value whose type may only be decided after this point.
     fn record_late(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
         let f = frame();
-        let v = private_ident("__irtrack_v");
-        let cap = quote_spanned! {span=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() };
+        let cap = Self::late_capture(span);
         quote! { #f.record(#id, #value, #cap) }
     }
 
