@@ -641,6 +641,7 @@ fn build_store(doc: &Doc) -> Result<Store, JsonError> {
         if let (NodeKind::NestedCall, Some(f)) = (kind, node.callee) {
             store.calls.push(CallData {
                 ir: functions[f as usize],
+                callee: "",
                 children_start: 0,
                 children_len: 0,
             });

@@ -3,9 +3,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "ndarray")]
+mod arrays;
 pub mod context;
 pub mod contexts;
 pub mod dot;
+pub mod grad;
 pub mod ir;
 #[cfg(feature = "serde")]
 pub mod json;
@@ -18,6 +21,7 @@ pub mod value;
 
 pub use context::{CallSite, Context, Draft, Everything};
 pub use contexts::{DepthLimit, Except, Only, Timing};
+pub use grad::{gradient, pullback, GradError, Gradient, Pullback, Tangent};
 pub use ir::{Entry, EntryKind, FnIr, Location, Operand, Slot};
 pub use node::{NodeId, NodeKind};
 pub use query::Axis;

@@ -61,7 +61,8 @@ pub(crate) struct NodeData {
     /// Range in `Store::refs`.
     pub refs_start: u32,
     pub refs_len: u32,
-    /// Nested call: index in `Store::calls`; block argument: the jump that supplied it.
+    /// Nested call: index in `Store::calls`; block argument: the jump that supplied it;
+    /// primitive call of a path: index in `Store::callees`.
     pub extra: u32,
     pub value: Value,
 }
@@ -69,6 +70,9 @@ pub(crate) struct NodeData {
 /// The tape of one nested call.
 pub(crate) struct CallData {
     pub ir: &'static FnIr,
+    /// The type name the call was announced with (the callee's full path), or `""` for a
+    /// method call, whose identity is its receiver's type and its name.
+    pub callee: &'static str,
     pub children_start: u32,
     pub children_len: u32,
 }
@@ -80,6 +84,9 @@ pub(crate) struct Store {
     /// operand is a constant or no value.
     pub refs: Vec<NodeId>,
     pub calls: Vec<CallData>,
+    /// The type names (full paths) of the primitive calls of paths, which gradient rules are
+    /// found by.
+    pub callees: Vec<&'static str>,
     pub children: Vec<NodeId>,
     /// Metadata attached by contexts, in the order set.
     pub metadata: std::collections::HashMap<NodeId, Vec<(&'static str, Value)>>,
@@ -107,6 +114,20 @@ impl Store {
                 &self.children[start..start + c.children_len as usize]
             }
             None => &[],
+        }
+    }
+
+    /// The full type name of the callee of a path call (primitive or nested), as announced.
+    pub fn callee(&self, id: NodeId) -> Option<&'static str> {
+        let n = self.node(id);
+        match n.kind {
+            NodeKind::NestedCall => {
+                Some(self.calls[n.extra as usize].callee).filter(|c| !c.is_empty())
+            }
+            NodeKind::PrimitiveCall if n.extra != u32::MAX => {
+                self.callees.get(n.extra as usize).copied()
+            }
+            _ => None,
         }
     }
 

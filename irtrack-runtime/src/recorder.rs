@@ -292,8 +292,19 @@ impl Recorder {
                     EntryKind::Argument => NodeKind::Argument,
                     _ => NodeKind::Special,
                 };
-                let extra = match entry.kind {
-                    EntryKind::Argument if entry.location.block != 1 => self.top().last_jump.0,
+                let extra = match (entry.kind, pending) {
+                    (EntryKind::Argument, _) if entry.location.block != 1 => self.top().last_jump.0,
+                    // Keep who a path call went to: gradient rules are found by it.
+                    (
+                        EntryKind::Call,
+                        Pending::Announced {
+                            key: Key::Fn(callee),
+                            ..
+                        },
+                    ) => {
+                        self.store.callees.push(callee);
+                        self.store.callees.len() as u32 - 1
+                    }
                     _ => u32::MAX,
                 };
                 self.push_node(kind, index, entry.operands, extra, value)
@@ -415,6 +426,10 @@ impl Recorder {
         let call = self.store.calls.len() as u32;
         self.store.calls.push(CallData {
             ir,
+            callee: match key {
+                Key::Fn(callee) => callee,
+                Key::Method { .. } => "",
+            },
             children_start: 0,
             children_len: 0,
         });

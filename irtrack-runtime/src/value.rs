@@ -208,6 +208,40 @@ impl Value {
         }
     }
 
+    /// The value as an `f64`, when it is an `f64` or an `f32` (also behind references).
+    ///
+    /// ```
+    /// use irtrack::Value;
+    /// assert_eq!(Value::text(&2.5f32).as_f64(), Some(2.5));
+    /// assert_eq!(Value::text(&2).as_f64(), None);
+    /// ```
+    #[inline]
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.repr {
+            Repr::Scalar(Scalar::F64(v)) => Some(v),
+            Repr::Scalar(Scalar::F32(v)) => Some(v as f64),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is the unit value `()`.
+    pub fn is_unit(&self) -> bool {
+        matches!(self.repr, Repr::Scalar(Scalar::Unit(())))
+    }
+
+    /// Whether the value is discrete: a scalar other than a float (an integer, `bool`, `char`)
+    /// or a string. Nothing differentiable flows through such a value.
+    pub fn is_discrete(&self) -> bool {
+        match self.repr {
+            Repr::Scalar(Scalar::F64(_) | Scalar::F32(_) | Scalar::Unit(())) => false,
+            Repr::Scalar(_) => true,
+            _ => {
+                let t = self.type_name.trim_start_matches('&');
+                t == "str" || t == "alloc::string::String"
+            }
+        }
+    }
+
     /// Whether only the type of the value is known (it had neither a snapshot nor `Debug`).
     pub fn is_opaque(&self) -> bool {
         matches!(self.repr, Repr::Opaque)

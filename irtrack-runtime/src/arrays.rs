@@ -1,0 +1,45 @@
+//! `ndarray` arrays as recorded values: owned arrays and views are kept as owned clones, so
+//! `node.value::<Array2<f64>>()` works whatever form the code used.
+
+use crate::value::{Owned, Snapshot, Value};
+use ndarray::{ArrayBase, Data, Dimension, OwnedRepr, ViewRepr};
+
+impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRepr<A>, D> {}
+
+impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedRepr<A>, D> {
+    fn snapshot(&self) -> Value {
+        Value::snapshot(self.clone())
+    }
+}
+
+impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<ViewRepr<&A>, D> {
+    fn snapshot(&self) -> Value {
+        snapshot_owned(self).renamed::<Self>()
+    }
+}
+
+fn snapshot_owned<S, A, D>(a: &ArrayBase<S, D>) -> Value
+where
+    S: Data<Elem = A>,
+    A: Owned,
+    D: Dimension + Send + Sync + 'static,
+{
+    Value::snapshot(a.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{array, Array2};
+
+    #[test]
+    fn views_are_kept_as_owned_arrays() {
+        let a = array![[1.0, 2.0], [3.0, 4.0]];
+        let v = a.t().snapshot();
+        assert_eq!(
+            v.downcast_ref::<Array2<f64>>(),
+            Some(&array![[1.0, 3.0], [2.0, 4.0]])
+        );
+        assert!(v.type_name().contains("ViewRepr"));
+    }
+}

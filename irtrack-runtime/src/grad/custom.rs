@@ -1,0 +1,291 @@
+//! Users' own gradient rules (Flux.Tracker's `@grad`): a pullback given to a function makes it
+//! primitive for differentiation, whether it is tracked or not.
+
+use super::primal::Primal;
+use super::rules::{Contribution, Out};
+use super::site::{canonical, Site};
+use super::tangent::Tangent;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+type Erased = dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String> + Send + Sync;
+
+fn table() -> &'static RwLock<HashMap<String, Arc<Erased>>> {
+    static RULES: OnceLock<RwLock<HashMap<String, Arc<Erased>>>> = OnceLock::new();
+    RULES.get_or_init(Default::default)
+}
+
+/// Whether any rule was registered: when none was, no call's identity needs to be looked up.
+static ANY: AtomicBool = AtomicBool::new(false);
+
+/// The user's rule for the callee `identity` (a canonical full path).
+pub(crate) fn lookup(identity: &str) -> Option<Arc<Erased>> {
+    if !ANY.load(Ordering::Acquire) {
+        return None;
+    }
+    let rules = table().read().unwrap_or_else(|e| e.into_inner());
+    rules.get(identity).cloned()
+}
+
+/// Gives `function` its own pullback: every call of it, tracked or not, is then differentiated
+/// by `pullback` instead of through its body (Flux.Tracker's `@grad`).
+///
+/// `pullback` gets the call's arguments, as a tuple of `f64`, `f32`, integers, `Vec<f64>` (for
+/// vectors and slices) or arrays, and the sensitivity of the call's value; it returns the
+/// sensitivities of the arguments, as a tuple in argument order (`()` for an argument that has
+/// none), or a single value for a one-argument function. Rules are process-wide and found by
+/// the function's full path (for a method: its type's path and its name), never by its bare
+/// name; registering again replaces the rule.
+///
+/// ```
+/// use irtrack::{gradient, tracked, grad::register_rule};
+///
+/// #[tracked]
+/// fn minus(a: f64, b: f64) -> f64 {
+///     a - b
+/// }
+///
+/// #[tracked]
+/// fn f(x: f64, y: f64) -> f64 {
+///     minus(x * x, y)
+/// }
+///
+/// register_rule(minus, |(_a, _b): (f64, f64), dy: f64| (dy, -dy));
+/// let g = gradient(f, (3.0, 1.0)).unwrap();
+/// assert_eq!(g.value, 8.0);
+/// assert_eq!(g.scalars(), [Some(6.0), Some(-1.0)]);
+/// ```
+pub fn register_rule<F, A, D, S, P>(function: F, pullback: P)
+where
+    F: 'static,
+    A: FromArguments,
+    D: FromTangent,
+    S: IntoSensitivities,
+    P: Fn(A, D) -> S + Send + Sync + 'static,
+{
+    let _ = function;
+    let name = canonical(std::any::type_name::<F>());
+    let erased: Arc<Erased> = Arc::new(move |site: &Site<'_>, dy: &Tangent, out: &mut Out| {
+        let args = A::from_arguments(site).ok_or_else(|| {
+            format!(
+                "the rule's arguments `{}` do not match the call's",
+                std::any::type_name::<A>()
+            )
+        })?;
+        let dy = D::from_tangent(dy).ok_or_else(|| {
+            format!(
+                "the rule takes a sensitivity of type `{}`, the call's is a {}",
+                std::any::type_name::<D>(),
+                dy.shape()
+            )
+        })?;
+        for (i, s) in pullback(args, dy)
+            .into_sensitivities()
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(s) = s {
+                out.push((i, Contribution::Whole(s)));
+            }
+        }
+        Ok(())
+    });
+    table()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name, erased);
+    ANY.store(true, Ordering::Release);
+}
+
+/// A type a rule can take an argument as.
+pub trait FromArgument: Sized {
+    /// Operand `i` of the call, if it is of this type.
+    fn from_argument(site: &Site<'_>, i: usize) -> Option<Self>;
+}
+
+impl FromArgument for f64 {
+    fn from_argument(site: &Site<'_>, i: usize) -> Option<f64> {
+        site.scalar(i)
+    }
+}
+
+impl FromArgument for f32 {
+    fn from_argument(site: &Site<'_>, i: usize) -> Option<f32> {
+        site.scalar(i).map(|v| v as f32)
+    }
+}
+
+macro_rules! integer_argument {
+    ($($t:ty),*) => {$(
+        impl FromArgument for $t {
+            fn from_argument(site: &Site<'_>, i: usize) -> Option<$t> {
+                site.integer(i).and_then(|v| <$t>::try_from(v).ok())
+            }
+        }
+    )*};
+}
+integer_argument!(i32, i64, u32, u64, usize, isize);
+
+impl FromArgument for Vec<f64> {
+    fn from_argument(site: &Site<'_>, i: usize) -> Option<Vec<f64>> {
+        match site.primal(i)? {
+            Primal::Vector(v) => Some(v.into_owned()),
+            #[cfg(feature = "ndarray")]
+            Primal::Array(a) if a.ndim() == 1 => Some(a.iter().copied().collect()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<D: ndarray::Dimension> FromArgument for ndarray::Array<f64, D> {
+    fn from_argument(site: &Site<'_>, i: usize) -> Option<Self> {
+        match site.primal(i)? {
+            Primal::Array(a) => a.into_owned().into_dimensionality().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The arguments of a call as a tuple a rule takes.
+pub trait FromArguments: Sized {
+    /// The call's operands, if they are of these types.
+    fn from_arguments(site: &Site<'_>) -> Option<Self>;
+}
+
+macro_rules! from_arguments {
+    ($(($($t:ident $i:tt),+)),* $(,)?) => {$(
+        impl<$($t: FromArgument),+> FromArguments for ($($t,)+) {
+            fn from_arguments(site: &Site<'_>) -> Option<Self> {
+                Some(($($t::from_argument(site, $i)?,)+))
+            }
+        }
+    )*};
+}
+from_arguments!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5),
+);
+
+/// A type a rule can take the sensitivity of the call's value as.
+pub trait FromTangent: Sized {
+    /// The sensitivity as this type, if it has this shape.
+    fn from_tangent(t: &Tangent) -> Option<Self>;
+}
+
+impl FromTangent for f64 {
+    fn from_tangent(t: &Tangent) -> Option<f64> {
+        t.as_scalar()
+    }
+}
+
+impl FromTangent for Vec<f64> {
+    fn from_tangent(t: &Tangent) -> Option<Vec<f64>> {
+        t.as_slice().map(<[f64]>::to_vec)
+    }
+}
+
+impl FromTangent for Tangent {
+    fn from_tangent(t: &Tangent) -> Option<Tangent> {
+        Some(t.clone())
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<D: ndarray::Dimension> FromTangent for ndarray::Array<f64, D> {
+    fn from_tangent(t: &Tangent) -> Option<Self> {
+        t.as_array()?.to_owned().into_dimensionality().ok()
+    }
+}
+
+/// What a rule can return for one argument: its sensitivity, or `()` for none.
+pub trait IntoSensitivity {
+    /// The sensitivity, `None` when the argument has none.
+    fn into_sensitivity(self) -> Option<Tangent>;
+}
+
+impl IntoSensitivity for f64 {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        Some(Tangent::Scalar(self))
+    }
+}
+
+impl IntoSensitivity for f32 {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        Some(Tangent::Scalar(self as f64))
+    }
+}
+
+impl IntoSensitivity for Vec<f64> {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        Some(Tangent::Vector(self))
+    }
+}
+
+impl IntoSensitivity for Tangent {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        Some(self)
+    }
+}
+
+impl IntoSensitivity for () {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        None
+    }
+}
+
+impl<T: IntoSensitivity> IntoSensitivity for Option<T> {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        self.and_then(T::into_sensitivity)
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<D: ndarray::Dimension> IntoSensitivity for ndarray::Array<f64, D> {
+    fn into_sensitivity(self) -> Option<Tangent> {
+        Some(Tangent::from(self))
+    }
+}
+
+/// What a rule returns: the sensitivities of all arguments.
+pub trait IntoSensitivities {
+    /// The sensitivities in argument order.
+    fn into_sensitivities(self) -> Vec<Option<Tangent>>;
+}
+
+impl IntoSensitivities for f64 {
+    fn into_sensitivities(self) -> Vec<Option<Tangent>> {
+        vec![self.into_sensitivity()]
+    }
+}
+
+impl IntoSensitivities for Vec<f64> {
+    fn into_sensitivities(self) -> Vec<Option<Tangent>> {
+        vec![self.into_sensitivity()]
+    }
+}
+
+macro_rules! into_sensitivities {
+    ($(($($t:ident),+)),* $(,)?) => {$(
+        impl<$($t: IntoSensitivity),+> IntoSensitivities for ($($t,)+) {
+            #[allow(non_snake_case)]
+            fn into_sensitivities(self) -> Vec<Option<Tangent>> {
+                let ($($t,)+) = self;
+                vec![$($t.into_sensitivity()),+]
+            }
+        }
+    )*};
+}
+into_sensitivities!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F),
+);

@@ -1,0 +1,119 @@
+//! Why a gradient could not be taken.
+
+use crate::ir::Location;
+use std::fmt;
+
+/// Where in the traced program a gradient failed: the function and the statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The tracked function whose tape holds the node (`{{closure}}` for a closure).
+    pub function: &'static str,
+    /// `module_path!()` of that function.
+    pub module: &'static str,
+    /// The statement's location in the function's IR (`§1:%3`).
+    pub location: Option<Location>,
+    /// The statement as lowered (`%3 = %1.sin()`).
+    pub statement: String,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` in `{}::{}`",
+            self.statement, self.module, self.function
+        )?;
+        if let Some(l) = self.location {
+            write!(f, " at [{l}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a gradient or a backward pass failed. Nothing is ever silently given a zero gradient:
+/// a value on the path from an input to the output that irtrack cannot differentiate is one of
+/// these errors.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum GradError {
+    /// A call with no gradient rule uses a value that depends on the inputs, and its value
+    /// reaches the output.
+    NoRule {
+        /// The callee as written (`sin`, `collect`, `my::f`) or its full path when known.
+        callee: String,
+        /// Where the call is.
+        at: Place,
+        /// Why no rule applies, when a rule exists but could not be used.
+        reason: Option<String>,
+    },
+    /// An input-dependent value is written into a place (`v[i] += x`, `v.push(x)`, `*r = x`):
+    /// the trace keeps values, not the memory they were written to, so the write cannot be
+    /// differentiated.
+    Mutation {
+        /// What the write was.
+        at: Place,
+    },
+    /// A closure called inside the traced computation uses a variable it captured: irtrack
+    /// cannot tell whether that variable depends on the inputs.
+    Capture {
+        /// The captured variable's name.
+        variable: &'static str,
+        /// The closure.
+        at: Place,
+    },
+    /// The function passed to `gradient` is not `#[tracked]` (nor a `tracked_fn!` closure).
+    NotTracked {
+        /// Its type name.
+        function: &'static str,
+    },
+    /// The output is not differentiable (`gradient` needs an `f64` or `f32`, or `Ok`/`Some`
+    /// of one), or a seed does not have the output's shape.
+    Output {
+        /// What was wrong.
+        reason: String,
+    },
+    /// Two sensitivities of one value had different shapes.
+    Shape {
+        /// The value's place.
+        at: Place,
+        /// The two shapes.
+        shapes: (String, String),
+    },
+}
+
+impl fmt::Display for GradError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GradError::NoRule { callee, at, reason } => {
+                write!(f, "no gradient rule for `{callee}`, used by {at} on the path from an input to the output")?;
+                match reason {
+                    Some(r) => write!(f, ": {r}"),
+                    None => write!(f, "; make it `#[tracked]` or give it a rule with `irtrack::grad::register_rule`"),
+                }
+            }
+            GradError::Mutation { at } => write!(
+                f,
+                "{at} writes a value that depends on the inputs into a place; gradients cannot \
+                 follow writes through memory: compute a new value instead (`let v2 = …`, `r = r + x`)"
+            ),
+            GradError::Capture { variable, at } => write!(
+                f,
+                "the closure {at} uses the captured variable `{variable}`, which may depend on \
+                 the inputs: pass it to the closure as an argument"
+            ),
+            GradError::NotTracked { function } => write!(
+                f,
+                "`{function}` is not #[tracked]: its body was not recorded, so it cannot be \
+                 differentiated; add #[tracked] or wrap a closure in `tracked_fn!`"
+            ),
+            GradError::Output { reason } => f.write_str(reason),
+            GradError::Shape { at, shapes } => write!(
+                f,
+                "the sensitivities of {at} have different shapes: {} and {}",
+                shapes.0, shapes.1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GradError {}

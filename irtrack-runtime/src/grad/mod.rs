@@ -1,0 +1,268 @@
+//! Reverse-mode gradients from traces, with Flux.Tracker's interface.
+//!
+//! A trace already holds what a backward pass needs: every intermediate value and which values
+//! each node used. [`gradient`] records a call and walks its trace back from the output,
+//! accumulating adjoints through nested calls, loops, branches and recursion; [`pullback`]
+//! returns a backpropagator that can be called with any sensitivity of the output;
+//! [`Trace::backward`] writes each node's adjoint into its metadata under [`ADJOINT`], adding
+//! to what an earlier pass left there (Tracker's `back!`).
+//!
+//! Primitives are differentiated by rules found by what the callee is — an operator with its
+//! operand types, a method with its receiver's type, a path by its full name — never by a bare
+//! name. [`register_rule`] gives any function its own rule (Tracker's `@grad`). A value on the
+//! path from an input to the output that has no rule is a [`GradError`], never a silent zero.
+//!
+//! ```
+//! use irtrack::{gradient, tracked};
+//!
+//! #[tracked]
+//! fn h(x: f64, n: i32) -> f64 {
+//!     let mut r = 0.0;
+//!     let mut i = 0;
+//!     while i < n {
+//!         r += x.powi(i);
+//!         i += 1;
+//!     }
+//!     r
+//! }
+//!
+//! let g = gradient(h, (2.0, 3)).unwrap();
+//! assert_eq!(g.value, 7.0); // 1 + x + x²
+//! // d/dx = 1 + 2x; the integer bound has no gradient.
+//! assert_eq!(g.scalars(), [Some(5.0), None]);
+//! ```
+
+mod custom;
+mod error;
+#[cfg(feature = "ndarray")]
+mod ndarray;
+mod primal;
+mod rules;
+mod site;
+mod sweep;
+mod tangent;
+
+pub use custom::{
+    register_rule, FromArgument, FromArguments, FromTangent, IntoSensitivities, IntoSensitivity,
+};
+pub use error::{GradError, Place};
+pub use site::Site;
+pub use tangent::Tangent;
+
+use crate::node::{NodeId, NodeKind};
+use crate::trace::{track_output, Callable, Trace};
+use sweep::Sweep;
+
+/// The metadata key under which [`Trace::backward`] stores each node's adjoint (a
+/// [`Tangent`]).
+pub const ADJOINT: &str = "adjoint";
+
+/// The value of a function and its gradient with respect to each argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gradient<T> {
+    /// What the function returned.
+    pub value: T,
+    /// The gradient for each argument, in order: `None` for an argument that is not
+    /// differentiable (an integer, a `bool`, a reference to an RNG), zeros of the argument's
+    /// shape for a differentiable argument the output does not depend on.
+    pub wrt: Vec<Option<Tangent>>,
+}
+
+impl<T> Gradient<T> {
+    /// The gradients of float arguments as `f64`s (`None` for every other argument).
+    pub fn scalars(&self) -> Vec<Option<f64>> {
+        self.wrt
+            .iter()
+            .map(|t| t.as_ref().and_then(Tangent::as_scalar))
+            .collect()
+    }
+}
+
+/// The value of `f` on `args` and its gradient with respect to every differentiable argument
+/// (`f32`, `f64`, vectors and slices of them, and arrays with the `ndarray` feature). `f` must be
+/// `#[tracked]` (or a [`tracked_fn!`](crate::tracked_fn) closure) and return a float, or `Ok`/`Some`
+/// of one.
+///
+/// ```
+/// use irtrack::{gradient, tracked, Tangent};
+///
+/// #[tracked]
+/// fn mul(a: f64, b: f64) -> f64 {
+///     a * b
+/// }
+///
+/// let g = gradient(mul, (2.0, 3.0)).unwrap();
+/// assert_eq!(g.value, 6.0);
+/// assert_eq!(g.wrt, [Some(Tangent::Scalar(3.0)), Some(Tangent::Scalar(2.0))]);
+/// ```
+///
+/// A panic in `f` propagates, as it would from calling `f`.
+pub fn gradient<F, A>(f: F, args: A) -> Result<Gradient<F::Output>, GradError>
+where
+    F: Callable<A>,
+{
+    let (value, trace) = track_output(f, args);
+    let seed = scalar_seed(&trace)?;
+    let sweep = run(&trace, seed)?;
+    let wrt = argument_gradients(&trace, &sweep);
+    Ok(Gradient { value, wrt })
+}
+
+/// The value of `f` on `args` and a backpropagator: given a sensitivity of the output's shape, it
+/// returns the sensitivities of the arguments (`None` for arguments that are not
+/// differentiable). It can be called any number of times.
+///
+/// ```
+/// use irtrack::{pullback, tracked};
+///
+/// #[tracked]
+/// fn scale(v: Vec<f64>, k: f64) -> Vec<f64> {
+///     let a = v[0] * k;
+///     let b = v[1] * k;
+///     vec![a, b]
+/// }
+///
+/// let (y, back) = pullback(scale, (vec![1.0, 2.0], 10.0));
+/// assert_eq!(y, [10.0, 20.0]);
+/// let dx = back.call(vec![1.0, 1.0]).unwrap();
+/// assert_eq!(dx[0].as_ref().and_then(|t| t.as_slice()), Some(&[10.0, 10.0][..]));
+/// assert_eq!(dx[1].as_ref().and_then(|t| t.as_scalar()), Some(3.0));
+/// ```
+pub fn pullback<F, A>(f: F, args: A) -> (F::Output, Pullback)
+where
+    F: Callable<A>,
+{
+    let (value, trace) = track_output(f, args);
+    (value, Pullback { trace })
+}
+
+/// A backpropagator returned by [`pullback`]: it owns the trace of the call.
+pub struct Pullback {
+    trace: Trace,
+}
+
+impl Pullback {
+    /// The sensitivities of the arguments for the sensitivity `seed` of the output.
+    pub fn call(&self, seed: impl Into<Tangent>) -> Result<Vec<Option<Tangent>>, GradError> {
+        let sweep = run(&self.trace, seed.into())?;
+        Ok(argument_gradients(&self.trace, &sweep))
+    }
+
+    /// The recorded trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// The recorded trace, to annotate with [`Trace::backward`].
+    pub fn into_trace(self) -> Trace {
+        self.trace
+    }
+}
+
+impl Trace {
+    /// Runs a backward pass from `seed`, the sensitivity of the root's value, stores every
+    /// node's adjoint in its metadata under [`ADJOINT`] — adding to the adjoint an earlier pass
+    /// stored, as Tracker's `back!` accumulates — and returns the adjoints of the root's
+    /// arguments from this pass alone.
+    ///
+    /// ```
+    /// use irtrack::{track, tracked, grad::ADJOINT, Tangent};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 {
+    ///     x.sin() * x
+    /// }
+    ///
+    /// let mut trace = track(f, (1.0,));
+    /// trace.backward(1.0).unwrap();
+    /// trace.backward(1.0).unwrap();
+    /// let x = trace.root().call_arguments()[0];
+    /// let twice = 2.0 * (1.0f64.cos() + 1.0f64.sin());
+    /// assert_eq!(x.metadata::<Tangent>(ADJOINT), Some(&Tangent::Scalar(twice)));
+    /// ```
+    pub fn backward(
+        &mut self,
+        seed: impl Into<Tangent>,
+    ) -> Result<Vec<Option<Tangent>>, GradError> {
+        let sweep = run(self, seed.into())?;
+        let grads = argument_gradients(self, &sweep);
+        let adjoints = sweep.adjoints;
+        for (i, adjoint) in adjoints.into_iter().enumerate() {
+            let Some(adjoint) = adjoint else { continue };
+            let id = NodeId(i as u32);
+            let mut node = self.node_mut(id);
+            let total = match node.get::<Tangent>(ADJOINT) {
+                Some(before) => {
+                    let mut total = before.clone();
+                    total
+                        .add_assign(&adjoint)
+                        .map_err(|shapes| GradError::Shape {
+                            at: Place {
+                                function: "?",
+                                module: "?",
+                                location: None,
+                                statement: format!("node {id}"),
+                            },
+                            shapes,
+                        })?;
+                    total
+                }
+                None => adjoint,
+            };
+            node.set(ADJOINT, total);
+        }
+        Ok(grads)
+    }
+}
+
+fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
+    let root = trace.root();
+    if root.kind() != NodeKind::NestedCall {
+        return Err(GradError::NotTracked {
+            function: trace.root_name(),
+        });
+    }
+    let mut sweep = Sweep::new(&trace.store, root.id());
+    sweep.run(seed)?;
+    Ok(sweep)
+}
+
+/// The seed `1.0` for a float output (also inside `Ok` or `Some`).
+fn scalar_seed(trace: &Trace) -> Result<Tangent, GradError> {
+    let root = trace.root();
+    if root.kind() != NodeKind::NestedCall {
+        return Err(GradError::NotTracked {
+            function: trace.root_name(),
+        });
+    }
+    let value = root.raw_value();
+    if value.as_f64().is_some() {
+        return Ok(Tangent::Scalar(1.0));
+    }
+    let text = value.to_string();
+    let inner = text
+        .strip_prefix("Ok(")
+        .or_else(|| text.strip_prefix("Some("))
+        .and_then(|t| t.strip_suffix(')'));
+    match inner {
+        Some(inner) if inner.parse::<f64>().is_ok() => Ok(Tangent::Scalar(1.0)),
+        _ => Err(GradError::Output {
+            reason: format!(
+                "`gradient` needs a float output, and `{}` returned `{}` of type `{}`; use \
+                 `pullback` with a sensitivity of the output's shape",
+                trace.root_name(),
+                text,
+                value.type_name()
+            ),
+        }),
+    }
+}
+
+fn argument_gradients(trace: &Trace, sweep: &Sweep<'_>) -> Vec<Option<Tangent>> {
+    trace
+        .root()
+        .call_arguments()
+        .iter()
+        .map(|a| sweep.argument_gradient(a.id()))
+        .collect()
+}

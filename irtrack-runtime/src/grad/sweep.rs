@@ -1,0 +1,407 @@
+//! The reverse sweep: which nodes depend on the inputs (a forward pass), then adjoints from the
+//! output back to the inputs (a backward pass over the arena in reverse order).
+//!
+//! The arena holds nodes in the order they were recorded, so reverse arena order is a reverse
+//! topological order: every use of a node comes after it, and a nested call's children come
+//! after the call's node but before anything that uses its value. A call's adjoint is therefore
+//! complete when its return is reached, and its arguments' adjoints are complete when the
+//! argument nodes are reached, just before the call itself.
+
+use super::custom::{self};
+use super::error::{GradError, Place};
+use super::primal::{is_differentiable, primal, Primal};
+use super::rules::{self, Contribution, Out};
+use super::site::Site;
+use super::tangent::Tangent;
+use crate::ir::{EntryKind, FnIr};
+use crate::node::{NodeId, NodeKind, Store};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type CustomRule = Arc<dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String> + Send + Sync>;
+
+pub(crate) struct Sweep<'s> {
+    store: &'s Store,
+    root: NodeId,
+    /// Depends on a differentiable input.
+    active: Vec<bool>,
+    /// Inside a call differentiated by a user's rule: not visited.
+    skip: Vec<bool>,
+    /// Nested calls that a user's rule differentiates.
+    custom_calls: HashMap<NodeId, CustomRule>,
+    pub(crate) adjoints: Vec<Option<Tangent>>,
+    /// Position of each argument entry among its block's arguments, by IR and entry.
+    arg_positions: HashMap<(usize, u32), usize>,
+}
+
+impl<'s> Sweep<'s> {
+    pub(crate) fn new(store: &'s Store, root: NodeId) -> Sweep<'s> {
+        let n = store.nodes.len();
+        let mut sweep = Sweep {
+            store,
+            root,
+            active: vec![false; n],
+            skip: vec![false; n],
+            custom_calls: HashMap::new(),
+            adjoints: vec![None; n],
+            arg_positions: HashMap::new(),
+        };
+        sweep.mark_active();
+        sweep
+    }
+
+    fn ir_of(&self, id: NodeId) -> Option<&'static FnIr> {
+        self.store.ir_of(id)
+    }
+
+    /// The position of argument node `id` among its block's arguments.
+    fn arg_position(&mut self, id: NodeId) -> Option<usize> {
+        let ir = self.ir_of(id)?;
+        let entry = self.store.node(id).entry;
+        let key = (ir as *const FnIr as usize, entry);
+        if let Some(&p) = self.arg_positions.get(&key) {
+            return Some(p);
+        }
+        let block = ir.entries.get(entry as usize)?.location.block;
+        let p = ir.entries[..entry as usize]
+            .iter()
+            .filter(|e| e.kind == EntryKind::Argument && e.location.block == block)
+            .count();
+        self.arg_positions.insert(key, p);
+        Some(p)
+    }
+
+    /// Where an argument node's value came from: the jump's operand for a block argument,
+    /// the caller's operand for a function argument (none for the root's arguments).
+    fn argument_source(&mut self, id: NodeId) -> NodeId {
+        let node = self.store.node(id);
+        let from = if node.extra != u32::MAX {
+            NodeId(node.extra)
+        } else if node.parent == self.root {
+            return NodeId::NONE;
+        } else {
+            node.parent
+        };
+        match self.arg_position(id) {
+            Some(p) => self
+                .store
+                .refs(from)
+                .get(p)
+                .copied()
+                .unwrap_or(NodeId::NONE),
+            None => NodeId::NONE,
+        }
+    }
+
+    fn is_active(&self, id: NodeId) -> bool {
+        !id.is_none() && self.active[id.index()]
+    }
+
+    fn mark_active(&mut self) {
+        let store = self.store;
+        for i in 0..store.nodes.len() {
+            let id = NodeId(i as u32);
+            let node = store.node(id);
+            let parent = node.parent;
+            if parent.is_none() {
+                continue;
+            }
+            if self.skip[parent.index()] || self.custom_calls.contains_key(&parent) {
+                self.skip[i] = true;
+                continue;
+            }
+            let uses_active = || {
+                let ir = store.ir_of(id);
+                let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
+                store.refs(id).iter().enumerate().any(|(k, &r)| {
+                    if r.is_none() {
+                        // An operand the trace did not record (a closure): it may capture
+                        // anything, so what it flows into counts as dependent.
+                        entry.is_some_and(|e| {
+                            e.operands.get(k) == Some(&crate::ir::Operand::None)
+                                && e.kind != EntryKind::Special
+                        })
+                    } else {
+                        self.active[r.index()]
+                    }
+                })
+            };
+            let active = match node.kind {
+                NodeKind::Argument => {
+                    if node.extra == u32::MAX && parent == self.root {
+                        is_differentiable(&node.value)
+                    } else {
+                        let source = self.argument_source(id);
+                        self.is_active(source)
+                    }
+                }
+                NodeKind::NestedCall => {
+                    if let Some(rule) = self.custom_rule(id) {
+                        self.custom_calls.insert(id, rule);
+                        uses_active()
+                    } else {
+                        false
+                    }
+                }
+                NodeKind::Return => {
+                    let a = uses_active();
+                    if a {
+                        self.active[parent.index()] = true;
+                    }
+                    a
+                }
+                NodeKind::PrimitiveCall | NodeKind::Special => uses_active(),
+                NodeKind::Constant | NodeKind::Jump | NodeKind::Error => false,
+            };
+            self.active[i] = active;
+        }
+    }
+
+    fn site(&self, id: NodeId) -> Option<Site<'s>> {
+        let ir = self.ir_of(id)?;
+        let entry = ir.entries.get(self.store.node(id).entry as usize)?;
+        Some(Site::new(self.store, id, entry))
+    }
+
+    fn custom_rule(&self, id: NodeId) -> Option<CustomRule> {
+        let identity = self.site(id)?.identity()?;
+        custom::lookup(&identity)
+    }
+
+    pub(crate) fn place(&self, id: NodeId) -> Place {
+        let ir = self.ir_of(id);
+        let entry = ir.and_then(|ir| ir.entries.get(self.store.node(id).entry as usize));
+        Place {
+            function: ir.map_or("?", |ir| ir.name),
+            module: ir.map_or("?", |ir| ir.module),
+            location: entry.map(|e| e.location),
+            statement: entry.map_or_else(String::new, |e| e.to_string()),
+        }
+    }
+
+    /// Runs the backward pass from `seed`, the sensitivity of the root's value.
+    pub(crate) fn run(&mut self, seed: Tangent) -> Result<(), GradError> {
+        let store = self.store;
+        self.adjoints[self.root.index()] = Some(seed);
+        let mut out: Out = Vec::new();
+        for i in (0..store.nodes.len()).rev() {
+            if self.skip[i] {
+                continue;
+            }
+            let id = NodeId(i as u32);
+            let node = store.node(id);
+            let parent = node.parent;
+            if parent.is_none() {
+                continue;
+            }
+            match node.kind {
+                NodeKind::Return => {
+                    let Some(dy) = self.adjoints[parent.index()].clone() else {
+                        continue;
+                    };
+                    if let Some(&r) = store.refs(id).first() {
+                        self.give(r, Contribution::Whole(dy.clone()))?;
+                    }
+                    self.adjoints[i] = Some(dy);
+                }
+                NodeKind::Argument => {
+                    let Some(dy) = self.adjoints[i].clone() else {
+                        continue;
+                    };
+                    let source = self.argument_source(id);
+                    self.give(source, Contribution::Whole(dy))?;
+                }
+                NodeKind::Constant => {
+                    let in_closure = self.ir_of(id).is_some_and(|ir| ir.name == "{{closure}}");
+                    if self.adjoints[i].is_some()
+                        && in_closure
+                        && parent != self.root
+                        && is_differentiable(&node.value)
+                    {
+                        let at = self.place(id);
+                        let variable = self.site(id).map_or("?", |s| s.head());
+                        return Err(GradError::Capture { variable, at });
+                    }
+                }
+                NodeKind::NestedCall if !self.custom_calls.contains_key(&id) => {}
+                NodeKind::PrimitiveCall | NodeKind::Special | NodeKind::NestedCall => {
+                    if !self.active[i] {
+                        continue;
+                    }
+                    let Some(site) = self.site(id) else { continue };
+                    if node.value.is_unit() {
+                        if node.kind == NodeKind::Special && site.head().ends_with('!') {
+                            continue;
+                        }
+                        return Err(GradError::Mutation { at: self.place(id) });
+                    }
+                    if node.value.is_discrete() {
+                        continue;
+                    }
+                    let Some(dy) = self.adjoints[i].take() else {
+                        continue;
+                    };
+                    self.differentiate(id, &site, &dy, &mut out)?;
+                    self.adjoints[i] = Some(dy);
+                }
+                NodeKind::Jump | NodeKind::Error => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn differentiate(
+        &mut self,
+        id: NodeId,
+        site: &Site<'s>,
+        dy: &Tangent,
+        out: &mut Out,
+    ) -> Result<(), GradError> {
+        let custom = match self.custom_calls.get(&id) {
+            Some(rule) => Some(rule.clone()),
+            None => self.custom_rule(id),
+        };
+        let result = match &custom {
+            Some(rule) => rule(site, dy, out),
+            None => match rules::builtin(site) {
+                Some(rule) => rules::apply(&rule, site, dy, out),
+                None => {
+                    return Err(GradError::NoRule {
+                        callee: site.identity().unwrap_or_else(|| site.head().to_string()),
+                        at: self.place(id),
+                        reason: self.unrecorded_operand(site),
+                    })
+                }
+            },
+        };
+        if let Err(reason) = result {
+            return Err(GradError::NoRule {
+                callee: site.identity().unwrap_or_else(|| site.head().to_string()),
+                at: self.place(id),
+                reason: Some(reason),
+            });
+        }
+        let refs = site.refs;
+        for (k, c) in out.drain(..) {
+            let target = refs.get(k).copied().unwrap_or(NodeId::NONE);
+            self.give(target, c)?;
+        }
+        Ok(())
+    }
+
+    fn unrecorded_operand(&self, site: &Site<'_>) -> Option<String> {
+        site.entry
+            .operands
+            .iter()
+            .any(|o| *o == crate::ir::Operand::None)
+            .then(|| {
+                "it takes a closure (or another value the trace did not record) that may \
+                 depend on the inputs; write the computation as a loop in tracked code, or \
+                 give the call a rule with `irtrack::grad::register_rule`"
+                    .to_string()
+            })
+    }
+
+    /// Adds a contribution to the adjoint of `target`, if it depends on the inputs.
+    fn give(&mut self, target: NodeId, c: Contribution) -> Result<(), GradError> {
+        if !self.is_active(target) {
+            return Ok(());
+        }
+        #[cfg(feature = "ndarray")]
+        let c = match c {
+            Contribution::Whole(t) => {
+                Contribution::Whole(conform(t, &self.store.node(target).value))
+            }
+            c => c,
+        };
+        let slot = &mut self.adjoints[target.index()];
+        let result = match c {
+            Contribution::Whole(t) => match slot {
+                None => {
+                    *slot = Some(t);
+                    Ok(())
+                }
+                Some(a) => a.add_assign(&t),
+            },
+            Contribution::At { len, index, value } => {
+                add_range(slot, len, index, std::slice::from_ref(&value))
+            }
+            Contribution::Range { len, start, values } => add_range(slot, len, start, &values),
+        };
+        result.map_err(|shapes| GradError::Shape {
+            at: self.place(target),
+            shapes,
+        })
+    }
+
+    /// The adjoint of a function argument of the root, `None` when it is not differentiable;
+    /// a differentiable argument the output does not depend on gets zeros of its shape.
+    pub(crate) fn argument_gradient(&self, id: NodeId) -> Option<Tangent> {
+        let node = self.store.node(id);
+        if !self.active[id.index()] {
+            return None;
+        }
+        if let Some(t) = &self.adjoints[id.index()] {
+            return Some(t.clone());
+        }
+        Some(zeros(&primal(&node.value)?))
+    }
+}
+
+/// A vector's sensitivity as a vector and an array's as an array, whichever form the rule
+/// that gave it used (`Array1::from_vec(v)` passes an array's sensitivity to a vector).
+#[cfg(feature = "ndarray")]
+fn conform(t: Tangent, value: &crate::value::Value) -> Tangent {
+    match (t, primal(value)) {
+        (Tangent::Array(a), Some(Primal::Vector(_))) if a.ndim() == 1 => {
+            Tangent::Vector(a.iter().copied().collect())
+        }
+        (Tangent::Vector(v), Some(Primal::Array(a))) if a.ndim() == 1 && a.len() == v.len() => {
+            Tangent::from(ndarray::Array1::from(v))
+        }
+        (t, _) => t,
+    }
+}
+
+fn zeros(p: &Primal<'_>) -> Tangent {
+    match p {
+        Primal::Scalar(_) => Tangent::Scalar(0.0),
+        Primal::Vector(v) => Tangent::Vector(vec![0.0; v.len()]),
+        #[cfg(feature = "ndarray")]
+        Primal::Array(a) => Tangent::Array(Box::new(ndarray::ArrayD::zeros(a.raw_dim()))),
+    }
+}
+
+fn add_range(
+    slot: &mut Option<Tangent>,
+    len: usize,
+    start: usize,
+    values: &[f64],
+) -> Result<(), (String, String)> {
+    let t = slot.get_or_insert_with(|| Tangent::Vector(vec![0.0; len]));
+    let shape = t.shape();
+    let mismatch = || {
+        (
+            shape.clone(),
+            format!("element {start} of a vector of {len}"),
+        )
+    };
+    match t {
+        Tangent::Vector(v) if start + values.len() <= v.len() => {
+            v[start..start + values.len()]
+                .iter_mut()
+                .zip(values)
+                .for_each(|(a, b)| *a += b);
+            Ok(())
+        }
+        #[cfg(feature = "ndarray")]
+        Tangent::Array(a) if start + values.len() <= a.len() => {
+            a.iter_mut()
+                .skip(start)
+                .zip(values)
+                .for_each(|(a, b)| *a += b);
+            Ok(())
+        }
+        _ => Err(mismatch()),
+    }
+}

@@ -1,0 +1,199 @@
+//! Tangents: the sensitivities (adjoints) a backward pass propagates and returns.
+
+use std::fmt;
+
+/// A sensitivity of a differentiable value: of a float, of a `Vec`/slice of floats, or (with the
+/// `ndarray` feature) of an array. `f32` values have `f64` tangents.
+///
+/// ```
+/// use irtrack::Tangent;
+/// let t = Tangent::from(vec![1.0, 2.0]);
+/// assert_eq!(t.as_slice(), Some(&[1.0, 2.0][..]));
+/// assert_eq!(t.to_string(), "[1.0, 2.0]");
+/// assert_eq!(Tangent::from(3.0).as_scalar(), Some(3.0));
+/// ```
+#[derive(Clone, PartialEq)]
+pub enum Tangent {
+    /// The sensitivity of an `f64` or `f32`.
+    Scalar(f64),
+    /// The sensitivity of a `Vec`, slice or array of floats, element by element.
+    Vector(Vec<f64>),
+    /// The sensitivity of an `ndarray` array of floats, of the array's shape.
+    #[cfg(feature = "ndarray")]
+    Array(Box<ndarray::ArrayD<f64>>),
+}
+
+impl Tangent {
+    /// The sensitivity of a float.
+    pub fn as_scalar(&self) -> Option<f64> {
+        match self {
+            Tangent::Scalar(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The sensitivity of a vector, element by element.
+    pub fn as_slice(&self) -> Option<&[f64]> {
+        match self {
+            Tangent::Vector(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The sensitivity of an array.
+    #[cfg(feature = "ndarray")]
+    pub fn as_array(&self) -> Option<ndarray::ArrayViewD<'_, f64>> {
+        match self {
+            Tangent::Array(a) => Some(a.view()),
+            _ => None,
+        }
+    }
+
+    /// A tangent of the same shape with every element zero.
+    pub fn zeros_like(&self) -> Tangent {
+        match self {
+            Tangent::Scalar(_) => Tangent::Scalar(0.0),
+            Tangent::Vector(v) => Tangent::Vector(vec![0.0; v.len()]),
+            #[cfg(feature = "ndarray")]
+            Tangent::Array(a) => Tangent::Array(Box::new(ndarray::ArrayD::zeros(a.raw_dim()))),
+        }
+    }
+
+    /// Every element multiplied by `k`.
+    pub fn scaled(&self, k: f64) -> Tangent {
+        match self {
+            Tangent::Scalar(v) => Tangent::Scalar(v * k),
+            Tangent::Vector(v) => Tangent::Vector(v.iter().map(|x| x * k).collect()),
+            #[cfg(feature = "ndarray")]
+            Tangent::Array(a) => Tangent::Array(Box::new(&**a * k)),
+        }
+    }
+
+    /// The shape as text, for errors: `scalar`, `vector of 3`, `array [2, 2]`.
+    pub fn shape(&self) -> String {
+        match self {
+            Tangent::Scalar(_) => "scalar".into(),
+            Tangent::Vector(v) => format!("vector of {}", v.len()),
+            #[cfg(feature = "ndarray")]
+            Tangent::Array(a) => format!("array {:?}", a.shape()),
+        }
+    }
+
+    /// Adds `other` element by element; `Err` (with both shapes) when the shapes differ.
+    pub fn add_assign(&mut self, other: &Tangent) -> Result<(), (String, String)> {
+        match (&mut *self, other) {
+            (Tangent::Scalar(a), Tangent::Scalar(b)) => *a += b,
+            (Tangent::Vector(a), Tangent::Vector(b)) if a.len() == b.len() => {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y)
+            }
+            #[cfg(feature = "ndarray")]
+            (Tangent::Array(a), Tangent::Array(b)) if a.shape() == b.shape() => **a += &**b,
+            #[cfg(feature = "ndarray")]
+            (Tangent::Array(a), Tangent::Vector(b)) if a.ndim() == 1 && a.len() == b.len() => {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y)
+            }
+            #[cfg(feature = "ndarray")]
+            (Tangent::Vector(a), Tangent::Array(b)) if b.ndim() == 1 && a.len() == b.len() => {
+                a.iter_mut().zip(b.iter()).for_each(|(x, y)| *x += y)
+            }
+            (a, b) => return Err((a.shape(), b.shape())),
+        }
+        Ok(())
+    }
+}
+
+impl From<f64> for Tangent {
+    fn from(v: f64) -> Tangent {
+        Tangent::Scalar(v)
+    }
+}
+
+impl From<f32> for Tangent {
+    fn from(v: f32) -> Tangent {
+        Tangent::Scalar(v as f64)
+    }
+}
+
+impl From<Vec<f64>> for Tangent {
+    fn from(v: Vec<f64>) -> Tangent {
+        Tangent::Vector(v)
+    }
+}
+
+impl From<&[f64]> for Tangent {
+    fn from(v: &[f64]) -> Tangent {
+        Tangent::Vector(v.to_vec())
+    }
+}
+
+impl<const N: usize> From<[f64; N]> for Tangent {
+    fn from(v: [f64; N]) -> Tangent {
+        Tangent::Vector(v.to_vec())
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<S, D> From<ndarray::ArrayBase<S, D>> for Tangent
+where
+    S: ndarray::Data<Elem = f64>,
+    D: ndarray::Dimension,
+{
+    fn from(a: ndarray::ArrayBase<S, D>) -> Tangent {
+        Tangent::Array(Box::new(a.into_owned().into_dyn()))
+    }
+}
+
+fn write_list(f: &mut fmt::Formatter<'_>, v: impl IntoIterator<Item = f64>) -> fmt::Result {
+    f.write_str("[")?;
+    for (i, x) in v.into_iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{x:?}")?;
+    }
+    f.write_str("]")
+}
+
+/// Prints like the value it is the sensitivity of, on one line: `3.0`, `[1.0, 2.0]`,
+/// `[[5.0, 6.0], [-5.0, -6.0]]`.
+impl fmt::Display for Tangent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tangent::Scalar(v) => write!(f, "{v:?}"),
+            Tangent::Vector(v) => write_list(f, v.iter().copied()),
+            #[cfg(feature = "ndarray")]
+            Tangent::Array(a) => write_array(f, a.view()),
+        }
+    }
+}
+
+#[cfg(feature = "ndarray")]
+fn write_array(f: &mut fmt::Formatter<'_>, a: ndarray::ArrayViewD<'_, f64>) -> fmt::Result {
+    if a.ndim() == 0 {
+        return write!(f, "{:?}", a.iter().next().copied().unwrap_or(0.0));
+    }
+    if a.ndim() == 1 {
+        return write_list(f, a.iter().copied());
+    }
+    f.write_str("[")?;
+    for (i, row) in a.outer_iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write_array(f, row)?;
+    }
+    f.write_str("]")
+}
+
+impl fmt::Debug for Tangent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl crate::value::Owned for Tangent {}
+impl crate::value::Snapshot for Tangent {
+    fn snapshot(&self) -> crate::value::Value {
+        crate::value::Value::snapshot(self.clone())
+    }
+}
