@@ -34,6 +34,7 @@
 
 mod custom;
 mod error;
+mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod primal;

@@ -8,6 +8,7 @@
 //! argument nodes are reached, just before the call itself.
 
 use super::custom::{self};
+use super::iter;
 use super::error::{GradError, Place};
 use super::primal::{is_differentiable, primal, Primal};
 use super::rules::{self, Contribution, Out};
@@ -30,6 +31,9 @@ pub(crate) struct Sweep<'s> {
     /// Nested calls that a user's rule differentiates.
     custom_calls: HashMap<NodeId, CustomRule>,
     pub(crate) adjoints: Vec<Option<Tangent>>,
+    /// For each `next` call, how many `next` calls on the same iterator came before it.
+    next_positions: HashMap<NodeId, usize>,
+    next_counts: HashMap<NodeId, usize>,
     /// Position of each argument entry among its block's arguments, by IR and entry.
     arg_positions: HashMap<(usize, u32), usize>,
 }
@@ -44,6 +48,8 @@ impl<'s> Sweep<'s> {
             skip: vec![false; n],
             custom_calls: HashMap::new(),
             adjoints: vec![None; n],
+            next_positions: HashMap::new(),
+            next_counts: HashMap::new(),
             arg_positions: HashMap::new(),
         };
         sweep.mark_active();
@@ -154,6 +160,24 @@ impl<'s> Sweep<'s> {
                 NodeKind::Constant | NodeKind::Jump | NodeKind::Error => false,
             };
             self.active[i] = active;
+            if node.kind == NodeKind::PrimitiveCall {
+                self.count_next(id);
+            }
+        }
+    }
+
+    /// Numbers the `next` calls on each iterator, in the order they ran.
+    fn count_next(&mut self, id: NodeId) {
+        let Some(entry) = self.site(id).map(|s| s.entry) else {
+            return;
+        };
+        if entry.kind != EntryKind::MethodCall || entry.head != "next" {
+            return;
+        }
+        if let Some(&iterator) = self.store.refs(id).first() {
+            let count = self.next_counts.entry(iterator).or_insert(0);
+            self.next_positions.insert(id, *count);
+            *count += 1;
         }
     }
 
@@ -261,9 +285,18 @@ impl<'s> Sweep<'s> {
             Some(rule) => Some(rule.clone()),
             None => self.custom_rule(id),
         };
-        let result = match &custom {
-            Some(rule) => rule(site, dy, out),
-            None => match rules::builtin(site) {
+        let iteration = match self.next_positions.get(&id) {
+            Some(&k) => iter::next(site, k, dy, out),
+            None => iter::sum(site, dy, out),
+        };
+        let result = match (&custom, iteration) {
+            (Some(rule), _) => rule(site, dy, out),
+            (None, Some(result)) => result,
+            (None, None) if iter::is_vector_iterator(site) => {
+                out.push((0, Contribution::Whole(dy.clone())));
+                Ok(())
+            }
+            (None, None) => match rules::builtin(site) {
                 Some(rule) => rules::apply(&rule, site, dy, out),
                 None => {
                     return Err(GradError::NoRule {
