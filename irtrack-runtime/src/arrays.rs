@@ -2,13 +2,14 @@
 //! `node.value::<Array2<f64>>()` works whatever form the code used.
 
 use crate::value::{Owned, Snapshot, Value};
-use ndarray::{ArrayBase, Data, Dimension, OwnedRepr, ViewRepr};
+use ndarray::{ArrayBase, ArrayViewD, Data, Dimension, OwnedRepr, ViewRepr};
+use std::fmt;
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRepr<A>, D> {}
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedRepr<A>, D> {
     fn snapshot(&self) -> Value {
-        Value::snapshot(self.clone())
+        snapshot_owned(self)
     }
 }
 
@@ -24,7 +25,25 @@ where
     A: Owned,
     D: Dimension + Send + Sync + 'static,
 {
-    Value::snapshot(a.to_owned())
+    Value::snapshot_shown(a.to_owned(), |a, f| nested(a.view().into_dyn(), f))
+}
+
+/// Nested brackets on one line: `[[1.0, 2.0], [3.0, 4.0]]`.
+fn nested<A: fmt::Debug>(a: ArrayViewD<'_, A>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if a.ndim() == 0 {
+        return match a.iter().next() {
+            Some(x) => write!(f, "{x:?}"),
+            None => Ok(()),
+        };
+    }
+    f.write_str("[")?;
+    for (i, sub) in a.outer_iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        nested(sub, f)?;
+    }
+    f.write_str("]")
 }
 
 #[cfg(test)]
@@ -41,5 +60,6 @@ mod tests {
             Some(&array![[1.0, 3.0], [2.0, 4.0]])
         );
         assert!(v.type_name().contains("ViewRepr"));
+        assert_eq!(v.to_string(), "[[1.0, 3.0], [2.0, 4.0]]");
     }
 }

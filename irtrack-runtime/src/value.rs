@@ -127,7 +127,34 @@ impl<T: Any + Send + Sync + fmt::Debug> SnapshotValue for T {
     }
 }
 
+/// A snapshot printed by its own function instead of its `Debug` (ndarray's `Debug` spans lines
+/// and ends in shape and layout details a listing has no room for). Downcasts to `T`.
+struct Shown<T> {
+    value: T,
+    show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+}
+
+impl<T: Any + Send + Sync> SnapshotValue for Shown<T> {
+    fn as_any(&self) -> &dyn Any {
+        &self.value
+    }
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.show)(&self.value, f)
+    }
+}
+
 impl Value {
+    /// Like [`Value::snapshot`], printed by `show` instead of `T`'s `Debug`.
+    pub(crate) fn snapshot_shown<T: Any + Send + Sync>(
+        value: T,
+        show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+    ) -> Value {
+        Value {
+            type_name: std::any::type_name::<T>(),
+            repr: Repr::Snapshot(Arc::new(Shown { value, show })),
+        }
+    }
+
     /// The unit value `()`.
     pub const UNIT: Value = Value {
         type_name: "()",

@@ -37,6 +37,7 @@ mod error;
 mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
+mod options;
 mod primal;
 mod rules;
 mod site;

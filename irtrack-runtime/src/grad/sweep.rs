@@ -8,12 +8,12 @@
 //! argument nodes are reached, just before the call itself.
 
 use super::custom::{self};
-use super::iter;
 use super::error::{GradError, Place};
 use super::primal::{is_differentiable, primal, Primal};
 use super::rules::{self, Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
+use super::{iter, options};
 use crate::ir::{EntryKind, FnIr};
 use crate::node::{NodeId, NodeKind, Store};
 use std::collections::HashMap;
@@ -287,7 +287,7 @@ impl<'s> Sweep<'s> {
         };
         let iteration = match self.next_positions.get(&id) {
             Some(&k) => iter::next(site, k, dy, out),
-            None => iter::sum(site, dy, out),
+            None => iter::sum(site, dy, out).or_else(|| options::unwrap(site, dy, out)),
         };
         let result = match (&custom, iteration) {
             (Some(rule), _) => rule(site, dy, out),

@@ -1,0 +1,143 @@
+//! Gradients through `ndarray` operations, each checked against central finite differences.
+
+use irtrack::{gradient, tracked, Tangent};
+use ndarray::{array, Array, Array1, Array2, Dimension};
+
+/// Central differences of `f` along every element of argument `arg` (an array), with a step
+/// relative to each element.
+fn check<D: Dimension>(
+    tangent: &Option<Tangent>,
+    x: &Array<f64, D>,
+    f: impl Fn(&Array<f64, D>) -> f64,
+) {
+    let got = tangent
+        .as_ref()
+        .expect("a gradient")
+        .as_array()
+        .expect("an array");
+    assert_eq!(got.shape(), x.shape());
+    for (i, g) in got.iter().enumerate() {
+        let h = 1e-6 * x.iter().nth(i).unwrap().abs().max(1.0);
+        let mut plus = x.clone();
+        let mut minus = x.clone();
+        *plus.iter_mut().nth(i).unwrap() += h;
+        *minus.iter_mut().nth(i).unwrap() -= h;
+        let fd = (f(&plus) - f(&minus)) / (2.0 * h);
+        let tol = 1e-6 * g.abs().max(fd.abs()).max(1.0);
+        assert!(
+            (g - fd).abs() <= tol,
+            "element {i}: gradient {g}, differences {fd}"
+        );
+    }
+}
+
+#[tracked]
+fn net(w1: Array2<f64>, b1: Array1<f64>, w2: Array1<f64>, x: Array1<f64>) -> f64 {
+    let hidden = (w1.dot(&x) + &b1).mapv(f64::tanh);
+    let out = w2.dot(&hidden);
+    (out - 0.5) * (out - 0.5)
+}
+
+#[test]
+fn two_layer_network() {
+    let w1 = array![[0.5, -0.3], [0.8, 0.2], [-0.6, 0.4]];
+    let b1 = array![0.1, 0.0, -0.1];
+    let w2 = array![1.0, -1.5, 0.7];
+    let x = array![1.0, 2.0];
+    let g = gradient(net, (w1.clone(), b1.clone(), w2.clone(), x.clone())).unwrap();
+    assert_eq!(g.value, net(w1.clone(), b1.clone(), w2.clone(), x.clone()));
+    check(&g.wrt[0], &w1, |w| {
+        net(w.clone(), b1.clone(), w2.clone(), x.clone())
+    });
+    check(&g.wrt[1], &b1, |b| {
+        net(w1.clone(), b.clone(), w2.clone(), x.clone())
+    });
+    check(&g.wrt[2], &w2, |v| {
+        net(w1.clone(), b1.clone(), v.clone(), x.clone())
+    });
+    check(&g.wrt[3], &x, |v| {
+        net(w1.clone(), b1.clone(), w2.clone(), v.clone())
+    });
+}
+
+#[tracked]
+fn elementwise(a: Array1<f64>, b: Array1<f64>, k: f64) -> f64 {
+    let c = &a * &b + &a / &b - &b * k;
+    let d = 2.0 * &c - k / &b;
+    let e = (-d).exp() + c.sin();
+    e.sum() + e.mean().unwrap_or(0.0) + c.powi(2).sum()
+}
+
+#[test]
+fn elementwise_arithmetic_scalars_and_methods() {
+    let a = array![0.3, -0.7, 1.1];
+    let b = array![1.5, 0.9, -2.0];
+    let k = 0.4;
+    let g = gradient(elementwise, (a.clone(), b.clone(), k)).unwrap();
+    assert_eq!(g.value, elementwise(a.clone(), b.clone(), k));
+    check(&g.wrt[0], &a, |v| elementwise(v.clone(), b.clone(), k));
+    check(&g.wrt[1], &b, |v| elementwise(a.clone(), v.clone(), k));
+    let dk = g.wrt[2].as_ref().unwrap().as_scalar().unwrap();
+    let h = 1e-6;
+    let fd = (elementwise(a.clone(), b.clone(), k + h) - elementwise(a.clone(), b.clone(), k - h))
+        / (2.0 * h);
+    assert!((dk - fd).abs() <= 1e-6 * dk.abs().max(1.0), "{dk} vs {fd}");
+}
+
+#[tracked]
+fn quadratic_form(m: Array2<f64>, x: Array1<f64>) -> f64 {
+    let mx = m.t().dot(&x);
+    let broadcast = &m + &x;
+    x.dot(&mx) + broadcast.sum() + m[[1, 0]] * x[1] + m.dot(&m).sum()
+}
+
+#[test]
+fn transpose_broadcast_index_and_matrix_products() {
+    let m = array![[1.0, 2.0], [3.0, -4.0]];
+    let x = array![0.5, -1.5];
+    let g = gradient(quadratic_form, (m.clone(), x.clone())).unwrap();
+    check(&g.wrt[0], &m, |v| quadratic_form(v.clone(), x.clone()));
+    check(&g.wrt[1], &x, |v| quadratic_form(m.clone(), v.clone()));
+}
+
+#[tracked]
+fn from_vector(v: Vec<f64>, w: Array1<f64>) -> f64 {
+    let a = Array1::from_vec(v);
+    a.dot(&w)
+}
+
+#[test]
+fn vectors_become_arrays() {
+    let g = gradient(from_vector, (vec![1.0, 2.0], array![3.0, 4.0])).unwrap();
+    assert_eq!(g.wrt[0], Some(Tangent::Vector(vec![3.0, 4.0])));
+    assert_eq!(g.wrt[1], Some(Tangent::from(array![1.0, 2.0])));
+}
+
+/// The 256×256 matrix-vector model of the benchmarks: `Σ tanh(W·x)`.
+#[tracked]
+fn matvec(w: Array2<f64>, x: Array1<f64>) -> f64 {
+    w.dot(&x).mapv(f64::tanh).sum()
+}
+
+#[test]
+fn matrix_vector_model() {
+    let n = 16;
+    let w = Array2::from_shape_fn((n, n), |(i, j)| ((i * 7 + j * 3) % 11) as f64 / 20.0 - 0.25);
+    let x = Array1::from_shape_fn(n, |i| (i as f64 / n as f64) - 0.5);
+    let g = gradient(matvec, (w.clone(), x.clone())).unwrap();
+    check(&g.wrt[1], &x, |v| matvec(w.clone(), v.clone()));
+    check(&g.wrt[0], &w, |m| matvec(m.clone(), x.clone()));
+}
+
+#[tracked]
+fn mapv_of_a_closure(a: Array1<f64>) -> f64 {
+    a.mapv(|v| v * v).sum()
+}
+
+#[test]
+fn mapv_of_a_closure_is_an_error_not_a_zero() {
+    let e = gradient(mapv_of_a_closure, (array![1.0, 2.0],)).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("mapv"), "{text}");
+    assert!(text.contains("mapv_of_a_closure"), "{text}");
+}
