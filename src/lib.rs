@@ -56,6 +56,10 @@
 //! [`Trace`] prints every level. Listings are plain text, so they make good snapshot tests
 //! (`insta::assert_snapshot!(trace.root().levels(2).to_string())`).
 //!
+//! A closure is tracked anywhere, outside tracked functions too, by wrapping it in
+//! [`tracked_fn!`]: `track(tracked_fn!(|a, b| a * b), (2.0, 3.0))` records a root
+//! `⟨{{closure}}⟩` whose children are the closure's body (parameters without a type are `f64`).
+//!
 //! ## A loop
 //!
 //! ```
@@ -442,7 +446,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use irtrack_macros::{tracked, Snapshot};
+pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
     context, contexts, ir, print, track, track_output, track_with, try_track, try_track_with,
     value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,

@@ -13,5 +13,6 @@ fn ui() {
     t.compile_fail("tests/ui/capture/*.rs");
     t.compile_fail("tests/ui/snapshot/*.rs");
     t.compile_fail("tests/ui/hygiene/*.rs");
+    t.compile_fail("tests/ui/tracked_fn/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

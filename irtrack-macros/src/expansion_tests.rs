@@ -3,6 +3,14 @@
 
 use quote::quote;
 
+/// `tracked_fn!`'s expansion, shown as the body of a function so that it pretty-prints.
+fn expand_closure(closure: proc_macro2::TokenStream) -> String {
+    let tokens = crate::tracked_fn_impl(closure);
+    let file: syn::File = syn::parse2(quote! { fn expansion() { #tokens } })
+        .expect("the expansion parses as an expression");
+    prettyplease::unparse(&file)
+}
+
 fn expand(item: proc_macro2::TokenStream) -> String {
     let tokens = crate::tracked_impl(proc_macro2::TokenStream::new(), item);
     let file: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
@@ -72,4 +80,54 @@ fn disabled_feature_is_the_identity() {
     assert_eq!(out.to_string(), item.to_string());
     let on = crate::expand_unless_disabled(false, proc_macro2::TokenStream::new(), item.clone());
     assert_ne!(on.to_string(), item.to_string());
+}
+
+#[test]
+fn tracked_fn_closure() {
+    insta::assert_snapshot!(expand_closure(quote! { |a, b| a * b * scale }));
+}
+
+#[test]
+fn tracked_fn_rejects_other_input() {
+    for input in [quote! { square }, quote! {}, quote! { |x| x, |y| y }] {
+        let out = crate::tracked_fn_impl(input.clone()).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("takes one closure expression"), "{out}");
+        // Only the errors: no second wave from the input.
+        assert!(!out.contains("claim"), "{out}");
+    }
+    // A trailing comma is fine.
+    let out = crate::tracked_fn_impl(quote! { |x: f64| x, }).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+}
+
+#[test]
+fn tracked_fn_rejects_async_closures() {
+    let out = crate::tracked_fn_impl(quote! { async |x: f64| x }).to_string();
+    assert!(out.contains("cannot record async closures"), "{out}");
+}
+
+#[test]
+fn tracked_fn_default_parameter_types() {
+    let out = crate::closure_unless_disabled(
+        true,
+        quote! { |a, mut b, _, (c, d), &e, v: Vec<f64>, (f, g): (f64, i32)| a },
+    );
+    let expected = quote! {
+        |a: f64, mut b: f64, _: f64, (c, d): (f64, f64,), &e, v: Vec<f64>, (f, g): (f64, i32)| a
+    };
+    assert_eq!(out.to_string(), expected.to_string());
+}
+
+#[test]
+fn tracked_fn_disabled_is_the_closure() {
+    let closure = quote! { move |x: f64, n: i32| x.powi(n) };
+    let out = crate::closure_unless_disabled(true, closure.clone());
+    assert_eq!(out.to_string(), closure.to_string());
+    let on = crate::closure_unless_disabled(false, closure.clone());
+    assert_ne!(on.to_string(), closure.to_string());
+    // Anything else is passed through, as `#[tracked]` passes items through.
+    let other = quote! { square };
+    let out = crate::closure_unless_disabled(true, other.clone());
+    assert_eq!(out.to_string(), other.to_string());
 }

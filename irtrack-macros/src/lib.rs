@@ -1,8 +1,9 @@
 //! The `#[tracked]` attribute of [irtrack](https://docs.rs/irtrack), in three phases:
 //! `item` parses and checks what the attribute is on, `lower` turns each function body into its
-//! static IR and an instrumented copy, `expand` assembles the tracked function. Use it through
-//! the `irtrack` facade.
+//! static IR and an instrumented copy, `expand` assembles the tracked function. `tracked_fn!`
+//! does the same for one closure (`closure`). Use them through the `irtrack` facade.
 
+mod closure;
 mod expand;
 mod ir;
 mod item;
@@ -16,6 +17,60 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tracked(args: TokenStream, item: TokenStream) -> TokenStream {
     tracked_impl(args.into(), item.into()).into()
+}
+
+/// Makes a closure tracked, anywhere: `irtrack::track` records it as it records a
+/// `#[tracked]` function, and a tracked function calling it records a nested call.
+///
+/// ```ignore
+/// use irtrack::{track, tracked_fn};
+///
+/// let trace = track(tracked_fn!(|a, b| a * b), (2.0, 3.0));
+/// assert_eq!(
+///     trace.root().levels(2).to_string(),
+///     "\
+/// ⟨{{closure}}⟩(⟨2.0⟩, ⟨3.0⟩) → 6.0::f64
+///   @1: [Arg:§1:%1] 2.0::f64
+///   @2: [Arg:§1:%2] 3.0::f64
+///   @3: [§1:%3] ⟨*⟩(@1, @2) → 6.0::f64
+///   @4: [§1:&1] return @3 → 6.0::f64
+/// "
+/// );
+///
+/// // Called untracked, it is the closure as written.
+/// let scale = 10.0;
+/// let affine = tracked_fn!(|x: f64| x * scale + 1.0);
+/// assert_eq!(affine(2.0), 21.0);
+/// ```
+///
+/// The input is one closure expression, `move` or not; it is lowered exactly as a closure
+/// written inside a `#[tracked]` function is (see `docs/lowering.md`, "Closures"), with its
+/// own static IR named `{{closure}}`.
+///
+/// - **Parameters without a type are `f64`.** Rust cannot infer a closure's parameter types
+///   through a generic bound such as `track`'s `F: Callable<A>`, so `|a, b| a * b` is
+///   `|a: f64, b: f64| a * b` (an untyped tuple pattern `|(a, b)|` is `(f64, f64)`). Write
+///   the type for anything else: `|v: Vec<f64>, k: usize|`, `|(a, n): (f64, i32)|`.
+/// - **Captured variables are constants.** A name used in the body that is not a parameter
+///   or a local of the closure, and is written like a variable (starting with a lowercase
+///   letter or `_`), is taken to be a captured variable: each use records a `[Const:§b:%i]`
+///   node holding its value, as a closure written in a tracked function records the
+///   variables of the enclosing function. Other free names (`PI`, `None`) are constants as
+///   in any tracked function; a lowercase function item used as a value (`xs.map(square)`)
+///   is a constant holding the function.
+/// - **The root is the closure.** `track(closure, args)` announces the call with the
+///   closure's type name, which the closure claims; pass the closure itself, not a reference
+///   to it. All closures written in one function share that type name, so an untracked
+///   closure of the same function, called by a tracked function, would have its call claimed
+///   by a tracked closure it calls.
+/// - With the `disabled` feature of `irtrack`, the macro returns the closure as written, with
+///   only the `f64` types of untyped parameters added.
+/// - `async` closures are rejected, as in tracked functions.
+// The example is `ignore`d because this crate's doctests cannot use the `irtrack` facade (it
+// is not a dev-dependency of irtrack-macros); `tests/tracked_fn.rs` runs it as `doc_example`.
+#[proc_macro]
+pub fn tracked_fn(input: TokenStream) -> TokenStream {
+    tracked_fn_impl(input.into()).into()
 }
 
 /// Derives `irtrack::Snapshot`: traces keep a clone of the value that can be downcast.
@@ -52,6 +107,33 @@ fn expand_unless_disabled(
             quote::quote!(#errors #item)
         }
     }
+}
+
+/// The whole expansion of `tracked_fn!`, as a function of tokens (tests call it directly).
+fn tracked_fn_impl(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    closure_unless_disabled(cfg!(feature = "disabled"), input)
+}
+
+/// With the `disabled` feature, `tracked_fn!` returns its closure untracked.
+fn closure_unless_disabled(
+    disabled: bool,
+    input: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    if disabled {
+        return closure::disabled(input);
+    }
+    // On error only the errors are emitted: in expression position `compile_error!` is an
+    // expression of any type, so the caller sees no second wave.
+    try_tracked_fn(input).unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        quote::quote!({ #errors })
+    })
+}
+
+fn try_tracked_fn(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream, syn::Error> {
+    let tracked = closure::parse(input)?;
+    let lowered = lower::Lowerer::lower_closure(&tracked.closure, tracked.captured)?;
+    Ok(closure::expand_tracked_fn(&tracked.closure, lowered))
 }
 
 fn try_tracked(

@@ -1,7 +1,7 @@
 //! Lowering of expressions that do not change control flow: calls, operators, literals, places,
 //! constructors, casts, macros and closures.
 
-use super::{frame, private_ident, scan, text::text, Ctx, Lowered, Lowerer};
+use super::{frame, private_ident, scan, text::text, Ctx, Lowered, LoweredFn, Lowerer};
 use crate::ir::{EntryId, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -980,16 +980,30 @@ impl Lowerer {
     /// }
     /// ```
     fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
-        if let Some(a) = &c.asyncness {
-            self.error(a.span(), "#[tracked] cannot record async closures: their body runs later, when polled; make the closure synchronous or define it outside the tracked function");
-            return Lowered::quiet(c.to_token_stream(), Operand::None);
-        }
         let captured: Vec<String> = self
             .scopes
             .iter()
             .flat_map(|s| s.iter().map(|l| l.ident.to_string()))
             .chain(self.captured.iter().cloned())
             .collect();
+        match crate::closure::check(c).and_then(|()| Lowerer::lower_closure(c, captured)) {
+            Ok(lowered) => Lowered::quiet(crate::closure::expand(c, lowered), Operand::None),
+            Err(e) => {
+                self.errors.push(e);
+                Lowered::quiet(c.to_token_stream(), Operand::None)
+            }
+        }
+    }
+
+    /// Lowers a closure's body as a function of its own: its parameters are the arguments of
+    /// block 1, and each use of a name in `captured` that no parameter or local shadows is a
+    /// constant entry recording the captured value. Shared by closures written in a tracked
+    /// function (`captured` is the enclosing function's variables) and `tracked_fn!` (the
+    /// body's free variable names); `crate::closure::expand` puts the result behind its claim.
+    pub fn lower_closure(
+        c: &syn::ExprClosure,
+        captured: Vec<String>,
+    ) -> Result<LoweredFn, syn::Error> {
         let params: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
         let body_block: syn::Block = match &*c.body {
             Expr::Block(b) if b.label.is_none() => b.block.clone(),
@@ -999,45 +1013,9 @@ impl Lowerer {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,
         };
-        let lowered = Lowerer::new(captured)
+        Lowerer::new(captured)
             .with_return_type(ret_ty)
-            .lower_fn(&params, &body_block);
-        let lowered = match lowered {
-            Ok(l) => l,
-            Err(e) => {
-                self.errors.push(e);
-                return Lowered::quiet(c.to_token_stream(), Operand::None);
-            }
-        };
-        let ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
-        let name = "{{closure}}";
-        let stat = lowered.ir.to_static(&ident, name);
-        let f = frame();
-        let instrumented = lowered.body;
-        let original = &c.body;
-        let (attrs, lifetimes, constness, movability, capture, inputs, output) = (
-            &c.attrs,
-            &c.lifetimes,
-            &c.constness,
-            &c.movability,
-            &c.capture,
-            &c.inputs,
-            &c.output,
-        );
-        let tokens = quote! {
-            #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
-                #stat
-                match ::irtrack::__private::claim(#ident, ::irtrack::__private::Identity {
-                    inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
-                    name: #name,
-                    self_type: ::core::option::Option::None,
-                }) {
-                    ::core::option::Option::Some(#f) => { #instrumented }
-                    ::core::option::Option::None => #original,
-                }
-            }
-        };
-        Lowered::quiet(tokens, Operand::None)
+            .lower_fn(&params, &body_block)
     }
 }
 
