@@ -448,10 +448,10 @@
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
-    context, contexts, ir, print, track, track_output, track_with, try_track, try_track_with,
-    value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft, Entry, EntryKind, Everything,
-    Except, FnIr, Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand, Owned, Slot, Timing,
-    Trace, Value,
+    context, contexts, grad, gradient, ir, print, pullback, track, track_output, track_with,
+    try_track, try_track_with, value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft,
+    Entry, EntryKind, Everything, Except, FnIr, GradError, Gradient, Location, NodeId, NodeKind,
+    NodeMut, NodeRef, Only, Operand, Owned, Pullback, Slot, Tangent, Timing, Trace, Value,
 };
 
 // `JsonError` and `SCHEMA` when the runtime has its `serde` feature (`irtrack_runtime::features`);

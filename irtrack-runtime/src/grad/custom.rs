@@ -19,6 +19,12 @@ fn table() -> &'static RwLock<HashMap<String, Arc<Erased>>> {
 /// Whether any rule was registered: when none was, no call's identity needs to be looked up.
 static ANY: AtomicBool = AtomicBool::new(false);
 
+/// Whether any rule was registered in this process.
+#[inline]
+pub(crate) fn any() -> bool {
+    ANY.load(Ordering::Acquire)
+}
+
 /// The user's rule for the callee `identity` (a canonical full path).
 pub(crate) fn lookup(identity: &str) -> Option<Arc<Erased>> {
     if !ANY.load(Ordering::Acquire) {

@@ -159,7 +159,9 @@ impl<'s> Sweep<'s> {
                 NodeKind::PrimitiveCall | NodeKind::Special => uses_active(),
                 NodeKind::Constant | NodeKind::Jump | NodeKind::Error => false,
             };
-            self.active[i] = active;
+            // Nothing differentiable flows through an integer, a `bool` or a string: counts,
+            // comparisons and indices derived from the inputs are constants to the sweep.
+            self.active[i] = active && !node.value.is_discrete();
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);
             }
@@ -188,6 +190,9 @@ impl<'s> Sweep<'s> {
     }
 
     fn custom_rule(&self, id: NodeId) -> Option<CustomRule> {
+        if !custom::any() {
+            return None;
+        }
         let identity = self.site(id)?.identity()?;
         custom::lookup(&identity)
     }
@@ -325,8 +330,7 @@ impl<'s> Sweep<'s> {
     fn unrecorded_operand(&self, site: &Site<'_>) -> Option<String> {
         site.entry
             .operands
-            .iter()
-            .any(|o| *o == crate::ir::Operand::None)
+            .contains(&crate::ir::Operand::None)
             .then(|| {
                 "it takes a closure (or another value the trace did not record) that may \
                  depend on the inputs; write the computation as a loop in tracked code, or \
