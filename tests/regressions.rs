@@ -496,3 +496,27 @@ fn repro_16_reads_after_an_announcement_keep_it() {
         .expect("the call of add_to");
     assert_eq!(call.kind(), NodeKind::NestedCall);
 }
+
+#[tracked]
+fn nested_index(w: Vec<Vec<f64>>, j: usize, i: usize) -> f64 {
+    w[j][i] * 2.0
+}
+
+/// Bug 17: `w[j][i]` was recorded as one `index(w, i)`: the inner place `w[j]` was lowered as a
+/// place with `w`'s operand, so the trace claimed the element was `w[i]` and dropped `j`.
+#[test]
+fn repro_17_nested_indexing_records_the_inner_place() {
+    let trace = track(nested_index, (vec![vec![1.0, 2.0], vec![3.0, 4.0]], 1, 0));
+    let root = trace.root();
+    assert_eq!(root.value::<f64>(), Some(&6.0));
+    let row = root.child(4).expect("the row read");
+    assert_eq!(row.function_name(), Some("index"));
+    assert_eq!(row.value::<Vec<f64>>(), Some(&vec![3.0, 4.0]));
+    assert_eq!(
+        row.referenced(),
+        vec![root.child(1).unwrap(), root.child(2).unwrap()]
+    );
+    let element = root.child(5).expect("the element read");
+    assert_eq!(element.value::<f64>(), Some(&3.0));
+    assert_eq!(element.referenced(), vec![row, root.child(3).unwrap()]);
+}

@@ -461,7 +461,12 @@ impl Lowerer {
     }
 
     fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {
-        let base_ctx = if is_place(&i.expr) {
+        // A read of `w[j][i]` or `s.v[i]` records the inner place (by reference) so the outer
+        // index refers to it, not to `w` or `s`; a written place (`w[j][i] = x`) stays a place.
+        let nested = matches!(&*i.expr, Expr::Index(_) | Expr::Field(_));
+        let base_ctx = if nested && ctx != Ctx::Place && rooted_in_path(&i.expr) {
+            Ctx::Ref
+        } else if is_place(&i.expr) {
             Ctx::Place
         } else {
             Ctx::Value
