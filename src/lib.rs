@@ -237,6 +237,78 @@
 //! returns the trace recorded up to it, where every call the panic left ends in an `error` node
 //! holding its message, together with the panic's payload.
 //!
+//! ## Gradients
+//!
+//! A trace holds every intermediate value and what each node used, which is all a backward pass
+//! needs. `gradient(f, args)` records `f` and walks its trace back from the output; integer,
+//! `bool` and other non-float arguments get `None`, never a zero:
+//!
+//! ```rust
+//! use irtrack::{gradient, tracked, tracked_fn};
+//!
+//! #[tracked]
+//! fn h(x: f64, n: i32) -> f64 {
+//!     let mut r = 0.0;
+//!     let mut i = 0;
+//!     while i < n {
+//!         r += x.powi(i);
+//!         i += 1;
+//!     }
+//!     r
+//! }
+//!
+//! let g = gradient(h, (2.0, 3)).unwrap();
+//! assert_eq!(g.value, 7.0);
+//! assert_eq!(g.scalars(), [Some(5.0), None]); // 1 + 2x, and nothing for the loop bound
+//!
+//! // Flux.Tracker's `gradient((a, b) -> a*b, 2, 3)`:
+//! let g = gradient(tracked_fn!(|a, b| a * b), (2.0, 3.0)).unwrap();
+//! assert_eq!(g.scalars(), [Some(3.0), Some(2.0)]);
+//! ```
+//!
+//! The rest of Flux.Tracker's interface is there too: `pullback(f, args)` returns the value and a
+//! backpropagator that takes any sensitivity of the output's shape (callable more than once), and
+//! `trace.backward(seed)` writes each node's adjoint into its metadata under `"adjoint"`, adding
+//! to what an earlier pass left (`back!`), so the listing shows them (here for
+//! `fn f(x: f64) -> f64 { x.sin() * x }` and `track(f, (1.0,)).backward(1.0)`):
+//!
+//! ```text
+//! ⟨f⟩(⟨1.0⟩) → 0.8414709848078965::f64	[adjoint = 1.0]
+//!   @1: [Arg:§1:%1] 1.0::f64	[adjoint = 1.3817732906760363]
+//!   @2: [§1:%2] ⟨sin⟩(@1) → 0.8414709848078965::f64	[adjoint = 1.0]
+//!   @3: [§1:%3] ⟨*⟩(@2, @1) → 0.8414709848078965::f64	[adjoint = 1.0]
+//!   @4: [§1:&1] return @3 → 0.8414709848078965::f64	[adjoint = 1.0]
+//! ```
+//!
+//! Gradients flow through nested tracked calls, loops, branches, recursion, `?` exits and the
+//! stochastic control flow of the run that was recorded. Differentiable values are `f32`, `f64`,
+//! `Vec`s, slices and arrays of them, and, with the `ndarray` feature, ndarray arrays
+//! (elementwise arithmetic with broadcasting, the float methods, `dot`, `t()`, `sum`, `mean`,
+//! `mapv(f64::tanh)`, indexing). Rules are found by what the callee is — an operator with its
+//! operand types, a method with its receiver's type, a path by its full name — so a function of
+//! your own called `sin` is never mistaken for `f64::sin`. `grad::register_rule(f, pullback)`
+//! gives any function its own rule, like Tracker's `@grad`:
+//!
+//! ```rust
+//! use irtrack::{gradient, grad::register_rule, tracked};
+//!
+//! #[tracked]
+//! fn minus(a: f64, b: f64) -> f64 {
+//!     a - b
+//! }
+//!
+//! register_rule(minus, |(_a, _b): (f64, f64), d: f64| (d, -d));
+//! assert_eq!(gradient(minus, (5.0, 3.0)).unwrap().scalars(), [Some(1.0), Some(-1.0)]);
+//! ```
+//!
+//! What cannot be differentiated is a `GradError` naming the statement, function and location:
+//! a call with no rule on the path from an input to the output (an untracked helper, a closure
+//! handed to `map`), a write of an input-dependent value into memory (`v[i] += x`,
+//! `v.push(x)`), a closure called inside the computation that uses a captured variable.
+//! `cargo run --example gradient` differentiates a model with stochastic control flow and a
+//! two-layer ndarray network and prints their annotated traces; `docs/gradients.md` explains
+//! the backward pass.
+//!
 //! ## Seeing the transformed code
 //!
 //! [cargo-expand](https://github.com/dtolnay/cargo-expand) shows what `#[tracked]` generated. It
@@ -440,9 +512,9 @@
 //!
 //! # Status
 //!
-//! Recording, the listing and the static IR work today. Still to come, without dates:
-//! reverse-mode gradients on traces, contexts (choosing what is primitive, attaching metadata),
-//! graph queries and export, and measured overhead benchmarks.
+//! Recording, the listing, the static IR, contexts, dependency queries, export (DOT, JSON) and
+//! reverse-mode gradients work today. Still to come, without dates: the full overhead benchmark
+//! report, higher-order derivatives and replay.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
