@@ -61,6 +61,15 @@ pub enum GradError {
         /// The closure.
         at: Place,
     },
+    /// A float argument's value was not recorded (a generic `T` whose bounds have neither
+    /// `Debug` nor `irtrack::Snapshot` keeps only its type name), so nothing can be computed
+    /// from it.
+    Unrecorded {
+        /// The argument.
+        at: Place,
+        /// Its type.
+        type_name: &'static str,
+    },
     /// The function passed to `gradient` is not `#[tracked]` (nor a `tracked_fn!` closure).
     NotTracked {
         /// Its type name.
@@ -100,6 +109,11 @@ impl fmt::Display for GradError {
                 f,
                 "the closure {at} uses the captured variable `{variable}`, which may depend on \
                  the inputs: pass it to the closure as an argument"
+            ),
+            GradError::Unrecorded { at, type_name } => write!(
+                f,
+                "the value of {at} (a `{type_name}`) was not recorded: add a `Debug` bound to \
+                 the generic parameter so irtrack can keep it"
             ),
             GradError::NotTracked { function } => write!(
                 f,

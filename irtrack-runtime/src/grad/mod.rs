@@ -224,7 +224,7 @@ fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
             function: trace.root_name(),
         });
     }
-    let mut sweep = Sweep::new(&trace.store, root.id());
+    let mut sweep = Sweep::new(&trace.store, root.id())?;
     sweep.run(seed)?;
     Ok(sweep)
 }
@@ -238,7 +238,8 @@ fn scalar_seed(trace: &Trace) -> Result<Tangent, GradError> {
         });
     }
     let value = root.raw_value();
-    if value.as_f64().is_some() {
+    // A generic float output without `Debug` keeps only its type: the sweep reports why.
+    if value.as_f64().is_some() || matches!(value.type_name(), "f64" | "f32") {
         return Ok(Tangent::Scalar(1.0));
     }
     let text = value.to_string();

@@ -39,7 +39,7 @@ pub(crate) struct Sweep<'s> {
 }
 
 impl<'s> Sweep<'s> {
-    pub(crate) fn new(store: &'s Store, root: NodeId) -> Sweep<'s> {
+    pub(crate) fn new(store: &'s Store, root: NodeId) -> Result<Sweep<'s>, GradError> {
         let n = store.nodes.len();
         let mut sweep = Sweep {
             store,
@@ -53,7 +53,32 @@ impl<'s> Sweep<'s> {
             arg_positions: HashMap::new(),
         };
         sweep.mark_active();
-        sweep
+        sweep.check_arguments_recorded()?;
+        Ok(sweep)
+    }
+
+    /// A float argument whose value was not recorded (a generic `T` without `Debug` keeps only
+    /// its type name) would silently get no gradient: that is an error instead.
+    fn check_arguments_recorded(&self) -> Result<(), GradError> {
+        for &c in self.store.children(self.root) {
+            let node = self.store.node(c);
+            if node.kind != NodeKind::Argument || node.extra != u32::MAX {
+                continue;
+            }
+            let t = node.value.type_name().trim_start_matches('&');
+            let float_like = matches!(t, "f64" | "f32")
+                || t.starts_with("[f64")
+                || t.starts_with("[f32")
+                || t.starts_with("alloc::vec::Vec<f64>")
+                || t.starts_with("alloc::vec::Vec<f32>");
+            if float_like && !is_differentiable(&node.value) {
+                return Err(GradError::Unrecorded {
+                    at: self.place(c),
+                    type_name: node.value.type_name(),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn ir_of(&self, id: NodeId) -> Option<&'static FnIr> {

@@ -1,0 +1,106 @@
+//! The gradient API's edges: what is refused, and how.
+
+use irtrack::grad::ADJOINT;
+use irtrack::{gradient, pullback, track, tracked, GradError, Tangent};
+
+#[tracked]
+fn square_generic<T: std::ops::Mul<Output = T> + Copy>(x: T) -> T {
+    x * x
+}
+
+#[tracked]
+fn square_debug<T: std::ops::Mul<Output = T> + Copy + std::fmt::Debug>(x: T) -> T {
+    x * x
+}
+
+#[test]
+fn a_float_argument_that_was_not_recorded_is_an_error_not_a_none() {
+    let e = gradient(square_generic::<f64>, (3.0,)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            GradError::Unrecorded {
+                type_name: "f64",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("add a `Debug` bound"), "{e}");
+    // With `Debug` the value is kept and the gradient is there.
+    let g = gradient(square_debug::<f64>, (3.0,)).unwrap();
+    assert_eq!(g.scalars(), [Some(6.0)]);
+}
+
+#[tracked]
+fn pair(a: f64, b: f64) -> Vec<f64> {
+    let s = a + b;
+    let p = a * b;
+    vec![s, p]
+}
+
+#[test]
+fn a_seed_of_the_wrong_shape_is_an_error() {
+    let (y, back) = pullback(pair, (2.0, 5.0));
+    assert_eq!(y, [7.0, 10.0]);
+    assert_eq!(
+        back.call(vec![1.0, 0.0]).unwrap(),
+        [Some(Tangent::Scalar(1.0)), Some(Tangent::Scalar(1.0))]
+    );
+    assert_eq!(
+        back.call(vec![0.0, 1.0]).unwrap(),
+        [Some(Tangent::Scalar(5.0)), Some(Tangent::Scalar(2.0))]
+    );
+    let e = back.call(1.0).unwrap_err();
+    assert!(matches!(e, GradError::NoRule { .. }), "{e:?}");
+    assert!(e.to_string().contains("vec!"), "{e}");
+}
+
+#[test]
+fn gradient_needs_a_float_output() {
+    let e = gradient(pair, (2.0, 5.0)).unwrap_err();
+    assert!(matches!(e, GradError::Output { .. }), "{e:?}");
+    assert!(e.to_string().contains("use `pullback`"), "{e}");
+}
+
+#[tracked]
+fn checked_root(x: f64) -> Result<f64, String> {
+    if x < 0.0 {
+        return Err("negative".to_string());
+    }
+    Ok(x.sqrt())
+}
+
+#[test]
+fn ok_outputs_are_differentiated_and_err_outputs_refused() {
+    let g = gradient(checked_root, (4.0,)).unwrap();
+    assert_eq!(g.value, Ok(2.0));
+    assert_eq!(g.scalars(), [Some(0.25)]);
+    let e = gradient(checked_root, (-4.0,)).unwrap_err();
+    assert!(matches!(e, GradError::Output { .. }), "{e:?}");
+}
+
+#[tracked]
+fn ignores_its_second(x: f64, _y: f64) -> f64 {
+    x * 3.0
+}
+
+#[test]
+fn an_argument_the_output_does_not_use_gets_zero() {
+    let g = gradient(ignores_its_second, (1.0, 2.0)).unwrap();
+    assert_eq!(g.scalars(), [Some(3.0), Some(0.0)]);
+}
+
+#[test]
+fn adjoints_are_kept_only_on_nodes_that_get_one() {
+    let mut trace = track(ignores_its_second, (1.0, 2.0));
+    trace.backward(2.0).unwrap();
+    let root = trace.root();
+    let adjoint = |p: usize| root.child(p).unwrap().metadata::<Tangent>(ADJOINT).cloned();
+    assert_eq!(adjoint(1), Some(Tangent::Scalar(6.0)));
+    assert_eq!(adjoint(2), None);
+    assert_eq!(
+        root.metadata::<Tangent>(ADJOINT),
+        Some(&Tangent::Scalar(2.0))
+    );
+}
