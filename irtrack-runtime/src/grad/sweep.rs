@@ -32,10 +32,10 @@ pub(crate) struct Sweep<'s> {
     custom_calls: HashMap<NodeId, CustomRule>,
     pub(crate) adjoints: Vec<Option<Tangent>>,
     /// For each `next` call, how many `next` calls on the same iterator came before it.
-    next_positions: HashMap<NodeId, usize>,
-    next_counts: HashMap<NodeId, usize>,
-    /// Position of each argument entry among its block's arguments, by IR and entry.
-    arg_positions: HashMap<(usize, u32), usize>,
+    /// For each `next` call, how many `next` calls on the same iterator came before it
+    /// (`u32::MAX` for other nodes); and for each iterator, how many there were so far.
+    next_positions: Vec<u32>,
+    next_counts: Vec<u32>,
 }
 
 impl<'s> Sweep<'s> {
@@ -48,9 +48,8 @@ impl<'s> Sweep<'s> {
             skip: vec![false; n],
             custom_calls: HashMap::new(),
             adjoints: vec![None; n],
-            next_positions: HashMap::new(),
-            next_counts: HashMap::new(),
-            arg_positions: HashMap::new(),
+            next_positions: Vec::new(),
+            next_counts: Vec::new(),
         };
         sweep.mark_active();
         sweep.check_arguments_recorded()?;
@@ -85,26 +84,36 @@ impl<'s> Sweep<'s> {
         self.store.ir_of(id)
     }
 
-    /// The position of argument node `id` among its block's arguments.
-    fn arg_position(&mut self, id: NodeId) -> Option<usize> {
+    /// The position of argument node `id` among its block's arguments. The recorder writes a
+    /// block's arguments right after the jump that passes them, and a function's arguments as
+    /// the first children of its call, so the arena gives the position directly.
+    fn arg_position(&self, id: NodeId) -> Option<usize> {
+        let node = self.store.node(id);
+        let position = if node.extra != u32::MAX {
+            id.0.checked_sub(node.extra + 1)? as usize
+        } else {
+            (node.position as usize).checked_sub(1)?
+        };
+        debug_assert_eq!(Some(position), self.arg_position_in_ir(id));
+        Some(position)
+    }
+
+    /// The position of argument node `id` counted in its function's IR.
+    fn arg_position_in_ir(&self, id: NodeId) -> Option<usize> {
         let ir = self.ir_of(id)?;
-        let entry = self.store.node(id).entry;
-        let key = (ir as *const FnIr as usize, entry);
-        if let Some(&p) = self.arg_positions.get(&key) {
-            return Some(p);
-        }
-        let block = ir.entries.get(entry as usize)?.location.block;
-        let p = ir.entries[..entry as usize]
-            .iter()
-            .filter(|e| e.kind == EntryKind::Argument && e.location.block == block)
-            .count();
-        self.arg_positions.insert(key, p);
-        Some(p)
+        let entry = self.store.node(id).entry as usize;
+        let block = ir.entries.get(entry)?.location.block;
+        Some(
+            ir.entries[..entry]
+                .iter()
+                .filter(|e| e.kind == EntryKind::Argument && e.location.block == block)
+                .count(),
+        )
     }
 
     /// Where an argument node's value came from: the jump's operand for a block argument,
     /// the caller's operand for a function argument (none for the root's arguments).
-    fn argument_source(&mut self, id: NodeId) -> NodeId {
+    fn argument_source(&self, id: NodeId) -> NodeId {
         let node = self.store.node(id);
         let from = if node.extra != u32::MAX {
             NodeId(node.extra)
@@ -137,7 +146,9 @@ impl<'s> Sweep<'s> {
             if parent.is_none() {
                 continue;
             }
-            if self.skip[parent.index()] || self.custom_calls.contains_key(&parent) {
+            if self.skip[parent.index()]
+                || (!self.custom_calls.is_empty() && self.custom_calls.contains_key(&parent))
+            {
                 self.skip[i] = true;
                 continue;
             }
@@ -202,8 +213,16 @@ impl<'s> Sweep<'s> {
             return;
         }
         if let Some(&iterator) = self.store.refs(id).first() {
-            let count = self.next_counts.entry(iterator).or_insert(0);
-            self.next_positions.insert(id, *count);
+            if iterator.is_none() {
+                return;
+            }
+            let n = self.store.nodes.len();
+            if self.next_counts.is_empty() {
+                self.next_counts = vec![0; n];
+                self.next_positions = vec![u32::MAX; n];
+            }
+            let count = &mut self.next_counts[iterator.index()];
+            self.next_positions[id.index()] = *count;
             *count += 1;
         }
     }
@@ -277,7 +296,8 @@ impl<'s> Sweep<'s> {
                         return Err(GradError::Capture { variable, at });
                     }
                 }
-                NodeKind::NestedCall if !self.custom_calls.contains_key(&id) => {}
+                NodeKind::NestedCall
+                    if self.custom_calls.is_empty() || !self.custom_calls.contains_key(&id) => {}
                 NodeKind::PrimitiveCall | NodeKind::Special | NodeKind::NestedCall => {
                     if !self.active[i] {
                         continue;
@@ -311,23 +331,27 @@ impl<'s> Sweep<'s> {
         dy: &Tangent,
         out: &mut Out,
     ) -> Result<(), GradError> {
-        let custom = match self.custom_calls.get(&id) {
-            Some(rule) => Some(rule.clone()),
-            None => self.custom_rule(id),
+        let custom = match self.custom_calls.is_empty() {
+            true => self.custom_rule(id),
+            false => match self.custom_calls.get(&id) {
+                Some(rule) => Some(rule.clone()),
+                None => self.custom_rule(id),
+            },
         };
-        let iteration = match self.next_positions.get(&id) {
-            Some(&k) => iter::next(site, k, dy, out),
+        let position = self.next_positions.get(id.index()).copied();
+        let iteration = match position.filter(|&k| k != u32::MAX) {
+            Some(k) => iter::next(site, k as usize, dy, out),
             None => iter::sum(site, dy, out).or_else(|| options::unwrap(site, dy, out)),
         };
         let result = match (&custom, iteration) {
             (Some(rule), _) => rule(site, dy, out),
             (None, Some(result)) => result,
-            (None, None) if iter::is_vector_iterator(site) => {
-                out.push((0, Contribution::Whole(dy.clone())));
-                Ok(())
-            }
             (None, None) => match rules::builtin(site) {
                 Some(rule) => rules::apply(&rule, site, dy, out),
+                None if iter::is_vector_iterator(site) => {
+                    out.push((0, Contribution::Whole(dy.clone())));
+                    Ok(())
+                }
                 None => {
                     return Err(GradError::NoRule {
                         callee: site.identity().unwrap_or_else(|| site.head().to_string()),
