@@ -1,5 +1,6 @@
 //! Reading recorded values (and literal operands) as the numbers gradient rules work on.
 
+use super::tangent::Tangent;
 use crate::value::Value;
 use std::borrow::Cow;
 
@@ -45,20 +46,64 @@ pub(crate) fn primal(value: &Value) -> Option<Primal<'_>> {
     float_array(value).map(|v| Primal::Vector(Cow::Owned(v)))
 }
 
-/// A fixed-size array `[f64; N]` (or `f32`), read back from its `Debug` text: its snapshot
-/// cannot be downcast without knowing `N`.
+/// A vector of floats read back from its `Debug` text: a fixed-size array `[f64; N]` (its
+/// snapshot cannot be downcast without knowing `N`), or a `Vec`/slice recorded as text because
+/// its type was decided only after it was recorded (`let w: Vec<f64> = ….collect()`, the
+/// operand of `?`). `f32` elements are read as `f32`, so the values are the recorded ones.
 fn float_array(value: &Value) -> Option<Vec<f64>> {
     let t = value.type_name().trim_start_matches('&');
     let t = t.strip_prefix("mut ").unwrap_or(t);
-    if !(t.starts_with("[f64; ") || t.starts_with("[f32; ")) {
+    let single = if t.starts_with("[f64; ") || t == "[f64]" || t == "alloc::vec::Vec<f64>" {
+        false
+    } else if t.starts_with("[f32; ") || t == "[f32]" || t == "alloc::vec::Vec<f32>" {
+        true
+    } else {
         return None;
-    }
+    };
     let text = value.to_string();
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
     if inner.trim().is_empty() {
         return Some(Vec::new());
     }
-    inner.split(',').map(|x| x.trim().parse().ok()).collect()
+    inner
+        .split(',')
+        .map(|x| {
+            let x = x.trim();
+            if single {
+                x.parse::<f32>().ok().map(f64::from)
+            } else {
+                x.parse().ok()
+            }
+        })
+        .collect()
+}
+
+impl Primal<'_> {
+    /// Whether `t` has this value's shape: a scalar for a float, a vector (or a 1-d array) of
+    /// the same length for a vector, an array (or a vector) of the same shape for an array.
+    pub(crate) fn fits(&self, t: &Tangent) -> bool {
+        match (self, t) {
+            (Primal::Scalar(_), Tangent::Scalar(_)) => true,
+            (Primal::Vector(v), Tangent::Vector(d)) => v.len() == d.len(),
+            #[cfg(feature = "ndarray")]
+            (Primal::Vector(v), Tangent::Array(d)) => d.ndim() == 1 && d.len() == v.len(),
+            #[cfg(feature = "ndarray")]
+            (Primal::Array(a), Tangent::Array(d)) => a.shape() == d.shape(),
+            #[cfg(feature = "ndarray")]
+            (Primal::Array(a), Tangent::Vector(d)) => a.ndim() == 1 && a.len() == d.len(),
+            _ => false,
+        }
+    }
+
+    /// The shape as text, for errors: `float`, `vector of 3`, `array [2, 2]`.
+    pub(crate) fn shape(&self) -> String {
+        match self {
+            Primal::Scalar(_) => "float".into(),
+            Primal::Vector(v) => format!("vector of {}", v.len()),
+            #[cfg(feature = "ndarray")]
+            Primal::Array(a) => format!("array {:?}", a.shape()),
+        }
+    }
 }
 
 /// Whether a value of this kind can carry a sensitivity.
@@ -118,8 +163,25 @@ mod tests {
     }
 
     #[test]
+    fn shapes_fit() {
+        let v = [1.0, 2.0];
+        let vector = Primal::Vector(Cow::Borrowed(&v));
+        assert!(vector.fits(&Tangent::Vector(vec![0.5, 0.5])));
+        assert!(!vector.fits(&Tangent::Scalar(1.0)));
+        assert!(!vector.fits(&Tangent::Vector(vec![1.0])));
+        assert!(Primal::Scalar(1.0).fits(&Tangent::Scalar(2.0)));
+        assert!(!Primal::Scalar(1.0).fits(&Tangent::Vector(vec![2.0])));
+    }
+
+    #[test]
     fn arrays_from_text() {
         let v = Value::text(&[1.0f64, 2.5]);
         assert_eq!(float_array(&v), Some(vec![1.0, 2.5]));
+        // A `Vec` captured late, as text.
+        let v = Value::text(&vec![0.1f64, -3.0]);
+        assert_eq!(float_array(&v), Some(vec![0.1, -3.0]));
+        let v = Value::text(&vec![0.1f32]);
+        assert_eq!(float_array(&v), Some(vec![0.1f32 as f64]));
+        assert_eq!(float_array(&Value::text(&vec![1u8])), None);
     }
 }

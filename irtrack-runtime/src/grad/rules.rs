@@ -1,5 +1,5 @@
 //! The built-in gradient rules: float arithmetic, the float math methods, casts, `?` and
-//! constructors, indexing into vectors, and `vec!`.
+//! constructors, indexing into vectors, `vec!` and array literals.
 //!
 //! A rule is found by what the callee is: an operator with the types of its operands, a method
 //! with its receiver's type (`f64::sin` whether written `x.sin()` or `f64::sin(x)`), a path by
@@ -37,16 +37,16 @@ pub(crate) enum Rule {
     /// `y = f(x)` on floats: `dy/dx` from `x` and `y`.
     Unary(fn(f64, f64) -> f64),
     /// `y = f(a, b)` on floats: `(dy/da, dy/db)` from `a`, `b` and `y`.
-    Binary(fn(f64, f64, f64) -> (f64, f64)),
+    Binary(BinaryDerivative),
     /// `y = f(a, b, c)` on floats.
-    Ternary(fn(f64, f64, f64, f64) -> (f64, f64, f64)),
+    Ternary(TernaryDerivative),
     /// `x.powi(n)`: the exponent is an integer.
     PowI,
     /// The value is operand 0's (casts between floats, `?`, `Ok`, `Some`, `*r`, bindings).
     PassThrough,
     /// `v[i]` or `v[a..b]` on a vector of floats.
     Index,
-    /// `vec![a, b, c]` of recorded floats.
+    /// `vec![a, b, c]` of recorded floats, or an array `[a, b, 1.0]`.
     VecOf,
     /// Anything else: arrays.
     #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
@@ -102,8 +102,14 @@ pub(crate) fn has_unary(name: &str) -> bool {
     unary_derivative(name).is_some()
 }
 
+/// `(dy/da, dy/db)` from `a`, `b` and `y`.
+type BinaryDerivative = fn(f64, f64, f64) -> (f64, f64);
+
+/// `(dy/da, dy/db, dy/dc)` from `a`, `b`, `c` and `y`.
+type TernaryDerivative = fn(f64, f64, f64, f64) -> (f64, f64, f64);
+
 /// The derivatives of the float methods of two arguments (`a.f(b)`), by name.
-fn binary(name: &str) -> Option<fn(f64, f64, f64) -> (f64, f64)> {
+fn binary(name: &str) -> Option<BinaryDerivative> {
     Some(match name {
         "add" => |_, _, _| (1.0, 1.0),
         "sub" => |_, _, _| (1.0, -1.0),
@@ -146,7 +152,7 @@ fn binary(name: &str) -> Option<fn(f64, f64, f64) -> (f64, f64)> {
     })
 }
 
-fn ternary(name: &str) -> Option<fn(f64, f64, f64, f64) -> (f64, f64, f64)> {
+fn ternary(name: &str) -> Option<TernaryDerivative> {
     Some(match name {
         "mul_add" => |a, b, _, _| (b, a, 1.0),
         "clamp" => |x, lo, hi, _| {
@@ -209,7 +215,10 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             if head == "index" {
                 return Some(Rule::Index);
             }
-            if matches!(head, "clone" | "to_owned" | "to_vec" | "into_owned") {
+            if matches!(
+                head,
+                "clone" | "to_owned" | "to_vec" | "into_owned" | "as_slice"
+            ) {
                 return Some(Rule::PassThrough);
             }
             array_rule(site)
@@ -242,7 +251,7 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             if let Some(to) = head.strip_prefix("as ") {
                 return is_float_type(to.trim()).then_some(Rule::PassThrough);
             }
-            if head == "vec!" {
+            if head == "vec!" || head == "array" {
                 return Some(Rule::VecOf);
             }
             None
@@ -251,8 +260,11 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
     }
 }
 
-/// `Ok(x)`, `Some(x)`, `Box::new(x)`: the sensitivity of the wrapper is its content's.
+/// `Ok(x)`, `Some(x)`, `Box::new(x)`: the sensitivity of the wrapper is its content's. The
+/// type name of a tuple variant's constructor ends in `::{{constructor}}` on recent compilers
+/// (`core::option::Option<f64>::Some::{{constructor}}`) and without it on older ones.
 fn is_constructor(callee: &str) -> bool {
+    let callee = callee.strip_suffix("::{{constructor}}").unwrap_or(callee);
     (callee.starts_with("core::result::Result<") && callee.ends_with(">::Ok"))
         || (callee.starts_with("core::option::Option<") && callee.ends_with(">::Some"))
         || callee.starts_with("core::ops::control_flow::ControlFlow<")
@@ -318,18 +330,50 @@ pub(crate) fn apply(
             };
             out.push((0, Contribution::Whole(Tangent::Scalar(dy_scalar()? * d))));
         }
-        Rule::PassThrough => out.push((0, Contribution::Whole(dy.clone()))),
+        Rule::PassThrough => {
+            // A wrapper (`Some(x)`, `Ok(x)`, a reference) has its content's sensitivity; a value
+            // of another shape is not the whole operand: a pattern binding one element of an
+            // array (`let [a, b] = v`) must not give the element's sensitivity to all of `v`.
+            if let Some(p) = site.primal(0) {
+                if !p.fits(dy) {
+                    return Err(format!(
+                        "its sensitivity is a {}, but its operand is a {}: the value is a part \
+                         of the operand, and the trace does not record which part; index the \
+                         operand instead (`v[0]`, `v[1..]`)",
+                        dy.shape(),
+                        p.shape()
+                    ));
+                }
+            }
+            out.push((0, Contribution::Whole(dy.clone())))
+        }
         Rule::Index => index(site, dy, out)?,
         Rule::VecOf => {
             let d = dy
                 .as_slice()
                 .ok_or_else(|| format!("a vector's sensitivity is a {}", dy.shape()))?;
+            // The macro stays opaque: its operands are the variables it mentions, once each, in
+            // order, not its elements. They are its elements only if there are as many as the
+            // vector's and each holds its element's value (`vec![a, b * 2.0]` mentions `a`
+            // and `b` but its second element is not `b`).
+            let elements = super::primal::primal(site.output());
             let literal_elements = site.len() == d.len()
-                && (0..site.len()).all(|i| site.value(i).and_then(|v| v.as_f64()).is_some());
+                && matches!(&elements, Some(Primal::Vector(e)) if e.len() == d.len())
+                && (0..site.len()).all(|i| {
+                    let element = match &elements {
+                        Some(Primal::Vector(e)) => e[i],
+                        _ => f64::NAN,
+                    };
+                    let operand = match site.value(i) {
+                        Some(v) => v.as_f64(),
+                        None => site.literal(i).and_then(super::primal::literal_f64),
+                    };
+                    operand.is_some_and(|v| v.to_bits() == element.to_bits())
+                });
             if !literal_elements {
                 return Err(
-                    "`vec!` is differentiated only when each element is a variable \
-                            (`vec![a, b, c]`): bind each element to a variable first"
+                    "`vec!` is differentiated only when its elements are different variables \
+                     (`vec![a, b, c]`): bind each element to a variable of its own first"
                         .into(),
                 );
             }
@@ -364,32 +408,133 @@ fn index(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
         ));
         return Ok(());
     }
-    let (start, end) = range(site).ok_or("the index is neither an integer nor a range")?;
     let values = dy
         .as_slice()
         .ok_or_else(|| format!("a slice's sensitivity is a {}", dy.shape()))?
         .to_vec();
-    let end = end.unwrap_or(len);
-    if end.saturating_sub(start) != values.len() {
+    let start = slice_start(site, len, values.len())?;
+    if start + values.len() > len {
         return Err("the slice's sensitivity has the wrong length".into());
     }
     out.push((0, Contribution::Range { len, start, values }));
     Ok(())
 }
 
-/// The bounds of a range index, recorded or literal (`a..b`, `a..`, `..b`, `..`).
-fn range(site: &Site<'_>) -> Option<(usize, Option<usize>)> {
+/// Where the slice `v[range]` of `taken` elements starts in `v` (of `len` elements). A range
+/// the trace recorded is read; a range written with variables in the index (`v[k..]`,
+/// `v[..k]`, `v[a..b]`) is kept as text, so a bound that is a variable is found from the other
+/// bound and the slice's length, and when both are variables, from where the slice's values
+/// occur in `v` (an error when they occur at more than one place).
+fn slice_start(site: &Site<'_>, len: usize, taken: usize) -> Result<usize, String> {
     if let Some(v) = site.value(1) {
-        if let Some(r) = v.downcast_ref::<std::ops::Range<usize>>() {
-            return Some((r.start, Some(r.end)));
+        let (start, end) =
+            recorded_range(v).ok_or("the index is neither an integer nor a range")?;
+        let end = end.unwrap_or(len);
+        if end.saturating_sub(start) != taken {
+            return Err("the slice's sensitivity has the wrong length".into());
         }
-        if let Some(r) = v.downcast_ref::<std::ops::RangeInclusive<usize>>() {
-            return Some((*r.start(), Some(r.end() + 1)));
-        }
-        let text = v.to_string();
-        return parse_range(&text);
+        return Ok(start);
     }
-    parse_range(site.literal(1)?)
+    let text = site
+        .literal(1)
+        .ok_or("the index is neither an integer nor a range")?;
+    let (start, end) = range_bounds(text).ok_or("the index is neither an integer nor a range")?;
+    let end = match end {
+        Bound::Open => Some(len),
+        Bound::At(e) => Some(e),
+        Bound::Variable => None,
+    };
+    let start = match (start, end) {
+        (Bound::Open, _) => 0,
+        (Bound::At(s), _) => s,
+        (Bound::Variable, Some(e)) => e
+            .checked_sub(taken)
+            .ok_or("the slice's sensitivity has the wrong length")?,
+        (Bound::Variable, None) => find_slice(site, text, len, taken)?,
+    };
+    if end.is_some_and(|e| e != start + taken) {
+        return Err("the slice's sensitivity has the wrong length".into());
+    }
+    Ok(start)
+}
+
+/// Where the slice a node holds occurs in the vector it was taken from, when that is one place.
+fn find_slice(site: &Site<'_>, text: &str, len: usize, taken: usize) -> Result<usize, String> {
+    let v = match site.primal(0) {
+        Some(Primal::Vector(v)) => v,
+        _ => return Err("slicing is differentiated on vectors of floats".into()),
+    };
+    let part = match super::primal::primal(site.output()) {
+        Some(Primal::Vector(part)) if part.len() == taken => part,
+        _ => {
+            return Err(format!(
+                "the bounds of `{text}` were not recorded, nor the slice's values; bind the \
+                 range to a variable first (`let r = a..b;`)"
+            ))
+        }
+    };
+    let mut at = (0..=len.saturating_sub(taken)).filter(|&s| {
+        v[s..s + taken]
+            .iter()
+            .zip(part.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    });
+    match (at.next(), at.next()) {
+        (Some(s), None) => Ok(s),
+        _ => Err(format!(
+            "the bounds of `{text}` were not recorded, and the slice's values occur at more \
+             than one place in the vector; bind the range to a variable first (`let r = a..b;`)"
+        )),
+    }
+}
+
+/// The bounds of a recorded range value (`a..b`, `a..=b`).
+fn recorded_range(v: &crate::value::Value) -> Option<(usize, Option<usize>)> {
+    if let Some(r) = v.downcast_ref::<std::ops::Range<usize>>() {
+        return Some((r.start, Some(r.end)));
+    }
+    if let Some(r) = v.downcast_ref::<std::ops::RangeInclusive<usize>>() {
+        return Some((*r.start(), Some(r.end() + 1)));
+    }
+    parse_range(&v.to_string())
+}
+
+/// One bound of a range written in an index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bound {
+    /// Left out: the start or the end of the vector.
+    Open,
+    /// A literal (an inclusive end already plus one).
+    At(usize),
+    /// A variable: its value is not in the text.
+    Variable,
+}
+
+/// The bounds of a range as written in an index: `1..3`, `k..`, `..=n`, `a..b`.
+fn range_bounds(text: &str) -> Option<(Bound, Bound)> {
+    let (a, b) = text.split_once("..")?;
+    let bound = |t: &str| {
+        let t = t.trim();
+        if t.is_empty() {
+            Some(Bound::Open)
+        } else if let Some(n) = super::primal::literal_i64(t) {
+            usize::try_from(n).ok().map(Bound::At)
+        } else if t.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            Some(Bound::Variable)
+        } else {
+            None
+        }
+    };
+    let start = bound(a)?;
+    let end = match b.trim().strip_prefix('=') {
+        Some(inclusive) => match bound(inclusive)? {
+            Bound::At(e) => Bound::At(e + 1),
+            Bound::Open => return None,
+            Bound::Variable => Bound::Variable,
+        },
+        None => bound(b)?,
+    };
+    Some((start, end))
 }
 
 fn parse_range(text: &str) -> Option<(usize, Option<usize>)> {
@@ -420,5 +565,30 @@ mod tests {
         assert_eq!(parse_range("..=2"), Some((0, Some(3))));
         assert_eq!(parse_range("2.."), Some((2, None)));
         assert_eq!(parse_range("RangeFull"), None);
+    }
+
+    #[test]
+    fn ranges_with_variables() {
+        use Bound::*;
+        assert_eq!(range_bounds("1..3"), Some((At(1), At(3))));
+        assert_eq!(range_bounds("k.."), Some((Variable, Open)));
+        assert_eq!(range_bounds("..=n"), Some((Open, Variable)));
+        assert_eq!(range_bounds("a..b"), Some((Variable, Variable)));
+        assert_eq!(range_bounds("2..=4usize"), Some((At(2), At(5))));
+        assert_eq!(range_bounds("k + 1.."), None);
+        assert_eq!(range_bounds("k"), None);
+    }
+
+    #[test]
+    fn constructors_with_and_without_the_suffix() {
+        assert!(is_constructor(
+            "core::option::Option<f64>::Some::{{constructor}}"
+        ));
+        assert!(is_constructor("core::option::Option<f64>::Some"));
+        assert!(is_constructor(
+            "core::result::Result<f64, alloc::string::String>::Ok::{{constructor}}"
+        ));
+        assert!(!is_constructor("core::option::Option<f64>::None"));
+        assert!(!is_constructor("my::Some::{{constructor}}"));
     }
 }
