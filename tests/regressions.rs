@@ -520,3 +520,20 @@ fn repro_17_nested_indexing_records_the_inner_place() {
     assert_eq!(element.value::<f64>(), Some(&3.0));
     assert_eq!(element.referenced(), vec![row, root.child(3).unwrap()]);
 }
+
+#[tracked]
+fn vec_elements(a: f64, b: f64) -> Vec<f64> {
+    vec![a, b * 2.0]
+}
+
+/// Bug 18: `vec![a, b * 2.0]` recorded the variables it mentions (`a`, `b`) as its operands,
+/// not its elements, and `b * 2.0` had no node: the trace said the second element was `b`.
+#[test]
+fn repro_18_vec_records_its_elements() {
+    let trace = track(vec_elements, (1.0, 3.0));
+    let root = trace.root();
+    let times = root.child(3).expect("b * 2.0");
+    assert_eq!(times.value::<f64>(), Some(&6.0));
+    let vec = root.child(4).expect("the vec!");
+    assert_eq!(vec.referenced(), vec![root.child(1).unwrap(), times]);
+}

@@ -30,6 +30,16 @@ enum Announce {
 
 /// Whether a place is a chain of fields and indexing on a path: reading it through a reference
 /// borrows no temporary whose lifetime the recording could shorten.
+/// The elements of `vec![a, b, c]`; `None` for `vec![x; n]` or tokens that are not expressions.
+fn vec_elements(mac: &syn::Macro) -> Option<Vec<Expr>> {
+    use syn::parse::Parser;
+    let parser = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+    parser
+        .parse2(mac.tokens.clone())
+        .ok()
+        .map(|p| p.into_iter().collect())
+}
+
 fn rooted_in_path(e: &Expr) -> bool {
     match e {
         Expr::Path(_) => true,
@@ -133,19 +143,24 @@ impl Lowerer {
             Expr::MethodCall(m) => self.method_call(m),
             Expr::Field(f) => self.field(f, ctx),
             Expr::Index(i) => self.index(i, ctx),
-            Expr::Macro(m) => {
-                let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
-                let ops = mentions
-                    .iter()
-                    .map(|n| {
-                        self.lookup(n)
-                            .map(|l| l.op.clone())
-                            .unwrap_or(Operand::None)
-                    })
-                    .collect();
-                let head = format!("{}!", text(&m.mac.path));
-                self.special(head, ops, e.to_token_stream(), e.span())
-            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => match vec_elements(&m.mac) {
+                // `vec![a, b * 2.0]`: each element is lowered, so the node's operands are the
+                // elements' values (gradients need them), not the variables mentioned.
+                Some(elems) => {
+                    let parts: Vec<Lowered> =
+                        elems.iter().map(|x| self.expr(x, Ctx::Value)).collect();
+                    let loud = parts.iter().any(|p| p.loud);
+                    let ops = parts.iter().map(|p| p.op.clone()).collect();
+                    let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.tokens).collect();
+                    let path = &m.mac.path;
+                    let mut l =
+                        self.special("vec!".into(), ops, quote!(#path![#(#toks),*]), e.span());
+                    l.loud |= loud;
+                    l
+                }
+                None => self.macro_mentions(m, e),
+            },
+            Expr::Macro(m) => self.macro_mentions(m, e),
             Expr::Cast(c) => {
                 let inner = self.expr(&c.expr, Ctx::Value);
                 let ty = &c.ty;
@@ -458,6 +473,21 @@ impl Lowerer {
         let mut l = self.special(head, vec![base.op], tokens, f.span());
         l.loud |= base.loud;
         l
+    }
+
+    /// A macro call recorded as a special whose operands are the local variables it mentions.
+    fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
+        let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
+        let ops = mentions
+            .iter()
+            .map(|n| {
+                self.lookup(n)
+                    .map(|l| l.op.clone())
+                    .unwrap_or(Operand::None)
+            })
+            .collect();
+        let head = format!("{}!", text(&m.mac.path));
+        self.special(head, ops, e.to_token_stream(), e.span())
     }
 
     fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {
