@@ -104,3 +104,44 @@ fn adjoints_are_kept_only_on_nodes_that_get_one() {
         Some(&Tangent::Scalar(2.0))
     );
 }
+
+#[tracked]
+fn captures_input(x: f64, y: f64) -> f64 {
+    let times_x = |t: f64| t * x;
+    times_x(y) + y
+}
+
+#[tracked]
+fn passes_input(x: f64, y: f64) -> f64 {
+    let times = |t: f64, k: f64| t * k;
+    times(y, x) + y
+}
+
+#[test]
+fn a_closure_reading_a_captured_input_is_refused_and_an_argument_works() {
+    let e = gradient(captures_input, (0.5, 2.0)).unwrap_err();
+    assert!(
+        matches!(e, GradError::Capture { variable: "x", .. }),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("pass it to the closure as an argument"),
+        "{e}"
+    );
+    let g = gradient(passes_input, (0.5, 2.0)).unwrap();
+    assert_eq!(g.scalars(), [Some(2.0), Some(1.5)]);
+}
+
+#[tracked]
+fn vec_of_expressions(a: f64, b: f64) -> f64 {
+    let v = vec![a, b * 2.0, a * b];
+    v[0] + v[1] + v[2]
+}
+
+#[test]
+fn vec_of_expressions_differentiates_each_element() {
+    // At b = 0, `b * 2.0` equals `b`: only per-element operands tell them apart.
+    let g = gradient(vec_of_expressions, (0.5, 0.0)).unwrap();
+    assert_eq!(g.scalars(), [Some(1.0), Some(2.5)]);
+}

@@ -193,7 +193,15 @@ impl<'s> Sweep<'s> {
                     a
                 }
                 NodeKind::PrimitiveCall | NodeKind::Special => uses_active(),
-                NodeKind::Constant | NodeKind::Jump | NodeKind::Error => false,
+                // A closure's captured variable may be an input-dependent value of the
+                // function that made the closure, which the trace does not link to: let its
+                // adjoint arrive, so the backward pass can refuse it (`GradError::Capture`).
+                NodeKind::Constant => {
+                    parent != self.root
+                        && store.ir_of(id).is_some_and(|ir| ir.name == "{{closure}}")
+                        && is_differentiable(&node.value)
+                }
+                NodeKind::Jump | NodeKind::Error => false,
             };
             // Nothing differentiable flows through an integer, a `bool` or a string: counts,
             // comparisons and indices derived from the inputs are constants to the sweep.
