@@ -528,6 +528,8 @@
 //! report, higher-order derivatives and replay.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Listings print metadata after a tab, and the docs show listings as they print.
+#![allow(clippy::tabs_in_doc_comments)]
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
