@@ -787,7 +787,9 @@ fn total_area(r: f64, w: f64) -> f64 {
     total
 }
 
-// 18. Closures: capturing, `move`, with `return` inside.
+// 18. Closures: capturing, `move`, with `return` inside. (A `Vec` moved into a closure on
+// purpose.)
+#[allow(clippy::useless_vec)]
 #[tracked]
 fn closures(x: f64) -> f64 {
     let k = 3.0;

@@ -133,6 +133,8 @@ fn a_closure_reading_a_captured_input_is_refused_and_an_argument_works() {
     assert_eq!(g.scalars(), [Some(2.0), Some(1.5)]);
 }
 
+// A `Vec` on purpose: `vec!` is what is tested.
+#[allow(clippy::useless_vec)]
 #[tracked]
 fn vec_of_expressions(a: f64, b: f64) -> f64 {
     let v = vec![a, b * 2.0, a * b];

@@ -1063,6 +1063,8 @@ fn map_collect(v: Vec<f64>, x: f64) -> f64 {
     w[0] + w[1]
 }
 
+// A `Vec` on purpose: `vec!` is what is tested.
+#[allow(clippy::useless_vec)]
 #[tracked]
 fn vec_of_expression(a: f64, b: f64) -> f64 {
     let v = vec![a, b * 2.0];
