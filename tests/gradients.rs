@@ -1205,3 +1205,30 @@ fn binding_part_of_an_array_is_no_rule_not_a_wrong_gradient() {
         "{text}"
     );
 }
+
+/// `zip` and `enumerate` over slices: the bindings of the tuple pattern reach the elements.
+#[tracked]
+fn zipped(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(y.iter()) {
+        s += a * b;
+    }
+    for (&a, b) in x.iter().zip(y) {
+        s += a.sin() * b;
+    }
+    for (i, a) in y.iter().enumerate() {
+        s += a * a * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn zip_and_enumerate_loops() {
+    let n = check!(
+        zipped,
+        [V(3), V(3)],
+        |p| (&p[..3], &p[3..]),
+        [1.0, -2.0, 0.5, 3.0, 0.25, -1.5]
+    );
+    assert_eq!(n, 1);
+}

@@ -323,6 +323,10 @@ impl<'s> Sweep<'s> {
                     let Some(dy) = self.adjoints[i].take() else {
                         continue;
                     };
+                    if node.kind == NodeKind::Special && self.tuple_binding(&site, &dy)? {
+                        self.adjoints[i] = Some(dy);
+                        continue;
+                    }
                     self.differentiate(id, &site, &dy, &mut out)?;
                     self.adjoints[i] = Some(dy);
                 }
@@ -330,6 +334,29 @@ impl<'s> Sweep<'s> {
             }
         }
         Ok(())
+    }
+
+    /// `a` in `for (a, b) in x.iter().zip(&y)`: gives `dy` to the element of the vector its
+    /// component walks. False when the binding is not such a component.
+    fn tuple_binding(&mut self, site: &Site<'s>, dy: &Tangent) -> Result<bool, GradError> {
+        let positions = &self.next_positions;
+        let found = iter::tuple_binding(site, |next| {
+            positions
+                .get(next.index())
+                .copied()
+                .filter(|&k| k != u32::MAX)
+                .map(|k| k as usize)
+        });
+        let Some(target) = found else {
+            return Ok(false);
+        };
+        if let Some((node, len, index)) = target {
+            let Some(value) = dy.as_scalar() else {
+                return Ok(false);
+            };
+            self.give(node, Contribution::At { len, index, value })?;
+        }
+        Ok(true)
     }
 
     fn differentiate(
