@@ -515,11 +515,11 @@
 //!   `*r = x`) is `GradError::Mutation`: build new values instead (`vec![a, b]`, `r = r + x`). A
 //!   closure handed to untracked code (`v.iter().map(|e| e * x)`, `a.mapv(|v| v * v)`) is not
 //!   recorded, so a value computed from it is `GradError::NoRule` (loops over vectors with `zip`,
-//!   `enumerate`, `v.iter().sum()` and `a.mapv(f64::tanh)` do work). A closure called inside the traced
-//!   computation that reads a captured variable is `GradError::Capture` even when the variable is
-//!   a constant: pass it as an argument. Gradients follow the branches the recorded run took; at
-//!   a kink (`abs`, `max`) they take the recorded side. Traces imported from JSON keep values as
-//!   text and cannot be differentiated.
+//!   `enumerate`, `v.iter().sum()` and `a.mapv(f64::tanh)` do work). A closure called inside the
+//!   traced computation that reads a captured variable is `GradError::Capture` even when the
+//!   variable is a constant: pass it as an argument. Gradients follow the branches the recorded
+//!   run took; at a kink (`abs`, `max`) they take the recorded side. Traces imported from JSON
+//!   keep values as text and cannot be differentiated.
 //!
 //! # Status
 //!
