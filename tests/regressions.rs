@@ -537,3 +537,19 @@ fn repro_18_vec_records_its_elements() {
     let vec = root.child(4).expect("the vec!");
     assert_eq!(vec.referenced(), vec![root.child(1).unwrap(), times]);
 }
+
+/// Bug 19: a captured variable used as a method receiver in a closure (`w.iter()` below) was
+/// recorded with the Debug-first capture meant for constants whose type may be open, so its
+/// value was only text: gradient rules could not read an array captured this way.
+#[test]
+fn repro_19_captured_receivers_are_snapshots() {
+    let w = vec![1.5, 2.5];
+    let f = irtrack::tracked_fn!(move |x: f64| w.iter().sum::<f64>() * x);
+    let trace = track(f, (2.0,));
+    let captured = trace
+        .root()
+        .children()
+        .find(|c| c.kind() == NodeKind::Constant)
+        .expect("the captured w");
+    assert_eq!(captured.value::<Vec<f64>>(), Some(&vec![1.5, 2.5]));
+}

@@ -311,7 +311,13 @@ impl Lowerer {
     }
 
     fn place_capture(&self, e: &Expr) -> TokenStream {
-        if matches!(e, Expr::Path(_)) {
+        let capture = match e {
+            Expr::Path(p) => self.is_capture(p),
+            _ => false,
+        };
+        // A captured variable's type is settled (it is a variable of the enclosing code): its
+        // value can be a snapshot, as a receiver (`w.dot(&x)` in a closure) needs.
+        if matches!(e, Expr::Path(_)) && !capture {
             // `None`, `Default::default`: a constant's type may still be open here.
             Self::late_capture(e.span())
         } else {
@@ -429,10 +435,7 @@ impl Lowerer {
         // A named constant, static, unit struct or variant, fn item, or (in a closure) a
         // captured variable: a constant node holding its current value.
         let head = text(p);
-        let is_capture = p
-            .path
-            .get_ident()
-            .is_some_and(|i| self.captured.contains(&i.to_string()));
+        let is_capture = self.is_capture(p);
         let (id, op) = self
             .ir
             .define(self.block, Slot::Const, Kind::Constant, head, vec![]);
@@ -450,6 +453,13 @@ impl Lowerer {
             op,
             loud: false,
         }
+    }
+
+    /// Whether `p` names a variable a closure captured.
+    fn is_capture(&self, p: &syn::ExprPath) -> bool {
+        p.path
+            .get_ident()
+            .is_some_and(|i| self.captured.contains(&i.to_string()))
     }
 
     fn field(&mut self, f: &syn::ExprField, ctx: Ctx) -> Lowered {
