@@ -141,3 +141,23 @@ fn mapv_of_a_closure_is_an_error_not_a_zero() {
     assert!(text.contains("mapv"), "{text}");
     assert!(text.contains("mapv_of_a_closure"), "{text}");
 }
+
+#[test]
+fn a_captured_shared_matrix_is_a_constant_and_is_not_copied() {
+    let n = 8;
+    let w = Array2::from_shape_fn((n, n), |(i, j)| ((i + 2 * j) % 5) as f64 / 4.0 - 0.5);
+    let shared = w.clone().into_shared();
+    let model = irtrack::tracked_fn!(move |x: Array1<f64>| {
+        let y = shared.dot(&x);
+        0.5 * y.dot(&y)
+    });
+    let x = Array1::from_shape_fn(n, |i| i as f64 / 3.0 - 1.0);
+    let g = gradient(model, (x.clone(),)).unwrap();
+    // ½‖W x‖² has gradient Wᵀ W x.
+    let want = w.t().dot(&w.dot(&x));
+    let got = g.wrt[0].as_ref().unwrap().as_array().unwrap().to_owned();
+    for (a, b) in got.iter().zip(want.iter()) {
+        assert!((a - b).abs() < 1e-12, "{got} vs {want}");
+    }
+    check(&g.wrt[0], &x, |v| 0.5 * w.dot(v).dot(&w.dot(v)));
+}

@@ -2,7 +2,7 @@
 //! `node.value::<Array2<f64>>()` works whatever form the code used.
 
 use crate::value::{Owned, Snapshot, Value};
-use ndarray::{ArrayBase, ArrayViewD, Data, Dimension, OwnedRepr, ViewRepr};
+use ndarray::{ArrayBase, ArrayViewD, Data, Dimension, OwnedArcRepr, OwnedRepr, ViewRepr};
 use std::fmt;
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRepr<A>, D> {}
@@ -10,6 +10,16 @@ impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRe
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedRepr<A>, D> {
     fn snapshot(&self) -> Value {
         snapshot_owned(self)
+    }
+}
+
+/// A shared array (`ArcArray`) is kept by sharing it, not by copying: record large constant
+/// arrays (weights, data) as `ArcArray`s to keep traces small.
+impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedArcRepr<A>, D> {}
+
+impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedArcRepr<A>, D> {
+    fn snapshot(&self) -> Value {
+        Value::snapshot_shown(self.clone(), |a, f| nested(a.view().into_dyn(), f))
     }
 }
 
@@ -61,5 +71,9 @@ mod tests {
         );
         assert!(v.type_name().contains("ViewRepr"));
         assert_eq!(v.to_string(), "[[1.0, 3.0], [2.0, 4.0]]");
+        let shared = a.into_shared();
+        let s = shared.snapshot();
+        let kept = s.downcast_ref::<ndarray::ArcArray2<f64>>().unwrap();
+        assert_eq!(kept.as_ptr(), shared.as_ptr(), "shared, not copied");
     }
 }

@@ -35,6 +35,8 @@ pub(crate) fn array_primal(value: &Value) -> Option<CowArray<'_, f64, IxDyn>> {
         Array4<f64>,
         ArrayD<f64>
     );
+    use ndarray::{ArcArray, ArcArray1, ArcArray2, IxDyn as Dyn};
+    try_f64!(ArcArray1<f64>, ArcArray2<f64>, ArcArray<f64, Dyn>);
     try_f32!(
         Array1<f32>,
         Array2<f32>,
@@ -236,10 +238,13 @@ fn dot(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
             let a = a.into_dimensionality::<Ix2>().map_err(err)?;
             let b = b.into_dimensionality::<Ix1>().map_err(err)?;
             let d = dy_array(dy)?.into_dimensionality::<Ix1>().map_err(err)?;
-            let da = outer(d.view(), b.view());
-            let db = a.t().dot(&d);
-            out.push((0, Contribution::Whole(Tangent::from(da))));
-            out.push((1, Contribution::Whole(Tangent::from(db))));
+            if site.needs(0) {
+                let da = outer(d.view(), b.view());
+                out.push((0, Contribution::Whole(Tangent::from(da))));
+            }
+            if site.needs(1) {
+                out.push((1, Contribution::Whole(Tangent::from(a.t().dot(&d)))));
+            }
         }
         (1, 2) => {
             let a = a.into_dimensionality::<Ix1>().map_err(err)?;

@@ -12,6 +12,8 @@ pub struct Site<'a> {
     pub(crate) node: NodeId,
     pub(crate) entry: &'static Entry,
     pub(crate) refs: &'a [NodeId],
+    /// Which operands depend on the inputs (bit `i` for operand `i`; all set past 64).
+    pub(crate) needed: u64,
 }
 
 impl<'a> Site<'a> {
@@ -21,7 +23,14 @@ impl<'a> Site<'a> {
             node,
             entry,
             refs: store.refs(node),
+            needed: u64::MAX,
         }
+    }
+
+    /// Whether operand `i` needs a sensitivity: it depends on the inputs. A rule may skip
+    /// computing what no input depends on (the gradient of a constant matrix in `A·x`).
+    pub fn needs(&self, i: usize) -> bool {
+        i >= 64 || self.needed & (1 << i) != 0
     }
 
     /// The number of operands (for a method call, the receiver is the first).

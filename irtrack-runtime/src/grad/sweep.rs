@@ -238,7 +238,20 @@ impl<'s> Sweep<'s> {
     fn site(&self, id: NodeId) -> Option<Site<'s>> {
         let ir = self.ir_of(id)?;
         let entry = ir.entries.get(self.store.node(id).entry as usize)?;
-        Some(Site::new(self.store, id, entry))
+        let mut site = Site::new(self.store, id, entry);
+        site.needed = site
+            .refs
+            .iter()
+            .take(64)
+            .enumerate()
+            .fold(0, |bits, (i, &r)| match self.is_active(r) {
+                true => bits | 1 << i,
+                false => bits,
+            });
+        if site.refs.len() > 64 {
+            site.needed |= u64::MAX;
+        }
+        Some(site)
     }
 
     fn custom_rule(&self, id: NodeId) -> Option<CustomRule> {
