@@ -5,7 +5,7 @@
 //! - `plain`: the primal function from `benches/common/mod.rs`;
 //! - `reverse`, `easy_ml`: the peer crates (`benches/common/peers.rs`, checked against finite
 //!   differences by `tests/peer_gradients.rs`);
-//! - `irtrack`: not yet, see [`irtrack_gradients`].
+//! - `irtrack`: `irtrack::gradient` on the tracked twins, see [`irtrack_gradients`].
 //!
 //! Run with `cargo bench --bench gradients`.
 
@@ -72,21 +72,46 @@ fn matvec_inputs() -> (ndarray::Array2<f64>, ndarray::Array1<f64>) {
     (a, v)
 }
 
-/// TODO(issue 6, gradient rows — for the engineer adding `irtrack::gradient`): benchmark
-/// irtrack's gradients here, one `irtrack` row in each group of [`peers`], with the same inputs:
+/// irtrack's gradients, one `irtrack` row in each group of [`peers`], with the same inputs: a
+/// fresh trace and a backward pass per iteration (`irtrack::gradient`). Checked against finite
+/// differences, next to the peers, in `tests/peer_gradients.rs` (same code: `common::irtrack_ad`).
 ///
-/// - `grad/h_100`: `common::tracked::h` at `(1.01, 100)`, `dh/dx`;
-/// - `grad/rec_50`: `common::tracked::rec` at `(0.7, 50)`, `dr/dx`;
-/// - `grad/dense_64`: `common::tracked::dense` at `(common::dense_weights(64),
-///   common::uniform(1, 64))`, the gradient over all 64 inputs `x` (`W` held constant);
-/// - `grad/matvec_256`: a tracked twin of `common::matvec_plain` (`½‖A x‖²`) at
-///   [`matvec_inputs`], the gradient over `x` (`Aᵀ A x`).
-///
-/// For example `g.bench_function("irtrack", |b| b.iter(|| /* record + backward pass */))` in
-/// `c.benchmark_group("grad/h_100")`. Each row needs a finite-difference check next to the
-/// peers' in `tests/peer_gradients.rs`. `scripts/bench-report` already prints irtrack/peer and
-/// irtrack/primal for every group that has an `irtrack` row (and `TODO` until then).
-fn irtrack_gradients(_c: &mut Criterion) {}
+/// - `grad/h_100`: `dh/dx` of `h(1.01, 100)`, the integer bound without a gradient;
+/// - `grad/rec_50`: `dr/dx` of the 50-deep recursion;
+/// - `grad/dense_64`: the gradient over all 64 inputs `x`, `W` an argument without a gradient;
+/// - `grad/matvec_256`: `½‖A x‖²` with `A` a captured `ArcArray` (a constant, shared by the
+///   trace, not copied), the gradient over `x` (`Aᵀ A x`).
+fn irtrack_gradients(c: &mut Criterion) {
+    use common::irtrack_ad;
+
+    let mut g = c.benchmark_group("grad/h_100");
+    g.bench_function("irtrack", |b| {
+        b.iter(|| irtrack_ad::h(black_box(1.01), black_box(100)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("grad/rec_50");
+    g.bench_function("irtrack", |b| {
+        b.iter(|| irtrack_ad::rec(black_box(0.7), black_box(50)))
+    });
+    g.finish();
+
+    let w = common::dense_weights(64);
+    let x = common::uniform(1, 64);
+    let mut g = c.benchmark_group("grad/dense_64");
+    g.bench_function("irtrack", |b| {
+        b.iter(|| irtrack_ad::dense(black_box(&w), black_box(&x)))
+    });
+    g.finish();
+
+    let (a, v) = matvec_inputs();
+    let shared = a.into_shared();
+    let mut g = c.benchmark_group("grad/matvec_256");
+    g.bench_function("irtrack", |b| {
+        b.iter(|| irtrack_ad::matvec(black_box(&shared), black_box(&v)))
+    });
+    g.finish();
+}
 
 criterion_group!(benches, peers, irtrack_gradients);
 criterion_main!(benches);

@@ -1,11 +1,12 @@
-//! The peer gradients benchmarked in `benches/gradients.rs` (`reverse` and `easy-ml`'s
-//! `Record`), checked against central finite differences of the plain primal functions, so the
+//! The gradients benchmarked in `benches/gradients.rs` (irtrack's, and the peers': `reverse` and
+//! `easy-ml`'s `Record`), checked against central finite differences of the plain primal functions, so the
 //! benchmark compares right answers. The code checked is the code benchmarked: both include
 //! `benches/common/`.
 
 #[path = "../benches/common/mod.rs"]
 mod common;
 
+use common::irtrack_ad;
 use common::peers::{easy_ml_ad, reverse_ad};
 use common::plain;
 
@@ -33,6 +34,7 @@ fn h_100_gradients_match_finite_differences() {
         for (peer, (v, g)) in [
             ("reverse", reverse_ad::h(x, 100)),
             ("easy-ml", easy_ml_ad::h(x, 100)),
+            ("irtrack", irtrack_ad::h(x, 100)),
         ] {
             assert_close(&format!("{peer} h value at {x}"), v, value, 1e-12);
             assert_close(&format!("{peer} dh/dx at {x}"), g, fd, 1e-6);
@@ -48,6 +50,7 @@ fn recursion_50_gradients_match_finite_differences() {
         for (peer, (v, g)) in [
             ("reverse", reverse_ad::rec(x, 50)),
             ("easy-ml", easy_ml_ad::rec(x, 50)),
+            ("irtrack", irtrack_ad::rec(x, 50)),
         ] {
             assert_close(&format!("{peer} r value at {x}"), v, value, 1e-12);
             assert_close(&format!("{peer} dr/dx at {x}"), g, fd, 1e-6);
@@ -75,6 +78,7 @@ fn dense_64_gradients_match_finite_differences() {
     for (peer, (v, g)) in [
         ("reverse", reverse_ad::dense(&w, &x)),
         ("easy-ml", easy_ml_ad::dense(&w, &x)),
+        ("irtrack", irtrack_ad::dense(&w, &x)),
     ] {
         assert_close(&format!("{peer} dense value"), v, value, 1e-12);
         assert_eq!(g.len(), 64, "{peer}: one partial per input");
@@ -101,4 +105,28 @@ fn tracked_twins_compute_the_plain_results() {
         plain::dot(&x, &x),
         "dot product"
     );
+}
+
+#[test]
+fn matvec_256_gradient_matches_finite_differences() {
+    let a = ndarray::Array2::from_shape_vec((256, 256), common::uniform(4, 256 * 256)).unwrap();
+    let x = ndarray::Array1::from_vec(common::uniform(5, 256));
+    let (value, g) = irtrack_ad::matvec(&a.clone().into_shared(), &x);
+    assert_close(
+        "irtrack matvec value",
+        value,
+        common::matvec_plain(&a, &x),
+        1e-12,
+    );
+    for i in 0..256 {
+        let fd = central(
+            |xi| {
+                let mut x = x.clone();
+                x[i] = xi;
+                common::matvec_plain(&a, &x)
+            },
+            x[i],
+        );
+        assert_close(&format!("irtrack d/dx[{i}]"), g[i], fd, 1e-6);
+    }
 }

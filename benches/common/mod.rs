@@ -106,8 +106,58 @@ twins! {
     }
 }
 
-/// The 256×256 matrix-vector model on ndarray: `½‖A x‖²` (gradient `Aᵀ A x`). Plain only: its
-/// tracked twin and its gradient belong to the gradient rows (see `benches/gradients.rs`).
+/// The gradients of the workloads with irtrack: `(value, gradient)` as the peers return them.
+pub mod irtrack_ad {
+    use irtrack::{gradient, tracked_fn, Tangent};
+    use ndarray::{ArcArray2, Array1};
+
+    fn scalar(t: &Option<Tangent>) -> f64 {
+        t.as_ref()
+            .and_then(Tangent::as_scalar)
+            .expect("a float gradient")
+    }
+
+    /// `dh/dx` of `h(x, n)`.
+    pub fn h(x: f64, n: i32) -> (f64, f64) {
+        let g = gradient(super::tracked::h, (x, n)).expect("h is differentiable");
+        (g.value, scalar(&g.wrt[0]))
+    }
+
+    /// `dr/dx` of the `k`-deep recursion.
+    pub fn rec(x: f64, k: u32) -> (f64, f64) {
+        let g = gradient(super::tracked::rec, (x, k)).expect("rec is differentiable");
+        (g.value, scalar(&g.wrt[0]))
+    }
+
+    /// The gradient of the dense layer over its inputs `x`.
+    pub fn dense(w: &[Vec<f64>], x: &[f64]) -> (f64, Vec<f64>) {
+        let g = gradient(super::tracked::dense, (w, x)).expect("dense is differentiable");
+        let dx = g.wrt[1]
+            .as_ref()
+            .and_then(Tangent::as_slice)
+            .expect("a vector");
+        (g.value, dx.to_vec())
+    }
+
+    /// The gradient over `x` of `½‖A x‖²`, `A` captured (a constant).
+    pub fn matvec(a: &ArcArray2<f64>, x: &Array1<f64>) -> (f64, Array1<f64>) {
+        let a = a.clone();
+        let model = tracked_fn!(move |x: Array1<f64>| {
+            let y = a.dot(&x);
+            0.5 * y.dot(&y)
+        });
+        let g = gradient(model, (x.clone(),)).expect("the model is differentiable");
+        let dx = g.wrt[0]
+            .as_ref()
+            .and_then(Tangent::as_array)
+            .expect("an array");
+        let dx = dx.into_dimensionality().expect("one dimension").to_owned();
+        (g.value, dx)
+    }
+}
+
+/// The 256×256 matrix-vector model on ndarray: `½‖A x‖²` (gradient `Aᵀ A x`); its gradient
+/// with irtrack is [`irtrack_ad::matvec`].
 pub fn matvec_plain(a: &ndarray::Array2<f64>, x: &ndarray::Array1<f64>) -> f64 {
     let y = a.dot(x);
     0.5 * y.dot(&y)

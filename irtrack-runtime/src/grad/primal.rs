@@ -113,6 +113,10 @@ pub(crate) fn is_differentiable(value: &Value) -> bool {
 
 /// A Rust literal's value as an `f64`: `2.0`, `1e-3`, `0.5_f32`, `3`, `-1.0`.
 pub(crate) fn literal_f64(text: &str) -> Option<f64> {
+    // Most literals are plain (`2.0`, `0.5`): no copy for them.
+    if let Ok(v) = text.parse() {
+        return Some(v);
+    }
     let t: String = text.chars().filter(|c| *c != '_').collect();
     let t = [
         "f64", "f32", "i32", "i64", "u32", "u64", "usize", "isize", "i8", "i16", "u8", "u16",
