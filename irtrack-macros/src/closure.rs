@@ -146,8 +146,8 @@ fn free_names(body: &syn::Expr) -> Vec<String> {
 /// }
 /// ```
 ///
-/// The identity's `inner_closure` is the type name of `|| ()` written in the closure's body:
-/// the closure's own type name followed by `::{{closure}}`, so the closure claims a call
+/// The identity's `inner_closure` is the type name of `|| ()` written in the closure that builds
+/// the identity: the closure's own type name followed by `::{{closure}}::{{closure}}`, so the closure claims a call
 /// announced with its own type name (by `track`, or by a tracked caller calling it).
 pub fn expand(c: &syn::ExprClosure, lowered: LoweredFn) -> TokenStream {
     let ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
@@ -168,7 +168,7 @@ pub fn expand(c: &syn::ExprClosure, lowered: LoweredFn) -> TokenStream {
     quote! {
         #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
             #stat
-            match ::irtrack::__private::claim(#ident, ::irtrack::__private::Identity {
+            match ::irtrack::__private::claim(#ident, || ::irtrack::__private::Identity {
                 inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
                 name: #name,
                 self_type: ::core::option::Option::None,

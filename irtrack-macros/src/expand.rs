@@ -88,7 +88,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         quote!(::core::option::Option::None)
     };
     let identity = quote! {
-        ::irtrack::__private::Identity {
+        || ::irtrack::__private::Identity {
             inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
             name: #name,
             self_type: #self_type,

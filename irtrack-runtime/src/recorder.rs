@@ -49,12 +49,17 @@ enum Pending {
     Returned { node: NodeId },
 }
 
+/// What `Identity::inner_closure` adds to the function's own type name.
+const IDENTITY_SUFFIX: &str = "::{{closure}}::{{closure}}";
+
 /// What a tracked function knows of itself, to check a pending call is made to it.
 #[derive(Clone, Copy, Debug)]
 pub struct Identity {
-    /// The type name of a closure written in the function's body: the function's own fn-item
-    /// type name (full path and generic arguments) followed by `::{{closure}}`. A closure can
-    /// name this from inside any function, where the function itself often cannot be named.
+    /// The type name of a closure written in a closure in the function's body (the identity is
+    /// built by a closure, so that nothing is built unless a recording is active): the
+    /// function's own fn-item type name (full path and generic arguments) followed by
+    /// `::{{closure}}::{{closure}}`. A closure can name this from inside any function, where
+    /// the function itself often cannot be named.
     pub inner_closure: &'static str,
     /// The function's name as written.
     pub name: &'static str,
@@ -65,7 +70,7 @@ pub struct Identity {
 impl Identity {
     fn matches(&self, key: Key) -> bool {
         match key {
-            Key::Fn(t) => self.inner_closure.strip_suffix("::{{closure}}") == Some(t),
+            Key::Fn(t) => self.inner_closure.strip_suffix(IDENTITY_SUFFIX) == Some(t),
             Key::Method { name, receiver } => {
                 name == self.name
                     && match (self.self_type, receiver) {
@@ -664,12 +669,15 @@ impl Drop for Frame {
 /// Claims the pending call if it is made to the function described by `ir` and `identity`.
 /// Inlined into every tracked function: when nothing is being recorded anywhere, this is one
 /// relaxed atomic load.
+///
+/// The identity comes as a closure: building it stores a few words, which the untracked path
+/// should not pay for (the stores also kept recursive functions from becoming loops).
 #[inline(always)]
-pub fn claim(ir: &'static FnIr, identity: Identity) -> Option<Frame> {
+pub fn claim(ir: &'static FnIr, identity: impl FnOnce() -> Identity) -> Option<Frame> {
     if ACTIVE.load(Ordering::Relaxed) == 0 {
         return None;
     }
-    claim_slow(ir, identity)
+    claim_slow(ir, identity())
 }
 
 #[cold]
@@ -746,7 +754,7 @@ mod tests {
     #[test]
     fn path_keys_match_only_the_same_function() {
         let sq = Identity {
-            inner_closure: "c::sq::{{closure}}",
+            inner_closure: "c::sq::{{closure}}::{{closure}}",
             name: "sq",
             self_type: None,
         };
@@ -757,7 +765,7 @@ mod tests {
             receiver: None
         }));
         let closure = Identity {
-            inner_closure: "c::f::{{closure}}::{{closure}}",
+            inner_closure: "c::f::{{closure}}::{{closure}}::{{closure}}",
             name: "{{closure}}",
             self_type: None,
         };
