@@ -92,7 +92,42 @@ pub(crate) struct Store {
     pub metadata: std::collections::HashMap<NodeId, Vec<(&'static str, Value)>>,
 }
 
+thread_local! {
+    /// The buffers of the last trace dropped on this thread, kept to record the next one: a
+    /// fresh arena costs page faults on every node it grows into.
+    static SPARE: std::cell::RefCell<Option<Store>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A spare store keeps at most this many bytes of buffers.
+const SPARE_LIMIT: usize = 256 << 20;
+
 impl Store {
+    /// An empty store, reusing the buffers of a trace dropped earlier on this thread.
+    pub fn recycled() -> Store {
+        SPARE
+            .try_with(|s| s.borrow_mut().take())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Empties the store and keeps its buffers for the next recording on this thread.
+    pub fn recycle(mut self) {
+        self.nodes.clear();
+        self.refs.clear();
+        self.calls.clear();
+        self.callees.clear();
+        self.children.clear();
+        self.metadata.clear();
+        let bytes = self.nodes.capacity() * std::mem::size_of::<NodeData>()
+            + self.refs.capacity() * std::mem::size_of::<NodeId>()
+            + self.children.capacity() * std::mem::size_of::<NodeId>()
+            + self.calls.capacity() * std::mem::size_of::<CallData>();
+        if bytes <= SPARE_LIMIT {
+            let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(self));
+        }
+    }
+
     pub fn node(&self, id: NodeId) -> &NodeData {
         &self.nodes[id.index()]
     }

@@ -132,7 +132,7 @@ pub(crate) struct Recorder {
 impl Recorder {
     fn new(ctx: Option<Rc<dyn Context>>, root_name: &'static str) -> Self {
         Recorder {
-            store: Store::default(),
+            store: Store::recycled(),
             frames: vec![FrameState {
                 node: NodeId::NONE,
                 ir: None,

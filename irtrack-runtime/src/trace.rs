@@ -405,6 +405,13 @@ impl NodeMut<'_> {
     }
 }
 
+/// A dropped trace gives its buffers to the next recording on the thread that drops it.
+impl Drop for Trace {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.store).recycle();
+    }
+}
+
 impl std::fmt::Display for Trace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Display::fmt(&self.root(), f)

@@ -127,6 +127,7 @@ impl<T: Any + Send + Sync + fmt::Debug> SnapshotValue for T {
     }
 }
 
+#[cfg(feature = "ndarray")]
 /// A snapshot printed by its own function instead of its `Debug` (ndarray's `Debug` spans lines
 /// and ends in shape and layout details a listing has no room for). Downcasts to `T`.
 struct Shown<T> {
@@ -134,6 +135,7 @@ struct Shown<T> {
     show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
 }
 
+#[cfg(feature = "ndarray")]
 impl<T: Any + Send + Sync> SnapshotValue for Shown<T> {
     fn as_any(&self) -> &dyn Any {
         &self.value
@@ -145,6 +147,7 @@ impl<T: Any + Send + Sync> SnapshotValue for Shown<T> {
 
 impl Value {
     /// Like [`Value::snapshot`], printed by `show` instead of `T`'s `Debug`.
+    #[cfg(feature = "ndarray")]
     pub(crate) fn snapshot_shown<T: Any + Send + Sync>(
         value: T,
         show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
