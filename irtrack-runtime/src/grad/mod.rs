@@ -82,7 +82,7 @@ impl<T> Gradient<T> {
 
 /// The value of `f` on `args` and its gradient with respect to every differentiable argument
 /// (`f32`, `f64`, vectors and slices of them, and arrays with the `ndarray` feature). `f` must be
-/// `#[tracked]` (or a [`tracked_fn!`](crate::tracked_fn) closure) and return a float, or `Ok`/`Some`
+/// `#[tracked]` (or a closure made with `irtrack::tracked_fn!`) and return a float, or `Ok`/`Some`
 /// of one.
 ///
 /// ```
