@@ -513,13 +513,6 @@ fn add_range(
     values: &[f64],
 ) -> Result<(), (String, String)> {
     let t = slot.get_or_insert_with(|| Tangent::Vector(vec![0.0; len]));
-    let shape = t.shape();
-    let mismatch = || {
-        (
-            shape.clone(),
-            format!("element {start} of a vector of {len}"),
-        )
-    };
     match t {
         Tangent::Vector(v) if start + values.len() <= v.len() => {
             v[start..start + values.len()]
@@ -536,6 +529,6 @@ fn add_range(
                 .for_each(|(a, b)| *a += b);
             Ok(())
         }
-        _ => Err(mismatch()),
+        t => Err((t.shape(), format!("element {start} of a vector of {len}"))),
     }
 }
