@@ -82,8 +82,11 @@ struct Measured {
 }
 
 fn measure(record: impl Fn() -> irtrack::Trace) -> Measured {
-    // Once to warm up lazily initialised state (thread locals, the recorder's buffers).
+    // Once to warm up lazily initialised state (thread locals), then once more, kept alive
+    // while measuring: a dropped trace leaves its buffers for the next recording on the thread,
+    // and the figure wanted is what a trace needs, not what reusing them saves.
     drop(black_box(record()));
+    let hold = black_box(record());
     let before = LIVE.load(Relaxed);
     PEAK.store(before, Relaxed);
     let total = TOTAL.load(Relaxed);
@@ -97,6 +100,7 @@ fn measure(record: impl Fn() -> irtrack::Trace) -> Measured {
         allocs: ALLOCS.load(Relaxed) - allocs,
     };
     drop(trace);
+    drop(hold);
     m
 }
 

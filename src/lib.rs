@@ -523,9 +523,9 @@
 //!
 //! # Status
 //!
-//! Recording, the listing, the static IR, contexts, dependency queries, export (DOT, JSON) and
-//! reverse-mode gradients work today. Still to come, without dates: the full overhead benchmark
-//! report, higher-order derivatives and replay.
+//! Recording, the listing, the static IR, contexts, dependency queries, export (DOT, JSON),
+//! reverse-mode gradients and the benchmark report work today. Still to come, without dates:
+//! faster recording and gradients, higher-order derivatives and replay.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 // Listings print metadata after a tab, and the docs show listings as they print.
