@@ -39,7 +39,10 @@ where
 }
 
 /// Nested brackets on one line: `[[1.0, 2.0], [3.0, 4.0]]`.
-fn nested<A: fmt::Debug>(a: ArrayViewD<'_, A>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+pub(crate) fn nested<A: fmt::Debug>(
+    a: ArrayViewD<'_, A>,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
     if a.ndim() == 0 {
         return match a.iter().next() {
             Some(x) => write!(f, "{x:?}"),

@@ -88,7 +88,7 @@ impl Identity {
 }
 
 /// Strips the references and smart pointers that method autoderef looks through.
-fn peel_receiver(mut t: &str) -> &str {
+pub(crate) fn peel_receiver(mut t: &str) -> &str {
     loop {
         let before = t;
         for prefix in ["&mut ", "&"] {

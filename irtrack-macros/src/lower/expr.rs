@@ -485,17 +485,22 @@ impl Lowerer {
         l
     }
 
-    /// A macro call recorded as a special whose operands are the local variables it mentions.
-    fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
-        let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
-        let ops = mentions
+    /// The operands of the local variables a macro call mentions, in order.
+    pub(super) fn mentioned_operands(&self, mac: &syn::Macro) -> Vec<Operand> {
+        let mentions = scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
+        mentions
             .iter()
             .map(|n| {
                 self.lookup(n)
                     .map(|l| l.op.clone())
                     .unwrap_or(Operand::None)
             })
-            .collect();
+            .collect()
+    }
+
+    /// A macro call recorded as a special whose operands are the local variables it mentions.
+    fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
+        let ops = self.mentioned_operands(&m.mac);
         let head = format!("{}!", text(&m.mac.path));
         self.special(head, ops, e.to_token_stream(), e.span())
     }

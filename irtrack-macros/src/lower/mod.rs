@@ -434,15 +434,7 @@ impl Lowerer {
             Stmt::Macro(m) => {
                 // A statement macro may expand to statements (`let`s, items): keep it as a
                 // statement and record its special node after it.
-                let mentions = scan::macro_mentions(&m.mac.tokens, &|n| self.is_local(n));
-                let ops = mentions
-                    .iter()
-                    .map(|n| {
-                        self.lookup(n)
-                            .map(|l| l.op.clone())
-                            .unwrap_or(Operand::None)
-                    })
-                    .collect();
+                let ops = self.mentioned_operands(&m.mac);
                 let head = format!("{}!", text::text(&m.mac.path));
                 let (id, _) = self
                     .ir

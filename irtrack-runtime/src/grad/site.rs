@@ -127,23 +127,7 @@ impl<'a> Site<'a> {
     }
 }
 
-/// Strips the references and smart pointers method calls look through.
-pub(crate) fn peel(mut t: &str) -> &str {
-    loop {
-        let before = t;
-        for prefix in ["&mut ", "&"] {
-            t = t.strip_prefix(prefix).unwrap_or(t);
-        }
-        for wrapper in ["alloc::boxed::Box<", "alloc::rc::Rc<", "alloc::sync::Arc<"] {
-            if let Some(inner) = t.strip_prefix(wrapper).and_then(|s| s.strip_suffix('>')) {
-                t = inner;
-            }
-        }
-        if t == before {
-            return t;
-        }
-    }
-}
+pub(crate) use crate::recorder::peel_receiver as peel;
 
 /// One spelling per callee: the inherent methods of the float types are `f64::sin`, whether
 /// named through `core`, `std` or a method call.
@@ -168,6 +152,5 @@ mod tests {
         assert_eq!(canonical("core::f64::<impl f64>::max"), "f64::max");
         assert_eq!(canonical("std::f32::<impl f32>::sin"), "f32::sin");
         assert_eq!(canonical("my::minus"), "my::minus");
-        assert_eq!(peel("&&mut alloc::rc::Rc<m::P>"), "m::P");
     }
 }

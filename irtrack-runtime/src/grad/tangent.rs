@@ -162,27 +162,9 @@ impl fmt::Display for Tangent {
             Tangent::Scalar(v) => write!(f, "{v:?}"),
             Tangent::Vector(v) => write_list(f, v.iter().copied()),
             #[cfg(feature = "ndarray")]
-            Tangent::Array(a) => write_array(f, a.view()),
+            Tangent::Array(a) => crate::arrays::nested(a.view(), f),
         }
     }
-}
-
-#[cfg(feature = "ndarray")]
-fn write_array(f: &mut fmt::Formatter<'_>, a: ndarray::ArrayViewD<'_, f64>) -> fmt::Result {
-    if a.ndim() == 0 {
-        return write!(f, "{:?}", a.iter().next().copied().unwrap_or(0.0));
-    }
-    if a.ndim() == 1 {
-        return write_list(f, a.iter().copied());
-    }
-    f.write_str("[")?;
-    for (i, row) in a.outer_iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write_array(f, row)?;
-    }
-    f.write_str("]")
 }
 
 impl fmt::Debug for Tangent {
