@@ -148,8 +148,17 @@ impl Recorder {
         }
     }
 
-    /// Shows node `id`, just stored, to the context of the frame it was recorded in.
+    /// Shows node `id`, just stored, to the context of the frame it was recorded in. Without
+    /// a context (plain `track`), this is one test, inlined.
+    #[inline]
     fn hook(&mut self, id: NodeId) {
+        if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
+            self.hook_context(id);
+        }
+    }
+
+    #[inline(never)]
+    fn hook_context(&mut self, id: NodeId) {
         let Some(ctx) = self.frames.last().and_then(|f| f.ctx.clone()) else {
             return;
         };
