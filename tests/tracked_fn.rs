@@ -50,28 +50,6 @@ fn sin_times_x() {
     assert_eq!(names, [None, Some("sin"), Some("*"), None]);
 }
 
-/// The example on the macro's rustdoc (`ignore`d there: irtrack-macros's doctests cannot use
-/// the facade), kept identical.
-#[test]
-fn doc_example() {
-    let trace = track(tracked_fn!(|a, b| a * b), (2.0, 3.0));
-    assert_eq!(
-        trace.root().levels(2).to_string(),
-        "\
-⟨{{closure}}⟩(⟨2.0⟩, ⟨3.0⟩) → 6.0::f64
-  @1: [Arg:§1:%1] 2.0::f64
-  @2: [Arg:§1:%2] 3.0::f64
-  @3: [§1:%3] ⟨*⟩(@1, @2) → 6.0::f64
-  @4: [§1:&1] return @3 → 6.0::f64
-"
-    );
-
-    // Called untracked, it is the closure as written.
-    let scale = 10.0;
-    let affine = tracked_fn!(|x: f64| x * scale + 1.0);
-    assert_eq!(affine(2.0), 21.0);
-}
-
 /// The body of `h` as a typed closure records the same tape as `h` itself.
 #[test]
 fn typed_closure_with_a_loop_records_what_the_function_records() {

@@ -22,7 +22,7 @@ pub fn tracked(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Makes a closure tracked, anywhere: `irtrack::track` records it as it records a
 /// `#[tracked]` function, and a tracked function calling it records a nested call.
 ///
-/// ```ignore
+/// ```
 /// use irtrack::{track, tracked_fn};
 ///
 /// let trace = track(tracked_fn!(|a, b| a * b), (2.0, 3.0));
@@ -66,8 +66,6 @@ pub fn tracked(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - With the `disabled` feature of `irtrack`, the macro returns the closure as written, with
 ///   only the `f64` types of untyped parameters added.
 /// - `async` closures are rejected, as in tracked functions.
-// The example is `ignore`d because this crate's doctests cannot use the `irtrack` facade (it
-// is not a dev-dependency of irtrack-macros); `tests/tracked_fn.rs` runs it as `doc_example`.
 #[proc_macro]
 pub fn tracked_fn(input: TokenStream) -> TokenStream {
     tracked_fn_impl(input.into()).into()
