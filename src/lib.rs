@@ -284,7 +284,9 @@
 //! stochastic control flow of the run that was recorded. Differentiable values are `f32`, `f64`,
 //! `Vec`s, slices and arrays of them, and, with the `ndarray` feature, ndarray arrays
 //! (elementwise arithmetic with broadcasting, the float methods, `dot`, `t()`, `sum`, `mean`,
-//! `mapv(f64::tanh)`, indexing). Rules are found by what the callee is — an operator with its
+//! `mapv(f64::tanh)`, indexing). A struct or tuple argument (a model's parameters) gets a
+//! `Tangent::Fields` with the gradient of each float field the computation read, by path
+//! (`layer.w`). Rules are found by what the callee is — an operator with its
 //! operand types, a method with its receiver's type, a path by its full name — so a function of
 //! your own called `sin` is never mistaken for `f64::sin`. `grad::register_rule(f, pullback)`
 //! gives any function its own rule, like Tracker's `@grad`:

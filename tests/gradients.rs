@@ -31,8 +31,12 @@ enum L {
     /// Anything else (an integer, a `bool`, an RNG, a struct of constants): no parameter, and
     /// the gradient must be `None`.
     N,
+    /// A struct whose float fields the function reads: its gradient must be the fields'
+    /// (`Tangent::Fields`), checked against finite differences in `tests/gradient_structs.rs`;
+    /// no parameter here.
+    F,
 }
-use L::{N, S, V};
+use L::{F, N, S, V};
 
 /// The precision the function computes in.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,6 +119,7 @@ fn check_at<O: Real + PartialEq + Debug>(
     for (k, (arg, t)) in layout.iter().zip(&g.wrt).enumerate() {
         match (arg, t) {
             (N, None) => {}
+            (F, Some(Tangent::Fields(_))) => {}
             (S, Some(Tangent::Scalar(d))) => flat.push(*d),
             (V(n), Some(Tangent::Vector(d))) if d.len() == *n => flat.extend_from_slice(d),
             _ => panic!("{name} at {p:?}: argument {k} should be {arg:?}, its gradient is {t:?}"),
@@ -852,10 +857,10 @@ fn calls_methods_and_closures() {
         b: 2.0,
         degree: 2,
     };
-    n += check!(Model::eval, [N, S], |p| (&m, p[0]), [1.3]);
+    n += check!(Model::eval, [F, S], |p| (&m, p[0]), [1.3]);
     n += check!(
         Model::loss,
-        [N, V(3), S],
+        [F, V(3), S],
         |p| (&m, &p[..3], p[3]),
         [0.5, -1.0, 2.0, 0.7]
     );

@@ -186,8 +186,9 @@ impl Trace {
         &mut self,
         seed: impl Into<Tangent>,
     ) -> Result<Vec<Option<Tangent>>, GradError> {
-        let sweep = run(self, seed.into())?;
+        let mut sweep = run(self, seed.into())?;
         let grads = argument_gradients(self, &sweep);
+        sweep.gather_fields();
         let adjoints = sweep.adjoints;
         for (i, adjoint) in adjoints.into_iter().enumerate() {
             let Some(adjoint) = adjoint else { continue };

@@ -159,6 +159,7 @@ fn dy_array(dy: &Tangent) -> Result<ArrayD<f64>, String> {
         Tangent::Array(a) => Ok((**a).clone()),
         Tangent::Vector(v) => Ok(Array1::from(v.clone()).into_dyn()),
         Tangent::Scalar(v) => Ok(ndarray::arr0(*v).into_dyn()),
+        Tangent::Fields(_) => Err("an array's sensitivity is a struct's".into()),
     }
 }
 

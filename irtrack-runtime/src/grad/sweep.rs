@@ -31,6 +31,12 @@ pub(crate) struct Sweep<'s> {
     /// Nested calls that a user's rule differentiates.
     custom_calls: HashMap<NodeId, CustomRule>,
     pub(crate) adjoints: Vec<Option<Tangent>>,
+    /// Values holding differentiable fields (a struct argument, a field of one, the same value
+    /// passed on to a callee): the root argument they come from and their path in it.
+    containers: HashMap<NodeId, (NodeId, String)>,
+    /// Field reads of containers whose value is differentiable (`m.w`): the sources of a
+    /// struct argument's gradient, with the root argument and the field's path.
+    leaves: Vec<(NodeId, NodeId, String)>,
     /// For each `next` call, how many `next` calls on the same iterator came before it.
     /// For each `next` call, how many `next` calls on the same iterator came before it
     /// (`u32::MAX` for other nodes); and for each iterator, how many there were so far.
@@ -48,6 +54,8 @@ impl<'s> Sweep<'s> {
             skip: vec![false; n],
             custom_calls: HashMap::new(),
             adjoints: vec![None; n],
+            containers: HashMap::new(),
+            leaves: Vec::new(),
             next_positions: Vec::new(),
             next_counts: Vec::new(),
         };
@@ -152,6 +160,7 @@ impl<'s> Sweep<'s> {
                 self.skip[i] = true;
                 continue;
             }
+            let leaf = node.kind == NodeKind::Special && self.field_of_container(id);
             let uses_active = || {
                 let ir = store.ir_of(id);
                 let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
@@ -171,12 +180,20 @@ impl<'s> Sweep<'s> {
             let active = match node.kind {
                 NodeKind::Argument => {
                     if node.extra == u32::MAX && parent == self.root {
-                        is_differentiable(&node.value)
+                        let differentiable = is_differentiable(&node.value);
+                        if !differentiable && is_container(&node.value) {
+                            self.containers.insert(id, (id, String::new()));
+                        }
+                        differentiable
                     } else {
                         let source = self.argument_source(id);
+                        if let Some(container) = self.containers.get(&source).cloned() {
+                            self.containers.insert(id, container);
+                        }
                         self.is_active(source)
                     }
                 }
+                NodeKind::Special if leaf => true,
                 NodeKind::NestedCall => {
                     if let Some(rule) = self.custom_rule(id) {
                         self.custom_calls.insert(id, rule);
@@ -210,6 +227,40 @@ impl<'s> Sweep<'s> {
                 self.count_next(id);
             }
         }
+    }
+
+    /// For a field read `c.f` of a container `c`: records the field as a leaf when its value is
+    /// differentiable (and returns true: it is active), or as a container when it holds more
+    /// fields.
+    fn field_of_container(&mut self, id: NodeId) -> bool {
+        if self.containers.is_empty() {
+            return false;
+        }
+        let Some(entry) = self.site(id).map(|s| s.entry) else {
+            return false;
+        };
+        let Some(field) = entry.head.strip_prefix('.') else {
+            return false;
+        };
+        let Some(&base) = self.store.refs(id).first() else {
+            return false;
+        };
+        let Some((root, prefix)) = self.containers.get(&base).cloned() else {
+            return false;
+        };
+        let path = match prefix.is_empty() {
+            true => field.to_string(),
+            false => format!("{prefix}.{field}"),
+        };
+        let value = &self.store.node(id).value;
+        if is_differentiable(value) {
+            self.leaves.push((id, root, path));
+            return true;
+        }
+        if is_container(value) {
+            self.containers.insert(id, (root, path));
+        }
+        false
     }
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
@@ -331,6 +382,9 @@ impl<'s> Sweep<'s> {
                         return Err(GradError::Mutation { at: self.place(id) });
                     }
                     if node.value.is_discrete() {
+                        continue;
+                    }
+                    if !self.leaves.is_empty() && self.leaves.iter().any(|l| l.0 == id) {
                         continue;
                     }
                     let Some(dy) = self.adjoints[i].take() else {
@@ -473,13 +527,52 @@ impl<'s> Sweep<'s> {
     pub(crate) fn argument_gradient(&self, id: NodeId) -> Option<Tangent> {
         let node = self.store.node(id);
         if !self.active[id.index()] {
-            return None;
+            return self.fields_gradient(id);
         }
         if let Some(t) = &self.adjoints[id.index()] {
             return Some(t.clone());
         }
         Some(zeros(&primal(&node.value)?))
     }
+}
+
+impl Sweep<'_> {
+    /// The gradient of a struct argument: the adjoints of the fields the computation read
+    /// (zeros for a field read that did not reach the output), `None` when it read none.
+    fn fields_gradient(&self, argument: NodeId) -> Option<Tangent> {
+        let mut fields = Tangent::Fields(Vec::new());
+        let mut any = false;
+        for (leaf, root, path) in &self.leaves {
+            if *root != argument {
+                continue;
+            }
+            let t = match &self.adjoints[leaf.index()] {
+                Some(t) => t.clone(),
+                None => zeros(&primal(&self.store.node(*leaf).value)?),
+            };
+            fields
+                .add_assign(&Tangent::Fields(vec![(path.clone(), t)]))
+                .ok()?;
+            any = true;
+        }
+        any.then_some(fields)
+    }
+
+    /// Gives each struct argument its fields' gradient as its adjoint, for the annotation.
+    pub(crate) fn gather_fields(&mut self) {
+        let roots: Vec<NodeId> = self.containers.values().map(|(r, _)| *r).collect();
+        for root in roots {
+            if self.adjoints[root.index()].is_none() {
+                self.adjoints[root.index()] = self.fields_gradient(root);
+            }
+        }
+    }
+}
+
+/// A value that may hold differentiable fields: neither a number, a vector or an array, nor
+/// discrete, nor `()`.
+fn is_container(value: &crate::value::Value) -> bool {
+    !value.is_discrete() && !value.is_unit() && !is_differentiable(value)
 }
 
 /// A vector's sensitivity as a vector and an array's as an array, whichever form the rule

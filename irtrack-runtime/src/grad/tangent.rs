@@ -21,6 +21,9 @@ pub enum Tangent {
     /// The sensitivity of an `ndarray` array of floats, of the array's shape.
     #[cfg(feature = "ndarray")]
     Array(Box<ndarray::ArrayD<f64>>),
+    /// The sensitivity of a struct (or tuple) argument: one entry per field the computation
+    /// read, by its path from the argument (`w`, `layer.b`, `0`), in the order first read.
+    Fields(Vec<(String, Tangent)>),
 }
 
 impl Tangent {
@@ -49,6 +52,21 @@ impl Tangent {
         }
     }
 
+    /// The sensitivity of the field at `path` of a struct argument (`"w"`, `"layer.b"`).
+    ///
+    /// ```
+    /// use irtrack::Tangent;
+    /// let t = Tangent::Fields(vec![("b".into(), Tangent::Scalar(2.0))]);
+    /// assert_eq!(t.field("b"), Some(&Tangent::Scalar(2.0)));
+    /// assert_eq!(t.field("w"), None);
+    /// ```
+    pub fn field(&self, path: &str) -> Option<&Tangent> {
+        match self {
+            Tangent::Fields(fields) => fields.iter().find(|(p, _)| p == path).map(|(_, t)| t),
+            _ => None,
+        }
+    }
+
     /// A tangent of the same shape with every element zero.
     pub fn zeros_like(&self) -> Tangent {
         match self {
@@ -56,6 +74,12 @@ impl Tangent {
             Tangent::Vector(v) => Tangent::Vector(vec![0.0; v.len()]),
             #[cfg(feature = "ndarray")]
             Tangent::Array(a) => Tangent::Array(Box::new(ndarray::ArrayD::zeros(a.raw_dim()))),
+            Tangent::Fields(fields) => Tangent::Fields(
+                fields
+                    .iter()
+                    .map(|(p, t)| (p.clone(), t.zeros_like()))
+                    .collect(),
+            ),
         }
     }
 
@@ -66,6 +90,12 @@ impl Tangent {
             Tangent::Vector(v) => Tangent::Vector(v.iter().map(|x| x * k).collect()),
             #[cfg(feature = "ndarray")]
             Tangent::Array(a) => Tangent::Array(Box::new(&**a * k)),
+            Tangent::Fields(fields) => Tangent::Fields(
+                fields
+                    .iter()
+                    .map(|(p, t)| (p.clone(), t.scaled(k)))
+                    .collect(),
+            ),
         }
     }
 
@@ -76,6 +106,7 @@ impl Tangent {
             Tangent::Vector(v) => format!("vector of {}", v.len()),
             #[cfg(feature = "ndarray")]
             Tangent::Array(a) => format!("array {:?}", a.shape()),
+            Tangent::Fields(fields) => format!("struct of {} fields", fields.len()),
         }
     }
 
@@ -95,6 +126,14 @@ impl Tangent {
             #[cfg(feature = "ndarray")]
             (Tangent::Vector(a), Tangent::Array(b)) if b.ndim() == 1 && a.len() == b.len() => {
                 a.iter_mut().zip(b.iter()).for_each(|(x, y)| *x += y)
+            }
+            (Tangent::Fields(a), Tangent::Fields(b)) => {
+                for (path, t) in b {
+                    match a.iter_mut().find(|(p, _)| p == path) {
+                        Some((_, mine)) => mine.add_assign(t)?,
+                        None => a.push((path.clone(), t.clone())),
+                    }
+                }
             }
             (a, b) => return Err((a.shape(), b.shape())),
         }
@@ -163,6 +202,16 @@ impl fmt::Display for Tangent {
             Tangent::Vector(v) => write_list(f, v.iter().copied()),
             #[cfg(feature = "ndarray")]
             Tangent::Array(a) => crate::arrays::nested(a.view(), f),
+            Tangent::Fields(fields) => {
+                f.write_str("{")?;
+                for (i, (path, t)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{path}: {t}")?;
+                }
+                f.write_str("}")
+            }
         }
     }
 }
