@@ -17,6 +17,8 @@ struct Model {
 
 #[tracked]
 impl Layer {
+    // Indexing two slices in step, as numeric code does.
+    #[allow(clippy::needless_range_loop)]
     fn apply(&self, x: &[f64]) -> f64 {
         let mut s = self.b;
         for i in 0..x.len() {
