@@ -512,6 +512,10 @@
 //!   function then compiles exactly as written, and [`track`] records a root with no children
 //!   (`⟨f⟩() → _::f64`).
 //!
+//! - **Reading `v[j][i]` or `s.w[i]` records the inner place each time.** The row `v[j]` or the
+//!   field `s.w` is a node of its own, holding a copy of its value, at every read: in a loop over
+//!   `i`, bind it once outside the loop (`let row = &v[j];`), and for large constant arrays use
+//!   ndarray's `ArcArray`, which a trace shares instead of copying.
 //! - **Gradients refuse what the trace cannot vouch for.** Since mutation makes no new node (the
 //!   first caveat), a write of an input-dependent value into memory (`v[i] += x`, `v.push(x)`,
 //!   `*r = x`) is `GradError::Mutation`: build new values instead (`vec![a, b]`, `r = r + x`). A
