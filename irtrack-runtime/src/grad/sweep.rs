@@ -37,6 +37,8 @@ pub(crate) struct Sweep<'s> {
     /// Field reads of containers whose value is differentiable (`m.w`): the sources of a
     /// struct argument's gradient, with the root argument and the field's path.
     leaves: Vec<(NodeId, NodeId, String)>,
+    /// Whether each node is a leaf (empty while there are none).
+    is_leaf: Vec<bool>,
     /// For each `next` call, how many `next` calls on the same iterator came before it.
     /// For each `next` call, how many `next` calls on the same iterator came before it
     /// (`u32::MAX` for other nodes); and for each iterator, how many there were so far.
@@ -56,6 +58,7 @@ impl<'s> Sweep<'s> {
             adjoints: vec![None; n],
             containers: HashMap::new(),
             leaves: Vec::new(),
+            is_leaf: Vec::new(),
             next_positions: Vec::new(),
             next_counts: Vec::new(),
         };
@@ -255,6 +258,10 @@ impl<'s> Sweep<'s> {
         let value = &self.store.node(id).value;
         if is_differentiable(value) {
             self.leaves.push((id, root, path));
+            if self.is_leaf.is_empty() {
+                self.is_leaf = vec![false; self.store.nodes.len()];
+            }
+            self.is_leaf[id.index()] = true;
             return true;
         }
         if is_container(value) {
@@ -384,7 +391,7 @@ impl<'s> Sweep<'s> {
                     if node.value.is_discrete() {
                         continue;
                     }
-                    if !self.leaves.is_empty() && self.leaves.iter().any(|l| l.0 == id) {
+                    if self.is_leaf.get(i).copied().unwrap_or(false) {
                         continue;
                     }
                     let Some(dy) = self.adjoints[i].take() else {
