@@ -567,7 +567,8 @@ impl Sweep<'_> {
 
     /// Gives each struct argument its fields' gradient as its adjoint, for the annotation.
     pub(crate) fn gather_fields(&mut self) {
-        let roots: Vec<NodeId> = self.containers.values().map(|(r, _)| *r).collect();
+        let roots: std::collections::BTreeSet<NodeId> =
+            self.containers.values().map(|(r, _)| *r).collect();
         for root in roots {
             if self.adjoints[root.index()].is_none() {
                 self.adjoints[root.index()] = self.fields_gradient(root);
