@@ -87,29 +87,8 @@ pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
                 out.push((0, Contribution::Whole(Tangent::from(d.reversed_axes()))));
                 Ok(())
             }),
-            "sum" => Rule::General(|s, dy, out| {
-                let a = array(s, 0).ok_or("not an array")?;
-                let g = dy
-                    .as_scalar()
-                    .ok_or("the sum's sensitivity is not a float")?;
-                out.push((
-                    0,
-                    Contribution::Whole(Tangent::from(ArrayD::from_elem(a.raw_dim(), g))),
-                ));
-                Ok(())
-            }),
-            "mean" => Rule::General(|s, dy, out| {
-                let a = array(s, 0).ok_or("not an array")?;
-                let g = dy
-                    .as_scalar()
-                    .ok_or("the mean's sensitivity is not a float")?;
-                let n = a.len().max(1) as f64;
-                out.push((
-                    0,
-                    Contribution::Whole(Tangent::from(ArrayD::from_elem(a.raw_dim(), g / n))),
-                ));
-                Ok(())
-            }),
+            "sum" => Rule::General(|s, dy, out| spread(s, dy, out, false)),
+            "mean" => Rule::General(|s, dy, out| spread(s, dy, out, true)),
             "to_owned" | "clone" | "view" | "into_owned" | "into_dyn" => Rule::PassThrough,
             "mapv" | "map" => Rule::General(mapv),
             "index" => Rule::General(index),
@@ -152,6 +131,22 @@ pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
         }
         _ => None,
     }
+}
+
+/// `a.sum()` and `a.mean()`: every element gets the result's sensitivity (over the element
+/// count for the mean).
+fn spread(site: &Site<'_>, dy: &Tangent, out: &mut Out, mean: bool) -> Result<(), String> {
+    let a = array(site, 0).ok_or("not an array")?;
+    let g = dy
+        .as_scalar()
+        .ok_or_else(|| format!("the {}'s sensitivity is not a float", site.head()))?;
+    let g = match mean {
+        true => g / a.len().max(1) as f64,
+        false => g,
+    };
+    let d = ArrayD::from_elem(a.raw_dim(), g);
+    out.push((0, Contribution::Whole(Tangent::from(d))));
+    Ok(())
 }
 
 fn dy_array(dy: &Tangent) -> Result<ArrayD<f64>, String> {

@@ -182,15 +182,21 @@ where
     }
 }
 
-fn write_list(f: &mut fmt::Formatter<'_>, v: impl IntoIterator<Item = f64>) -> fmt::Result {
-    f.write_str("[")?;
-    for (i, x) in v.into_iter().enumerate() {
+/// `items` between `open` and `close`, separated by commas, each written by `each`.
+fn write_list<T>(
+    f: &mut fmt::Formatter<'_>,
+    (open, close): (&str, &str),
+    items: impl IntoIterator<Item = T>,
+    each: impl Fn(&mut fmt::Formatter<'_>, T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str(open)?;
+    for (i, x) in items.into_iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }
-        write!(f, "{x:?}")?;
+        each(f, x)?;
     }
-    f.write_str("]")
+    f.write_str(close)
 }
 
 /// Prints like the value it is the sensitivity of, on one line: `3.0`, `[1.0, 2.0]`,
@@ -199,19 +205,12 @@ impl fmt::Display for Tangent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tangent::Scalar(v) => write!(f, "{v:?}"),
-            Tangent::Vector(v) => write_list(f, v.iter().copied()),
+            Tangent::Vector(v) => write_list(f, ("[", "]"), v, |f, x| write!(f, "{x:?}")),
             #[cfg(feature = "ndarray")]
             Tangent::Array(a) => crate::arrays::nested(a.view(), f),
-            Tangent::Fields(fields) => {
-                f.write_str("{")?;
-                for (i, (path, t)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{path}: {t}")?;
-                }
-                f.write_str("}")
-            }
+            Tangent::Fields(fields) => write_list(f, ("{", "}"), fields, |f, (path, t)| {
+                write!(f, "{path}: {t}")
+            }),
         }
     }
 }
