@@ -147,3 +147,19 @@ fn vec_of_expressions_differentiates_each_element() {
     let g = gradient(vec_of_expressions, (0.5, 0.0)).unwrap();
     assert_eq!(g.scalars(), [Some(1.0), Some(2.5)]);
 }
+
+#[tracked]
+fn identity_vec(v: Vec<f64>) -> Vec<f64> {
+    v
+}
+
+#[test]
+fn a_backward_pass_of_another_shape_is_refused_and_changes_nothing() {
+    let mut trace = track(identity_vec, (vec![1.0, 2.0],));
+    trace.backward(vec![1.0, 2.0]).unwrap();
+    let before = trace.to_string();
+    let e = trace.backward(vec![1.0]).unwrap_err();
+    assert!(matches!(e, GradError::Shape { .. }), "{e:?}");
+    assert!(e.to_string().contains("identity_vec"), "{e}");
+    assert_eq!(trace.to_string(), before, "no adjoint was written");
+}

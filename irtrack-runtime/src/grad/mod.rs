@@ -189,42 +189,52 @@ impl Trace {
         let mut sweep = run(self, seed.into())?;
         let grads = argument_gradients(self, &sweep);
         sweep.gather_fields();
-        let adjoints = sweep.adjoints;
-        for (i, adjoint) in adjoints.into_iter().enumerate() {
+        // Every sum first, then the writes: a shape mismatch leaves the trace as it was.
+        let mut totals = Vec::new();
+        for (i, adjoint) in sweep.adjoints.iter().enumerate() {
             let Some(adjoint) = adjoint else { continue };
             let id = NodeId(i as u32);
-            let mut node = self.node_mut(id);
-            let total = match node.get::<Tangent>(ADJOINT) {
+            let before = self.store.metadata.get(&id).and_then(|m| {
+                m.iter()
+                    .find(|(k, _)| *k == ADJOINT)
+                    .and_then(|(_, v)| v.downcast_ref::<Tangent>())
+            });
+            let total = match before {
                 Some(before) => {
                     let mut total = before.clone();
                     total
-                        .add_assign(&adjoint)
+                        .add_assign(adjoint)
                         .map_err(|shapes| GradError::Shape {
-                            at: Place {
-                                function: "?",
-                                module: "?",
-                                location: None,
-                                statement: format!("node {id}"),
-                            },
+                            at: sweep.place(id),
                             shapes,
                         })?;
                     total
                 }
-                None => adjoint,
+                None => adjoint.clone(),
             };
-            node.set(ADJOINT, total);
+            totals.push((id, total));
+        }
+        drop(sweep);
+        for (id, total) in totals {
+            self.node_mut(id).set(ADJOINT, total);
         }
         Ok(grads)
     }
 }
 
-fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
+/// The root of a trace of a tracked function (a primitive root has no body to differentiate).
+fn tracked_root(trace: &Trace) -> Result<crate::trace::NodeRef<'_>, GradError> {
     let root = trace.root();
     if root.kind() != NodeKind::NestedCall {
         return Err(GradError::NotTracked {
             function: trace.root_name(),
         });
     }
+    Ok(root)
+}
+
+fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
+    let root = tracked_root(trace)?;
     let mut sweep = Sweep::new(&trace.store, root.id())?;
     sweep.run(seed)?;
     Ok(sweep)
@@ -232,13 +242,7 @@ fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
 
 /// The seed `1.0` for a float output (also inside `Ok` or `Some`).
 fn scalar_seed(trace: &Trace) -> Result<Tangent, GradError> {
-    let root = trace.root();
-    if root.kind() != NodeKind::NestedCall {
-        return Err(GradError::NotTracked {
-            function: trace.root_name(),
-        });
-    }
-    let value = root.raw_value();
+    let value = tracked_root(trace)?.raw_value();
     // A generic float output without `Debug` keeps only its type: the sweep reports why.
     if value.as_f64().is_some() || matches!(value.type_name(), "f64" | "f32") {
         return Ok(Tangent::Scalar(1.0));

@@ -321,6 +321,16 @@ impl<'s> Sweep<'s> {
     }
 
     pub(crate) fn place(&self, id: NodeId) -> Place {
+        if id == self.root {
+            // The root is the call of the traced function: its value is the output.
+            let ir = self.store.call(id).map(|c| c.ir);
+            return Place {
+                function: ir.map_or("?", |ir| ir.name),
+                module: ir.map_or("?", |ir| ir.module),
+                location: None,
+                statement: "the output".into(),
+            };
+        }
         let ir = self.ir_of(id);
         let entry = ir.and_then(|ir| ir.entries.get(self.store.node(id).entry as usize));
         Place {
