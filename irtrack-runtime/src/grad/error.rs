@@ -123,7 +123,9 @@ impl fmt::Display for GradError {
             GradError::Output { reason } => f.write_str(reason),
             GradError::Shape { at, shapes } => write!(
                 f,
-                "the sensitivities of {at} have different shapes: {} and {}",
+                "the sensitivities of {at} have different shapes: {} and {}; a seed must have \
+                 the shape of the output (and of the seeds of earlier `backward` passes on the \
+                 same trace), and a custom rule must return sensitivities of its arguments' shapes",
                 shapes.0, shapes.1
             ),
         }
