@@ -9,7 +9,7 @@ impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRe
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedRepr<A>, D> {
     fn snapshot(&self) -> Value {
-        snapshot_owned(self)
+        kept(self.clone())
     }
 }
 
@@ -19,23 +19,24 @@ impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedAr
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<OwnedArcRepr<A>, D> {
     fn snapshot(&self) -> Value {
-        Value::snapshot_shown(self.clone(), |a, f| nested(a.view().into_dyn(), f))
+        kept(self.clone())
     }
 }
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<ViewRepr<&A>, D> {
     fn snapshot(&self) -> Value {
-        snapshot_owned(self).renamed::<Self>()
+        kept(self.to_owned()).renamed::<Self>()
     }
 }
 
-fn snapshot_owned<S, A, D>(a: &ArrayBase<S, D>) -> Value
+/// An array kept by a trace (owned or shared), printed on one line.
+fn kept<S, A, D>(a: ArrayBase<S, D>) -> Value
 where
-    S: Data<Elem = A>,
+    S: Data<Elem = A> + Send + Sync + 'static,
     A: Owned,
     D: Dimension + Send + Sync + 'static,
 {
-    Value::snapshot_shown(a.to_owned(), |a, f| nested(a.view().into_dyn(), f))
+    Value::snapshot_shown(a, |a, f| nested(a.view().into_dyn(), f))
 }
 
 /// Nested brackets on one line: `[[1.0, 2.0], [3.0, 4.0]]`.
