@@ -442,8 +442,8 @@
 //!   prints as `⟨_⟩`.
 //! - **Values whose type is decided only later are captured as `Debug` text.** Results of
 //!   `parse`, `collect`, `into`, `sum`, `from`, `Ok`/`Err`/`Some` and the like, and operands of
-//!   `?`, keep their `Debug` text even when their type is a [`Snapshot`] type (scalars are still
-//!   recovered from their text):
+//!   `?`, keep their `Debug` text even when their type is a [`Snapshot`] type, except scalars,
+//!   `String`s, vectors of scalars and options of floats, which are recognised by their type:
 //!
 //!   ```
 //!   # use irtrack::{track, tracked};
@@ -457,7 +457,7 @@
 //!   let collect = trace.root().child(4).unwrap();
 //!   assert_eq!(collect.function_name(), Some("collect"));
 //!   assert_eq!(collect.value_text(), "[2.0, 4.0]");
-//!   assert_eq!(collect.value::<Vec<f64>>(), None);
+//!   assert_eq!(collect.value::<Vec<f64>>(), Some(&vec![2.0, 4.0]));
 //!   ```
 //!
 //!   A value whose type is still open where it is recorded, and is later settled to a type
@@ -482,7 +482,7 @@
 //!   arguments.
 //! - **A user macro that returns skips the return node.** `return` inside a macro is not
 //!   lowered, so when it fires the trace ends without a return node (and without the macro's
-//!   own node), and the root's value is unknown:
+//!   own node); the root's value is what the function returned:
 //!
 //!   ```
 //!   # use irtrack::{track, tracked};
@@ -503,7 +503,7 @@
 //!   assert_eq!(
 //!       track(guarded, (-1.0,)).root().levels(2).to_string(),
 //!       "\
-//!   ⟨guarded⟩(⟨-1.0⟩) → _::f64
+//!   ⟨guarded⟩(⟨-1.0⟩) → 0.0::f64
 //!     @1: [Arg:§1:%1] -1.0::f64
 //!   "
 //!   );
@@ -539,11 +539,24 @@
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
-    context, contexts, grad, gradient, ir, print, pullback, track, track_output, track_with,
-    try_track, try_track_with, value, Arg, Axis, CallSite, Callable, Context, DepthLimit, Draft,
-    Entry, EntryKind, Everything, Except, FnIr, GradError, Gradient, Location, NodeId, NodeKind,
-    NodeMut, NodeRef, Only, Operand, Owned, Pullback, Slot, Tangent, Timing, Trace, Value,
+    core, export, record, track, track_output, track_with, try_track, try_track_with, view, Action,
+    Arg, Axis, BinOp, Builtin, Call, CallSite, Callable, CmpOp, Context, DepthLimit, Draft, Entry,
+    EntryKind, Everything, Except, FloatFn, FnIr, IrError, IrRef, Listing, Location, NodeId,
+    NodeKind, NodeMut, NodeRef, Only, Operand, Owned, ScalarType, Slot, Timing, Trace, UnOp, Value,
+    VerifyError,
 };
+pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};
+
+/// The IR of tracked functions (`irtrack::core::ir`).
+pub use irtrack_runtime::core::ir;
+/// Recorded values and how they are captured (`irtrack::core::value`).
+pub use irtrack_runtime::core::value;
+/// Contexts (`irtrack::record::context`).
+pub use irtrack_runtime::record::context;
+/// The contexts irtrack ships (`irtrack::record::contexts`).
+pub use irtrack_runtime::record::contexts;
+/// The listing (`irtrack::view::listing`).
+pub use irtrack_runtime::view::listing as print;
 
 // `JsonError` and `SCHEMA` when the runtime has its `serde` feature (`irtrack_runtime::features`);
 // without it the glob is empty.

@@ -377,8 +377,8 @@ fn repro_12_destructuring_assignment_is_carried() {
     let last_sum = trace
         .root()
         .children()
-        .filter(|c| c.function_name() == Some("+"))
-        .last()
+        .rev()
+        .find(|c| c.function_name() == Some("+"))
         .expect("a + b");
     assert_eq!(last_sum.value::<u64>(), Some(&8));
 }

@@ -3,8 +3,9 @@
 //! `tracked_fn!` also `parse`, which completes the closure), lowered by
 //! `Lowerer::lower_closure`, and put behind their claim by `expand`.
 
-use crate::lower::{frame, LoweredFn};
+use crate::lower::frame;
 use proc_macro2::{Span, TokenStream};
+
 use quote::quote;
 use syn::parse::Parser;
 use syn::spanned::Spanned;
@@ -131,30 +132,20 @@ fn free_names(body: &syn::Expr) -> Vec<String> {
 
 /// The closure behind its claim: recorded as a nested call when a tracked caller (or `track`)
 /// calls it, run as written otherwise. Closures written in a tracked function and
-/// `tracked_fn!` share this expansion.
+/// `tracked_fn!` share this expansion; the static holding the closure's IR, `ir`, is put where
+/// the code around the closure can name it (to register the closure's type, see
+/// `Lowerer::closure_static`).
 ///
 /// Before: `|y| y * x`
 /// After:
 /// ```ignore
-/// |y| {
-///     let __irtrack_ir: &'static FnIr = { static IR: FnIr = …; &IR };
-///     match claim(__irtrack_ir, Identity { … }) {
-///         #[allow(…)]
-///         Some(__irtrack) => { /* instrumented body */ }
-///         None => y * x,
-///     }
+/// |y| match claim(&__IRTRACK_CLOSURE_1, false, || Identity::closure(&__IRTRACK_CLOSURE_1)) {
+///     Claim::Record(__irtrack) => { /* instrumented body */ }
+///     _ => y * x,
 /// }
 /// ```
-///
-/// The identity's `inner_closure` is the type name of `|| ()` written in the closure that builds
-/// the identity: the closure's own type name followed by `::{{closure}}::{{closure}}`, so the closure claims a call
-/// announced with its own type name (by `track`, or by a tracked caller calling it).
-pub fn expand(c: &syn::ExprClosure, lowered: LoweredFn) -> TokenStream {
-    let ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
-    let name = "{{closure}}";
-    let stat = lowered.ir.to_static(&ident, name);
+pub fn expand(c: &syn::ExprClosure, ir: &syn::Ident, instrumented: TokenStream) -> TokenStream {
     let f = frame();
-    let instrumented = lowered.body;
     let original = &c.body;
     let (attrs, lifetimes, constness, movability, capture, inputs, output) = (
         &c.attrs,
@@ -167,38 +158,38 @@ pub fn expand(c: &syn::ExprClosure, lowered: LoweredFn) -> TokenStream {
     );
     quote! {
         #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
-            #stat
-            match ::irtrack::__private::claim(#ident, || ::irtrack::__private::Identity {
-                inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
-                name: #name,
-                self_type: ::core::option::Option::None,
-            }) {
-                #[allow(unreachable_code, unused_variables, unused_mut, unused_assignments,
-                        unused_braces, unused_parens, clippy::all, clippy::pedantic,
-                        clippy::nursery)]
-                ::core::option::Option::Some(#f) => { #instrumented }
-                ::core::option::Option::None => #original,
+            match ::irtrack::__private::claim(&#ir, false, || ::irtrack::__private::Identity::closure(&#ir)) {
+                #[allow(unused, clippy::all, clippy::pedantic, clippy::nursery)]
+                ::irtrack::__private::Claim::Record(#f) => { #instrumented }
+                _ => #original,
             }
         }
     }
 }
 
-/// `tracked_fn!`'s output: the expanded closure, in a block that brings the capture traits
-/// into scope (inside a tracked function, the enclosing expansion does).
+/// `tracked_fn!`'s output: the expanded closure, registered as tracked when it is made, in a
+/// block that holds the IR statics and brings the probe traits into scope (inside a tracked
+/// function, the enclosing expansion does).
 ///
 /// ```ignore
 /// {
-///     #[allow(unused_imports)]
-///     use ::irtrack::__private::{ViaSnapshot as _, …};
-///     |a: f64, b: f64| { /* `expand` */ }
+///     use ::irtrack::__private::{RecordSnapshot as _, …};
+///     static __IRTRACK_CLOSURE_1: StaticIr = …;
+///     ::irtrack::__private::tracked_closure(&__IRTRACK_CLOSURE_1, |a: f64, b: f64| { /* `expand` */ })
 /// }
 /// ```
-pub fn expand_tracked_fn(closure: &syn::ExprClosure, lowered: LoweredFn) -> TokenStream {
-    let closure = expand(closure, lowered);
+pub fn expand_tracked_fn(
+    closure: &syn::ExprClosure,
+    ir: &syn::Ident,
+    instrumented: TokenStream,
+    statics: Vec<TokenStream>,
+) -> TokenStream {
+    let closure = expand(closure, ir, instrumented);
+    let traits = crate::expand::probe_traits();
     quote! {{
-        #[allow(unused_imports)]
-        use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
-        #closure
+        #traits
+        #(#statics)*
+        ::irtrack::__private::tracked_closure(&#ir, #closure)
     }}
 }
 

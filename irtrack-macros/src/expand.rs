@@ -1,10 +1,11 @@
 //! Expansion: the tracked function keeps its signature and original body (the path taken when
 //! nothing is recorded), behind one claim check that hands the call to the instrumented copy.
 
-use crate::item::{Tracked, TrackedFn};
+use crate::item::{ImplContext, Tracked, TrackedFn};
 use crate::lower::{frame, Lowerer};
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 /// Expands a checked item. Cannot fail: every error was found by `item` or `lower`.
@@ -14,16 +15,27 @@ pub fn expand(tracked: Tracked) -> TokenStream {
         Tracked::Impl(mut imp, fns) => {
             let mut fns = fns.into_iter();
             for item in &mut imp.items {
-                if let syn::ImplItem::Fn(m) = item {
+                if let syn::ImplItem::Fn(_) = item {
                     if let Some(f) = fns.next() {
                         *item = syn::ImplItem::Verbatim(f.output);
-                    } else {
-                        let _ = m;
                     }
                 }
             }
             quote!(#imp)
         }
+    }
+}
+
+/// The traits whose methods the generated code calls on irtrack's own probes, brought into
+/// scope anonymously.
+pub fn probe_traits() -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use ::irtrack::__private::{
+            RecordSnapshot as _, RecordDebug as _, RecordType as _, RestoreOwned as _,
+            RestoreNone as _, ViaRef as _, ViaValue as _, ViaSnapshot as _, ViaDebug as _,
+            ViaType as _, LateViaDebug as _, LateViaType as _,
+        };
     }
 }
 
@@ -36,11 +48,15 @@ pub fn expand(tracked: Tracked) -> TokenStream {
 /// After:
 /// ```ignore
 /// fn h(x: f64, n: i32) -> f64 {
-///     use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
-///     let __irtrack_ir: &'static FnIr = { static IR: FnIr = /* static IR */; &IR };
-///     if let Some(__irtrack) = ::irtrack::__private::claim(__irtrack_ir, /* identity */) {
-///         let __irtrack_result = ::irtrack::__private::run(move || { /* instrumented copy */ });
-///         return __irtrack_result;
+///     use ::irtrack::__private::{RecordSnapshot as _, …};
+///     let __irtrack_ir = { static IR: StaticIr = StaticIr::new("h", module_path!(), "…"); &IR };
+///     match ::irtrack::__private::claim(__irtrack_ir, /* result replaceable */, || Identity::function(&h)) {
+///         Claim::Record(__irtrack) => {
+///             let __irtrack_result: f64 = ::irtrack::__private::run(move || { /* instrumented copy */ });
+///             return __irtrack_result;
+///         }
+///         Claim::Replace(v) => if let Some(r) = /* v as f64 */ { return r; },
+///         Claim::No => {}
 ///     }
 ///     /* body */
 /// }
@@ -55,6 +71,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         return Err(e);
     }
     let items = hoist.items;
+    let impl_generics = name_impl_trait_arguments(&mut f.sig);
 
     let params: Vec<syn::Pat> = f
         .sig
@@ -68,73 +85,72 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
             syn::FnArg::Typed(t) => (*t.pat).clone(),
         })
         .collect();
-    let ret_ty = match &f.sig.output {
+    let ret_ty: Option<syn::Type> = match &f.sig.output {
         syn::ReturnType::Default => Some(syn::parse_quote!(())),
         syn::ReturnType::Type(_, ty) if !returns_impl_trait(&f.sig) => Some((**ty).clone()),
         syn::ReturnType::Type(..) => None,
     };
-    let lowered = Lowerer::new(Vec::new())
-        .with_return_type(ret_ty)
-        .lower_fn(&params, &f.block)?;
+    let lowerer = Lowerer::new(Vec::new()).with_return_type(ret_ty.clone());
+    let closures = lowerer.closures();
+    let lowered = lowerer.lower_fn(&params, &f.block)?;
+    let closure_statics = std::mem::take(&mut closures.borrow_mut().statics);
 
     let name = f.sig.ident.to_string();
     let ir_ident = syn::Ident::new("__irtrack_ir", Span::mixed_site());
-    let ir_static = lowered.ir.to_static(&ir_ident, &name);
-    let self_type = if f.sig.receiver().is_some() {
-        quote!(::core::option::Option::Some(
-            ::irtrack::__private::type_name::<Self>()
-        ))
-    } else {
-        quote!(::core::option::Option::None)
-    };
-    let identity = quote! {
-        || ::irtrack::__private::Identity {
-            inner_closure: ::irtrack::__private::type_name_of_val(&|| ()),
-            name: #name,
-            self_type: #self_type,
-        }
-    };
+    let ir_static = lowered.ir.to_static(&ir_ident, &name, f.sig.ident.span())?;
+    let identity = identity(f, &impl_generics);
     let fr = frame();
     let result = syn::Ident::new("__irtrack_result", Span::mixed_site());
+    let replaced = syn::Ident::new("__irtrack_replaced", Span::mixed_site());
     let instrumented = lowered.body;
     let allow = quote! {
-        #[allow(unreachable_code, unused_variables, unused_mut, unused_assignments, unused_braces,
-                unused_parens, clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(unused, clippy::all, clippy::pedantic, clippy::nursery)]
     };
     let original = &f.block.stmts;
-    // The return type, so the expected type reaches the instrumented body's last expression
-    // (`Ok(x)` learns its error type from it before its value is captured).
-    let result_ty = match &f.sig.output {
-        syn::ReturnType::Default => quote!(: ()),
-        syn::ReturnType::Type(_, ty) => quote!(: #ty),
-    };
-    let body = if returns_impl_trait(&f.sig) {
-        // The tracked and untracked paths would return two different opaque types (each
-        // closure in them is its own type), so the instrumented copy is the only body and
-        // records into an inactive frame when nothing claims the call.
-        quote! {
-            #(#items)*
-            #[allow(unused_imports)]
-            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
-            #ir_static
-            let #fr = ::irtrack::__private::claim(#ir_ident, #identity)
-                .unwrap_or_else(::irtrack::__private::Frame::inactive);
-            #allow
-            let #result = { #instrumented };
-            #result
-        }
-    } else {
-        quote! {
-            #(#items)*
-            #[allow(unused_imports)]
-            use ::irtrack::__private::{ViaSnapshot as _, ViaDebug as _, ViaTypeName as _, LateViaDebug as _, LateViaTypeName as _};
-            #ir_static
-            if let ::core::option::Option::Some(#fr) = ::irtrack::__private::claim(#ir_ident, #identity) {
+    let traits = probe_traits();
+    let body = match &ret_ty {
+        None => {
+            // The tracked and untracked paths would return two different opaque types (each
+            // closure in them is its own type), so the instrumented copy is the only body and
+            // records into an inactive frame when nothing claims the call.
+            quote! {
+                #(#items)*
+                #traits
+                #ir_static
+                #(#closure_statics)*
+                let #fr = match ::irtrack::__private::claim(#ir_ident, false, #identity) {
+                    ::irtrack::__private::Claim::Record(#fr) => #fr,
+                    _ => ::irtrack::__private::Frame::inactive(),
+                };
                 #allow
-                let #result #result_ty = ::irtrack::__private::run(move || { #instrumented });
-                return #result;
+                let #result = { #instrumented };
+                #result
             }
-            #(#original)*
+        }
+        Some(ty) => {
+            let restore = quote!((&&&::irtrack::__private::Restore::<#ty>::new()));
+            quote! {
+                #(#items)*
+                #traits
+                #ir_static
+                match ::irtrack::__private::claim(#ir_ident, #restore.can(), #identity) {
+                    ::irtrack::__private::Claim::Record(#fr) => {
+                        #allow
+                        let #result: #ty = ::irtrack::__private::run(move || {
+                            #(#closure_statics)*
+                            #instrumented
+                        });
+                        return #result;
+                    }
+                    ::irtrack::__private::Claim::Replace(#replaced) => {
+                        if let ::core::option::Option::Some(#result) = #restore.restore(#replaced) {
+                            return #result;
+                        }
+                    }
+                    ::irtrack::__private::Claim::No => {}
+                }
+                #(#original)*
+            }
         }
     };
     let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
@@ -143,6 +159,165 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         #(#attrs)* #vis #defaultness #sig { #body }
     };
     Ok(())
+}
+
+/// The closure building the function's [`Identity`](irtrack_runtime::record::claim::Identity):
+/// its fn item, named with all its generic arguments (so `h::<f64>` is not `h::<f32>`), and for
+/// a method its name, `Self` and the object `self` refers to.
+fn identity(f: &TrackedFn, generics: &[TokenStream]) -> TokenStream {
+    let ident = &f.sig.ident;
+    let name = ident.to_string();
+    let turbofish = (!generics.is_empty()).then(|| quote!(::<#(#generics),*>));
+    let span = ident.span();
+    match &f.context {
+        ImplContext::Free => quote_spanned! {span=>
+            || ::irtrack::__private::Identity::function(&#ident #turbofish)
+        },
+        context => {
+            let item = match context {
+                ImplContext::Trait(path) => {
+                    Some(quote_spanned! {span=> &<Self as #path>::#ident #turbofish })
+                }
+                ImplContext::Inherent => Some(quote_spanned! {span=> &Self::#ident #turbofish }),
+                // On its own, a method does not know its impl: `Self::m` names it unless
+                // several traits in scope have a method of that name for `Self`, as for the
+                // methods of the std traits, which are left unnamed (calls of their paths are
+                // then primitives; method calls still claim).
+                ImplContext::Unknown if !is_std_trait_method(&name) => {
+                    Some(quote_spanned! {span=> &Self::#ident #turbofish })
+                }
+                _ => None,
+            };
+            let item = match item {
+                Some(i) => quote!(::core::option::Option::Some(#i)),
+                None => quote!(::core::option::Option::None::<&()>),
+            };
+            let this = match f.sig.receiver() {
+                Some(r) if r.reference.is_some() && r.colon_token.is_none() => {
+                    quote!(::core::option::Option::Some(&*self))
+                }
+                _ => quote!(::core::option::Option::None),
+            };
+            let trait_impl = matches!(context, ImplContext::Trait(_));
+            if f.sig.receiver().is_some() {
+                quote! {
+                    || ::irtrack::__private::Identity::method::<Self, _>(#item, #name, #this, #trait_impl)
+                }
+            } else {
+                match context {
+                    ImplContext::Unknown if is_std_trait_method(&name) => quote! {
+                        || ::irtrack::__private::Identity::default()
+                    },
+                    _ => {
+                        let item = match context {
+                            ImplContext::Trait(path) => {
+                                quote_spanned! {span=> &<Self as #path>::#ident #turbofish }
+                            }
+                            _ => quote_spanned! {span=> &Self::#ident #turbofish },
+                        };
+                        quote!(|| ::irtrack::__private::Identity::function(#item))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Methods of the standard library's traits, which a type often implements several of
+/// (`fmt` for `Debug` and `Display`, `from` for several `From`s).
+fn is_std_trait_method(name: &str) -> bool {
+    matches!(
+        name,
+        "fmt"
+            | "from"
+            | "try_from"
+            | "into"
+            | "try_into"
+            | "eq"
+            | "ne"
+            | "partial_cmp"
+            | "cmp"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "hash"
+            | "clone"
+            | "clone_from"
+            | "default"
+            | "drop"
+            | "deref"
+            | "deref_mut"
+            | "index"
+            | "index_mut"
+            | "next"
+            | "into_iter"
+            | "from_iter"
+            | "extend"
+            | "as_ref"
+            | "as_mut"
+            | "borrow"
+            | "borrow_mut"
+            | "from_str"
+            | "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "rem"
+            | "neg"
+            | "not"
+            | "add_assign"
+            | "sub_assign"
+            | "mul_assign"
+            | "div_assign"
+            | "rem_assign"
+            | "sum"
+            | "product"
+    )
+}
+
+/// Gives every `impl Trait` argument type a generic parameter of its own (`x: impl Fn(f64) ->
+/// f64` becomes `x: __IrtrackImpl0` with `__IrtrackImpl0: Fn(f64) -> f64`), so that the
+/// function can name itself with all its generic arguments. Callers are unaffected: they could
+/// not name the anonymous parameters before. Returns the generic arguments, in order.
+///
+/// Before: `fn apply<T>(f: impl Fn(T) -> T, x: T) -> T`
+/// After:  `fn apply<T, __IrtrackImpl0: Fn(T) -> T>(f: __IrtrackImpl0, x: T) -> T`
+fn name_impl_trait_arguments(sig: &mut syn::Signature) -> Vec<TokenStream> {
+    struct Namer {
+        params: Vec<(syn::Ident, syn::TypeImplTrait)>,
+    }
+    impl VisitMut for Namer {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::ImplTrait(it) = ty {
+                let ident =
+                    syn::Ident::new(&format!("__IrtrackImpl{}", self.params.len()), it.span());
+                self.params.push((ident.clone(), it.clone()));
+                *ty = syn::parse_quote!(#ident);
+                return;
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut namer = Namer { params: Vec::new() };
+    for input in sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(t) = input {
+            namer.visit_type_mut(&mut t.ty);
+        }
+    }
+    for (ident, it) in &namer.params {
+        let bounds = &it.bounds;
+        sig.generics.params.push(syn::parse_quote!(#ident: #bounds));
+    }
+    sig.generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect()
 }
 
 fn returns_impl_trait(sig: &syn::Signature) -> bool {

@@ -131,3 +131,59 @@ fn tracked_fn_disabled_is_the_closure() {
     let out = crate::closure_unless_disabled(true, other.clone());
     assert_eq!(out.to_string(), other.to_string());
 }
+
+/// The lowering alone: the IR of `h`, as the runtime prints it, with the fall-through branch
+/// out of the loop header keeping the header's condition as its control condition.
+#[test]
+fn lowering_of_h_alone() {
+    let f: syn::ItemFn = syn::parse_quote! {
+        fn h(x: f64, n: i32) -> f64 {
+            let mut r = 0.0;
+            let mut i = 0;
+            while i < n {
+                r += x.powi(i);
+                i += 1;
+            }
+            r
+        }
+    };
+    let params: Vec<syn::Pat> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Typed(t) => (*t.pat).clone(),
+            syn::FnArg::Receiver(_) => unreachable!(),
+        })
+        .collect();
+    let lowered = crate::lower::Lowerer::new(Vec::new())
+        .lower_fn(&params, &f.block)
+        .expect("h lowers");
+    let ir = lowered.ir.finish("h");
+    assert_eq!(
+        ir.to_string(),
+        "\
+1: (%1, %2)
+  br 2 (0.0, 0)
+2: (%3, %4)
+  %5 = %4 < %2
+  br 4 unless %5
+  br 3
+3:
+  %6 = %1.powi(%4)
+  %7 = %3 += %6
+  %8 = %4 += 1
+  br 2 (%7, %8)
+4:
+  return %3
+"
+    );
+    let fall_through = ir.get(irtrack_runtime::Location {
+        block: 2,
+        slot: irtrack_runtime::Slot::Branch(2),
+    });
+    assert_eq!(
+        fall_through.map(|e| e.control.clone()),
+        Some(irtrack_runtime::Operand::Var(5))
+    );
+}

@@ -1,54 +1,21 @@
-//! The static IR built while lowering: blocks, SSA variables, statements and branches. It is
-//! emitted as a `static ::irtrack::__private::FnIr` (see `FnIr::to_static`) that the recorder
-//! indexes by entry number.
+//! Building the IR while lowering. The entries are the runtime's own [`Entry`] type (one
+//! definition of the IR for the macro and the runtime); the finished function is checked by
+//! [`FnIr::new`] and emitted as its encoded text, which the runtime decodes once.
 
+use irtrack_runtime::core::ir::{Entry, FnIr, Location};
+pub use irtrack_runtime::core::ir::{EntryKind as Kind, Operand};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// A value used by an entry: an SSA variable, a literal, or nothing.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Operand {
-    Var(u32),
-    Const(String),
-    None,
-}
-
+/// Which kind of slot an entry defines; its number is assigned by the builder.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Slot {
     Var,
     Arg,
     Const,
-    Branch,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kind {
-    Argument,
-    Constant,
-    Call,
-    MethodCall,
-    Operator,
-    Special,
-    Jump,
-    JumpUnless,
-    JumpIfMatches,
-    Return,
-}
-
-#[derive(Debug)]
-pub struct Entry {
-    pub block: u32,
-    pub slot: Slot,
-    /// The SSA variable defined, or the branch number.
-    pub number: u32,
-    pub kind: Kind,
-    pub head: String,
-    pub operands: Vec<Operand>,
-    pub condition: Operand,
-    pub target: u32,
-}
-
-/// Index of an entry in [`FnIr::entries`]; the number generated code passes to the recorder.
+/// Index of an entry in [`IrBuilder::entries`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EntryId(u32);
 
@@ -62,24 +29,16 @@ impl EntryId {
     }
 }
 
-impl quote::ToTokens for EntryId {
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        tokens.extend(std::iter::once(proc_macro2::TokenTree::Literal(
-            num(self.0),
-        )));
-    }
-}
-
-#[derive(Debug, Default)]
-pub struct FnIr {
+#[derive(Debug)]
+pub struct IrBuilder {
     pub entries: Vec<Entry>,
     pub var_count: u32,
     pub block_count: u32,
 }
 
-impl FnIr {
+impl IrBuilder {
     pub fn new() -> Self {
-        FnIr {
+        IrBuilder {
             entries: Vec::new(),
             var_count: 0,
             block_count: 1,
@@ -107,20 +66,17 @@ impl FnIr {
     ) -> (EntryId, Operand) {
         self.var_count += 1;
         let var = self.var_count;
-        let id = self.push(Entry {
-            block,
-            slot,
-            number: var,
-            kind,
-            head: head.into(),
-            operands,
-            condition: Operand::None,
-            target: 0,
-        });
-        (id, Operand::Var(var))
+        let entry = match slot {
+            Slot::Arg => Entry::argument(block, var, head),
+            Slot::Const => Entry::constant(block, var, head),
+            Slot::Var => Entry::statement(block, var, kind, head, operands),
+        };
+        (self.push(entry), Operand::Var(var))
     }
 
-    /// A branch out of `block`: numbered after the block's earlier branches.
+    /// A branch out of `block`: numbered after the block's earlier branches. A branch without
+    /// a condition that follows a conditional one in its block is taken because that one was
+    /// not: it keeps that condition as its control condition.
     pub fn branch(
         &mut self,
         block: u32,
@@ -130,92 +86,105 @@ impl FnIr {
         condition: Operand,
         head: impl Into<String>,
     ) -> EntryId {
-        let number = 1 + self
-            .entries
-            .iter()
-            .filter(|e| e.block == block && e.slot == Slot::Branch)
-            .count() as u32;
-        self.push(Entry {
-            block,
-            slot: Slot::Branch,
-            number,
-            kind,
-            head: head.into(),
-            operands,
-            condition,
-            target,
+        let earlier = self.entries.iter().filter(|e| {
+            e.location.block == block
+                && matches!(e.location.slot, irtrack_runtime::core::ir::Slot::Branch(_))
+        });
+        let mut number = 1;
+        let mut control = Operand::None;
+        for e in earlier {
+            number += 1;
+            if !e.condition.is_none() {
+                control = e.condition.clone();
+            }
+        }
+        let mut entry = Entry::branch(block, number, kind, target, operands, condition, head);
+        if entry.condition.is_none() && kind != Kind::Return {
+            entry.control = control;
+        }
+        self.push(entry)
+    }
+
+    /// The numbers generated code names entry `id` by: `%var` for a statement or argument,
+    /// `block, k` for a branch — the numbers the listing prints.
+    pub fn site(&self, id: EntryId) -> TokenStream {
+        let Location { block, slot } = self.entries[id.index()].location;
+        match slot.var() {
+            Some(var) => {
+                let var = num(var);
+                quote!(#var)
+            }
+            None => {
+                let k = match slot {
+                    irtrack_runtime::core::ir::Slot::Branch(k) => k,
+                    _ => 0,
+                };
+                let (b, k) = (num(block), num(k));
+                quote!(#b, #k)
+            }
+        }
+    }
+
+    /// The variable entry `id` defines.
+    pub fn var(&self, id: EntryId) -> u32 {
+        self.entries[id.index()].location.slot.var().unwrap_or(0)
+    }
+
+    /// The checked IR of the function `name`, encoded for the runtime: a `static` the
+    /// generated code keeps behind `ident`. A lowering that produced IR the runtime would reject
+    /// is a bug in irtrack, reported at the function.
+    pub fn to_static(
+        &self,
+        ident: &syn::Ident,
+        name: &str,
+        span: proc_macro2::Span,
+    ) -> Result<TokenStream, syn::Error> {
+        let ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
+            syn::Error::new(
+                span,
+                format!("irtrack bug: the IR lowered for `{name}` is not well formed ({e}); please report it"),
+            )
+        })?;
+        let text = ir.encode();
+        // The static sits in a block behind a hygienic local, so the user's code cannot name it.
+        Ok(quote! {
+            let #ident = {
+                static IR: ::irtrack::__private::StaticIr =
+                    ::irtrack::__private::StaticIr::new(#name, ::core::module_path!(), #text);
+                &IR
+            };
         })
     }
 
-    /// The `static` the recorder reads. Entries stay in generation order, which is the order
-    /// of the ids in the generated code; the runtime groups them by block when printing.
-    pub fn to_static(&self, ident: &syn::Ident, name: &str) -> TokenStream {
-        let entries = self.entries.iter().map(entry_tokens);
-        let var_count = num(self.var_count);
-        // The static sits in a block behind a hygienic local, so the user's code cannot name it.
-        quote! {
-            let #ident: &'static ::irtrack::__private::FnIr = {
-                static IR: ::irtrack::__private::FnIr = ::irtrack::__private::FnIr {
-                    name: #name,
-                    module: ::core::module_path!(),
-                    entries: &[#(#entries),*],
-                    var_count: #var_count,
-                };
-                &IR
-            };
-        }
+    /// The static holding a closure's IR, named `ident` (hoisted to where the closure's
+    /// enclosing function can reach it).
+    pub fn closure_static(
+        &self,
+        ident: &syn::Ident,
+        span: proc_macro2::Span,
+    ) -> Result<TokenStream, syn::Error> {
+        let name = "{{closure}}";
+        let ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
+            syn::Error::new(
+                span,
+                format!("irtrack bug: the IR lowered for a closure is not well formed ({e}); please report it"),
+            )
+        })?;
+        let text = ir.encode();
+        Ok(quote! {
+            static #ident: ::irtrack::__private::StaticIr =
+                ::irtrack::__private::StaticIr::new(#name, ::core::module_path!(), #text);
+        })
+    }
+
+    /// The IR as the runtime reads it, for tests and snapshots.
+    #[cfg(test)]
+    pub fn finish(&self, name: &str) -> FnIr {
+        FnIr::new(name, "", self.entries.clone()).expect("well-formed IR")
     }
 }
 
 /// `3`, not `3u32`: the numbers are read by people in `cargo expand` output.
-fn num(n: u32) -> proc_macro2::Literal {
+pub fn num(n: u32) -> proc_macro2::Literal {
     proc_macro2::Literal::u32_unsuffixed(n)
-}
-
-fn operand_tokens(o: &Operand) -> TokenStream {
-    match o {
-        Operand::Var(v) => {
-            let v = num(*v);
-            quote!(::irtrack::__private::Operand::Var(#v))
-        }
-        Operand::Const(c) => quote!(::irtrack::__private::Operand::Const(#c)),
-        Operand::None => quote!(::irtrack::__private::Operand::None),
-    }
-}
-
-fn entry_tokens(e: &Entry) -> TokenStream {
-    let (block, number, head) = (num(e.block), num(e.number), &e.head);
-    let kind = match e.kind {
-        Kind::Argument => {
-            return quote!(::irtrack::__private::Entry::argument(#block, #number, #head))
-        }
-        Kind::Constant => {
-            return quote!(::irtrack::__private::Entry::constant(#block, #number, #head))
-        }
-        Kind::Call => quote!(Call),
-        Kind::MethodCall => quote!(MethodCall),
-        Kind::Operator => quote!(Operator),
-        Kind::Special => quote!(Special),
-        Kind::Jump => quote!(Jump),
-        Kind::JumpUnless => quote!(JumpUnless),
-        Kind::JumpIfMatches => quote!(JumpIfMatches),
-        Kind::Return => quote!(Return),
-    };
-    let operands = e.operands.iter().map(operand_tokens);
-    if e.slot == Slot::Branch {
-        let condition = operand_tokens(&e.condition);
-        let target = num(e.target);
-        quote! {
-            ::irtrack::__private::Entry::branch(
-                #block, #number, ::irtrack::__private::EntryKind::#kind, #target,
-                &[#(#operands),*], #condition, #head,
-            )
-        }
-    } else {
-        quote! {
-            ::irtrack::__private::Entry::statement(
-                #block, #number, ::irtrack::__private::EntryKind::#kind, #head, &[#(#operands),*],
-            )
-        }
-    }
 }

@@ -8,8 +8,22 @@ use syn::spanned::Spanned;
 #[derive(Debug, Default, darling::FromMeta)]
 pub struct TrackedArgs {}
 
+/// Where a tracked function is defined, as far as the attribute can see: what names it.
+pub enum ImplContext {
+    /// A free function: its own name.
+    Free,
+    /// A method of an inherent `impl` marked `#[tracked]`: `Self::name`.
+    Inherent,
+    /// A method of a trait `impl` marked `#[tracked]`: `<Self as Trait>::name`.
+    Trait(syn::Path),
+    /// A function marked on its own that takes `self` or mentions `Self`: a method or
+    /// associated function of an `impl` or trait the attribute cannot see.
+    Unknown,
+}
+
 /// A function (free, or a method in an impl) about to be tracked, and its expansion.
 pub struct TrackedFn {
+    pub context: ImplContext,
     pub attrs: Vec<syn::Attribute>,
     pub vis: syn::Visibility,
     pub defaultness: Option<syn::Token![default]>,
@@ -20,9 +34,9 @@ pub struct TrackedFn {
 
 /// What the attribute was put on.
 pub enum Tracked {
-    Fn(TrackedFn),
+    Fn(Box<TrackedFn>),
     /// An impl block: every method with a body is tracked.
-    Impl(syn::ItemImpl, Vec<TrackedFn>),
+    Impl(Box<syn::ItemImpl>, Vec<TrackedFn>),
 }
 
 pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error> {
@@ -49,17 +63,28 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
         },
         syn::Item::Fn(f) => {
             check_signature(&f.sig)?;
-            Ok(Tracked::Fn(TrackedFn {
+            let context = if f.sig.receiver().is_some() || mentions_self(&f.sig, &f.block) {
+                ImplContext::Unknown
+            } else {
+                ImplContext::Free
+            };
+            Ok(Tracked::Fn(Box::new(TrackedFn {
+                context,
                 attrs: f.attrs,
                 vis: f.vis,
                 defaultness: None,
                 sig: f.sig,
                 block: *f.block,
                 output: TokenStream::new(),
-            }))
+            })))
         }
         syn::Item::Impl(mut imp) => {
             let mut fns = Vec::new();
+            let trait_path = imp.trait_.as_ref().map(|(_, path, _)| path.clone());
+            let context = || match &trait_path {
+                Some(path) => ImplContext::Trait(path.clone()),
+                None => ImplContext::Inherent,
+            };
             let mut errors: Option<syn::Error> = None;
             for item in &mut imp.items {
                 if let syn::ImplItem::Fn(m) = item {
@@ -73,6 +98,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                         continue;
                     }
                     fns.push(TrackedFn {
+                        context: context(),
                         attrs: m.attrs.clone(),
                         vis: m.vis.clone(),
                         defaultness: m.defaultness,
@@ -84,7 +110,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
             }
             match errors {
                 Some(e) => Err(e),
-                None => Ok(Tracked::Impl(imp, fns)),
+                None => Ok(Tracked::Impl(Box::new(imp), fns)),
             }
         }
         syn::Item::Trait(t) => Err(syn::Error::new(
@@ -96,6 +122,19 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
             "#[tracked] goes on a function, a method, or an `impl` block",
         )),
     }
+}
+
+/// Whether the signature or the body names `Self`: the function is in an `impl` or a trait.
+fn mentions_self(sig: &syn::Signature, body: &syn::Block) -> bool {
+    use quote::ToTokens;
+    fn has_self(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "Self",
+            proc_macro2::TokenTree::Group(g) => has_self(g.stream()),
+            _ => false,
+        })
+    }
+    has_self(sig.to_token_stream()) || has_self(body.to_token_stream())
 }
 
 /// The item's name where it has one, so every rejection points at the same kind of place.

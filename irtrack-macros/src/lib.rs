@@ -130,8 +130,21 @@ fn closure_unless_disabled(
 
 fn try_tracked_fn(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream, syn::Error> {
     let tracked = closure::parse(input)?;
-    let lowered = lower::Lowerer::lower_closure(&tracked.closure, tracked.captured)?;
-    Ok(closure::expand_tracked_fn(&tracked.closure, lowered))
+    let closures = std::rc::Rc::<std::cell::RefCell<lower::Closures>>::default();
+    let lowered =
+        lower::Lowerer::lower_closure(&tracked.closure, tracked.captured, closures.clone())?;
+    let ident = syn::Ident::new("__IRTRACK_CLOSURE_0", proc_macro2::Span::mixed_site());
+    let own = lowered
+        .ir
+        .closure_static(&ident, syn::spanned::Spanned::span(&tracked.closure))?;
+    let mut statics = vec![own];
+    statics.append(&mut closures.borrow_mut().statics);
+    Ok(closure::expand_tracked_fn(
+        &tracked.closure,
+        &ident,
+        lowered.body,
+        statics,
+    ))
 }
 
 fn try_tracked(
@@ -141,7 +154,7 @@ fn try_tracked(
     let mut tracked = item::parse(args, item)?;
     let mut errors: Option<syn::Error> = None;
     let fns: Vec<&mut item::TrackedFn> = match &mut tracked {
-        item::Tracked::Fn(f) => vec![f],
+        item::Tracked::Fn(f) => vec![&mut **f],
         item::Tracked::Impl(_, fns) => fns.iter_mut().collect(),
     };
     for f in fns {

@@ -2,7 +2,7 @@
 //! in the IR becomes blocks, numbered branches and block arguments for the variables that flow
 //! across them (DESIGN.md, decision 3).
 
-use super::{frame, private_ident, scan, text::text, Ctx, LoopCtx, Lowered, Lowerer, Tail};
+use super::{private_ident, scan, text::text, Ctx, LoopCtx, Lowered, Lowerer, Tail};
 use crate::ir::{EntryId, Kind, Operand, Slot};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -252,7 +252,7 @@ impl Lowerer {
                 .entries
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| e.block == merge && e.kind == Kind::Argument)
+                .filter(|(_, e)| e.location.block == merge && e.kind == Kind::Argument)
                 .zip(&merged)
                 .map(|((id, _), ident)| (ident.clone(), crate::ir::EntryId::from_index(id)))
                 .collect();
@@ -447,7 +447,7 @@ impl Lowerer {
     fn close_loop(&mut self, exit: u32, exit_args: &[(syn::Ident, EntryId, Operand)]) -> Operand {
         let ctx = self.loops.pop().expect("open loop");
         for (ident, id) in &ctx.carried {
-            let var = self.ir.entries[id.index()].number;
+            let var = self.ir.var(*id);
             self.set(&ident.to_string(), Operand::Var(var));
         }
         for (ident, _, op) in exit_args {
@@ -779,9 +779,7 @@ impl Lowerer {
             .ir
             .define(cont, Slot::Var, Kind::Special, "?", vec![v.op]);
         let tmp = private_ident("__irtrack_try");
-        let f = frame();
         let (jr_t, jc_t) = (self.jump(jr), self.jump(jc));
-        let cap = self.ret_capture(t.span());
         let vt = v.tokens;
         let question = &t.question_token;
         let unwrap = self.record(
@@ -792,6 +790,11 @@ impl Lowerer {
         let is_residual = quote::quote_spanned! {question.span=>
             ::irtrack::__private::Residual::is_residual(&#tmp)
         };
+        let early = self.ret_probe(
+            ret,
+            &quote!((move || { let _ = #tmp #question; ::core::unreachable!() })()),
+            t.span(),
+        );
         Lowered {
             tokens: quote!({
                 let #tmp = #vt;
@@ -799,7 +802,7 @@ impl Lowerer {
                     #jr_t
                     // `?` itself builds the early return (with its `From` conversion), inside
                     // a closure whose result is the function's return value.
-                    return #f.ret(#ret, (move || { let _ = #tmp #question; ::core::unreachable!() })(), #cap);
+                    return #early;
                 } else {
                     #jc_t
                 }

@@ -4,7 +4,7 @@
 use super::{frame, private_ident, scan, text::text, Ctx, Lowered, LoweredFn, Lowerer};
 use crate::ir::{EntryId, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, UnOp};
 
@@ -17,14 +17,20 @@ struct Part {
 
 /// How the call being lowered announces itself to a tracked callee.
 enum Announce {
-    /// A path or local callable: the key is the callee value's type name, held in this local.
-    Fn(syn::Ident),
-    /// A method or operator with this trait-method name; whether the receiver operand is exact.
-    Method(String, bool),
-    /// A method whose receiver is a place without side effects: its type is read from it, in
-    /// this local, before the call.
-    MethodOf(String, syn::Ident),
-    /// Never claimed (comparisons, indexing).
+    /// A path or local callable: the key of the callee value, held in this local, and the
+    /// closures written in the call's arguments (position, static of their IR).
+    Fn(syn::Ident, Vec<(usize, syn::Ident)>),
+    /// A method call; `exact` when the receiver operand is a recorded variable, whose recorded
+    /// type is the receiver's.
+    Method { exact: bool },
+    /// A method whose receiver is a place without side effects: what the caller knows of the
+    /// receiver is read from it, into this local, before the call.
+    MethodOf(syn::Ident),
+    /// An operator, whose left operand's type must be the impl's `Self`; `exact` when that
+    /// operand is a recorded variable.
+    Operator { exact: bool },
+    /// Never claimed (comparisons, indexing, computed callees): announced so that a context
+    /// sees the call before it runs.
     None,
 }
 
@@ -300,28 +306,32 @@ impl Lowerer {
             };
             return Lowered::quiet(local, op);
         };
-        let f = frame();
-        let cap = self.place_capture(e);
         let pt = place.tokens;
+        let peek = self.peek_place(e, id, &pt);
         Lowered {
-            tokens: quote!((*#f.record_place(#id, &#pt, #cap))),
+            tokens: quote!((*#peek)),
             op,
             loud: place.loud,
         }
     }
 
-    fn place_capture(&self, e: &Expr) -> TokenStream {
+    /// Records a place read through a shared reference and passes the reference through:
+    /// `(&&&__irtrack.peek(4, &p.x)).rec()`.
+    fn peek_place(&self, e: &Expr, id: EntryId, place: &TokenStream) -> TokenStream {
         let capture = match e {
             Expr::Path(p) => self.is_capture(p),
             _ => false,
         };
+        let f = frame();
+        let site = self.ir.site(id);
+        let span = e.span();
         // A captured variable's type is settled (it is a variable of the enclosing code): its
         // value can be a snapshot, as a receiver (`w.dot(&x)` in a closure) needs.
         if matches!(e, Expr::Path(_)) && !capture {
             // `None`, `Default::default`: a constant's type may still be open here.
-            Self::late_capture(e.span())
+            quote_spanned! {span=> (&&#f.late_peek(#site, &#place)).rec() }
         } else {
-            Self::capture(e.span())
+            quote_spanned! {span=> (&&&#f.peek(#site, &#place)).rec() }
         }
     }
 
@@ -414,11 +424,19 @@ impl Lowerer {
         value: TokenStream,
         span: Span,
     ) -> Lowered {
+        // Collections and macros take the expected type inside (element coercions).
+        let expected = matches!(head.as_str(), "vec!" | "array" | "tuple" | "array repeat")
+            || head.ends_with('!');
         let (id, op) = self
             .ir
             .define(self.block, Slot::Var, Kind::Special, head, ops);
+        let tokens = if expected {
+            self.record_expected(id, value, span)
+        } else {
+            self.record(id, value, span)
+        };
         Lowered {
-            tokens: self.record(id, value, span),
+            tokens,
             op,
             loud: true,
         }
@@ -593,14 +611,18 @@ impl Lowerer {
                     head,
                     vec![inner.op.clone()],
                 );
+                let _ = method;
                 let exact = matches!(inner.op, Operand::Var(_));
                 let op_tok = &u.op;
                 let f = frame();
+                let var = self.ir.site(id);
                 let t = inner.tokens;
                 let expr = if inner.loud {
-                    quote!(#op_tok #f.announce_method(#id, #method, #exact, #t))
+                    quote!(#op_tok #f.operator_on(#var, #t))
+                } else if exact {
+                    quote!({ #f.method_of_recorded(#var, true, ()); #op_tok #t })
                 } else {
-                    quote!({ #f.announce_method(#id, #method, #exact, ()); #op_tok #t })
+                    quote!({ #f.announce(#var, ()); #op_tok #t })
                 };
                 Lowered {
                     tokens: self.record(id, expr, u.span()),
@@ -649,7 +671,9 @@ impl Lowerer {
             vec![lhs.op.clone(), rhs.op.clone()],
         );
         let announce = match binop_method(&b.op) {
-            Some(m) => Announce::Method(m.into(), matches!(lhs.op, Operand::Var(_))),
+            Some(_) => Announce::Operator {
+                exact: matches!(lhs.op, Operand::Var(_)),
+            },
             None => Announce::None,
         };
         let op_tok = &b.op;
@@ -701,12 +725,18 @@ impl Lowerer {
                 text(op_tok),
                 vec![old, rhs.op.clone()],
             );
-            let method = binop_method(&b.op).unwrap_or("");
+            let var = self.ir.site(id);
             let r = rhs.tokens;
+            let announce = |pass: TokenStream| match exact {
+                true => quote!(#f.method_of_recorded(#var, true, #pass)),
+                false => quote!(#f.announce(#var, #pass)),
+            };
             let assign = if rhs.loud {
-                quote!(#ident #op_tok #f.announce_method(#id, #method, #exact, #r);)
+                let a = announce(r);
+                quote!(#ident #op_tok #a;)
             } else {
-                quote!(#f.announce_method(#id, #method, #exact, ()); #ident #op_tok #r;)
+                let a = announce(quote!(()));
+                quote!(#a; #ident #op_tok #r;)
             };
             let rec = self.record_ref(id, &ident.to_token_stream());
             self.set(&ident.to_string(), op);
@@ -805,7 +835,8 @@ impl Lowerer {
 
     /// Emits the call built by `build` from the parts' tokens, announcing it to a tracked callee
     /// after the last part that may run tracked code (so no nested call overwrites the
-    /// announcement), or before the whole call when no part does.
+    /// announcement), or before the whole call when no part does. A call that no tracked
+    /// function can be the callee of is announced only where its arguments are all evaluated.
     fn announced(
         &self,
         id: EntryId,
@@ -814,27 +845,47 @@ impl Lowerer {
         build: impl FnOnce(&[TokenStream]) -> TokenStream,
     ) -> TokenStream {
         let f = frame();
-        let announcement = |pass: TokenStream| match announce {
-            Announce::Fn(ty) => Some(quote!(#f.announce_type(#id, #ty, #pass))),
-            Announce::Method(m, exact) => Some(quote!(#f.announce_method(#id, #m, #exact, #pass))),
-            Announce::MethodOf(m, ty) => Some(quote!(#f.announce_method_of(#id, #m, #ty, #pass))),
-            Announce::None => None,
+        let var = self.ir.site(id);
+        // `at` is the part the announcement wraps (its value passes through), if any.
+        let announcement = |pass: TokenStream, at: Option<usize>| match announce {
+            Announce::Fn(key, closures) if closures.is_empty() => {
+                quote!(#f.call(#var, #key, #pass))
+            }
+            Announce::Fn(key, closures) => {
+                let list = closures.iter().map(|(k, ident)| {
+                    let k = proc_macro2::Literal::usize_unsuffixed(*k);
+                    quote!((#k, &#ident))
+                });
+                quote!(#f.call_with_closures(#var, #key, &[#(#list),*], #pass))
+            }
+            Announce::Method { .. } if at == Some(0) => quote!(#f.method_on(#var, #pass)),
+            Announce::Method { exact: true } => quote!(#f.method_of_recorded(#var, false, #pass)),
+            Announce::MethodOf(recv) => quote!(#f.method(#var, #recv, #pass)),
+            Announce::Operator { .. } if at == Some(0) => quote!(#f.operator_on(#var, #pass)),
+            Announce::Operator { exact: true } => {
+                quote!(#f.method_of_recorded(#var, true, #pass))
+            }
+            Announce::Method { exact: false }
+            | Announce::Operator { exact: false }
+            | Announce::None => quote!(#f.announce(#var, #pass)),
         };
         let last_loud = parts.iter().rposition(|p| p.lowered.loud);
         match last_loud {
-            Some(k) if parts[k].wrappable && !matches!(announce, Announce::None) => {
+            Some(k) if parts[k].wrappable => {
                 let t = std::mem::take(&mut parts[k].lowered.tokens);
-                parts[k].lowered.tokens = announcement(t).expect("announcing");
+                parts[k].lowered.tokens = announcement(t, Some(k));
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
+                build(&toks)
+            }
+            Some(_) if matches!(announce, Announce::None) => {
                 let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
                 build(&toks)
             }
             _ => {
                 let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
                 let call = build(&toks);
-                match announcement(quote!(())) {
-                    Some(a) => quote!({ #a; #call }),
-                    None => call,
-                }
+                let a = announcement(quote!(()), None);
+                quote!({ #a; #call })
             }
         }
     }
@@ -854,16 +905,16 @@ impl Lowerer {
     /// Before: `sq(x + 1.0)`
     /// After:
     /// ```ignore
-    /// __irtrack.record(5, {
+    /// (&&&__irtrack.at(5, {
     ///     let __irtrack_callee = sq;
-    ///     let __irtrack_ty = ::irtrack::__private::type_name_of_val(&__irtrack_callee);
-    ///     __irtrack_callee(__irtrack.announce_type(5, __irtrack_ty, __irtrack.record(4, x + 1.0, …)))
-    /// }, …)
+    ///     let __irtrack_key = ::irtrack::__private::key_of(&__irtrack_callee);
+    ///     __irtrack_callee(__irtrack.call(5, __irtrack_key, (&&&__irtrack.at(4, x + 1.0)).rec()))
+    /// })).rec()
     /// ```
     fn call(&mut self, c: &syn::ExprCall) -> Lowered {
         let late = std::mem::take(&mut self.late)
             || matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_late_name(&s.ident) && s.arguments.is_none()));
-        let callee_ty = private_ident("__irtrack_ty");
+        let callee_ty = private_ident("__irtrack_key");
         let callee_val = private_ident("__irtrack_callee");
         let (head, binding, callee_tokens) = match &*c.func {
             Expr::Path(p) => {
@@ -875,7 +926,7 @@ impl Lowerer {
                     let func = &c.func;
                     (
                         text(p),
-                        quote!(let #callee_ty = ::irtrack::__private::type_name_of_val(&#func);),
+                        quote!(let #callee_ty = ::irtrack::__private::key_of(&#func);),
                         func.to_token_stream(),
                     )
                 } else {
@@ -883,7 +934,7 @@ impl Lowerer {
                         text(p),
                         quote!(
                             let #callee_val = #p;
-                            let #callee_ty = ::irtrack::__private::type_name_of_val(&#callee_val);
+                            let #callee_ty = ::irtrack::__private::key_of(&#callee_val);
                         ),
                         callee_val.to_token_stream(),
                     )
@@ -899,10 +950,11 @@ impl Lowerer {
         let parts = self.call_args(&c.args);
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
+        let closures = self.closure_arguments(&c.args);
         let announce = if binding.is_empty() {
             Announce::None
         } else {
-            Announce::Fn(callee_ty)
+            Announce::Fn(callee_ty, closures)
         };
         let call = self.announced(
             id,
@@ -918,7 +970,7 @@ impl Lowerer {
         let tokens = if late {
             self.record_late(id, tokens, c.span())
         } else {
-            self.record(id, tokens, c.span())
+            self.record_expected(id, tokens, c.span())
         };
         Lowered {
             tokens,
@@ -939,10 +991,8 @@ impl Lowerer {
         let mut read_receiver = TokenStream::new();
         let recv = match pure.then(|| self.shared_place_parts(&m.receiver)).flatten() {
             Some((id, op, place)) => {
-                let cap = self.place_capture(&m.receiver);
-                let f = frame();
-                let pt = &place.tokens;
-                read_receiver = quote!(#f.record_ref(#id, &#pt, #cap););
+                let peek = self.peek_place(&m.receiver, id, &place.tokens);
+                read_receiver = quote!(#peek;);
                 Lowered {
                     tokens: place.tokens,
                     op,
@@ -982,9 +1032,9 @@ impl Lowerer {
         let turbofish = &m.turbofish;
         let recv_ty = private_ident("__irtrack_recv");
         let announce = if pure {
-            Announce::MethodOf(method.to_string(), recv_ty.clone())
+            Announce::MethodOf(recv_ty.clone())
         } else {
-            Announce::Method(method.to_string(), exact)
+            Announce::Method { exact }
         };
         let dot = &m.dot_token;
         let receiver = &m.receiver;
@@ -996,7 +1046,7 @@ impl Lowerer {
         // side effects (`pure_place`), and the borrow ends before the call borrows it.
         let call = if pure {
             quote!({
-                let #recv_ty = ::irtrack::__private::type_name_of_val(&#receiver);
+                let #recv_ty = (&&&::irtrack::__private::ReceiverProbe(&#receiver)).receiver();
                 #read_receiver
                 #call
             })
@@ -1036,8 +1086,23 @@ impl Lowerer {
             .flat_map(|s| s.iter().map(|l| l.ident.to_string()))
             .chain(self.captured.iter().cloned())
             .collect();
-        match crate::closure::check(c).and_then(|()| Lowerer::lower_closure(c, captured)) {
-            Ok(lowered) => Lowered::quiet(crate::closure::expand(c, lowered), Operand::None),
+        let closures = self.closures();
+        let lowered = crate::closure::check(c)
+            .and_then(|()| Lowerer::lower_closure(c, captured, closures.clone()));
+        let stat = lowered.and_then(|lowered| {
+            let n = closures.borrow().idents.len() + 1;
+            let ident = syn::Ident::new(&format!("__IRTRACK_CLOSURE_{n}"), Span::mixed_site());
+            let stat = lowered.ir.closure_static(&ident, c.span())?;
+            let mut all = closures.borrow_mut();
+            all.statics.push(stat);
+            all.idents
+                .push((c as *const syn::ExprClosure, ident.clone()));
+            Ok((ident, lowered.body))
+        });
+        match stat {
+            Ok((ident, body)) => {
+                Lowered::quiet(crate::closure::expand(c, &ident, body), Operand::None)
+            }
             Err(e) => {
                 self.errors.push(e);
                 Lowered::quiet(c.to_token_stream(), Operand::None)
@@ -1053,6 +1118,7 @@ impl Lowerer {
     pub fn lower_closure(
         c: &syn::ExprClosure,
         captured: Vec<String>,
+        closures: std::rc::Rc<std::cell::RefCell<super::Closures>>,
     ) -> Result<LoweredFn, syn::Error> {
         let params: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
         let body_block: syn::Block = match &*c.body {
@@ -1064,6 +1130,7 @@ impl Lowerer {
             syn::ReturnType::Default => None,
         };
         Lowerer::new(captured)
+            .with_closures(closures)
             .with_return_type(ret_ty)
             .lower_fn(&params, &body_block)
     }

@@ -11,9 +11,11 @@ mod expr;
 mod scan;
 pub mod text;
 
-use crate::ir::{EntryId, FnIr, Kind, Operand, Slot};
+use crate::ir::{EntryId, IrBuilder, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
+use std::cell::RefCell;
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, Stmt};
 
@@ -81,13 +83,24 @@ pub enum Ctx {
 
 /// A lowered function or closure: its static IR and instrumented body.
 pub struct LoweredFn {
-    pub ir: FnIr,
+    pub ir: IrBuilder,
     /// Statements recording the arguments, then the instrumented body.
     pub body: TokenStream,
 }
 
+/// The closures lowered while lowering one item: their IR statics, and the static of each
+/// closure expression (by the expression's address in the syntax tree, which stays put while
+/// lowering).
+#[derive(Default)]
+pub struct Closures {
+    pub statics: Vec<TokenStream>,
+    pub idents: Vec<(*const syn::ExprClosure, syn::Ident)>,
+}
+
 pub struct Lowerer {
-    pub ir: FnIr,
+    pub ir: IrBuilder,
+    /// Shared with the lowerers of the closures in the body.
+    closures: Rc<RefCell<Closures>>,
     block: u32,
     scopes: Vec<Vec<Local>>,
     loops: Vec<LoopCtx>,
@@ -113,7 +126,8 @@ fn private_ident(name: &str) -> syn::Ident {
 impl Lowerer {
     pub fn new(captured: Vec<String>) -> Self {
         Lowerer {
-            ir: FnIr::new(),
+            ir: IrBuilder::new(),
+            closures: Rc::default(),
             block: 1,
             scopes: vec![Vec::new()],
             loops: Vec::new(),
@@ -122,6 +136,17 @@ impl Lowerer {
             late: false,
             ret_ty: None,
         }
+    }
+
+    /// Shares the closure statics of an enclosing lowerer.
+    pub fn with_closures(mut self, closures: Rc<RefCell<Closures>>) -> Self {
+        self.closures = closures;
+        self
+    }
+
+    /// The statics of the closures lowered so far (and, once lowering is done, all of them).
+    pub fn closures(&self) -> Rc<RefCell<Closures>> {
+        self.closures.clone()
     }
 
     /// Sets the declared return type (`None` when it cannot be named, as for `impl Trait`).
@@ -143,12 +168,12 @@ impl Lowerer {
     /// ```
     pub fn lower_fn(mut self, params: &[Pat], body: &Block) -> Result<LoweredFn, syn::Error> {
         let mut prologue = TokenStream::new();
-        for pat in params {
+        for (k, pat) in params.iter().enumerate() {
             for ident in scan::pattern_bindings(pat) {
                 let (id, op) =
                     self.ir
                         .define(1, Slot::Arg, Kind::Argument, ident.to_string(), vec![]);
-                prologue.extend(self.record_ref(id, &ident.to_token_stream()));
+                prologue.extend(self.record_param(id, k, &ident));
                 self.bind(ident, op);
             }
         }
@@ -254,51 +279,56 @@ impl Lowerer {
 
     // ----- generated calls -----
 
-    fn capture(span: Span) -> TokenStream {
-        let v = private_ident("__irtrack_v");
-        quote_spanned! {span=> |#v| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
+    /// Records statement `id` with `value`, passed through:
+    /// `(&&&__irtrack.at(5, value)).rec()` (the probe picks the richest capture).
+    fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+        let f = frame();
+        let site = self.ir.site(id);
+        quote_spanned! {span=> (&&&#f.at(#site, #value)).rec() }
     }
 
-    /// The capture of a returned value, typed by the declared return type when there is one.
-    fn ret_capture(&self, span: Span) -> TokenStream {
-        match &self.ret_ty {
-            Some(ty) => {
-                let v = private_ident("__irtrack_v");
-                quote_spanned! {span=> |#v: &#ty| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture() }
-            }
-            None => Self::capture(span),
+    /// Records a value whose type may only be decided after this point: `Debug` first (see
+    /// `LateProbe` in the runtime). Checked with the type the code around expects.
+    fn record_late(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+        let f = frame();
+        let site = self.ir.site(id);
+        let v = private_ident("v");
+        quote_spanned! {span=>
+            #f.record(#site, #value, |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture())
         }
     }
 
-    fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+    /// Records statement `id` with `value`, checked with the type the code around expects (so
+    /// coercions inside it happen): for calls of paths and collection literals.
+    fn record_expected(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
         let f = frame();
-        let cap = Self::capture(span);
-        quote! { #f.record(#id, #value, #cap) }
+        let site = self.ir.site(id);
+        let v = private_ident("v");
+        quote_spanned! {span=>
+            #f.record(#site, #value, |#v| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture())
+        }
     }
 
-    /// The capture of a value whose type may only be decided after this point: `Debug` first
-    /// (see `LateProbe` in the runtime).
-    fn late_capture(span: Span) -> TokenStream {
-        let v = private_ident("__irtrack_v");
-        quote_spanned! {span=> |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture() }
-    }
-
-    /// Records a value whose type may only be decided after this point.
-    fn record_late(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
-        let f = frame();
-        let cap = Self::late_capture(span);
-        quote! { #f.record(#id, #value, #cap) }
-    }
-
+    /// Records statement `id` from a reference to a place: `(&&&__irtrack.peek(5, &p)).rec();`
     fn record_ref(&self, id: EntryId, place: &TokenStream) -> TokenStream {
         let f = frame();
-        let cap = Self::capture(place.span());
-        quote! { #f.record_ref(#id, &#place, #cap); }
+        let site = self.ir.site(id);
+        let span = place.span();
+        quote_spanned! {span=> (&&&#f.peek(#site, &#place)).rec(); }
+    }
+
+    /// Records parameter number `k`, bound to `ident` by argument entry `id`.
+    fn record_param(&self, id: EntryId, k: usize, ident: &syn::Ident) -> TokenStream {
+        let f = frame();
+        let site = self.ir.site(id);
+        let k = proc_macro2::Literal::usize_unsuffixed(k);
+        quote_spanned! {ident.span()=> (&&&#f.param(#site, #k, &#ident)).rec(); }
     }
 
     fn jump(&self, id: EntryId) -> TokenStream {
         let f = frame();
-        quote! { #f.jump(#id); }
+        let site = self.ir.site(id);
+        quote! { #f.jump(#site); }
     }
 
     /// A jump passing `vars` (and a value), and the target block's argument nodes recorded
@@ -315,18 +345,20 @@ impl Lowerer {
         let f = frame();
         let passed = &self.ir.entries[id.index()].operands;
         for (n, (ident, arg)) in args.iter().enumerate() {
+            let site = self.ir.site(*arg);
             match passed.get(n) {
-                Some(Operand::Const(_)) => {
-                    out.extend(self.record_ref(*arg, &ident.to_token_stream()))
-                }
+                Some(Operand::Const(_)) => out.extend(
+                    quote_spanned! {ident.span()=> (&&&#f.block_value(#site, &#ident)).rec(); },
+                ),
                 _ => {
                     let n = proc_macro2::Literal::usize_unsuffixed(n);
-                    out.extend(quote! { #f.block_arg(#arg, #n); })
+                    out.extend(quote! { #f.block_arg(#site, #n); })
                 }
             }
         }
         if let Some((arg, v)) = value {
-            out.extend(self.record_ref(arg, v));
+            let site = self.ir.site(arg);
+            out.extend(quote! { (&&&#f.block_value(#site, &#v)).rec(); });
         }
         out
     }
@@ -411,14 +443,21 @@ impl Lowerer {
         }
     }
 
-    /// Records a return of `value` (with operand `op`) and passes the value through.
+    /// Records a return of `value` (with operand `op`) and passes the value through; the
+    /// declared return type, when it can be named, types the probe (an `Ok(x)` learns its
+    /// error type from it before it is captured).
     fn ret(&mut self, value: &TokenStream, op: Operand, span: Span) -> TokenStream {
         let id = self
             .ir
             .branch(self.block, Kind::Return, 0, vec![op], Operand::None, "");
+        self.ret_probe(id, value, span)
+    }
+
+    fn ret_probe(&self, id: EntryId, value: &TokenStream, span: Span) -> TokenStream {
         let f = frame();
-        let cap = self.ret_capture(span);
-        quote! { #f.ret(#id, #value, #cap) }
+        let site = self.ir.site(id);
+        let turbofish = self.ret_ty.as_ref().map(|ty| quote!(::<#ty>));
+        quote_spanned! {span=> (&&&#f.ret #turbofish (#site, #value)).rec() }
     }
 
     fn stmt(&mut self, stmt: &Stmt) -> TokenStream {
@@ -524,8 +563,13 @@ impl Lowerer {
             _ => None,
         };
         if let Some(ident) = plain_ident {
-            self.bind(ident, value.op);
-            return quote!(#(#attrs)* let #pat = #init_tokens;);
+            // A closure bound by `let` is registered, so that calling it claims.
+            let register = self.closure_static(&init.expr).map(|stat| {
+                let f = frame();
+                quote!(#f.closure(&#ident, &#stat);)
+            });
+            self.bind(ident.clone(), value.op);
+            return quote!(#(#attrs)* let #pat = #init_tokens; #register);
         }
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {
@@ -540,6 +584,33 @@ impl Lowerer {
             self.bind(ident, op);
         }
         quote!(#(#attrs)* let #pat = #init_tokens; #rec)
+    }
+
+    /// The static of the closure `e` is, if it is a closure lowered here.
+    fn closure_static(&self, e: &Expr) -> Option<syn::Ident> {
+        let c = match e {
+            Expr::Closure(c) => c,
+            Expr::Paren(p) => return self.closure_static(&p.expr),
+            _ => return None,
+        };
+        let key = c as *const syn::ExprClosure;
+        self.closures
+            .borrow()
+            .idents
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, i)| i.clone())
+    }
+
+    /// The closures written as arguments of a call: their positions and statics.
+    fn closure_arguments(
+        &self,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> Vec<(usize, syn::Ident)> {
+        args.iter()
+            .enumerate()
+            .filter_map(|(k, a)| self.closure_static(a).map(|s| (k, s)))
+            .collect()
     }
 
     /// Records one `bind x` node per variable a pattern bound from `scrutinee`.

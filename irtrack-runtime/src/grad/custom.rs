@@ -3,16 +3,18 @@
 
 use super::primal::Primal;
 use super::rules::{Contribution, Out};
-use super::site::{canonical, Site};
+use super::site::Site;
 use super::tangent::Tangent;
+use crate::core::tape::Callee;
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 type Erased = dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String> + Send + Sync;
 
-fn table() -> &'static RwLock<HashMap<String, Arc<Erased>>> {
-    static RULES: OnceLock<RwLock<HashMap<String, Arc<Erased>>>> = OnceLock::new();
+fn table() -> &'static RwLock<HashMap<TypeId, Arc<Erased>>> {
+    static RULES: OnceLock<RwLock<HashMap<TypeId, Arc<Erased>>>> = OnceLock::new();
     RULES.get_or_init(Default::default)
 }
 
@@ -25,13 +27,16 @@ pub(crate) fn any() -> bool {
     ANY.load(Ordering::Acquire)
 }
 
-/// The user's rule for the callee `identity` (a canonical full path).
-pub(crate) fn lookup(identity: &str) -> Option<Arc<Erased>> {
+/// The user's rule for the callee of `site`, found by the callee's fn item type.
+pub(crate) fn lookup(site: &Site<'_>) -> Option<Arc<Erased>> {
     if !ANY.load(Ordering::Acquire) {
         return None;
     }
+    let Some(Callee::Item(t)) = site.callee() else {
+        return None;
+    };
     let rules = table().read().unwrap_or_else(|e| e.into_inner());
-    rules.get(identity).cloned()
+    rules.get(&t.id).cloned()
 }
 
 /// Gives `function` its own pullback: every call of it, tracked or not, is then differentiated
@@ -41,8 +46,11 @@ pub(crate) fn lookup(identity: &str) -> Option<Arc<Erased>> {
 /// vectors and slices) or arrays, and the sensitivity of the call's value; it returns the
 /// sensitivities of the arguments, as a tuple in argument order (`()` for an argument that has
 /// none), or a single value for a one-argument function. Rules are process-wide and found by
-/// the function's full path (for a method: its type's path and its name), never by its bare
-/// name; registering again replaces the rule.
+/// the function itself (its fn item's type), never by a name; registering again replaces the
+/// rule. A rule applies to every call of the function by its path (`minus(a, b)`,
+/// `Point::norm(&p)`), and to method calls of it (`p.norm()`) when the method is `#[tracked]`
+/// (an untracked method called with method syntax cannot be identified: Rust picks the method
+/// by the receiver's type at compile time).
 ///
 /// ```
 /// use irtrack::{gradient, tracked, grad::register_rule};
@@ -70,8 +78,7 @@ where
     S: IntoSensitivities,
     P: Fn(A, D) -> S + Send + Sync + 'static,
 {
-    let _ = function;
-    let name = canonical(std::any::type_name::<F>());
+    let key = crate::core::ids::key_of(&function);
     let erased: Arc<Erased> = Arc::new(move |site: &Site<'_>, dy: &Tangent, out: &mut Out| {
         let args = A::from_arguments(site).ok_or_else(|| {
             format!(
@@ -100,7 +107,7 @@ where
     table()
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(name, erased);
+        .insert(key.id, erased);
     ANY.store(true, Ordering::Release);
 }
 

@@ -1,15 +1,15 @@
 //! Why a gradient could not be taken.
 
-use crate::ir::Location;
+use crate::core::ir::Location;
 use std::fmt;
 
 /// Where in the traced program a gradient failed: the function and the statement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
     /// The tracked function whose tape holds the node (`{{closure}}` for a closure).
-    pub function: &'static str,
+    pub function: String,
     /// `module_path!()` of that function.
-    pub module: &'static str,
+    pub module: String,
     /// The statement's location in the function's IR (`§1:%3`).
     pub location: Option<Location>,
     /// The statement as lowered (`%3 = %1.sin()`).
@@ -42,7 +42,7 @@ pub enum GradError {
         /// The callee as written (`sin`, `collect`, `my::f`) or its full path when known.
         callee: String,
         /// Where the call is.
-        at: Place,
+        at: Box<Place>,
         /// Why no rule applies, when a rule exists but could not be used.
         reason: Option<String>,
     },
@@ -51,29 +51,32 @@ pub enum GradError {
     /// differentiated.
     Mutation {
         /// What the write was.
-        at: Place,
+        at: Box<Place>,
     },
     /// A closure called inside the traced computation uses a variable it captured: irtrack
     /// cannot tell whether that variable depends on the inputs.
     Capture {
         /// The captured variable's name.
-        variable: &'static str,
+        variable: String,
         /// The closure.
-        at: Place,
+        at: Box<Place>,
     },
     /// A float argument's value was not recorded (a generic `T` whose bounds have neither
     /// `Debug` nor `irtrack::Snapshot` keeps only its type name), so nothing can be computed
     /// from it.
     Unrecorded {
         /// The argument.
-        at: Place,
+        at: Box<Place>,
         /// Its type.
-        type_name: &'static str,
+        type_name: String,
     },
-    /// The function passed to `gradient` is not `#[tracked]` (nor a `tracked_fn!` closure).
+    /// The function passed to `gradient` is not `#[tracked]` (nor a `tracked_fn!` closure),
+    /// or was passed in a form that hides which function it is (a function pointer).
     NotTracked {
-        /// Its type name.
-        function: &'static str,
+        /// Its name.
+        function: String,
+        /// Why its body was not recorded, when that is known.
+        reason: Option<String>,
     },
     /// The output is not differentiable (`gradient` needs an `f64` or `f32`, or `Ok`/`Some`
     /// of one), or a seed does not have the output's shape.
@@ -84,7 +87,7 @@ pub enum GradError {
     /// Two sensitivities of one value had different shapes.
     Shape {
         /// The value's place.
-        at: Place,
+        at: Box<Place>,
         /// The two shapes.
         shapes: (String, String),
     },
@@ -115,7 +118,14 @@ impl fmt::Display for GradError {
                 "the value of {at} (a `{type_name}`) was not recorded: add a `Debug` bound to \
                  the generic parameter so irtrack can keep it"
             ),
-            GradError::NotTracked { function } => write!(
+            GradError::NotTracked {
+                function,
+                reason: Some(reason),
+            } => write!(f, "the body of `{function}` was not recorded: {reason}"),
+            GradError::NotTracked {
+                function,
+                reason: None,
+            } => write!(
                 f,
                 "`{function}` is not #[tracked]: its body was not recorded, so it cannot be \
                  differentiated; add #[tracked] or wrap a closure in `tracked_fn!`"

@@ -3,12 +3,12 @@
 //! Mutating an iterator makes no new node, so every `next` refers to the node that created the
 //! iterator; the `k`-th `next` on it yields element `k` (the sweep counts them).
 
-use super::primal::Primal;
 use super::rules::{Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
-use crate::ir::EntryKind;
-use crate::node::{NodeId, NodeKind};
+use crate::core::ids::NodeId;
+use crate::core::ir::EntryKind;
+use crate::core::tape::{NodeKind, Store};
 
 /// The length of the vector an iterator node walks, when it is `v.iter()` or `v.into_iter()`
 /// (also `(&v).into_iter()`, as `for x in &v` desugars) on a vector of floats.
@@ -17,23 +17,15 @@ pub(crate) fn vector_iterator_len(site: &Site<'_>, node: NodeId) -> Option<usize
         return None;
     }
     let store = site.store;
-    let data = store.node(node);
-    if data.kind != NodeKind::PrimitiveCall {
+    if call_head(store, node)? != "iter" && call_head(store, node)? != "into_iter" {
         return None;
     }
-    let entry = store.ir_of(node)?.entries.get(data.entry as usize)?;
-    let call = matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call);
-    if !call || !matches!(entry.head, "iter" | "into_iter") {
-        return None;
-    }
-    let source = *store.refs(node).first()?;
+    let source = store.ref_at(node, 0);
     if source.is_none() {
         return None;
     }
-    match super::primal::primal(&store.node(source).value)? {
-        Primal::Vector(v) => Some(v.len()),
-        _ => None,
-    }
+    let v = store.value_cow(source);
+    v.floats().map(|v| v.len())
 }
 
 /// `v.iter()` on a vector: its sensitivity is the vector's.
@@ -74,16 +66,15 @@ pub(crate) fn next(
 }
 
 /// The head of a recorded call node, if it is a call (`zip`, `into_iter`).
-fn call_head(store: &crate::node::Store, node: NodeId) -> Option<&'static str> {
+fn call_head(store: &Store, node: NodeId) -> Option<&str> {
     if node.is_none() {
         return None;
     }
-    let data = store.node(node);
-    if data.kind != NodeKind::PrimitiveCall {
+    if store.node(node).kind != NodeKind::PrimitiveCall {
         return None;
     }
-    let entry = store.ir_of(node)?.entries.get(data.entry as usize)?;
-    matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call).then_some(entry.head)
+    let (_, entry) = store.entry_of(node)?;
+    matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call).then_some(entry.head.as_str())
 }
 
 /// Which element of a pattern `Some((a, b))` (or `(a, b)`) the binding `name` is, for
@@ -125,21 +116,20 @@ pub(crate) fn tuple_binding(
     }
     let k = next_position(next)?;
     // The pattern is the head of the `if … matches` branch taken just before the bindings.
-    let parent = store.node(site.node).parent;
+    let parent = store.parent(site.node);
     let pattern = (next.0 + 1..site.node.0).find_map(|i| {
         let id = NodeId(i);
-        let data = store.node(id);
-        if data.kind != NodeKind::Jump || data.parent != parent {
+        if store.node(id).kind != NodeKind::Jump || store.parent(id) != parent {
             return None;
         }
-        let entry = store.ir_of(id)?.entries.get(data.entry as usize)?;
-        (entry.kind == EntryKind::JumpIfMatches).then_some(entry.head)
+        let (_, entry) = store.entry_of(id)?;
+        (entry.kind == EntryKind::JumpIfMatches).then_some(entry.head.as_str())
     })?;
     let component = tuple_component(pattern, name)?;
     // Through the `into_iter` a `for` loop adds, to the adaptor.
-    let mut iterator = *store.refs(next).first()?;
+    let mut iterator = store.ref_at(next, 0);
     while call_head(store, iterator) == Some("into_iter") {
-        let inner = *store.refs(iterator).first()?;
+        let inner = store.ref_at(iterator, 0);
         if !matches!(call_head(store, inner), Some("zip" | "enumerate")) {
             break;
         }
@@ -147,8 +137,8 @@ pub(crate) fn tuple_binding(
     }
     let walked = match (call_head(store, iterator)?, component) {
         ("enumerate", 0) => return Some(None),
-        ("enumerate", 1) => *store.refs(iterator).first()?,
-        ("zip", c) => *store.refs(iterator).get(c)?,
+        ("enumerate", 1) => store.ref_at(iterator, 0),
+        ("zip", c) => store.ref_at(iterator, c),
         _ => return None,
     };
     if let Some(len) = vector_iterator_len(site, walked) {
@@ -158,10 +148,9 @@ pub(crate) fn tuple_binding(
     if walked.is_none() {
         return None;
     }
-    match super::primal::primal(&store.node(walked).value)? {
-        Primal::Vector(v) => Some(Some((walked, v.len(), k))),
-        _ => None,
-    }
+    let v = store.value_cow(walked);
+    let len = v.floats()?.len();
+    Some(Some((walked, len, k)))
 }
 
 #[cfg(test)]

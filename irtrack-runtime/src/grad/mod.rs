@@ -51,8 +51,10 @@ pub use error::{GradError, Place};
 pub use site::Site;
 pub use tangent::Tangent;
 
-use crate::node::{NodeId, NodeKind};
-use crate::trace::{track_output, Callable, Trace};
+use crate::core::ids::NodeId;
+use crate::core::tape::NodeKind;
+use crate::record::session::{track_output, Callable};
+use crate::view::trace::Trace;
 use sweep::Sweep;
 
 /// The metadata key under which [`Trace::backward`] stores each node's adjoint (a
@@ -196,7 +198,7 @@ impl Trace {
             let id = NodeId(i as u32);
             let before = self.store.metadata.get(&id).and_then(|m| {
                 m.iter()
-                    .find(|(k, _)| *k == ADJOINT)
+                    .find(|(k, _)| k == ADJOINT)
                     .and_then(|(_, v)| v.downcast_ref::<Tangent>())
             });
             let total = match before {
@@ -223,11 +225,21 @@ impl Trace {
 }
 
 /// The root of a trace of a tracked function (a primitive root has no body to differentiate).
-fn tracked_root(trace: &Trace) -> Result<crate::trace::NodeRef<'_>, GradError> {
+fn tracked_root(trace: &Trace) -> Result<crate::view::trace::NodeRef<'_>, GradError> {
     let root = trace.root();
     if root.kind() != NodeKind::NestedCall {
+        let (type_name, named) = trace.root_callee();
+        let reason = (!named).then(|| {
+            format!(
+                "it was called through a value of type `{type_name}`, a function pointer or a \
+                 closure irtrack does not track, which does not say which function it runs; \
+                 pass the `#[tracked]` function itself (`gradient(f, args)`, not \
+                 `gradient(f as fn(..) -> _, args)`), or wrap a closure in `tracked_fn!`"
+            )
+        });
         return Err(GradError::NotTracked {
-            function: trace.root_name(),
+            function: trace.root_name().to_string(),
+            reason,
         });
     }
     Ok(root)
@@ -235,35 +247,42 @@ fn tracked_root(trace: &Trace) -> Result<crate::trace::NodeRef<'_>, GradError> {
 
 fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
     let root = tracked_root(trace)?;
-    let mut sweep = Sweep::new(&trace.store, root.id())?;
+    let mut sweep = Sweep::new(trace, root.id())?;
     sweep.run(seed)?;
     Ok(sweep)
 }
 
 /// The seed `1.0` for a float output (also inside `Ok` or `Some`).
 fn scalar_seed(trace: &Trace) -> Result<Tangent, GradError> {
+    use std::any::TypeId;
     let value = tracked_root(trace)?.raw_value();
-    // A generic float output without `Debug` keeps only its type: the sweep reports why.
-    if value.as_f64().is_some() || matches!(value.type_name(), "f64" | "f32") {
+    // A float output known only by its type: the sweep reports why.
+    let float_type = value
+        .type_id()
+        .is_some_and(|t| t == TypeId::of::<f64>() || t == TypeId::of::<f32>());
+    if value.as_f64().is_some() || float_type || matches!(value.wrapped_float(), Some(Some(_))) {
         return Ok(Tangent::Scalar(1.0));
     }
-    let text = value.to_string();
-    let inner = text
-        .strip_prefix("Ok(")
-        .or_else(|| text.strip_prefix("Some("))
-        .and_then(|t| t.strip_suffix(')'));
-    match inner {
-        Some(inner) if inner.parse::<f64>().is_ok() => Ok(Tangent::Scalar(1.0)),
-        _ => Err(GradError::Output {
-            reason: format!(
-                "`gradient` needs a float output, and `{}` returned `{}` of type `{}`; use \
-                 `pullback` with a sensitivity of the output's shape",
-                trace.root_name(),
-                text,
-                value.type_name()
-            ),
-        }),
+    // `Ok(x)` of a float whose error type has no snapshot: the returned node is the
+    // constructor of a float.
+    let root = trace.root();
+    let returned = root
+        .children()
+        .last()
+        .filter(|r| r.kind() == NodeKind::Return)
+        .and_then(|r| r.referenced().first().copied());
+    if returned.is_some_and(|n| rules::wraps_a_float(&trace.store, n.id())) {
+        return Ok(Tangent::Scalar(1.0));
     }
+    Err(GradError::Output {
+        reason: format!(
+            "`gradient` needs a float output (or `Ok`/`Some` of one), and `{}` returned `{}` \
+             of type `{}`; use `pullback` with a sensitivity of the output's shape",
+            trace.root_name(),
+            value,
+            value.type_name()
+        ),
+    })
 }
 
 fn argument_gradients(trace: &Trace, sweep: &Sweep<'_>) -> Vec<Option<Tangent>> {

@@ -4,10 +4,12 @@
 
 use super::primal::Primal;
 use super::rules::{Contribution, Out, Rule};
-use super::site::{canonical, Site};
+use super::site::Site;
 use super::tangent::Tangent;
-use crate::ir::EntryKind;
-use crate::value::Value;
+use crate::core::ir::EntryKind;
+use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, UnOp};
+use crate::core::tape::Callee;
+use crate::core::value::Value;
 use ndarray::{Array1, Array2, ArrayD, Axis, CowArray, Ix1, Ix2, IxDyn};
 
 /// An array value as a dynamic-dimensional array of `f64` (borrowed when it already is one).
@@ -56,46 +58,54 @@ fn array<'a>(site: &Site<'a>, i: usize) -> Option<CowArray<'a, f64, IxDyn>> {
 }
 
 fn is_array(site: &Site<'_>, i: usize) -> bool {
-    site.value(i).is_some_and(|v| array_primal(v).is_some())
+    site.value(i).is_some_and(|v| array_primal(&v).is_some())
 }
 
-/// The rule for an array operation, if the site is one.
+/// The rule for an array operation, if the site is one. Operators on arrays are ndarray's own
+/// (the orphan rule keeps users from implementing them for ndarray's types); a method call is
+/// ndarray's inherent method only if a trait method of the same name was not found first, so
+/// the methods that compute from their receiver alone are checked against their result.
 pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
     let head = site.head();
-    match site.kind() {
-        EntryKind::Operator => {
+    match (site.kind(), site.builtin()) {
+        (EntryKind::Operator, builtin) => {
             let any_array = (0..site.len()).any(|i| is_array(site, i));
             if !any_array {
                 return None;
             }
-            Some(match (head, site.len()) {
-                ("-", 1) => Rule::General(|_, dy, out| {
+            Some(match builtin? {
+                Builtin::Unary(UnOp::Neg) => Rule::General(|_, dy, out| {
                     out.push((0, Contribution::Whole(dy.scaled(-1.0))));
                     Ok(())
                 }),
-                ("+" | "+=", 2) => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Add)),
-                ("-" | "-=", 2) => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Sub)),
-                ("*" | "*=", 2) => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Mul)),
-                ("/" | "/=", 2) => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Div)),
+                Builtin::Binary(op) | Builtin::Assign(op) => match op {
+                    BinOp::Add => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Add)),
+                    BinOp::Sub => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Sub)),
+                    BinOp::Mul => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Mul)),
+                    BinOp::Div => Rule::General(|s, dy, out| elementwise(s, dy, out, Op::Div)),
+                    _ => return None,
+                },
                 _ => return None,
             })
         }
-        EntryKind::MethodCall if is_array(site, 0) => Some(match head {
-            "dot" => Rule::General(dot),
-            "t" | "reversed_axes" => Rule::General(|_, dy, out| {
+        (EntryKind::MethodCall, builtin) if is_array(site, 0) => Some(match (head, builtin) {
+            ("dot", _) => Rule::General(dot),
+            ("t" | "reversed_axes", _) => Rule::General(|_, dy, out| {
                 let d = dy_array(dy)?;
                 out.push((0, Contribution::Whole(Tangent::from(d.reversed_axes()))));
                 Ok(())
             }),
-            "sum" => Rule::General(|s, dy, out| spread(s, dy, out, false)),
-            "mean" => Rule::General(|s, dy, out| spread(s, dy, out, true)),
-            "to_owned" | "clone" | "view" | "into_owned" | "into_dyn" => Rule::PassThrough,
-            "mapv" | "map" => Rule::General(mapv),
-            "index" => Rule::General(index),
-            name if super::rules::has_unary(name) && site.len() == 1 => {
+            ("sum", _) if same_result(site, |a| a.sum()) => {
+                Rule::General(|s, dy, out| spread(s, dy, out, false))
+            }
+            ("mean", _) => Rule::General(|s, dy, out| spread(s, dy, out, true)),
+            ("to_owned" | "clone" | "view" | "into_owned" | "into_dyn", _) => Rule::PassThrough,
+            ("mapv" | "map", _) => Rule::General(mapv),
+            ("index", _) => Rule::General(index),
+            (_, Some(Builtin::Method(f))) if f.arity() == 1 && elementwise_reaches(site, f) => {
                 Rule::General(unary_elementwise)
             }
-            "powi" => Rule::General(|s, dy, out| {
+            ("powi", _) => Rule::General(|s, dy, out| {
                 let a = array(s, 0).ok_or("not an array")?;
                 let n = s.integer(1).ok_or("the exponent is not an integer")? as i32;
                 let d = dy_array(dy)?;
@@ -112,13 +122,16 @@ pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
             }),
             _ => return None,
         }),
-        EntryKind::Call if site.head() == "index" && is_array(site, 0) => {
-            Some(Rule::General(index))
-        }
-        EntryKind::Call => {
-            let callee = canonical(site.store.callee(site.node)?);
-            let from_vector = callee.starts_with("ndarray::")
-                && (callee.ends_with("::from_vec") || callee.ends_with("::from"));
+        (EntryKind::Call, Some(Builtin::Index)) if is_array(site, 0) => Some(Rule::General(index)),
+        (EntryKind::Call, _) => {
+            let Some(Callee::Item(t)) = site.callee() else {
+                return None;
+            };
+            let from_vector = [
+                crate::core::ids::key_of(&ndarray::Array1::<f64>::from_vec).id,
+                crate::core::ids::key_of(&<ndarray::Array1<f64> as From<Vec<f64>>>::from).id,
+            ]
+            .contains(&t.id);
             from_vector.then_some(Rule::General(|s, dy, out| {
                 let d = dy_array(dy)?;
                 let g: Tangent = match s.primal(0) {
@@ -130,6 +143,35 @@ pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
             }))
         }
         _ => None,
+    }
+}
+
+/// Whether the array method `f`, run elementwise on the receiver, gives the recorded result.
+fn elementwise_reaches(site: &Site<'_>, f: FloatFn) -> bool {
+    let (Some(a), out) = (array(site, 0), site.output()) else {
+        return false;
+    };
+    let Some(y) = array_primal(&out) else {
+        return false;
+    };
+    a.shape() == y.shape()
+        && a.iter().zip(y.iter()).all(|(&x, &y)| {
+            f.eval_f64(&[x], None)
+                .is_some_and(|r| r.to_bits() == y.to_bits() || (r.is_nan() && y.is_nan()))
+        })
+}
+
+/// Whether `f` of the receiver gives the recorded float result.
+fn same_result(
+    site: &Site<'_>,
+    f: impl Fn(&ndarray::CowArray<'_, f64, ndarray::IxDyn>) -> f64,
+) -> bool {
+    match (array(site, 0), site.output().as_f64()) {
+        (Some(a), Some(y)) => {
+            let r = f(&a);
+            r.to_bits() == y.to_bits() || (r.is_nan() && y.is_nan())
+        }
+        _ => false,
     }
 }
 
@@ -270,9 +312,13 @@ fn outer(a: ndarray::ArrayView1<'_, f64>, b: ndarray::ArrayView1<'_, f64>) -> Ar
 }
 
 fn unary_elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
-    let d = super::rules::unary_derivative(site.head()).ok_or("no derivative")?;
+    let Some(Builtin::Method(f)) = site.builtin() else {
+        return Err("not a float method".into());
+    };
+    let d = super::rules::unary_derivative(f).ok_or("no derivative")?;
     let a = array(site, 0).ok_or("not an array")?;
-    let y = array_primal(site.output())
+    let output = site.output();
+    let y = array_primal(&output)
         .map(|y| y.into_owned())
         .unwrap_or_else(|| a.to_owned());
     let g = dy_array(dy)?;
@@ -286,41 +332,41 @@ fn unary_elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(),
     Ok(())
 }
 
-/// `a.mapv(f)` where `f` is a float function the trace names (`f64::tanh`, or a function with
-/// a rule of its own is not supported): the derivative of `f` elementwise.
+/// `a.mapv(f)` where `f` is a float function named by its path (`f64::tanh`): the derivative
+/// of `f` elementwise. The function is recognised by its fn item, recorded as the constant
+/// argument of the call.
 fn mapv(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
+    const CLOSURE: &str = "`mapv` of a closure: irtrack cannot see into a closure called by ndarray; pass a float method instead (`a.mapv(f64::tanh)`), or write `a.tanh()`";
+    let arg = site.refs.get(1).copied().ok_or(CLOSURE)?;
+    if arg.is_none() {
+        return Err(CLOSURE.into());
+    }
     let f = site
-        .value(1)
-        .map(|v| canonical(v.type_name()))
-        .ok_or("`mapv` of a closure: irtrack cannot see into a closure called by ndarray; pass a float method instead (`a.mapv(f64::tanh)`), or write `a.tanh()`")?;
-    let name = f
-        .strip_prefix("f64::")
-        .or_else(|| f.strip_prefix("f32::"))
-        .ok_or_else(|| format!("`mapv` of `{f}`, which has no elementwise rule"))?;
-    let d = super::rules::unary_derivative(name)
-        .ok_or_else(|| format!("`mapv` of `{f}`, which has no derivative rule"))?;
+        .store
+        .value(arg)
+        .type_id()
+        .and_then(float_fn_of)
+        .ok_or_else(|| {
+            format!(
+                "`mapv` of `{}`, which has no elementwise rule",
+                site.store.value(arg).type_name()
+            )
+        })?;
+    let d = super::rules::unary_derivative(f).ok_or_else(|| {
+        format!(
+            "`mapv` of `f64::{}`, which has no derivative rule",
+            f.name()
+        )
+    })?;
     let a = array(site, 0).ok_or("not an array")?;
     let g = dy_array(dy)?;
     let mut da = a.to_owned();
     ndarray::Zip::from(&mut da)
         .and(&a)
         .and(&g)
-        .for_each(|r, &x, &g| *r = g * d(x, f64_apply(name, x)));
+        .for_each(|r, &x, &g| *r = g * d(x, f.eval_f64(&[x], None).unwrap_or(f64::NAN)));
     out.push((0, Contribution::Whole(Tangent::from(da))));
     Ok(())
-}
-
-/// `f(x)` for the float methods whose derivative uses the value (`tanh`, `exp`, `sqrt`...).
-fn f64_apply(name: &str, x: f64) -> f64 {
-    match name {
-        "tanh" => x.tanh(),
-        "exp" => x.exp(),
-        "exp2" => x.exp2(),
-        "exp_m1" => x.exp_m1(),
-        "sqrt" => x.sqrt(),
-        "cbrt" => x.cbrt(),
-        _ => f64::NAN,
-    }
 }
 
 /// `a[i]` on a one-dimensional array, `a[[i, j]]` on a two-dimensional one.
@@ -331,17 +377,30 @@ fn index(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
         .ok_or("an element's sensitivity is a float")?;
     let at: Vec<usize> = match site.integer(1) {
         Some(i) => vec![i as usize],
-        None => {
-            let text = site
-                .value(1)
-                .map(|v| v.to_string())
-                .or_else(|| site.literal(1).map(str::to_string))
-                .ok_or("unknown index")?;
-            text.trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
-                .split(',')
-                .map(|s| s.trim().parse::<usize>().map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?
-        }
+        None => match site.value(1) {
+            Some(v) => {
+                if let Some(ix) = v.downcast_ref::<[usize; 2]>() {
+                    ix.to_vec()
+                } else if let Some(ix) = v.downcast_ref::<(usize, usize)>() {
+                    vec![ix.0, ix.1]
+                } else if let Some(ix) = v.downcast_ref::<[usize; 3]>() {
+                    ix.to_vec()
+                } else {
+                    return Err(format!("an index of type `{}`", v.type_name()));
+                }
+            }
+            None => {
+                let text = site.literal(1).ok_or("unknown index")?;
+                text.trim_matches(|c| c == '[' || c == ']' || c == '(' || c == ')')
+                    .split(',')
+                    .map(|s| {
+                        crate::core::literal::as_i64(s)
+                            .and_then(|i| usize::try_from(i).ok())
+                            .ok_or_else(|| format!("`{text}` is not an index"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+        },
     };
     let mut d = ArrayD::zeros(a.raw_dim());
     *d.get_mut(IxDyn(&at)).ok_or("index out of bounds")? = g;

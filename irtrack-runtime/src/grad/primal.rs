@@ -1,7 +1,7 @@
 //! Reading recorded values (and literal operands) as the numbers gradient rules work on.
 
 use super::tangent::Tangent;
-use crate::value::Value;
+use crate::core::value::Value;
 use std::borrow::Cow;
 
 /// A recorded value seen as something differentiable.
@@ -31,51 +31,14 @@ pub(crate) fn primal(value: &Value) -> Option<Primal<'_>> {
     if let Some(v) = value.as_f64() {
         return Some(Primal::Scalar(v));
     }
-    if let Some(v) = value.downcast_ref::<Vec<f64>>() {
-        return Some(Primal::Vector(Cow::Borrowed(v)));
-    }
-    if let Some(v) = value.downcast_ref::<Vec<f32>>() {
-        return Some(Primal::Vector(Cow::Owned(
-            v.iter().map(|&x| x as f64).collect(),
-        )));
+    if let Some(v) = value.floats() {
+        return Some(Primal::Vector(v));
     }
     #[cfg(feature = "ndarray")]
     if let Some(a) = super::ndarray::array_primal(value) {
         return Some(Primal::Array(a));
     }
-    float_array(value).map(|v| Primal::Vector(Cow::Owned(v)))
-}
-
-/// A vector of floats read back from its `Debug` text: a fixed-size array `[f64; N]` (its
-/// snapshot cannot be downcast without knowing `N`), or a `Vec`/slice recorded as text because
-/// its type was decided only after it was recorded (`let w: Vec<f64> = ….collect()`, the
-/// operand of `?`). `f32` elements are read as `f32`, so the values are the recorded ones.
-fn float_array(value: &Value) -> Option<Vec<f64>> {
-    let t = value.type_name().trim_start_matches('&');
-    let t = t.strip_prefix("mut ").unwrap_or(t);
-    let single = if t.starts_with("[f64; ") || t == "[f64]" || t == "alloc::vec::Vec<f64>" {
-        false
-    } else if t.starts_with("[f32; ") || t == "[f32]" || t == "alloc::vec::Vec<f32>" {
-        true
-    } else {
-        return None;
-    };
-    let text = value.to_string();
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    if inner.trim().is_empty() {
-        return Some(Vec::new());
-    }
-    inner
-        .split(',')
-        .map(|x| {
-            let x = x.trim();
-            if single {
-                x.parse::<f32>().ok().map(f64::from)
-            } else {
-                x.parse().ok()
-            }
-        })
-        .collect()
+    None
 }
 
 impl Primal<'_> {
@@ -111,60 +74,9 @@ pub(crate) fn is_differentiable(value: &Value) -> bool {
     value.as_f64().is_some() || primal(value).is_some()
 }
 
-/// A Rust literal's value as an `f64`: `2.0`, `1e-3`, `0.5_f32`, `3`, `-1.0`.
-pub(crate) fn literal_f64(text: &str) -> Option<f64> {
-    // Most literals are plain (`2.0`, `0.5`): no copy for them.
-    if let Ok(v) = text.parse() {
-        return Some(v);
-    }
-    let t: String = text.chars().filter(|c| *c != '_').collect();
-    let t = [
-        "f64", "f32", "i32", "i64", "u32", "u64", "usize", "isize", "i8", "i16", "u8", "u16",
-    ]
-    .iter()
-    .find_map(|s| t.strip_suffix(s))
-    .unwrap_or(&t);
-    t.parse().ok()
-}
-
-/// A Rust integer literal's value: `2`, `1_000`, `3i32`, `-1`.
-pub(crate) fn literal_i64(text: &str) -> Option<i64> {
-    let t: String = text.chars().filter(|c| *c != '_').collect();
-    let t = [
-        "i32", "i64", "u32", "u64", "usize", "isize", "i8", "i16", "u8", "u16",
-    ]
-    .iter()
-    .find_map(|s| t.strip_suffix(s))
-    .unwrap_or(&t);
-    t.parse().ok()
-}
-
-/// An integer value (an index, a `powi` exponent) from a recorded value.
-pub(crate) fn integer(value: &Value) -> Option<i64> {
-    macro_rules! try_int {
-        ($($t:ty),*) => {$(
-            if let Some(v) = value.downcast_ref::<$t>() {
-                return i64::try_from(*v).ok();
-            }
-        )*};
-    }
-    try_int!(i32, i64, usize, u32, u64, isize, i16, u16, i8, u8);
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn literals() {
-        assert_eq!(literal_f64("2.0"), Some(2.0));
-        assert_eq!(literal_f64("1e-3"), Some(1e-3));
-        assert_eq!(literal_f64("0.5_f32"), Some(0.5));
-        assert_eq!(literal_f64("1_000.0"), Some(1000.0));
-        assert_eq!(literal_i64("3i32"), Some(3));
-        assert_eq!(literal_f64("x"), None);
-    }
 
     #[test]
     fn shapes_fit() {
@@ -175,17 +87,5 @@ mod tests {
         assert!(!vector.fits(&Tangent::Vector(vec![1.0])));
         assert!(Primal::Scalar(1.0).fits(&Tangent::Scalar(2.0)));
         assert!(!Primal::Scalar(1.0).fits(&Tangent::Vector(vec![2.0])));
-    }
-
-    #[test]
-    fn arrays_from_text() {
-        let v = Value::text(&[1.0f64, 2.5]);
-        assert_eq!(float_array(&v), Some(vec![1.0, 2.5]));
-        // A `Vec` captured late, as text.
-        let v = Value::text(&vec![0.1f64, -3.0]);
-        assert_eq!(float_array(&v), Some(vec![0.1, -3.0]));
-        let v = Value::text(&vec![0.1f32]);
-        assert_eq!(float_array(&v), Some(vec![0.1f32 as f64]));
-        assert_eq!(float_array(&Value::text(&vec![1u8])), None);
     }
 }

@@ -1,14 +1,22 @@
-//! The built-in gradient rules: float arithmetic, the float math methods, casts, `?` and
+//! The built-in gradient rules: float arithmetic, the float methods, casts, `?` and
 //! constructors, indexing into vectors, `vec!` and array literals.
 //!
-//! A rule is found by what the callee is: an operator with the types of its operands, a method
-//! with its receiver's type (`f64::sin` whether written `x.sin()` or `f64::sin(x)`), a path by
-//! its full type name. A bare name never selects a rule: a user's own `fn sin` gets none.
+//! A rule is found by a typed key, never by a name: an operator by its operation and its
+//! operands' types, a call of a path by its callee's fn item (`f64::sin`), a method call by the
+//! inherent method the entry names — when the receiver's type proves method resolution reaches
+//! it (a receiver of type `f64` or `f32` itself: inherent methods are found before any trait's).
+//! Through a reference (`(&x).sin()`, `x.sin()` with `x: &f64`) a trait implemented for the
+//! reference type could be reached instead, so there the rule applies only if re-running the
+//! float method on the recorded operands gives the recorded value bit for bit; otherwise the
+//! call has no rule, and the gradient is an error naming it.
 
 use super::primal::Primal;
 use super::site::Site;
 use super::tangent::Tangent;
-use crate::ir::EntryKind;
+use crate::core::ir::EntryKind;
+use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, Receiver, UnOp};
+use crate::core::tape::Callee;
+use crate::core::value::Value;
 
 /// What a rule gives one operand.
 pub(crate) enum Contribution {
@@ -53,53 +61,46 @@ pub(crate) enum Rule {
     General(fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String>),
 }
 
-/// The derivative of the float methods of one argument, by name.
-fn unary(name: &str) -> Option<fn(f64, f64) -> f64> {
-    Some(match name {
-        "neg" => |_, _| -1.0,
-        "sin" => |x, _| x.cos(),
-        "cos" => |x, _| -x.sin(),
-        "tan" => |x, _| 1.0 / (x.cos() * x.cos()),
-        "asin" => |x, _| 1.0 / (1.0 - x * x).sqrt(),
-        "acos" => |x, _| -1.0 / (1.0 - x * x).sqrt(),
-        "atan" => |x, _| 1.0 / (1.0 + x * x),
-        "sinh" => |x, _| x.cosh(),
-        "cosh" => |x, _| x.sinh(),
-        "tanh" => |_, y| 1.0 - y * y,
-        "asinh" => |x, _| 1.0 / (x * x + 1.0).sqrt(),
-        "acosh" => |x, _| 1.0 / (x * x - 1.0).sqrt(),
-        "atanh" => |x, _| 1.0 / (1.0 - x * x),
-        "exp" => |_, y| y,
-        "exp2" => |_, y| y * std::f64::consts::LN_2,
-        "exp_m1" => |_, y| y + 1.0,
-        "ln" => |x, _| 1.0 / x,
-        "ln_1p" => |x, _| 1.0 / (1.0 + x),
-        "log10" => |x, _| 1.0 / (x * std::f64::consts::LN_10),
-        "log2" => |x, _| 1.0 / (x * std::f64::consts::LN_2),
-        "sqrt" => |_, y| 0.5 / y,
-        "cbrt" => |_, y| 1.0 / (3.0 * y * y),
-        "abs" => |x, _| if x < 0.0 { -1.0 } else { 1.0 },
-        "recip" => |x, _| -1.0 / (x * x),
-        "to_degrees" => |_, _| 180.0 / std::f64::consts::PI,
-        "to_radians" => |_, _| std::f64::consts::PI / 180.0,
+/// The derivative of the float methods of one argument.
+fn unary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
+    use FloatFn::*;
+    Some(match f {
+        Sin => |x, _| x.cos(),
+        Cos => |x, _| -x.sin(),
+        Tan => |x, _| 1.0 / (x.cos() * x.cos()),
+        Asin => |x, _| 1.0 / (1.0 - x * x).sqrt(),
+        Acos => |x, _| -1.0 / (1.0 - x * x).sqrt(),
+        Atan => |x, _| 1.0 / (1.0 + x * x),
+        Sinh => |x, _| x.cosh(),
+        Cosh => |x, _| x.sinh(),
+        Tanh => |_, y| 1.0 - y * y,
+        Asinh => |x, _| 1.0 / (x * x + 1.0).sqrt(),
+        Acosh => |x, _| 1.0 / (x * x - 1.0).sqrt(),
+        Atanh => |x, _| 1.0 / (1.0 - x * x),
+        Exp => |_, y| y,
+        Exp2 => |_, y| y * std::f64::consts::LN_2,
+        ExpM1 => |_, y| y + 1.0,
+        Ln => |x, _| 1.0 / x,
+        Ln1p => |x, _| 1.0 / (1.0 + x),
+        Log10 => |x, _| 1.0 / (x * std::f64::consts::LN_10),
+        Log2 => |x, _| 1.0 / (x * std::f64::consts::LN_2),
+        Sqrt => |_, y| 0.5 / y,
+        Cbrt => |_, y| 1.0 / (3.0 * y * y),
+        Abs => |x, _| if x < 0.0 { -1.0 } else { 1.0 },
+        Recip => |x, _| -1.0 / (x * x),
+        ToDegrees => |_, _| 180.0 / std::f64::consts::PI,
+        ToRadians => |_, _| std::f64::consts::PI / 180.0,
         // Piecewise constant: zero almost everywhere.
-        "signum" | "floor" | "ceil" | "round" | "round_ties_even" | "trunc" => |_, _| 0.0,
-        "fract" => |_, _| 1.0,
-        "clone" | "to_owned" => |_, _| 1.0,
+        Signum | Floor | Ceil | Round | RoundTiesEven | Trunc => |_, _| 0.0,
+        Fract => |_, _| 1.0,
         _ => return None,
     })
 }
 
-/// The derivative of the float method `name` of one argument, from `x` and `y = f(x)`.
+/// The derivative of the float method `f` of one argument, from `x` and `y = f(x)`.
 #[cfg(feature = "ndarray")]
-pub(crate) fn unary_derivative(name: &str) -> Option<fn(f64, f64) -> f64> {
-    unary(name).filter(|_| !matches!(name, "clone" | "to_owned" | "neg"))
-}
-
-/// Whether `name` is a float method of one argument with a rule.
-#[cfg(feature = "ndarray")]
-pub(crate) fn has_unary(name: &str) -> bool {
-    unary_derivative(name).is_some()
+pub(crate) fn unary_derivative(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
+    unary(f)
 }
 
 /// `(dy/da, dy/db)` from `a`, `b` and `y`.
@@ -108,43 +109,51 @@ type BinaryDerivative = fn(f64, f64, f64) -> (f64, f64);
 /// `(dy/da, dy/db, dy/dc)` from `a`, `b`, `c` and `y`.
 type TernaryDerivative = fn(f64, f64, f64, f64) -> (f64, f64, f64);
 
-/// The derivatives of the float methods of two arguments (`a.f(b)`), by name.
-fn binary(name: &str) -> Option<BinaryDerivative> {
-    Some(match name {
-        "add" => |_, _, _| (1.0, 1.0),
-        "sub" => |_, _, _| (1.0, -1.0),
-        "mul" => |a, b, _| (b, a),
-        "div" => |a, b, _| (1.0 / b, -a / (b * b)),
-        "rem" => |a, b, _| (1.0, -(a / b).trunc()),
-        "powf" => |a, b, y| {
+/// The derivatives of the arithmetic operators on floats.
+fn operator(op: BinOp) -> Option<BinaryDerivative> {
+    Some(match op {
+        BinOp::Add => |_, _, _| (1.0, 1.0),
+        BinOp::Sub => |_, _, _| (1.0, -1.0),
+        BinOp::Mul => |a, b, _| (b, a),
+        BinOp::Div => |a, b, _| (1.0 / b, -a / (b * b)),
+        BinOp::Rem => |a, b, _| (1.0, -(a / b).trunc()),
+        _ => return None,
+    })
+}
+
+/// The derivatives of the float methods of two arguments (`a.f(b)`).
+fn binary(f: FloatFn) -> Option<BinaryDerivative> {
+    use FloatFn::*;
+    Some(match f {
+        Powf => |a, b, y| {
             let db = if a > 0.0 { y * a.ln() } else { 0.0 };
             (b * a.powf(b - 1.0), db)
         },
         // Ties go to the first operand, as `max`/`min` return it.
-        "max" => |a, b, _| {
+        Max => |a, b, _| {
             if a >= b || b.is_nan() {
                 (1.0, 0.0)
             } else {
                 (0.0, 1.0)
             }
         },
-        "min" => |a, b, _| {
+        Min => |a, b, _| {
             if a <= b || b.is_nan() {
                 (1.0, 0.0)
             } else {
                 (0.0, 1.0)
             }
         },
-        "atan2" => |a, b, _| {
+        Atan2 => |a, b, _| {
             let r = a * a + b * b;
             (b / r, -a / r)
         },
-        "hypot" => |a, b, y| (a / y, b / y),
-        "log" => |a, b, _| {
+        Hypot => |a, b, y| (a / y, b / y),
+        Log => |a, b, _| {
             let lb = b.ln();
             (1.0 / (a * lb), -a.ln() / (b * lb * lb))
         },
-        "copysign" => |a, b, _| {
+        Copysign => |a, b, _| {
             let same = (a < 0.0) == (b.is_sign_negative());
             (if same { 1.0 } else { -1.0 }, 0.0)
         },
@@ -152,10 +161,10 @@ fn binary(name: &str) -> Option<BinaryDerivative> {
     })
 }
 
-fn ternary(name: &str) -> Option<TernaryDerivative> {
-    Some(match name {
-        "mul_add" => |a, b, _, _| (b, a, 1.0),
-        "clamp" => |x, lo, hi, _| {
+fn ternary(f: FloatFn) -> Option<TernaryDerivative> {
+    Some(match f {
+        FloatFn::MulAdd => |a, b, _, _| (b, a, 1.0),
+        FloatFn::Clamp => |x, lo, hi, _| {
             if x < lo {
                 (0.0, 1.0, 0.0)
             } else if x > hi {
@@ -168,108 +177,215 @@ fn ternary(name: &str) -> Option<TernaryDerivative> {
     })
 }
 
-/// The method behind an arithmetic operator (`+` and `+=` are both `add`).
-fn operator_method(op: &str, arity: usize) -> Option<&'static str> {
-    Some(match (op, arity) {
-        ("-", 1) => "neg",
-        ("+" | "+=", 2) => "add",
-        ("-" | "-=", 2) => "sub",
-        ("*" | "*=", 2) => "mul",
-        ("/" | "/=", 2) => "div",
-        ("%" | "%=", 2) => "rem",
-        _ => return None,
-    })
-}
-
-/// The float method rule for `name` with `arity` operands (the receiver included).
-fn float_method(name: &str, arity: usize) -> Option<Rule> {
-    match arity {
-        1 => unary(name).map(Rule::Unary),
-        2 if name == "powi" => Some(Rule::PowI),
-        2 => binary(name).map(Rule::Binary),
-        3 => ternary(name).map(Rule::Ternary),
+/// The rule for the float method `f`.
+fn float_method(f: FloatFn) -> Option<Rule> {
+    match f.arity() {
+        1 => unary(f).map(Rule::Unary),
+        2 if f == FloatFn::Powi => Some(Rule::PowI),
+        2 => binary(f).map(Rule::Binary),
+        3 => ternary(f).map(Rule::Ternary),
         _ => None,
     }
 }
 
-fn is_float_type(t: &str) -> bool {
-    t == "f64" || t == "f32"
+/// Whether running the float method `f` on the site's operands gives its recorded value, bit
+/// for bit: the witness that a call method resolution may have sent elsewhere reached `f`.
+pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {
+    let out = site.output();
+    let int = if f == FloatFn::Powi {
+        site.integer(1)
+    } else {
+        None
+    };
+    let same = |a: u64, b: u64, nan: bool| a == b || nan;
+    if let Some(&y) = out.downcast_ref::<f32>() {
+        let args: Option<Vec<f32>> = (0..site.len())
+            .filter(|&i| !(f == FloatFn::Powi && i == 1))
+            .map(|i| site.scalar(i).map(|x| x as f32))
+            .collect();
+        return match args.and_then(|a| f.eval_f32(&a, int)) {
+            Some(r) => same(
+                r.to_bits() as u64,
+                y.to_bits() as u64,
+                r.is_nan() && y.is_nan(),
+            ),
+            None => false,
+        };
+    }
+    let Some(&y) = out.downcast_ref::<f64>() else {
+        return false;
+    };
+    let args: Option<Vec<f64>> = (0..site.len())
+        .filter(|&i| !(f == FloatFn::Powi && i == 1))
+        .map(|i| site.scalar(i))
+        .collect();
+    match args.and_then(|a| f.eval_f64(&a, int)) {
+        Some(r) => same(r.to_bits(), y.to_bits(), r.is_nan() && y.is_nan()),
+        None => false,
+    }
+}
+
+/// Why a method call named like a float method has no rule, for the error.
+pub(crate) fn unproven_method(site: &Site<'_>, f: FloatFn) -> Option<String> {
+    match site.receiver() {
+        Receiver::FloatRef => Some(format!(
+            "the receiver is a reference to a float, so this call could reach a trait method              of the reference type instead of `f64::{}`, and re-running `f64::{}` on the              recorded operands does not give the recorded value: it is not the float method;              make the method `#[tracked]`, give it a rule, or call the float method on the              float itself (`(*x).{}()`)",
+            f.name(),
+            f.name(),
+            f.name()
+        )),
+        Receiver::Float => None,
+        _ => None,
+    }
 }
 
 /// The built-in rule for a site, if there is one.
 pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
-    let head = site.head();
-    match site.kind() {
-        EntryKind::Operator => {
-            let method = operator_method(head, site.len())?;
-            if (0..site.len()).all(|i| site.is_float(i)) {
-                return float_method(method, site.len());
+    let all_float = || (0..site.len()).all(|i| site.is_float(i));
+    match (site.kind(), site.builtin()) {
+        (EntryKind::Operator, Some(Builtin::Binary(op) | Builtin::Assign(op))) => {
+            if all_float() {
+                return operator(op).map(Rule::Binary);
             }
             array_rule(site)
         }
-        EntryKind::MethodCall => {
-            let receiver = site.receiver_type()?;
-            if is_float_type(receiver) {
-                return float_method(head, site.len());
-            }
-            if head == "index" {
-                return Some(Rule::Index);
-            }
-            if matches!(
-                head,
-                "clone" | "to_owned" | "to_vec" | "into_owned" | "as_slice"
-            ) {
-                return Some(Rule::PassThrough);
+        (EntryKind::Operator, Some(Builtin::Unary(UnOp::Neg))) => {
+            if all_float() {
+                return Some(Rule::Unary(|_, _| -1.0));
             }
             array_rule(site)
         }
-        EntryKind::Call => {
-            // `v[i]` is lowered to `index(v, i)`: the `Index` operation on the receiver's type.
-            if head == "index" && site.store.callee(site.node).is_none() {
-                return match site.primal(0) {
-                    Some(Primal::Vector(_)) => Some(Rule::Index),
-                    _ => array_rule(site),
-                };
-            }
-            let callee = site.store.callee(site.node)?;
-            let canonical = super::site::canonical(callee);
-            if let Some(name) = canonical
-                .strip_prefix("f64::")
-                .or_else(|| canonical.strip_prefix("f32::"))
+        (EntryKind::MethodCall, Some(Builtin::Method(f))) => match site.receiver() {
+            Receiver::Float => float_method(f),
+            Receiver::FloatRef if reaches(site, f) => float_method(f),
+            Receiver::FloatRef => None,
+            // A literal receiver (`2.0f64.powi(n)`) is a float by value.
+            Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => float_method(f),
+            _ => array_rule(site),
+        },
+        (EntryKind::MethodCall, Some(Builtin::Clone)) => {
+            witness_pass_through(site).then_some(Rule::PassThrough)
+        }
+        (EntryKind::MethodCall, _) => {
+            if matches!(site.head(), "to_vec" | "into_owned" | "as_slice")
+                && witness_pass_through(site)
             {
-                return float_method(name, site.len());
-            }
-            if is_constructor(callee) {
                 return Some(Rule::PassThrough);
             }
             array_rule(site)
         }
-        EntryKind::Special => {
-            if head == "?" || head == "*" || head.starts_with("bind ") {
-                return Some(Rule::PassThrough);
+        (EntryKind::Call, Some(Builtin::Index)) if site.callee().is_none() => {
+            match site.primal(0) {
+                Some(Primal::Vector(_)) => Some(Rule::Index),
+                _ => array_rule(site),
             }
-            if let Some(to) = head.strip_prefix("as ") {
-                return is_float_type(to.trim()).then_some(Rule::PassThrough);
-            }
-            if head == "vec!" || head == "array" {
-                return Some(Rule::VecOf);
-            }
-            None
         }
+        (EntryKind::Call, _) => match site.callee()? {
+            Callee::Item(t) => {
+                if let Some(f) = float_fn_of(t.id) {
+                    return float_method(f);
+                }
+                if is_wrapping_constructor(site) {
+                    return Some(Rule::PassThrough);
+                }
+                array_rule(site)
+            }
+            Callee::Unknown => None,
+        },
+        (EntryKind::Special, Some(Builtin::Question | Builtin::Deref | Builtin::Bind)) => {
+            Some(Rule::PassThrough)
+        }
+        (EntryKind::Special, Some(Builtin::Cast(to))) => to.is_float().then_some(Rule::PassThrough),
+        (EntryKind::Special, Some(Builtin::VecOf | Builtin::ArrayOf)) => Some(Rule::VecOf),
         _ => None,
     }
 }
 
-/// `Ok(x)`, `Some(x)`, `Box::new(x)`: the sensitivity of the wrapper is its content's. The
-/// type name of a tuple variant's constructor ends in `::{{constructor}}` on recent compilers
-/// (`core::option::Option<f64>::Some::{{constructor}}`) and without it on older ones.
-fn is_constructor(callee: &str) -> bool {
-    let callee = callee.strip_suffix("::{{constructor}}").unwrap_or(callee);
-    (callee.starts_with("core::result::Result<") && callee.ends_with(">::Ok"))
-        || (callee.starts_with("core::option::Option<") && callee.ends_with(">::Some"))
-        || callee.starts_with("core::ops::control_flow::ControlFlow<")
-            && callee.ends_with(">::Continue")
-        || (callee.starts_with("alloc::boxed::Box<") && callee.ends_with(">::new"))
+/// Whether the value is its single operand's, unchanged (a clone, a conversion to a vector):
+/// checked on the recorded values, so a user's method of the same name that computes anything
+/// else gets no rule.
+fn witness_pass_through(site: &Site<'_>) -> bool {
+    match site.value(0) {
+        Some(a) => same_values(&a, &site.output()),
+        None => false,
+    }
+}
+
+/// Whether two recorded values are the same floats, bit for bit (a float, a vector of floats,
+/// an array of floats).
+pub(crate) fn same_values(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => return x.to_bits() == y.to_bits(),
+        (None, None) => {}
+        _ => return false,
+    }
+    match (a.floats(), b.floats()) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(p, q)| p.to_bits() == q.to_bits())
+        }
+        _ => {
+            #[cfg(feature = "ndarray")]
+            if let (Some(x), Some(y)) = (
+                super::ndarray::array_primal(a),
+                super::ndarray::array_primal(b),
+            ) {
+                return x.shape() == y.shape()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(p, q)| p.to_bits() == q.to_bits());
+            }
+            false
+        }
+    }
+}
+
+/// `Ok(x)`, `Some(x)`, `Box::new(x)` of a differentiable value: a call of one argument,
+/// written as one of those constructors, whose value is the argument wrapped, unchanged.
+fn is_wrapping_constructor(site: &Site<'_>) -> bool {
+    let last = site.head().rsplit("::").next().unwrap_or("");
+    if site.len() != 1 || !matches!(last, "Some" | "Ok" | "new" | "Continue") {
+        return false;
+    }
+    if last == "new" && !site.head().ends_with("Box::new") {
+        return false;
+    }
+    let output = site.output();
+    let Some(Some(inner)) = output.wrapped() else {
+        // A `Result` whose error type has no snapshot is kept as its text: the value is the
+        // operand wrapped if it prints as the operand inside the constructor (floats print
+        // exactly, so equal text is equal bits).
+        let operand = match site.value(0) {
+            Some(x) if x.as_f64().is_some() || x.floats().is_some() => x.to_string(),
+            Some(_) => return false,
+            None => match site.scalar(0) {
+                Some(x) => format!("{x:?}"),
+                None => return false,
+            },
+        };
+        return output.is_text() && output.to_string() == format!("{last}({operand})");
+    };
+    match site.value(0) {
+        Some(x) => same_values(&x, &inner),
+        None => site
+            .scalar(0)
+            .zip(inner.as_f64())
+            .is_some_and(|(x, y)| x.to_bits() == y.to_bits()),
+    }
+}
+
+/// Whether node `id` is a wrapping constructor (`Ok(x)`, `Some(x)`) of a float: what a float
+/// output inside `Ok` kept as text comes from.
+pub(crate) fn wraps_a_float(
+    store: &crate::core::tape::Store,
+    id: crate::core::ids::NodeId,
+) -> bool {
+    let Some(site) = Site::new(store, id) else {
+        return false;
+    };
+    site.kind() == EntryKind::Call && site.is_float(0) && is_wrapping_constructor(&site)
 }
 
 #[cfg(feature = "ndarray")]
@@ -356,7 +472,8 @@ pub(crate) fn apply(
             // order, not its elements. They are its elements only if there are as many as the
             // vector's and each holds its element's value (`vec![a, b * 2.0]` mentions `a`
             // and `b` but its second element is not `b`).
-            let elements = super::primal::primal(site.output());
+            let output = site.output();
+            let elements = super::primal::primal(&output);
             let literal_elements = site.len() == d.len()
                 && matches!(&elements, Some(Primal::Vector(e)) if e.len() == d.len())
                 && (0..site.len()).all(|i| {
@@ -364,10 +481,7 @@ pub(crate) fn apply(
                         Some(Primal::Vector(e)) => e[i],
                         _ => f64::NAN,
                     };
-                    let operand = match site.value(i) {
-                        Some(v) => v.as_f64(),
-                        None => site.literal(i).and_then(super::primal::literal_f64),
-                    };
+                    let operand = site.scalar(i);
                     operand.is_some_and(|v| v.to_bits() == element.to_bits())
                 });
             if !literal_elements {
@@ -428,7 +542,7 @@ fn index(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Result<(), String> {
 fn slice_start(site: &Site<'_>, len: usize, taken: usize) -> Result<usize, String> {
     if let Some(v) = site.value(1) {
         let (start, end) =
-            recorded_range(v).ok_or("the index is neither an integer nor a range")?;
+            recorded_range(&v).ok_or("the index is neither an integer nor a range")?;
         let end = end.unwrap_or(len);
         if end.saturating_sub(start) != taken {
             return Err("the slice's sensitivity has the wrong length".into());
@@ -464,7 +578,8 @@ fn find_slice(site: &Site<'_>, text: &str, len: usize, taken: usize) -> Result<u
         Some(Primal::Vector(v)) => v,
         _ => return Err("slicing is differentiated on vectors of floats".into()),
     };
-    let part = match super::primal::primal(site.output()) {
+    let output = site.output();
+    let part = match super::primal::primal(&output) {
         Some(Primal::Vector(part)) if part.len() == taken => part,
         _ => {
             return Err(format!(
@@ -488,15 +603,25 @@ fn find_slice(site: &Site<'_>, text: &str, len: usize, taken: usize) -> Result<u
     }
 }
 
-/// The bounds of a recorded range value (`a..b`, `a..=b`).
-fn recorded_range(v: &crate::value::Value) -> Option<(usize, Option<usize>)> {
-    if let Some(r) = v.downcast_ref::<std::ops::Range<usize>>() {
+/// The bounds of a recorded range value (`a..b`, `a..=b`, `a..`, `..b`), by its type.
+fn recorded_range(v: &crate::core::value::Value) -> Option<(usize, Option<usize>)> {
+    use std::ops::{Range, RangeFrom, RangeInclusive, RangeTo, RangeToInclusive};
+    if let Some(r) = v.downcast_ref::<Range<usize>>() {
         return Some((r.start, Some(r.end)));
     }
-    if let Some(r) = v.downcast_ref::<std::ops::RangeInclusive<usize>>() {
+    if let Some(r) = v.downcast_ref::<RangeInclusive<usize>>() {
         return Some((*r.start(), Some(r.end() + 1)));
     }
-    parse_range(&v.to_string())
+    if let Some(r) = v.downcast_ref::<RangeFrom<usize>>() {
+        return Some((r.start, None));
+    }
+    if let Some(r) = v.downcast_ref::<RangeTo<usize>>() {
+        return Some((0, Some(r.end)));
+    }
+    if let Some(r) = v.downcast_ref::<RangeToInclusive<usize>>() {
+        return Some((0, Some(r.end + 1)));
+    }
+    None
 }
 
 /// One bound of a range written in an index.
@@ -517,7 +642,7 @@ fn range_bounds(text: &str) -> Option<(Bound, Bound)> {
         let t = t.trim();
         if t.is_empty() {
             Some(Bound::Open)
-        } else if let Some(n) = super::primal::literal_i64(t) {
+        } else if let Some(n) = crate::core::literal::as_i64(t) {
             usize::try_from(n).ok().map(Bound::At)
         } else if t.chars().all(|c| c.is_alphanumeric() || c == '_') {
             Some(Bound::Variable)
@@ -537,35 +662,9 @@ fn range_bounds(text: &str) -> Option<(Bound, Bound)> {
     Some((start, end))
 }
 
-fn parse_range(text: &str) -> Option<(usize, Option<usize>)> {
-    let (a, b) = text.split_once("..")?;
-    let start = if a.trim().is_empty() {
-        0
-    } else {
-        a.trim().parse().ok()?
-    };
-    let b = b.trim();
-    let end = if b.is_empty() {
-        None
-    } else if let Some(inclusive) = b.strip_prefix('=') {
-        Some(inclusive.trim().parse::<usize>().ok()? + 1)
-    } else {
-        Some(b.parse().ok()?)
-    };
-    Some((start, end))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("1..3"), Some((1, Some(3))));
-        assert_eq!(parse_range("..=2"), Some((0, Some(3))));
-        assert_eq!(parse_range("2.."), Some((2, None)));
-        assert_eq!(parse_range("RangeFull"), None);
-    }
 
     #[test]
     fn ranges_with_variables() {
@@ -577,18 +676,5 @@ mod tests {
         assert_eq!(range_bounds("2..=4usize"), Some((At(2), At(5))));
         assert_eq!(range_bounds("k + 1.."), None);
         assert_eq!(range_bounds("k"), None);
-    }
-
-    #[test]
-    fn constructors_with_and_without_the_suffix() {
-        assert!(is_constructor(
-            "core::option::Option<f64>::Some::{{constructor}}"
-        ));
-        assert!(is_constructor("core::option::Option<f64>::Some"));
-        assert!(is_constructor(
-            "core::result::Result<f64, alloc::string::String>::Ok::{{constructor}}"
-        ));
-        assert!(!is_constructor("core::option::Option<f64>::None"));
-        assert!(!is_constructor("my::Some::{{constructor}}"));
     }
 }

@@ -1,30 +1,39 @@
-//! A recorded call seen by a gradient rule: its operands' values (recorded or literal), its
-//! value, and who it called.
+//! A recorded node seen by a gradient rule: its operands' values (recorded or literal), its
+//! value, and what it called, by typed key.
 
-use super::primal::{integer, literal_f64, literal_i64, primal, Primal};
-use crate::ir::{Entry, EntryKind, Operand};
-use crate::node::{NodeId, NodeKind, Store};
-use crate::value::Value;
+use super::primal::{primal, Primal};
+use crate::core::ids::NodeId;
+use crate::core::ir::{Entry, EntryKind, FnIr, Operand};
+use crate::core::literal;
+use crate::core::op::{Builtin, Receiver};
+use crate::core::tape::{Callee, NodeKind, Store};
+use crate::core::value::Value;
+use std::borrow::Cow;
 
 /// One node a rule is asked to differentiate.
 pub struct Site<'a> {
     pub(crate) store: &'a Store,
     pub(crate) node: NodeId,
-    pub(crate) entry: &'static Entry,
-    pub(crate) refs: &'a [NodeId],
+    pub(crate) ir: &'a FnIr,
+    pub(crate) index: usize,
+    pub(crate) entry: &'a Entry,
+    pub(crate) refs: Vec<NodeId>,
     /// Which operands depend on the inputs (bit `i` for operand `i`; all set past 64).
     pub(crate) needed: u64,
 }
 
 impl<'a> Site<'a> {
-    pub(crate) fn new(store: &'a Store, node: NodeId, entry: &'static Entry) -> Site<'a> {
-        Site {
+    pub(crate) fn new(store: &'a Store, node: NodeId) -> Option<Site<'a>> {
+        let (ir, entry) = store.entry_of(node)?;
+        Some(Site {
             store,
             node,
+            ir,
+            index: store.node(node).entry as usize,
             entry,
-            refs: store.refs(node),
+            refs: store.refs(node).collect(),
             needed: u64::MAX,
-        }
+        })
     }
 
     /// Whether operand `i` needs a sensitivity: it depends on the inputs. A rule may skip
@@ -44,39 +53,52 @@ impl<'a> Site<'a> {
     }
 
     /// The recorded value of operand `i`, when it is a recorded variable.
-    pub fn value(&self, i: usize) -> Option<&'a Value> {
+    pub fn value(&self, i: usize) -> Option<Cow<'a, Value>> {
         let r = *self.refs.get(i)?;
-        (!r.is_none()).then(|| &self.store.node(r).value)
+        (!r.is_none() && i < self.len()).then(|| self.store.value_cow(r))
     }
 
     /// The literal text of operand `i`, when it is a literal.
-    pub fn literal(&self, i: usize) -> Option<&'static str> {
+    pub fn literal(&self, i: usize) -> Option<&'a str> {
         match self.entry.operands.get(i)? {
             Operand::Const(c) => Some(c),
             _ => None,
         }
     }
 
-    /// Operand `i` as a float (a recorded `f64`/`f32` or a float literal).
+    /// Operand `i` as a float (a recorded `f64`/`f32`, or a literal read as the float type of
+    /// the call's value).
     pub fn scalar(&self, i: usize) -> Option<f64> {
         match self.value(i) {
             Some(v) => v.as_f64(),
-            None => self.literal(i).and_then(literal_f64),
+            None => {
+                let lit = self.literal(i)?;
+                if self.output_is_f32() {
+                    literal::as_f32(lit).map(f64::from)
+                } else {
+                    literal::as_f64(lit)
+                }
+            }
         }
+    }
+
+    fn output_is_f32(&self) -> bool {
+        self.output().downcast_ref::<f32>().is_some()
     }
 
     /// Operand `i` as an integer (a recorded integer or an integer literal).
     pub fn integer(&self, i: usize) -> Option<i64> {
         match self.value(i) {
-            Some(v) => integer(v),
-            None => self.literal(i).and_then(literal_i64),
+            Some(v) => v.as_i64(),
+            None => self.literal(i).and_then(literal::as_i64),
         }
     }
 
     pub(crate) fn primal(&self, i: usize) -> Option<Primal<'a>> {
         match self.value(i) {
-            Some(v) => primal(v),
-            None => self.literal(i).and_then(literal_f64).map(Primal::Scalar),
+            Some(Cow::Borrowed(v)) => primal(v),
+            Some(Cow::Owned(v)) => v.as_f64().map(Primal::Scalar),
+            None => self.scalar(i).map(Primal::Scalar),
         }
     }
 
@@ -86,71 +108,60 @@ impl<'a> Site<'a> {
     }
 
     /// The value the call returned.
-    pub fn output(&self) -> &'a Value {
-        &self.store.node(self.node).value
+    pub fn output(&self) -> Cow<'a, Value> {
+        self.store.value_cow(self.node)
     }
 
     /// The callee or operator as written: `sin`, `+`, `f64::max`, `as f64`.
-    pub fn head(&self) -> &'static str {
-        self.entry.head
+    pub fn head(&self) -> &'a str {
+        &self.entry.head
     }
 
     pub(crate) fn kind(&self) -> EntryKind {
         self.entry.kind
     }
 
-    /// The type name of a method call's receiver, references and smart pointers peeled.
-    pub(crate) fn receiver_type(&self) -> Option<&'a str> {
-        if self.entry.kind != EntryKind::MethodCall {
-            return None;
-        }
-        match self.value(0) {
-            Some(v) => Some(peel(v.type_name())),
-            None => self
-                .literal(0)
-                .map(|l| if l.ends_with("f32") { "f32" } else { "f64" }),
-        }
+    /// The typed operation the entry names, if the runtime knows it.
+    pub(crate) fn builtin(&self) -> Option<Builtin> {
+        self.ir.builtin(self.index)
     }
 
-    /// The full identity of the callee: `f64::sin` for `x.sin()` or `f64::sin(x)`,
-    /// `my_crate::minus` for `minus(a, b)`, `my_crate::Point::norm` for `p.norm()`; `None` for
-    /// operators and specials.
-    pub fn identity(&self) -> Option<String> {
-        let node = self.store.node(self.node);
-        match (self.entry.kind, node.kind) {
-            (EntryKind::Call, _) => self.store.callee(self.node).map(canonical),
-            (EntryKind::MethodCall, NodeKind::PrimitiveCall | NodeKind::NestedCall) => self
-                .receiver_type()
-                .map(|r| format!("{}::{}", canonical(r), self.entry.head)),
-            _ => None,
-        }
+    /// What a method call's receiver type says of the method reached.
+    pub(crate) fn receiver(&self) -> Receiver {
+        self.store.node(self.node).receiver
     }
-}
 
-pub(crate) use crate::recorder::peel_receiver as peel;
-
-/// One spelling per callee: the inherent methods of the float types are `f64::sin`, whether
-/// named through `core`, `std` or a method call.
-pub(crate) fn canonical(name: &str) -> String {
-    for float in ["f64", "f32"] {
-        for krate in ["core", "std"] {
-            let prefix = format!("{krate}::{float}::<impl {float}>::");
-            if let Some(rest) = name.strip_prefix(&prefix) {
-                return format!("{float}::{rest}");
+    /// Who a call of a path (or a claimed call) reached, by type.
+    pub(crate) fn callee(&self) -> Option<Callee> {
+        match self.store.node(self.node).kind {
+            NodeKind::NestedCall => {
+                let c = self.store.call(self.node)?;
+                c.callee
+                    .map(|id| Callee::Item(crate::core::ids::CalleeKey { id, name: "" }))
             }
+            _ => self.store.callees.get(&self.node).copied(),
         }
     }
-    name.to_string()
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_methods_have_one_spelling() {
-        assert_eq!(canonical("core::f64::<impl f64>::max"), "f64::max");
-        assert_eq!(canonical("std::f32::<impl f32>::sin"), "f32::sin");
-        assert_eq!(canonical("my::minus"), "my::minus");
+    /// The callee described for an error: the name written, and for a method its receiver's
+    /// type (`sin` on `&f64`).
+    pub fn describe(&self) -> String {
+        match self.kind() {
+            EntryKind::MethodCall => match self.value(0) {
+                Some(v) => format!(
+                    "{} on `{}`",
+                    self.head(),
+                    crate::view::listing::short_type_name(v.type_name())
+                ),
+                None => self.head().to_string(),
+            },
+            EntryKind::Call => match self.store.callees.get(&self.node) {
+                Some(Callee::Item(k)) if !k.name.is_empty() => {
+                    k.name.trim_end_matches("::{{constructor}}").to_string()
+                }
+                _ => self.head().to_string(),
+            },
+            _ => self.head().to_string(),
+        }
     }
 }

@@ -14,8 +14,12 @@ use super::rules::{self, Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
 use super::{iter, options};
-use crate::ir::{EntryKind, FnIr};
-use crate::node::{NodeId, NodeKind, Store};
+use crate::core::ids::NodeId;
+use crate::core::ir::{EntryKind, FnIr};
+use crate::core::op::Builtin;
+use crate::core::tape::{NodeKind, Store};
+use crate::core::value::Value;
+use crate::view::trace::Trace;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,6 +27,8 @@ type CustomRule = Arc<dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String
 
 pub(crate) struct Sweep<'s> {
     store: &'s Store,
+    /// Each node's parent (`u32::MAX` for the root).
+    parents: &'s [u32],
     root: NodeId,
     /// Depends on a differentiable input.
     active: Vec<bool>,
@@ -47,10 +53,12 @@ pub(crate) struct Sweep<'s> {
 }
 
 impl<'s> Sweep<'s> {
-    pub(crate) fn new(store: &'s Store, root: NodeId) -> Result<Sweep<'s>, GradError> {
-        let n = store.nodes.len();
+    pub(crate) fn new(trace: &'s Trace, root: NodeId) -> Result<Sweep<'s>, GradError> {
+        let store = &trace.store;
+        let n = store.len();
         let mut sweep = Sweep {
             store,
+            parents: &trace.index().parent,
             root,
             active: vec![false; n],
             skip: vec![false; n],
@@ -67,79 +75,68 @@ impl<'s> Sweep<'s> {
         Ok(sweep)
     }
 
-    /// A float argument whose value was not recorded (a generic `T` without `Debug` keeps only
-    /// its type name) would silently get no gradient: that is an error instead.
+    /// A float argument whose value was not recorded (kept only as its type) would silently
+    /// get no gradient: that is an error instead.
     fn check_arguments_recorded(&self) -> Result<(), GradError> {
-        for &c in self.store.children(self.root) {
-            let node = self.store.node(c);
-            if node.kind != NodeKind::Argument || node.extra != u32::MAX {
+        use std::any::TypeId;
+        let floats = [
+            TypeId::of::<f64>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<&'static f64>(),
+            TypeId::of::<&'static f32>(),
+            TypeId::of::<Vec<f64>>(),
+            TypeId::of::<Vec<f32>>(),
+            TypeId::of::<&'static [f64]>(),
+            TypeId::of::<&'static [f32]>(),
+            TypeId::of::<&'static Vec<f64>>(),
+        ];
+        for c in self.store.children(self.root) {
+            if self.store.node(c).kind != NodeKind::Argument || self.is_block_argument(c) {
                 continue;
             }
-            let t = node.value.type_name().trim_start_matches('&');
-            let float_like = matches!(t, "f64" | "f32")
-                || t.starts_with("[f64")
-                || t.starts_with("[f32")
-                || t.starts_with("alloc::vec::Vec<f64>")
-                || t.starts_with("alloc::vec::Vec<f32>");
-            if float_like && !is_differentiable(&node.value) {
+            let value = self.store.value_cow(c);
+            let float_like = value.type_id().is_some_and(|t| floats.contains(&t));
+            if float_like && !is_differentiable(&value) {
                 return Err(GradError::Unrecorded {
                     at: self.place(c),
-                    type_name: node.value.type_name(),
+                    type_name: value.type_name().to_string(),
                 });
             }
         }
         Ok(())
     }
 
-    fn ir_of(&self, id: NodeId) -> Option<&'static FnIr> {
-        self.store.ir_of(id)
+    fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
+        self.store.ir_of(id).map(|r| &**r)
     }
 
-    /// The position of argument node `id` among its block's arguments. The recorder writes a
-    /// block's arguments right after the jump that passes them, and a function's arguments as
-    /// the first children of its call, so the arena gives the position directly.
-    fn arg_position(&self, id: NodeId) -> Option<usize> {
-        let node = self.store.node(id);
-        let position = if node.extra != u32::MAX {
-            id.0.checked_sub(node.extra + 1)? as usize
-        } else {
-            (node.position as usize).checked_sub(1)?
-        };
-        debug_assert_eq!(Some(position), self.arg_position_in_ir(id));
-        Some(position)
+    fn parent(&self, id: NodeId) -> NodeId {
+        NodeId(self.parents[id.index()])
     }
 
-    /// The position of argument node `id` counted in its function's IR.
-    fn arg_position_in_ir(&self, id: NodeId) -> Option<usize> {
-        let ir = self.ir_of(id)?;
-        let entry = self.store.node(id).entry as usize;
-        let block = ir.entries.get(entry)?.location.block;
-        Some(
-            ir.entries[..entry]
-                .iter()
-                .filter(|e| e.kind == EntryKind::Argument && e.location.block == block)
-                .count(),
-        )
+    /// Whether argument node `id` is a block argument (not a function argument).
+    fn is_block_argument(&self, id: NodeId) -> bool {
+        self.store
+            .entry_of(id)
+            .is_some_and(|(_, e)| e.location.block != 1)
     }
 
-    /// Where an argument node's value came from: the jump's operand for a block argument,
-    /// the caller's operand for a function argument (none for the root's arguments).
+    /// Where an argument node's value came from: the value the jump passed for a block
+    /// argument, the caller's operand for a function argument (none for the root's arguments).
     fn argument_source(&self, id: NodeId) -> NodeId {
-        let node = self.store.node(id);
-        let from = if node.extra != u32::MAX {
-            NodeId(node.extra)
-        } else if node.parent == self.root {
+        if self.is_block_argument(id) {
+            return self.store.ref_at(id, 0);
+        }
+        let parent = self.parent(id);
+        if parent == self.root || parent.is_none() {
             return NodeId::NONE;
-        } else {
-            node.parent
-        };
-        match self.arg_position(id) {
-            Some(p) => self
-                .store
-                .refs(from)
-                .get(p)
-                .copied()
-                .unwrap_or(NodeId::NONE),
+        }
+        let position = self
+            .store
+            .entry_of(id)
+            .and_then(|(ir, _)| ir.arg_position(self.store.node(id).entry as usize));
+        match position {
+            Some(p) => self.store.ref_at(parent, p),
             None => NodeId::NONE,
         }
     }
@@ -150,10 +147,10 @@ impl<'s> Sweep<'s> {
 
     fn mark_active(&mut self) {
         let store = self.store;
-        for i in 0..store.nodes.len() {
+        for i in 0..store.len() {
             let id = NodeId(i as u32);
-            let node = store.node(id);
-            let parent = node.parent;
+            let node = *store.node(id);
+            let parent = self.parent(id);
             if parent.is_none() {
                 continue;
             }
@@ -165,14 +162,19 @@ impl<'s> Sweep<'s> {
             }
             let leaf = node.kind == NodeKind::Special && self.field_of_container(id);
             let uses_active = || {
-                let ir = store.ir_of(id);
-                let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
-                store.refs(id).iter().enumerate().any(|(k, &r)| {
+                let entry = store.entry_of(id).map(|(_, e)| e);
+                // The data operands only: a branch's control condition carries no value.
+                let n = match (node.kind, entry) {
+                    (NodeKind::NestedCall, _) | (_, None) => store.ref_count(id),
+                    (_, Some(e)) if e.kind == EntryKind::Argument => store.ref_count(id),
+                    (_, Some(e)) => e.operands.len() + usize::from(!e.condition.is_none()),
+                };
+                store.refs(id).take(n).enumerate().any(|(k, r)| {
                     if r.is_none() {
                         // An operand the trace did not record (a closure): it may capture
                         // anything, so what it flows into counts as dependent.
                         entry.is_some_and(|e| {
-                            e.operands.get(k) == Some(&crate::ir::Operand::None)
+                            e.operands.get(k) == Some(&crate::core::ir::Operand::None)
                                 && e.kind != EntryKind::Special
                         })
                     } else {
@@ -180,11 +182,12 @@ impl<'s> Sweep<'s> {
                     }
                 })
             };
+            let value = store.value_cow(id);
             let active = match node.kind {
                 NodeKind::Argument => {
-                    if node.extra == u32::MAX && parent == self.root {
-                        let differentiable = is_differentiable(&node.value);
-                        if !differentiable && is_container(&node.value) {
+                    if !self.is_block_argument(id) && parent == self.root {
+                        let differentiable = is_differentiable(&value);
+                        if !differentiable && is_container(&value) {
                             self.containers.insert(id, (id, String::new()));
                         }
                         differentiable
@@ -218,14 +221,14 @@ impl<'s> Sweep<'s> {
                 // adjoint arrive, so the backward pass can refuse it (`GradError::Capture`).
                 NodeKind::Constant => {
                     parent != self.root
-                        && store.ir_of(id).is_some_and(|ir| ir.name == "{{closure}}")
-                        && is_differentiable(&node.value)
+                        && self.ir_of(id).is_some_and(FnIr::is_closure)
+                        && is_differentiable(&value)
                 }
                 NodeKind::Jump | NodeKind::Error => false,
             };
             // Nothing differentiable flows through an integer, a `bool` or a string: counts,
             // comparisons and indices derived from the inputs are constants to the sweep.
-            self.active[i] = active && !node.value.is_discrete();
+            self.active[i] = active && !value.is_discrete();
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);
             }
@@ -239,15 +242,13 @@ impl<'s> Sweep<'s> {
         if self.containers.is_empty() {
             return false;
         }
-        let Some(entry) = self.site(id).map(|s| s.entry) else {
+        let Some((_, entry)) = self.store.entry_of(id) else {
             return false;
         };
         let Some(field) = entry.head.strip_prefix('.') else {
             return false;
         };
-        let Some(&base) = self.store.refs(id).first() else {
-            return false;
-        };
+        let base = self.store.ref_at(id, 0);
         let Some((root, prefix)) = self.containers.get(&base).cloned() else {
             return false;
         };
@@ -255,16 +256,16 @@ impl<'s> Sweep<'s> {
             true => field.to_string(),
             false => format!("{prefix}.{field}"),
         };
-        let value = &self.store.node(id).value;
-        if is_differentiable(value) {
+        let value = self.store.value_cow(id);
+        if is_differentiable(&value) {
             self.leaves.push((id, root, path));
             if self.is_leaf.is_empty() {
-                self.is_leaf = vec![false; self.store.nodes.len()];
+                self.is_leaf = vec![false; self.store.len()];
             }
             self.is_leaf[id.index()] = true;
             return true;
         }
-        if is_container(value) {
+        if is_container(&value) {
             self.containers.insert(id, (root, path));
         }
         false
@@ -272,17 +273,18 @@ impl<'s> Sweep<'s> {
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
     fn count_next(&mut self, id: NodeId) {
-        let Some(entry) = self.site(id).map(|s| s.entry) else {
+        let Some((_, entry)) = self.store.entry_of(id) else {
             return;
         };
         if entry.kind != EntryKind::MethodCall || entry.head != "next" {
             return;
         }
-        if let Some(&iterator) = self.store.refs(id).first() {
+        {
+            let iterator = self.store.ref_at(id, 0);
             if iterator.is_none() {
                 return;
             }
-            let n = self.store.nodes.len();
+            let n = self.store.len();
             if self.next_counts.is_empty() {
                 self.next_counts = vec![0; n];
                 self.next_positions = vec![u32::MAX; n];
@@ -294,9 +296,7 @@ impl<'s> Sweep<'s> {
     }
 
     fn site(&self, id: NodeId) -> Option<Site<'s>> {
-        let ir = self.ir_of(id)?;
-        let entry = ir.entries.get(self.store.node(id).entry as usize)?;
-        let mut site = Site::new(self.store, id, entry);
+        let mut site = Site::new(self.store, id)?;
         site.needed = site
             .refs
             .iter()
@@ -316,29 +316,28 @@ impl<'s> Sweep<'s> {
         if !custom::any() {
             return None;
         }
-        let identity = self.site(id)?.identity()?;
-        custom::lookup(&identity)
+        custom::lookup(&self.site(id)?)
     }
 
-    pub(crate) fn place(&self, id: NodeId) -> Place {
+    pub(crate) fn place(&self, id: NodeId) -> Box<Place> {
         if id == self.root {
             // The root is the call of the traced function: its value is the output.
-            let ir = self.store.call(id).map(|c| c.ir);
-            return Place {
-                function: ir.map_or("?", |ir| ir.name),
-                module: ir.map_or("?", |ir| ir.module),
+            let ir = self.store.call(id).map(|c| &*c.ir);
+            return Box::new(Place {
+                function: ir.map_or("?".into(), |ir| ir.name.clone()),
+                module: ir.map_or("?".into(), |ir| ir.module.clone()),
                 location: None,
                 statement: "the output".into(),
-            };
+            });
         }
         let ir = self.ir_of(id);
-        let entry = ir.and_then(|ir| ir.entries.get(self.store.node(id).entry as usize));
-        Place {
-            function: ir.map_or("?", |ir| ir.name),
-            module: ir.map_or("?", |ir| ir.module),
+        let entry = self.store.entry_of(id).map(|(_, e)| e);
+        Box::new(Place {
+            function: ir.map_or("?".into(), |ir| ir.name.clone()),
+            module: ir.map_or("?".into(), |ir| ir.module.clone()),
             location: entry.map(|e| e.location),
             statement: entry.map_or_else(String::new, |e| e.to_string()),
-        }
+        })
     }
 
     /// Runs the backward pass from `seed`, the sensitivity of the root's value.
@@ -346,13 +345,13 @@ impl<'s> Sweep<'s> {
         let store = self.store;
         self.adjoints[self.root.index()] = Some(seed);
         let mut out: Out = Vec::new();
-        for i in (0..store.nodes.len()).rev() {
+        for i in (0..store.len()).rev() {
             if self.skip[i] {
                 continue;
             }
             let id = NodeId(i as u32);
-            let node = store.node(id);
-            let parent = node.parent;
+            let node = *store.node(id);
+            let parent = self.parent(id);
             if parent.is_none() {
                 continue;
             }
@@ -361,7 +360,8 @@ impl<'s> Sweep<'s> {
                     let Some(dy) = self.adjoints[parent.index()].clone() else {
                         continue;
                     };
-                    if let Some(&r) = store.refs(id).first() {
+                    let r = store.ref_at(id, 0);
+                    if !r.is_none() {
                         self.give(r, Contribution::Whole(dy.clone()))?;
                     }
                     self.adjoints[i] = Some(dy);
@@ -374,14 +374,14 @@ impl<'s> Sweep<'s> {
                     self.give(source, Contribution::Whole(dy))?;
                 }
                 NodeKind::Constant => {
-                    let in_closure = self.ir_of(id).is_some_and(|ir| ir.name == "{{closure}}");
+                    let in_closure = self.ir_of(id).is_some_and(FnIr::is_closure);
                     if self.adjoints[i].is_some()
                         && in_closure
                         && parent != self.root
-                        && is_differentiable(&node.value)
+                        && is_differentiable(&store.value_cow(id))
                     {
                         let at = self.place(id);
-                        let variable = self.site(id).map_or("?", |s| s.head());
+                        let variable = self.site(id).map_or("?".into(), |s| s.head().to_string());
                         return Err(GradError::Capture { variable, at });
                     }
                 }
@@ -392,13 +392,15 @@ impl<'s> Sweep<'s> {
                         continue;
                     }
                     let Some(site) = self.site(id) else { continue };
-                    if node.value.is_unit() {
-                        if node.kind == NodeKind::Special && site.head().ends_with('!') {
+                    let value = store.value_cow(id);
+                    if value.is_unit() {
+                        if node.kind == NodeKind::Special && site.builtin() == Some(Builtin::Macro)
+                        {
                             continue;
                         }
                         return Err(GradError::Mutation { at: self.place(id) });
                     }
-                    if node.value.is_discrete() {
+                    if value.is_discrete() {
                         continue;
                     }
                     if self.is_leaf.get(i).copied().unwrap_or(false) {
@@ -473,23 +475,27 @@ impl<'s> Sweep<'s> {
                 }
                 None => {
                     return Err(GradError::NoRule {
-                        callee: site.identity().unwrap_or_else(|| site.head().to_string()),
+                        callee: site.describe(),
                         at: self.place(id),
-                        reason: self.unrecorded_operand(site),
+                        reason: self
+                            .unrecorded_operand(site)
+                            .or_else(|| match site.builtin() {
+                                Some(Builtin::Method(f)) => rules::unproven_method(site, f),
+                                _ => None,
+                            }),
                     })
                 }
             },
         };
         if let Err(reason) = result {
             return Err(GradError::NoRule {
-                callee: site.identity().unwrap_or_else(|| site.head().to_string()),
+                callee: site.describe(),
                 at: self.place(id),
                 reason: Some(reason),
             });
         }
-        let refs = site.refs;
         for (k, c) in out.drain(..) {
-            let target = refs.get(k).copied().unwrap_or(NodeId::NONE);
+            let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
             self.give(target, c)?;
         }
         Ok(())
@@ -498,7 +504,7 @@ impl<'s> Sweep<'s> {
     fn unrecorded_operand(&self, site: &Site<'_>) -> Option<String> {
         site.entry
             .operands
-            .contains(&crate::ir::Operand::None)
+            .contains(&crate::core::ir::Operand::None)
             .then(|| {
                 "it takes a closure (or another value the trace did not record) that may \
                  depend on the inputs; write the computation as a loop in tracked code, or \
@@ -515,7 +521,7 @@ impl<'s> Sweep<'s> {
         #[cfg(feature = "ndarray")]
         let c = match c {
             Contribution::Whole(t) => {
-                Contribution::Whole(conform(t, &self.store.node(target).value))
+                Contribution::Whole(conform(t, &self.store.value_cow(target)))
             }
             c => c,
         };
@@ -542,14 +548,13 @@ impl<'s> Sweep<'s> {
     /// The adjoint of a function argument of the root, `None` when it is not differentiable;
     /// a differentiable argument the output does not depend on gets zeros of its shape.
     pub(crate) fn argument_gradient(&self, id: NodeId) -> Option<Tangent> {
-        let node = self.store.node(id);
         if !self.active[id.index()] {
             return self.fields_gradient(id);
         }
         if let Some(t) = &self.adjoints[id.index()] {
             return Some(t.clone());
         }
-        Some(zeros(&primal(&node.value)?))
+        Some(zeros(&primal(&self.store.value_cow(id))?))
     }
 }
 
@@ -565,7 +570,7 @@ impl Sweep<'_> {
             }
             let t = match &self.adjoints[leaf.index()] {
                 Some(t) => t.clone(),
-                None => zeros(&primal(&self.store.node(*leaf).value)?),
+                None => zeros(&primal(&self.store.value_cow(*leaf))?),
             };
             fields
                 .add_assign(&Tangent::Fields(vec![(path.clone(), t)]))
@@ -589,14 +594,14 @@ impl Sweep<'_> {
 
 /// A value that may hold differentiable fields: neither a number, a vector or an array, nor
 /// discrete, nor `()`.
-fn is_container(value: &crate::value::Value) -> bool {
+fn is_container(value: &Value) -> bool {
     !value.is_discrete() && !value.is_unit() && !is_differentiable(value)
 }
 
 /// A vector's sensitivity as a vector and an array's as an array, whichever form the rule
 /// that gave it used (`Array1::from_vec(v)` passes an array's sensitivity to a vector).
 #[cfg(feature = "ndarray")]
-fn conform(t: Tangent, value: &crate::value::Value) -> Tangent {
+fn conform(t: Tangent, value: &Value) -> Tangent {
     match (t, primal(value)) {
         (Tangent::Array(a), Some(Primal::Vector(_))) if a.ndim() == 1 => {
             Tangent::Vector(a.iter().copied().collect())

@@ -207,7 +207,7 @@ impl fmt::Display for Tangent {
             Tangent::Scalar(v) => write!(f, "{v:?}"),
             Tangent::Vector(v) => write_list(f, ("[", "]"), v, |f, x| write!(f, "{x:?}")),
             #[cfg(feature = "ndarray")]
-            Tangent::Array(a) => crate::arrays::nested(a.view(), f),
+            Tangent::Array(a) => crate::core::arrays::nested(a.view(), f),
             Tangent::Fields(fields) => write_list(f, ("{", "}"), fields, |f, (path, t)| {
                 write!(f, "{path}: {t}")
             }),
@@ -221,9 +221,9 @@ impl fmt::Debug for Tangent {
     }
 }
 
-impl crate::value::Owned for Tangent {}
-impl crate::value::Snapshot for Tangent {
-    fn snapshot(&self) -> crate::value::Value {
-        crate::value::Value::snapshot(self.clone())
+impl crate::core::value::Owned for Tangent {}
+impl crate::core::value::Snapshot for Tangent {
+    fn snapshot(&self) -> crate::core::value::Value {
+        crate::core::value::Value::snapshot(self.clone())
     }
 }

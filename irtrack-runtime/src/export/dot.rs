@@ -18,14 +18,15 @@
 //! Nodes come in listing order and edges in the order of the nodes that use them, so the
 //! output is deterministic and suits snapshot tests.
 
-use crate::node::{NodeId, NodeKind};
-use crate::trace::{Arg, NodeRef, Trace};
+use crate::core::ids::NodeId;
+use crate::core::tape::NodeKind;
+use crate::view::trace::{Arg, NodeRef, Trace};
 use std::collections::HashSet;
 use std::fmt::Write;
 
 impl Trace {
     /// The whole trace as a Graphviz `digraph`; the same as `self.root().to_dot()`, see
-    /// [`NodeRef::to_dot`] and the [module docs](crate::dot) for what it draws.
+    /// [`NodeRef::to_dot`] and the [module docs](crate::export::dot) for what it draws.
     ///
     /// ```
     /// use irtrack::{tracked, track};
@@ -53,7 +54,7 @@ impl Trace {
 
 impl NodeRef<'_> {
     /// This node and everything below it as a Graphviz `digraph` (see the
-    /// [module docs](crate::dot)). Edges from nodes outside the subtree are left out: the data
+    /// [module docs](crate::export::dot)). Edges from nodes outside the subtree are left out: the data
     /// edges into this node and, for a nested call, the dashed edges from its caller's values.
     ///
     /// ```
@@ -220,7 +221,7 @@ fn cluster_label(node: NodeRef<'_>) -> String {
 
 /// Cuts a value as the listing does.
 fn cut(text: &str) -> String {
-    crate::print::cut(text, crate::print::VALUE_WIDTH)
+    crate::view::listing::cut(text, crate::view::listing::VALUE_WIDTH)
 }
 
 /// Escapes text for a double-quoted DOT string used as a label: quotes and backslashes are
@@ -253,7 +254,10 @@ mod tests {
     #[test]
     fn cut_matches_the_listing() {
         let long = "x".repeat(100);
-        assert_eq!(cut(&long).chars().count(), crate::print::VALUE_WIDTH + 1);
+        assert_eq!(
+            cut(&long).chars().count(),
+            crate::view::listing::VALUE_WIDTH + 1
+        );
         assert_eq!(cut("a\nb"), "a b");
     }
 }

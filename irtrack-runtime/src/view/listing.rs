@@ -1,8 +1,8 @@
 //! The IRTracker-style listing of a trace (DESIGN.md, "Trace text format").
 
-use crate::ir::{EntryKind, Operand};
-use crate::node::NodeKind;
-use crate::trace::{Arg, NodeRef};
+use super::trace::{Arg, NodeRef};
+use crate::core::ir::EntryKind;
+use crate::core::tape::NodeKind;
 use std::fmt::{self, Write};
 
 /// Values longer than this many characters are cut and end in `…`.
@@ -130,7 +130,7 @@ impl Listing<'_> {
             }
         }
         let entry = node.entry();
-        let head = entry.map(|e| e.head).unwrap_or("");
+        let head = entry.map(|e| e.head.as_str()).unwrap_or("");
         // A separating space before what follows the location, except for the root.
         let sep = if is_root { "" } else { " " };
         Ok(match node.kind() {
@@ -158,7 +158,17 @@ impl Listing<'_> {
             }
             NodeKind::PrimitiveCall | NodeKind::NestedCall if is_root => {
                 write!(f, "⟨{}⟩(", node.function_name().unwrap_or("?"))?;
-                for (i, arg) in node.arguments().into_iter().enumerate() {
+                let args = node.arguments();
+                if args.is_empty() {
+                    // A primitive root: the values it was called with.
+                    for (i, v) in node.store().root_args.iter().enumerate() {
+                        if i > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "⟨{}⟩", cut(&v.to_string(), self.width))?;
+                    }
+                }
+                for (i, arg) in args.into_iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
@@ -192,9 +202,7 @@ impl Listing<'_> {
                 };
                 write!(f, "{sep}goto §{}", entry.target)?;
                 let mut args = node.arguments();
-                let condition = (entry.condition != Operand::None)
-                    .then(|| args.pop())
-                    .flatten();
+                let condition = (!entry.condition.is_none()).then(|| args.pop()).flatten();
                 if !args.is_empty() {
                     f.write_str(" (")?;
                     write_args(f, &args)?;

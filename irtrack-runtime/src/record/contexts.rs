@@ -1,6 +1,6 @@
 //! Contexts shipped with irtrack, each written only against the public [`Context`] trait.
 
-use crate::context::{CallSite, Context, Draft};
+use super::context::{CallSite, Context, Draft};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -81,7 +81,7 @@ impl Only {
 
 impl Context for Only {
     fn can_recur(&self, call: &CallSite<'_>) -> bool {
-        self.names.contains(call.callee.name)
+        self.names.contains(call.callee.name.as_str())
     }
 }
 
@@ -112,7 +112,7 @@ impl Except {
 
 impl Context for Except {
     fn can_recur(&self, call: &CallSite<'_>) -> bool {
-        !self.names.contains(call.callee.name)
+        !self.names.contains(call.callee.name.as_str())
     }
 }
 

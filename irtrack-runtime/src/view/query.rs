@@ -29,9 +29,9 @@
 //! assert_eq!(sin.query(Axis::Parent), vec![root]);
 //! ```
 
-use crate::ir::EntryKind;
-use crate::node::{NodeId, NodeKind};
-use crate::trace::{Arg, NodeRef};
+use super::trace::{Arg, NodeRef};
+use crate::core::ids::NodeId;
+use crate::core::tape::NodeKind;
 use std::collections::{HashSet, VecDeque};
 
 /// A direction to move in from a node along the call hierarchy (IRTracker's axes); see
@@ -159,11 +159,21 @@ impl<'t> NodeRef<'t> {
     }
 
     /// The later siblings that reference this node (by [`referenced`](NodeRef::referenced)),
-    /// in execution order, each once.
+    /// in execution order, each once. Read from an index of reverse edges built once per
+    /// trace, so a walk over a long loop stays linear.
     pub fn dependents(&self) -> Vec<NodeRef<'t>> {
-        self.query(Axis::Following)
-            .into_iter()
-            .filter(|c| c.referenced().contains(self))
+        let index = self.trace.index();
+        let (a, b) = (
+            index.dependents_start[self.id.index()] as usize,
+            index.dependents_start[self.id.index() + 1] as usize,
+        );
+        let parent = self.parent();
+        index.dependents[a..b]
+            .iter()
+            .map(|&d| self.at(NodeId(d)))
+            // A call's argument references resolve in its caller: keep siblings only, and
+            // only those whose data references (not a control reference) use this node.
+            .filter(|d| d.parent() == parent && d.referenced().contains(self))
             .collect()
     }
 
@@ -171,14 +181,74 @@ impl<'t> NodeRef<'t> {
     /// every later sibling that depends on it, in execution order.
     pub fn forward(&self) -> Vec<NodeRef<'t>> {
         let mut reached: HashSet<NodeId> = HashSet::from([self.id]);
+        let mut queue = VecDeque::from([*self]);
         let mut out = Vec::new();
-        for c in self.query(Axis::Following) {
-            if c.referenced().iter().any(|r| reached.contains(&r.id)) {
-                reached.insert(c.id);
-                out.push(c);
+        while let Some(node) = queue.pop_front() {
+            for d in node.dependents() {
+                if reached.insert(d.id) {
+                    out.push(d);
+                    queue.push_back(d);
+                }
+            }
+        }
+        out.sort_by_key(|n| n.id);
+        out
+    }
+
+    /// Like [`backward`](NodeRef::backward), following control dependence too: from each node
+    /// reached, also the condition that decided the branch into its block (the branch node
+    /// before it and that branch's [`control`](NodeRef::control) condition), so a value
+    /// computed in the arm of an `if` depends on the `if`'s condition. Breadth first, each node
+    /// once, inside the node's call.
+    ///
+    /// ```
+    /// use irtrack::{tracked, track};
+    ///
+    /// #[tracked]
+    /// fn relu(x: f64) -> f64 {
+    ///     if x > 0.0 { x * 2.0 } else { 0.0 }
+    /// }
+    ///
+    /// let trace = track(relu, (2.0,));
+    /// let root = trace.root();
+    /// let times = root.child(4).unwrap(); // @4: [§2:%3] ⟨*⟩(@1, ⟨2.0⟩)
+    /// let cond = root.child(2).unwrap();  // @2: [§1:%2] ⟨>⟩(@1, ⟨0.0⟩)
+    /// assert!(!times.backward().contains(&cond));
+    /// assert!(times.backward_with_control().contains(&cond));
+    /// ```
+    pub fn backward_with_control(&self) -> Vec<NodeRef<'t>> {
+        let mut seen: HashSet<NodeId> = HashSet::from([self.id]);
+        let mut queue = VecDeque::from([*self]);
+        let mut out = Vec::new();
+        while let Some(node) = queue.pop_front() {
+            let mut next = node.referenced();
+            if let Some(branch) = node.entered_by() {
+                next.push(branch);
+                next.extend(branch.control());
+            }
+            if let Some(c) = node.control() {
+                next.push(c);
+            }
+            for r in next {
+                if seen.insert(r.id) {
+                    out.push(r);
+                    queue.push_back(r);
+                }
             }
         }
         out
+    }
+
+    /// The branch taken into the block this node is in: the last jump before it among its
+    /// siblings (none in the function's first block before any jump).
+    pub fn entered_by(&self) -> Option<NodeRef<'t>> {
+        let parent = self.parent()?;
+        let pos = self.position()?;
+        parent
+            .children()
+            .take(pos - 1)
+            .rev()
+            .find(|c| c.kind() == NodeKind::Jump)
     }
 
     /// For a nested call (the root included), its function arguments: the children in its
@@ -204,10 +274,8 @@ impl<'t> NodeRef<'t> {
         let entry = self.entry()?;
         let n = self
             .ir()?
-            .entries
-            .iter()
-            .filter(|e| e.kind == EntryKind::Argument && e.location.block == 1)
-            .position(|e| std::ptr::eq(e, entry))?;
+            .block_arguments(1)
+            .position(|e| e.location == entry.location)?;
         call.arguments().get(n).copied()
     }
 

@@ -1,7 +1,7 @@
 //! `ndarray` arrays as recorded values: owned arrays and views are kept as owned clones, so
 //! `node.value::<Array2<f64>>()` works whatever form the code used.
 
-use crate::value::{Owned, Snapshot, Value};
+use super::value::{Owned, Snapshot, Value};
 use ndarray::{ArrayBase, ArrayViewD, Data, Dimension, OwnedArcRepr, OwnedRepr, ViewRepr};
 use std::fmt;
 

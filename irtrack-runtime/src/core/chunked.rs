@@ -1,0 +1,191 @@
+//! A vector that grows by adding chunks instead of reallocating: recording never copies what
+//! it recorded, and a growing trace holds at most one partly filled chunk beyond its data
+//! (a reallocating vector briefly holds the old and the new buffer, three times the data).
+
+const FIRST: usize = 64;
+/// Chunks double in size up to this many elements, then stay at it.
+const MAX_SHIFT: u32 = 16;
+const MAX: usize = 1 << MAX_SHIFT;
+/// Elements held by the doubling chunks (64, 128, …, 65536).
+const DOUBLING: usize = FIRST * ((MAX / FIRST) * 2 - 1);
+const DOUBLING_CHUNKS: usize = (MAX_SHIFT - FIRST.trailing_zeros() + 1) as usize;
+
+pub(crate) struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+/// The chunk and offset of element `i`.
+#[inline]
+fn locate(i: usize) -> (usize, usize) {
+    if i < DOUBLING {
+        let biased = i + FIRST;
+        let k =
+            (usize::BITS - 1 - biased.leading_zeros()) as usize - FIRST.trailing_zeros() as usize;
+        (k, biased - (FIRST << k))
+    } else {
+        let j = i - DOUBLING;
+        (DOUBLING_CHUNKS + j / MAX, j % MAX)
+    }
+}
+
+fn chunk_capacity(k: usize) -> usize {
+    if k < DOUBLING_CHUNKS {
+        FIRST << k
+    } else {
+        MAX
+    }
+}
+
+impl<T> Chunked<T> {
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, value: T) -> usize {
+        let i = self.len;
+        let (k, _) = locate(i);
+        if k >= self.chunks.len() {
+            self.grow(k);
+        }
+        // `locate` fills chunks in order, so the element goes at the end of chunk `k`.
+        self.chunks[k].push(value);
+        self.len += 1;
+        i
+    }
+
+    #[cold]
+    fn grow(&mut self, k: usize) {
+        while self.chunks.len() <= k {
+            let cap = chunk_capacity(self.chunks.len());
+            self.chunks.push(Vec::with_capacity(cap));
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        if i >= self.len {
+            return None;
+        }
+        let (k, o) = locate(i);
+        self.chunks.get(k)?.get(o)
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i >= self.len {
+            return None;
+        }
+        let (k, o) = locate(i);
+        self.chunks.get_mut(k)?.get_mut(o)
+    }
+
+    /// Empties the vector, keeping its chunks for reuse.
+    pub(crate) fn clear(&mut self) {
+        for c in &mut self.chunks {
+            c.clear();
+        }
+        self.len = 0;
+    }
+
+    /// Bytes of the chunks' buffers.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<T>()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    /// Drops the elements from `len` on.
+    #[cfg(test)]
+    pub(crate) fn truncate(&mut self, len: usize) {
+        while self.len > len {
+            let (k, _) = locate(self.len - 1);
+            self.chunks[k].pop();
+            self.len -= 1;
+        }
+    }
+}
+
+impl<T: Copy> Chunked<T> {
+    /// The elements `start..start + n` (which may span chunks).
+    pub(crate) fn range(&self, start: usize, n: usize) -> impl Iterator<Item = T> + '_ {
+        (start..start + n).filter_map(move |i| self.get(i).copied())
+    }
+}
+
+impl<T> std::ops::Index<usize> for Chunked<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        match self.get(i) {
+            Some(v) => v,
+            None => panic!("index {i} out of a chunked vector of {}", self.len),
+        }
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Chunked<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        let len = self.len;
+        match self.get_mut(i) {
+            Some(v) => v,
+            None => panic!("index {i} out of a chunked vector of {len}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_are_filled_in_order() {
+        let mut prev = (0, 0);
+        assert_eq!(locate(0), (0, 0));
+        for i in 1..(DOUBLING + 3 * MAX) {
+            let (k, o) = locate(i);
+            if o == 0 {
+                assert_eq!(k, prev.0 + 1, "at {i}");
+                assert_eq!(prev.1 + 1, chunk_capacity(prev.0), "at {i}");
+            } else {
+                assert_eq!((k, o), (prev.0, prev.1 + 1), "at {i}");
+            }
+            prev = (k, o);
+        }
+    }
+
+    #[test]
+    fn push_get_truncate() {
+        let mut v = Chunked::default();
+        for i in 0..100_000u32 {
+            assert_eq!(v.push(i), i as usize);
+        }
+        assert_eq!(v.len(), 100_000);
+        assert_eq!(v[99_999], 99_999);
+        assert_eq!(v.get(100_000), None);
+        v.truncate(70);
+        assert_eq!(
+            v.iter().copied().collect::<Vec<_>>(),
+            (0..70).collect::<Vec<_>>()
+        );
+        v.clear();
+        assert_eq!(v.len(), 0);
+        v.push(5);
+        assert_eq!(v[0], 5);
+    }
+}

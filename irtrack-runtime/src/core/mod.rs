@@ -1,0 +1,14 @@
+//! The core: typed ids, the IR of tracked functions, typed operation keys, values and the tape
+//! that stores a trace. Nothing here knows how a trace is recorded or read.
+
+#[cfg(feature = "ndarray")]
+pub(crate) mod arrays;
+pub(crate) mod chunked;
+pub mod ids;
+pub mod ir;
+pub mod literal;
+pub mod op;
+pub(crate) mod tape;
+pub mod value;
+
+pub use ids::NodeId;

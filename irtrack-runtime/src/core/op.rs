@@ -1,0 +1,503 @@
+//! Typed keys for the operations the runtime knows: operators, the inherent methods of the
+//! float types, casts and the constructs of the lowering. An entry's key is decoded from its
+//! text once, when its function's IR is built ([`FnIr::builtin`](super::ir::FnIr::builtin));
+//! after that, rules and re-execution compare keys, never names.
+//!
+//! A key says what an entry *would* compute if the call reached the operation it names. For
+//! an operator on two floats it always does (the language fixes the operation). For a method
+//! call it does only when method resolution provably picks the inherent method, which the
+//! recorder decides per node from the receiver's type ([`Receiver`]); a path call is
+//! identified by its fn item instead (see `crate::record::claim`).
+
+use super::ir::{Entry, EntryKind, Operand};
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+}
+
+/// A binary arithmetic or bitwise operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+}
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+macro_rules! float_fns {
+    ($($name:ident = $text:literal / $arity:literal),* $(,)?) => {
+        /// An inherent method of `f32`/`f64` the runtime can re-execute and differentiate.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum FloatFn { $($name),* }
+
+        impl FloatFn {
+            /// The method of this name taking `arity` operands (the receiver included).
+            pub fn from_name(name: &str, arity: usize) -> Option<FloatFn> {
+                match (name, arity) {
+                    $(($text, $arity) => Some(FloatFn::$name),)*
+                    _ => None,
+                }
+            }
+
+            /// The method's name.
+            pub fn name(self) -> &'static str {
+                match self { $(FloatFn::$name => $text),* }
+            }
+
+            /// How many operands it takes, the receiver included.
+            pub fn arity(self) -> usize {
+                match self { $(FloatFn::$name => $arity),* }
+            }
+        }
+    };
+}
+
+float_fns! {
+    Sin = "sin" / 1, Cos = "cos" / 1, Tan = "tan" / 1, Asin = "asin" / 1, Acos = "acos" / 1,
+    Atan = "atan" / 1, Sinh = "sinh" / 1, Cosh = "cosh" / 1, Tanh = "tanh" / 1,
+    Asinh = "asinh" / 1, Acosh = "acosh" / 1, Atanh = "atanh" / 1, Exp = "exp" / 1,
+    Exp2 = "exp2" / 1, ExpM1 = "exp_m1" / 1, Ln = "ln" / 1, Ln1p = "ln_1p" / 1,
+    Log10 = "log10" / 1, Log2 = "log2" / 1, Sqrt = "sqrt" / 1, Cbrt = "cbrt" / 1,
+    Abs = "abs" / 1, Recip = "recip" / 1, ToDegrees = "to_degrees" / 1,
+    ToRadians = "to_radians" / 1, Signum = "signum" / 1, Floor = "floor" / 1,
+    Ceil = "ceil" / 1, Round = "round" / 1, RoundTiesEven = "round_ties_even" / 1,
+    Trunc = "trunc" / 1, Fract = "fract" / 1, Powi = "powi" / 2, Powf = "powf" / 2,
+    Max = "max" / 2, Min = "min" / 2, Atan2 = "atan2" / 2, Hypot = "hypot" / 2,
+    Log = "log" / 2, Copysign = "copysign" / 2, MulAdd = "mul_add" / 3, Clamp = "clamp" / 3,
+}
+
+macro_rules! float_eval {
+    ($t:ty, $name:ident) => {
+        /// Runs the method on `args` (the receiver first), as the inherent method of the float
+        /// type does; `None` when the arguments do not fit (count, or an exponent out of range).
+        pub fn $name(self, args: &[$t], int: Option<i64>) -> Option<$t> {
+            let a = |i: usize| args.get(i).copied();
+            Some(match self {
+                FloatFn::Sin => a(0)?.sin(),
+                FloatFn::Cos => a(0)?.cos(),
+                FloatFn::Tan => a(0)?.tan(),
+                FloatFn::Asin => a(0)?.asin(),
+                FloatFn::Acos => a(0)?.acos(),
+                FloatFn::Atan => a(0)?.atan(),
+                FloatFn::Sinh => a(0)?.sinh(),
+                FloatFn::Cosh => a(0)?.cosh(),
+                FloatFn::Tanh => a(0)?.tanh(),
+                FloatFn::Asinh => a(0)?.asinh(),
+                FloatFn::Acosh => a(0)?.acosh(),
+                FloatFn::Atanh => a(0)?.atanh(),
+                FloatFn::Exp => a(0)?.exp(),
+                FloatFn::Exp2 => a(0)?.exp2(),
+                FloatFn::ExpM1 => a(0)?.exp_m1(),
+                FloatFn::Ln => a(0)?.ln(),
+                FloatFn::Ln1p => a(0)?.ln_1p(),
+                FloatFn::Log10 => a(0)?.log10(),
+                FloatFn::Log2 => a(0)?.log2(),
+                FloatFn::Sqrt => a(0)?.sqrt(),
+                FloatFn::Cbrt => a(0)?.cbrt(),
+                FloatFn::Abs => a(0)?.abs(),
+                FloatFn::Recip => a(0)?.recip(),
+                FloatFn::ToDegrees => a(0)?.to_degrees(),
+                FloatFn::ToRadians => a(0)?.to_radians(),
+                FloatFn::Signum => a(0)?.signum(),
+                FloatFn::Floor => a(0)?.floor(),
+                FloatFn::Ceil => a(0)?.ceil(),
+                FloatFn::Round => a(0)?.round(),
+                FloatFn::RoundTiesEven => a(0)?.round_ties_even(),
+                FloatFn::Trunc => a(0)?.trunc(),
+                FloatFn::Fract => a(0)?.fract(),
+                FloatFn::Powi => a(0)?.powi(i32::try_from(int?).ok()?),
+                FloatFn::Powf => a(0)?.powf(a(1)?),
+                FloatFn::Max => a(0)?.max(a(1)?),
+                FloatFn::Min => a(0)?.min(a(1)?),
+                FloatFn::Atan2 => a(0)?.atan2(a(1)?),
+                FloatFn::Hypot => a(0)?.hypot(a(1)?),
+                FloatFn::Log => a(0)?.log(a(1)?),
+                FloatFn::Copysign => a(0)?.copysign(a(1)?),
+                FloatFn::MulAdd => a(0)?.mul_add(a(1)?, a(2)?),
+                FloatFn::Clamp => {
+                    let (x, lo, hi) = (a(0)?, a(1)?, a(2)?);
+                    // `clamp` panics unless lo <= hi; re-execution refuses instead.
+                    if lo
+                        .partial_cmp(&hi)
+                        .map_or(true, |o| o == std::cmp::Ordering::Greater)
+                    {
+                        return None;
+                    }
+                    x.clamp(lo, hi)
+                }
+            })
+        }
+    };
+}
+
+impl FloatFn {
+    float_eval!(f64, eval_f64);
+    float_eval!(f32, eval_f32);
+}
+
+/// The float functions named by path (`f64::sin`, `f32::max`), by their fn item types: a call
+/// of a path whose callee is one of these is that function, exactly.
+pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<HashMap<std::any::TypeId, FloatFn>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut t = HashMap::new();
+            macro_rules! add {
+                ($($name:ident = $variant:ident),*) => {$(
+                    t.insert(super::ids::key_of(&f64::$name).id, FloatFn::$variant);
+                    t.insert(super::ids::key_of(&f32::$name).id, FloatFn::$variant);
+                )*};
+            }
+            add!(
+                sin = Sin,
+                cos = Cos,
+                tan = Tan,
+                asin = Asin,
+                acos = Acos,
+                atan = Atan,
+                sinh = Sinh,
+                cosh = Cosh,
+                tanh = Tanh,
+                asinh = Asinh,
+                acosh = Acosh,
+                atanh = Atanh,
+                exp = Exp,
+                exp2 = Exp2,
+                exp_m1 = ExpM1,
+                ln = Ln,
+                ln_1p = Ln1p,
+                log10 = Log10,
+                log2 = Log2,
+                sqrt = Sqrt,
+                cbrt = Cbrt,
+                abs = Abs,
+                recip = Recip,
+                to_degrees = ToDegrees,
+                to_radians = ToRadians,
+                signum = Signum,
+                floor = Floor,
+                ceil = Ceil,
+                round = Round,
+                round_ties_even = RoundTiesEven,
+                trunc = Trunc,
+                fract = Fract,
+                powi = Powi,
+                powf = Powf,
+                max = Max,
+                min = Min,
+                atan2 = Atan2,
+                hypot = Hypot,
+                log = Log,
+                copysign = Copysign,
+                mul_add = MulAdd,
+                clamp = Clamp
+            );
+            t
+        })
+        .get(&item)
+        .copied()
+}
+
+/// A scalar type a cast can target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ScalarType {
+    Bool,
+    Char,
+    I8,
+    I16,
+    I32,
+    I64,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,
+    F32,
+    F64,
+}
+
+impl ScalarType {
+    /// The type named `name` (`f64`, `usize`), when it is a scalar.
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        Some(match name {
+            "bool" => ScalarType::Bool,
+            "char" => ScalarType::Char,
+            "i8" => ScalarType::I8,
+            "i16" => ScalarType::I16,
+            "i32" => ScalarType::I32,
+            "i64" => ScalarType::I64,
+            "isize" => ScalarType::Isize,
+            "u8" => ScalarType::U8,
+            "u16" => ScalarType::U16,
+            "u32" => ScalarType::U32,
+            "u64" => ScalarType::U64,
+            "usize" => ScalarType::Usize,
+            "f32" => ScalarType::F32,
+            "f64" => ScalarType::F64,
+            _ => return None,
+        })
+    }
+
+    /// Whether it is `f32` or `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+
+    /// The type's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::Char => "char",
+            ScalarType::I8 => "i8",
+            ScalarType::I16 => "i16",
+            ScalarType::I32 => "i32",
+            ScalarType::I64 => "i64",
+            ScalarType::Isize => "isize",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
+            ScalarType::U32 => "u32",
+            ScalarType::U64 => "u64",
+            ScalarType::Usize => "usize",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+}
+
+/// The typed operation of an IR entry, decoded from its text once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `-x`, `!x`.
+    Unary(UnOp),
+    /// `a + b` and the other arithmetic and bitwise operators.
+    Binary(BinOp),
+    /// `a += b`: the node's value is `a`'s new value.
+    Assign(BinOp),
+    /// `a < b` and the other comparisons.
+    Compare(CmpOp),
+    /// `x.sin()` and the other float methods: what the call computes when it reaches the
+    /// inherent method (see the module docs).
+    Method(FloatFn),
+    /// `x as T` for a scalar `T`.
+    Cast(ScalarType),
+    /// `v[i]`, `v[a..b]` read for a value.
+    Index,
+    /// `e?`: the content of `Ok`/`Some`.
+    Question,
+    /// `*r` read for a value.
+    Deref,
+    /// A variable bound by a pattern from its operand (`let (a, b) = t`, a `match` arm).
+    Bind,
+    /// `s.f`, `t.0`.
+    Field,
+    /// `vec![a, b]` of expressions.
+    VecOf,
+    /// `[a, b]`.
+    ArrayOf,
+    /// `(a, b)`.
+    Tuple,
+    /// `[x; n]`.
+    Repeat,
+    /// `a..b`, `a..=b` and the other range expressions.
+    Range,
+    /// A struct literal `P { … }`.
+    Struct,
+    /// A macro call `name!(…)` (opaque).
+    Macro,
+    /// `x.clone()`, `x.to_owned()` — by name only; see [`Builtin::Method`] for when a method
+    /// call reaches the std method.
+    Clone,
+}
+
+impl Builtin {
+    /// The operation an entry names, if the runtime knows it.
+    pub fn of_entry(e: &Entry) -> Option<Builtin> {
+        let head = e.head.as_str();
+        let arity = e.operands.len();
+        match e.kind {
+            EntryKind::Operator => operator(head, arity),
+            EntryKind::MethodCall => match head {
+                "clone" | "to_owned" if arity == 1 => Some(Builtin::Clone),
+                _ => FloatFn::from_name(head, arity).map(Builtin::Method),
+            },
+            EntryKind::Call if head == "index" && is_lowered_index(e) => Some(Builtin::Index),
+            EntryKind::Special => special(head),
+            _ => None,
+        }
+    }
+}
+
+/// `v[i]` is lowered to a call entry with the head `index` and two operands; a user's function
+/// called `index` is a call of a path, whose identity the recorder keeps instead.
+fn is_lowered_index(e: &Entry) -> bool {
+    e.operands.len() == 2 && !matches!(e.operands[0], Operand::Const(_))
+}
+
+fn operator(head: &str, arity: usize) -> Option<Builtin> {
+    use BinOp::*;
+    if arity == 1 {
+        return match head {
+            "-" => Some(Builtin::Unary(UnOp::Neg)),
+            "!" => Some(Builtin::Unary(UnOp::Not)),
+            _ => None,
+        };
+    }
+    if arity != 2 {
+        return None;
+    }
+    let bin = |s: &str| {
+        Some(match s {
+            "+" => Add,
+            "-" => Sub,
+            "*" => Mul,
+            "/" => Div,
+            "%" => Rem,
+            "&" => BitAnd,
+            "|" => BitOr,
+            "^" => BitXor,
+            "<<" => Shl,
+            ">>" => Shr,
+            _ => return None,
+        })
+    };
+    let cmp = match head {
+        "==" => Some(CmpOp::Eq),
+        "!=" => Some(CmpOp::Ne),
+        "<" => Some(CmpOp::Lt),
+        "<=" => Some(CmpOp::Le),
+        ">" => Some(CmpOp::Gt),
+        ">=" => Some(CmpOp::Ge),
+        _ => None,
+    };
+    if let Some(c) = cmp {
+        return Some(Builtin::Compare(c));
+    }
+    match head.strip_suffix('=') {
+        Some(op) => bin(op).map(Builtin::Assign),
+        None => bin(head).map(Builtin::Binary),
+    }
+}
+
+fn special(head: &str) -> Option<Builtin> {
+    if let Some(ty) = head.strip_prefix("as ") {
+        return ScalarType::from_name(ty.trim()).map(Builtin::Cast);
+    }
+    if head.starts_with("bind ") {
+        return Some(Builtin::Bind);
+    }
+    if head.starts_with('.') {
+        return Some(Builtin::Field);
+    }
+    Some(match head {
+        "?" => Builtin::Question,
+        "*" => Builtin::Deref,
+        "vec!" => Builtin::VecOf,
+        "array" => Builtin::ArrayOf,
+        "tuple" => Builtin::Tuple,
+        "array repeat" => Builtin::Repeat,
+        ".." | "..=" => Builtin::Range,
+        h if h.ends_with(" {}") => Builtin::Struct,
+        h if h.ends_with('!') => Builtin::Macro,
+        _ => return None,
+    })
+}
+
+/// How a method call's receiver was written, as far as its type tells: whether method
+/// resolution provably reaches an inherent method of the float types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Receiver {
+    /// Not a method call, or nothing is known of the receiver.
+    #[default]
+    Unknown,
+    /// A receiver of type `f32` or `f64` itself: inherent methods are found first, before any
+    /// trait method, so a float method name is the float method.
+    Float,
+    /// A reference to a float (`&f64`, `&mut f32`): a trait implemented for the reference
+    /// type could be found before the inherent method, so the call is the float method only
+    /// if its result says so (see `crate::grad`).
+    FloatRef,
+    /// A receiver of any other type.
+    Other,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_decode_to_keys() {
+        let e = |head: &str, n: usize| {
+            Entry::statement(1, 1, EntryKind::Operator, head, vec![Operand::None; n])
+        };
+        assert_eq!(
+            Builtin::of_entry(&e("+", 2)),
+            Some(Builtin::Binary(BinOp::Add))
+        );
+        assert_eq!(
+            Builtin::of_entry(&e("+=", 2)),
+            Some(Builtin::Assign(BinOp::Add))
+        );
+        assert_eq!(
+            Builtin::of_entry(&e("<=", 2)),
+            Some(Builtin::Compare(CmpOp::Le))
+        );
+        assert_eq!(
+            Builtin::of_entry(&e("<<=", 2)),
+            Some(Builtin::Assign(BinOp::Shl))
+        );
+        assert_eq!(
+            Builtin::of_entry(&e("-", 1)),
+            Some(Builtin::Unary(UnOp::Neg))
+        );
+        let m = Entry::statement(1, 1, EntryKind::MethodCall, "powi", vec![Operand::None; 2]);
+        assert_eq!(Builtin::of_entry(&m), Some(Builtin::Method(FloatFn::Powi)));
+        // `sin` with an argument is not `f64::sin`.
+        let m = Entry::statement(1, 1, EntryKind::MethodCall, "sin", vec![Operand::None; 2]);
+        assert_eq!(Builtin::of_entry(&m), None);
+        let s = Entry::statement(1, 1, EntryKind::Special, "as f32", vec![Operand::None]);
+        assert_eq!(Builtin::of_entry(&s), Some(Builtin::Cast(ScalarType::F32)));
+    }
+}

@@ -1,0 +1,441 @@
+//! Trace storage: an arena of 16-byte nodes in recording order, their references in one
+//! array, their values in typed columns (one per scalar type, so a float costs 8 bytes and a
+//! jump nothing), and side tables for nested calls and metadata.
+//!
+//! A nested call's descendants are recorded while it is open, so they occupy one contiguous
+//! range of the arena right after it: the children of a call are found by walking that range
+//! and skipping each nested child's own range, and no node stores its parent or position
+//! (views compute those once, when first asked; see `crate::view`).
+
+use super::chunked::Chunked;
+use super::ids::NodeId;
+use super::ir::IrRef;
+use super::op::Receiver;
+use super::value::{Form, Repr, Scalar, Value};
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// The entry index of a node that has no entry (the root, an error).
+pub(crate) const NO_ENTRY: u32 = u32::MAX;
+
+/// What a node records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum NodeKind {
+    /// A function argument or a block argument (`[Arg:§b:%i]`).
+    Argument,
+    /// A named constant or captured variable (`[Const:§b:%i]`).
+    Constant,
+    /// A call that was not recorded inside: an untracked function, method or operator.
+    PrimitiveCall,
+    /// A call of a `#[tracked]` function, holding that call's own tape as children.
+    NestedCall,
+    /// A non-call construct: struct literal, macro, cast, field access, pattern binding, `?`.
+    Special,
+    /// A branch taken (`goto §b`).
+    Jump,
+    /// A return (`return @i`).
+    Return,
+    /// A panic unwinding out of the call: the last node of every call it left, holding the
+    /// panic's message (see [`try_track`](crate::try_track)).
+    Error,
+}
+
+/// Where a node's value is: nothing (`()`), a scalar column, or the boxed values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot {
+    /// 0: unit; 1..=14: a scalar column, plus `FORM_REF`/`FORM_MUT`; `BOXED`.
+    pub tag: u8,
+    pub index: u32,
+}
+
+const FORM_REF: u8 = 0x10;
+const FORM_MUT: u8 = 0x20;
+const BOXED: u8 = 0x80;
+
+impl Slot {
+    pub(crate) const UNIT: Slot = Slot { tag: 0, index: 0 };
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    /// The static entry in the parent's IR; `NO_ENTRY` for the root and for errors.
+    pub entry: u32,
+    /// Start of the node's references in `Store::refs` (their number comes from the entry).
+    pub refs: u32,
+    /// The value's index in its column; for a nested call, its index in `Store::calls`.
+    pub value: u32,
+    pub tag: u8,
+    pub kind: NodeKind,
+    /// For a method call, what its receiver's type says of the method reached.
+    pub receiver: Receiver,
+    /// `Node::REFS_SET` when a nested call's references were resolved (on return).
+    pub flags: u8,
+}
+
+impl Node {
+    pub(crate) const REFS_SET: u8 = 1;
+}
+
+/// One nested call: its IR, where its subtree ends and its value.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    pub node: NodeId,
+    pub ir: IrRef,
+    /// One past the last node of the call's subtree (its descendants are `node+1..end`).
+    pub end: u32,
+    /// The value the call returned (or a panic's message).
+    pub value: Slot,
+    /// The called function's fn item (or closure) type, when the claim knew it.
+    pub callee: Option<TypeId>,
+    /// The number of references the call node has (its arguments), once they are resolved.
+    pub ref_count: u32,
+    /// The index of the enclosing call in `Store::calls` (`u32::MAX` for the root).
+    pub parent: u32,
+}
+
+/// Who a primitive call of a path reached, by type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Callee {
+    /// A fn item, closure or constructor, by its type.
+    Item(super::ids::CalleeKey),
+    /// A function pointer or a computed callee: which function ran is not known.
+    Unknown,
+}
+
+macro_rules! columns {
+    ($($field:ident: $t:ty = $variant:ident / $tag:literal),* $(,)?) => {
+        #[derive(Default)]
+        pub(crate) struct Columns { $(pub $field: Chunked<$t>,)* }
+
+        impl Columns {
+            #[inline]
+            pub(crate) fn push(&mut self, s: Scalar) -> u32 {
+                match s {
+                    Scalar::Unit => 0,
+                    $(Scalar::$variant(v) => self.$field.push(v) as u32,)*
+                }
+            }
+
+            pub(crate) fn get(&self, tag: u8, index: u32) -> Option<Scalar> {
+                let i = index as usize;
+                Some(match tag & 0x0f {
+                    0 => Scalar::Unit,
+                    $($tag => Scalar::$variant(*self.$field.get(i)?),)*
+                    _ => return None,
+                })
+            }
+
+            pub(crate) fn any(&self, tag: u8, index: u32) -> Option<&dyn std::any::Any> {
+                let i = index as usize;
+                Some(match tag & 0x0f {
+                    0 => &(),
+                    $($tag => self.$field.get(i)? as &dyn std::any::Any,)*
+                    _ => return None,
+                })
+            }
+
+            pub(crate) fn clear(&mut self) {
+                $(self.$field.clear();)*
+            }
+
+            pub(crate) fn capacity_bytes(&self) -> usize {
+                0 $(+ self.$field.capacity_bytes())*
+            }
+        }
+    };
+}
+
+columns!(
+    bools: bool = Bool / 1,
+    chars: char = Char / 2,
+    i8s: i8 = I8 / 3,
+    i16s: i16 = I16 / 4,
+    i32s: i32 = I32 / 5,
+    i64s: i64 = I64 / 6,
+    isizes: isize = Isize / 7,
+    u8s: u8 = U8 / 8,
+    u16s: u16 = U16 / 9,
+    u32s: u32 = U32 / 10,
+    u64s: u64 = U64 / 11,
+    usizes: usize = Usize / 12,
+    f32s: f32 = F32 / 13,
+    f64s: f64 = F64 / 14,
+);
+
+/// Metadata keys: the names contexts and layers give (`adjoint`), or names read from a file.
+pub(crate) type MetaKey = Cow<'static, str>;
+
+#[derive(Default)]
+pub(crate) struct Store {
+    pub nodes: Chunked<Node>,
+    /// Resolved operands, in each node's entry's order (operands, condition, control); `NONE`
+    /// where the operand is a literal or no value.
+    pub refs: Chunked<NodeId>,
+    pub columns: Columns,
+    pub boxed: Vec<Value>,
+    pub calls: Vec<Call>,
+    /// The fn items reached by primitive calls of paths.
+    pub callees: HashMap<NodeId, Callee>,
+    /// Metadata attached by contexts and layers, in the order set.
+    pub metadata: HashMap<NodeId, Vec<(MetaKey, Value)>>,
+    /// The arguments of a primitive root (a root call nothing tracked claimed).
+    pub root_args: Vec<Value>,
+}
+
+thread_local! {
+    /// The buffers of the last trace dropped on this thread, kept to record the next one: a
+    /// fresh arena costs page faults on every node it grows into.
+    static SPARE: std::cell::RefCell<Option<Store>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A spare store keeps at most this many bytes of buffers.
+const SPARE_LIMIT: usize = 256 << 20;
+
+impl Store {
+    /// An empty store, reusing the buffers of a trace dropped earlier on this thread.
+    pub fn recycled() -> Store {
+        SPARE
+            .try_with(|s| s.borrow_mut().take())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Empties the store and keeps its buffers for the next recording on this thread.
+    pub fn recycle(mut self) {
+        self.nodes.clear();
+        self.refs.clear();
+        self.columns.clear();
+        self.boxed.clear();
+        self.calls.clear();
+        self.callees.clear();
+        self.metadata.clear();
+        self.root_args.clear();
+        if self.capacity_bytes() <= SPARE_LIMIT {
+            let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(self));
+        }
+    }
+
+    pub fn capacity_bytes(&self) -> usize {
+        self.nodes.capacity_bytes()
+            + self.refs.capacity_bytes()
+            + self.columns.capacity_bytes()
+            + self.boxed.capacity() * std::mem::size_of::<Value>()
+            + self.calls.capacity() * std::mem::size_of::<Call>()
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    #[inline]
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// Stores a value; returns where it is.
+    #[inline]
+    pub fn put(&mut self, value: Value) -> Slot {
+        match value.0 {
+            Repr::Scalar(s, form) => self.put_scalar(s, form),
+            Repr::Boxed(_) => {
+                self.boxed.push(value);
+                Slot {
+                    tag: BOXED,
+                    index: self.boxed.len() as u32 - 1,
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub fn put_scalar(&mut self, s: Scalar, form: Form) -> Slot {
+        let index = self.columns.push(s);
+        let form = match form {
+            Form::Val => 0,
+            Form::Ref => FORM_REF,
+            Form::RefMut => FORM_MUT,
+        };
+        Slot {
+            tag: s.tag() | form,
+            index,
+        }
+    }
+
+    /// The value at `slot`.
+    pub fn value_at(&self, slot: Slot) -> Value {
+        if slot.tag & BOXED != 0 {
+            return self.boxed[slot.index as usize].clone();
+        }
+        let form = if slot.tag & FORM_MUT != 0 {
+            Form::RefMut
+        } else if slot.tag & FORM_REF != 0 {
+            Form::Ref
+        } else {
+            Form::Val
+        };
+        match self.columns.get(slot.tag, slot.index) {
+            Some(s) => Value(Repr::Scalar(s, form)),
+            None => Value::UNIT,
+        }
+    }
+
+    /// The value at `slot` as a `T`, borrowed from its column.
+    pub fn downcast_at<T: 'static>(&self, slot: Slot) -> Option<&T> {
+        if slot.tag & BOXED != 0 {
+            return self.boxed[slot.index as usize].downcast_ref();
+        }
+        self.columns.any(slot.tag, slot.index)?.downcast_ref()
+    }
+
+    /// A float value at `slot`, without building a [`Value`].
+    #[inline]
+    pub fn f64_at(&self, slot: Slot) -> Option<f64> {
+        match slot.tag & !(FORM_REF | FORM_MUT) {
+            14 => self.columns.f64s.get(slot.index as usize).copied(),
+            13 => self
+                .columns
+                .f32s
+                .get(slot.index as usize)
+                .map(|&v| v as f64),
+            _ => None,
+        }
+    }
+
+    /// Where node `id`'s value is (for a nested call, the call's value).
+    #[inline]
+    pub fn slot(&self, id: NodeId) -> Slot {
+        let n = self.node(id);
+        if n.kind == NodeKind::NestedCall {
+            return self.calls[n.value as usize].value;
+        }
+        Slot {
+            tag: n.tag,
+            index: n.value,
+        }
+    }
+
+    pub fn value(&self, id: NodeId) -> Value {
+        self.value_at(self.slot(id))
+    }
+
+    /// Node `id`'s value, borrowed when it is boxed.
+    pub fn value_cow(&self, id: NodeId) -> std::borrow::Cow<'_, Value> {
+        let slot = self.slot(id);
+        if slot.tag & BOXED != 0 {
+            return std::borrow::Cow::Borrowed(&self.boxed[slot.index as usize]);
+        }
+        std::borrow::Cow::Owned(self.value_at(slot))
+    }
+
+    pub fn f64_of(&self, id: NodeId) -> Option<f64> {
+        self.f64_at(self.slot(id))
+    }
+
+    pub fn call(&self, id: NodeId) -> Option<&Call> {
+        let n = self.node(id);
+        (n.kind == NodeKind::NestedCall).then(|| &self.calls[n.value as usize])
+    }
+
+    /// How many references node `id` has.
+    pub fn ref_count(&self, id: NodeId) -> usize {
+        let n = self.node(id);
+        if n.kind == NodeKind::NestedCall {
+            return self.calls[n.value as usize].ref_count as usize;
+        }
+        if n.entry == NO_ENTRY {
+            return 0;
+        }
+        match self.ir_of(id) {
+            Some(ir) => ir.entries[n.entry as usize].ref_count(),
+            None => 0,
+        }
+    }
+
+    pub fn refs(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        let start = self.node(id).refs as usize;
+        self.refs.range(start, self.ref_count(id))
+    }
+
+    pub fn ref_at(&self, id: NodeId, k: usize) -> NodeId {
+        if k >= self.ref_count(id) {
+            return NodeId::NONE;
+        }
+        self.refs[self.node(id).refs as usize + k]
+    }
+
+    /// The innermost call whose subtree holds `id` (its parent), by binary search over the
+    /// calls, which are in node order; `None` for the root.
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let i = self.calls.partition_point(|c| c.node.0 < id.0);
+        let mut c = i.checked_sub(1)?;
+        loop {
+            let call = &self.calls[c];
+            if id.0 < call.end {
+                return Some(call.node);
+            }
+            c = match call.parent {
+                u32::MAX => return None,
+                p => p as usize,
+            };
+        }
+    }
+
+    /// The children of nested call `id`, in order.
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        match self.call(id) {
+            Some(c) => Children {
+                store: self,
+                next: id.0 + 1,
+                end: c.end,
+            },
+            None => Children {
+                store: self,
+                next: 0,
+                end: 0,
+            },
+        }
+    }
+
+    /// The IR of the function whose tape holds `id` (its parent's callee).
+    pub fn ir_of(&self, id: NodeId) -> Option<&IrRef> {
+        let parent = self.parent(id)?;
+        self.call(parent).map(|c| &c.ir)
+    }
+
+    /// The entry node `id` executed, with its IR.
+    pub fn entry_of(&self, id: NodeId) -> Option<(&IrRef, &super::ir::Entry)> {
+        let e = self.node(id).entry;
+        if e == NO_ENTRY {
+            return None;
+        }
+        let ir = self.ir_of(id)?;
+        ir.entries.get(e as usize).map(|entry| (ir, entry))
+    }
+}
+
+/// The children of a nested call: its subtree's range, skipping nested grandchildren.
+pub(crate) struct Children<'s> {
+    store: &'s Store,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = NodeId(self.next);
+        self.next = match self.store.call(id) {
+            Some(c) => c.end,
+            None => self.next + 1,
+        };
+        Some(id)
+    }
+}

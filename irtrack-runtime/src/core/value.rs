@@ -1,0 +1,859 @@
+//! Values held by trace nodes, and how they are captured from user data.
+//!
+//! Capture never needs `'static` or `Clone` of the user's type: the code `#[tracked]`
+//! generates picks the richest way that applies to the value's type (autoref specialisation,
+//! see [`capture`]): a [`Snapshot`] (scalars typed, containers cloned and downcastable), its
+//! `Debug` text, or only its type. Scalars are recognised by their type, not their text, also
+//! in generic code where the type is a parameter (`T` instantiated with `f64` records an
+//! `f64`), through `castaway`'s zero-cost casts.
+
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// A recorded value: a typed scalar, a snapshot that can be downcast, the `Debug` text of a
+/// value that has no snapshot, or only the type of a value that has neither.
+#[derive(Clone)]
+pub struct Value(pub(crate) Repr);
+
+#[derive(Clone)]
+pub(crate) enum Repr {
+    Scalar(Scalar, Form),
+    Boxed(Arc<Boxed>),
+}
+
+/// How a scalar was held: by value or behind a reference (`x::&f64` in a listing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Form {
+    Val,
+    Ref,
+    RefMut,
+}
+
+pub(crate) struct Boxed {
+    pub(crate) type_name: Cow<'static, str>,
+    pub(crate) type_id: Option<TypeId>,
+    pub(crate) body: Body,
+    /// For a fixed-size array of floats, its elements (an `[f64; N]` cannot be downcast
+    /// without knowing `N`).
+    pub(crate) floats: Option<FloatsOf>,
+    /// For an `Option` or `Result` of a float, its content (`None` for `None`/`Err`).
+    pub(crate) wrapped: Option<WrappedOf>,
+}
+
+/// Reads the value inside an `Option`, `Result` or `Box` kept as a snapshot.
+pub(crate) type WrappedOf = fn(&dyn Any) -> Option<Option<Value>>;
+
+fn wrapped_option<T: Owned>(a: &dyn Any) -> Option<Option<Value>> {
+    let o = a.downcast_ref::<Option<T>>()?;
+    Some(o.as_ref().map(|x| Value::snapshot(x.clone())))
+}
+
+fn wrapped_result<T: Owned, E: 'static>(a: &dyn Any) -> Option<Option<Value>> {
+    let r = a.downcast_ref::<Result<T, E>>()?;
+    Some(r.as_ref().ok().map(|x| Value::snapshot(x.clone())))
+}
+
+fn wrapped_box<T: Owned>(a: &dyn Any) -> Option<Option<Value>> {
+    Some(Some(Value::snapshot(
+        (**a.downcast_ref::<Box<T>>()?).clone(),
+    )))
+}
+
+/// Reads the elements of an array of floats kept as a snapshot.
+pub(crate) type FloatsOf = fn(&dyn Any) -> Option<Vec<f64>>;
+
+fn floats_of_array<T: 'static, const N: usize>(a: &dyn Any) -> Option<Vec<f64>> {
+    let a = a.downcast_ref::<[T; N]>()?;
+    if let Ok(s) = castaway::cast!(&a[..], &[f64]) {
+        return Some(s.to_vec());
+    }
+    castaway::cast!(&a[..], &[f32])
+        .ok()
+        .map(|s| s.iter().map(|&x| x as f64).collect())
+}
+
+pub(crate) enum Body {
+    Snapshot(Box<dyn SnapshotValue>),
+    Text(Box<str>),
+    Opaque,
+}
+
+macro_rules! scalars {
+    ($($variant:ident($t:ty) = $tag:literal),* $(,)?) => {
+        /// A scalar kept typed.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub(crate) enum Scalar { Unit, $($variant($t)),* }
+
+        impl Scalar {
+            /// The column tag of this scalar's kind (0 for `()`).
+            pub(crate) fn tag(&self) -> u8 {
+                match self { Scalar::Unit => 0, $(Scalar::$variant(_) => $tag),* }
+            }
+
+            fn as_any(&self) -> &dyn Any {
+                match self { Scalar::Unit => &(), $(Scalar::$variant(v) => v),* }
+            }
+
+            fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    Scalar::Unit => f.write_str("()"),
+                    $(Scalar::$variant(v) => fmt::Debug::fmt(v, f)),*
+                }
+            }
+
+            fn type_name(&self, form: Form) -> &'static str {
+                match (self, form) {
+                    (Scalar::Unit, Form::Val) => "()",
+                    (Scalar::Unit, Form::Ref) => "&()",
+                    (Scalar::Unit, Form::RefMut) => "&mut ()",
+                    $(
+                        (Scalar::$variant(_), Form::Val) => stringify!($t),
+                        (Scalar::$variant(_), Form::Ref) => concat!("&", stringify!($t)),
+                        (Scalar::$variant(_), Form::RefMut) => concat!("&mut ", stringify!($t)),
+                    )*
+                }
+            }
+
+            fn type_id(&self, form: Form) -> TypeId {
+                match (self, form) {
+                    (Scalar::Unit, Form::Val) => TypeId::of::<()>(),
+                    (Scalar::Unit, Form::Ref) => TypeId::of::<&'static ()>(),
+                    (Scalar::Unit, Form::RefMut) => TypeId::of::<&'static mut ()>(),
+                    $(
+                        (Scalar::$variant(_), Form::Val) => TypeId::of::<$t>(),
+                        (Scalar::$variant(_), Form::Ref) => TypeId::of::<&'static $t>(),
+                        (Scalar::$variant(_), Form::RefMut) => TypeId::of::<&'static mut $t>(),
+                    )*
+                }
+            }
+        }
+
+        /// Recognises a scalar of a type only known as a parameter, by its type.
+        fn typed_scalar<T: ?Sized>(v: &T) -> Option<(Scalar, Form)> {
+            $(
+                if let Ok(x) = castaway::cast!(v, &$t) {
+                    return Some((Scalar::$variant(*x), Form::Val));
+                }
+            )*
+            None
+        }
+
+        $(
+            impl Snapshot for $t {
+                #[inline]
+                fn snapshot(&self) -> Value {
+                    Value(Repr::Scalar(Scalar::$variant(*self), Form::Val))
+                }
+            }
+            impl Owned for $t {}
+        )*
+    };
+}
+
+scalars!(
+    Bool(bool) = 1,
+    Char(char) = 2,
+    I8(i8) = 3,
+    I16(i16) = 4,
+    I32(i32) = 5,
+    I64(i64) = 6,
+    Isize(isize) = 7,
+    U8(u8) = 8,
+    U16(u16) = 9,
+    U32(u32) = 10,
+    U64(u64) = 11,
+    Usize(usize) = 12,
+    F32(f32) = 13,
+    F64(f64) = 14,
+);
+
+impl Scalar {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Scalar::F64(v) => Some(v),
+            Scalar::F32(v) => Some(v as f64),
+            _ => None,
+        }
+    }
+}
+
+/// A cloned value kept by a snapshot: downcastable and printable.
+pub trait SnapshotValue: Any + Send + Sync {
+    /// The value as `Any`, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+    /// Writes the value's `Debug` text.
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+impl<T: Any + Send + Sync + fmt::Debug> SnapshotValue for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+#[cfg(feature = "ndarray")]
+/// A snapshot printed by its own function instead of its `Debug` (ndarray's `Debug` spans lines
+/// and ends in shape and layout details a listing has no room for). Downcasts to `T`.
+struct Shown<T> {
+    value: T,
+    show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+}
+
+#[cfg(feature = "ndarray")]
+impl<T: Any + Send + Sync> SnapshotValue for Shown<T> {
+    fn as_any(&self) -> &dyn Any {
+        &self.value
+    }
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.show)(&self.value, f)
+    }
+}
+
+impl Value {
+    /// The unit value `()`.
+    pub const UNIT: Value = Value(Repr::Scalar(Scalar::Unit, Form::Val));
+
+    fn boxed(type_name: Cow<'static, str>, type_id: Option<TypeId>, body: Body) -> Value {
+        Value(Repr::Boxed(Arc::new(Boxed {
+            type_name,
+            type_id,
+            body,
+            floats: None,
+            wrapped: None,
+        })))
+    }
+
+    /// The value inside an `Option`, `Result` or `Box` kept as a snapshot: `Some(Some(x))`
+    /// for `Some(x)`/`Ok(x)`/`Box(x)`, `Some(None)` for `None`/`Err(…)`, `None` for any other
+    /// value.
+    pub fn wrapped(&self) -> Option<Option<Value>> {
+        let Repr::Boxed(b) = &self.0 else {
+            return None;
+        };
+        let Body::Snapshot(v) = &b.body else {
+            return None;
+        };
+        b.wrapped.and_then(|f| f((**v).as_any()))
+    }
+
+    /// The float inside an `Option` or `Result` of a float (see [`Value::wrapped`]).
+    pub fn wrapped_float(&self) -> Option<Option<f64>> {
+        match self.wrapped()? {
+            Some(v) => v.as_f64().map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// The elements of a vector or array of floats (`Vec`, slice or fixed-size array of `f64`
+    /// or `f32`), as `f64`s.
+    pub fn floats(&self) -> Option<Cow<'_, [f64]>> {
+        let Repr::Boxed(b) = &self.0 else {
+            return None;
+        };
+        let Body::Snapshot(v) = &b.body else {
+            return None;
+        };
+        let any = (**v).as_any();
+        if let Some(v) = any.downcast_ref::<Vec<f64>>() {
+            return Some(Cow::Borrowed(v));
+        }
+        if let Some(v) = any.downcast_ref::<Vec<f32>>() {
+            return Some(Cow::Owned(v.iter().map(|&x| x as f64).collect()));
+        }
+        b.floats.and_then(|f| f(any)).map(Cow::Owned)
+    }
+
+    /// Like [`Value::snapshot`], printed by `show` instead of `T`'s `Debug`.
+    #[cfg(feature = "ndarray")]
+    pub(crate) fn snapshot_shown<T: Any + Send + Sync>(
+        value: T,
+        show: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+    ) -> Value {
+        Value::boxed(
+            Cow::Borrowed(std::any::type_name::<T>()),
+            Some(TypeId::of::<T>()),
+            Body::Snapshot(Box::new(Shown { value, show })),
+        )
+    }
+
+    /// A value that keeps a clone of `value`, recoverable with [`Value::downcast_ref`].
+    ///
+    /// ```
+    /// use irtrack::Value;
+    /// let v = Value::snapshot(vec![1.0, 2.0]);
+    /// assert_eq!(v.downcast_ref::<Vec<f64>>(), Some(&vec![1.0, 2.0]));
+    /// assert_eq!(v.to_string(), "[1.0, 2.0]");
+    /// ```
+    pub fn snapshot<T: Any + Send + Sync + fmt::Debug>(value: T) -> Value {
+        if let Some((s, form)) = typed_scalar(&value) {
+            return Value(Repr::Scalar(s, form));
+        }
+        Value::boxed(
+            Cow::Borrowed(std::any::type_name::<T>()),
+            Some(TypeId::of::<T>()),
+            Body::Snapshot(Box::new(value)),
+        )
+    }
+
+    /// A value known by its `Debug` text. A scalar, a `String` or a vector of scalars,
+    /// recognised by its type, is kept typed.
+    ///
+    /// ```
+    /// use irtrack::Value;
+    /// assert_eq!(Value::text(&2.5f32).as_f64(), Some(2.5));
+    /// assert_eq!(Value::text(&Some(1)).to_string(), "Some(1)");
+    /// assert_eq!(Value::text(&Some(1)).downcast_ref::<Option<i32>>(), None);
+    /// // A vector of scalars is recognised by its type too.
+    /// assert_eq!(Value::text(&vec![1.0]).downcast_ref::<Vec<f64>>(), Some(&vec![1.0]));
+    /// ```
+    pub fn text<T: ?Sized + fmt::Debug>(value: &T) -> Value {
+        if let Some((s, form)) = typed_scalar(value) {
+            return Value(Repr::Scalar(s, form));
+        }
+        if let Some(v) = typed_container(value) {
+            return v;
+        }
+        Value::boxed(
+            Cow::Borrowed(std::any::type_name::<T>()),
+            Some(typeid::of::<T>()),
+            Body::Text(format!("{value:?}").into()),
+        )
+    }
+
+    /// A value known only by its type.
+    pub fn opaque<T: ?Sized>() -> Value {
+        Value::boxed(
+            Cow::Borrowed(std::any::type_name::<T>()),
+            Some(typeid::of::<T>()),
+            Body::Opaque,
+        )
+    }
+
+    /// The value of `value` in the richest form its type allows without a bound: a typed
+    /// scalar, a clone of a `String` or of a vector of scalars, else only the type. This is
+    /// how generic code records `T` (see the module docs).
+    pub fn of<T: ?Sized>(value: &T) -> Value {
+        if let Some((s, form)) = typed_scalar(value) {
+            return Value(Repr::Scalar(s, form));
+        }
+        if let Some(v) = typed_container(value) {
+            return v;
+        }
+        Value::opaque::<T>()
+    }
+
+    /// The same value, reported under the type of `T` (a reference to a snapshot type records
+    /// its referent, under the reference's type).
+    pub fn renamed<T: ?Sized>(self) -> Value {
+        match self.0 {
+            Repr::Scalar(s, _) => {
+                let form = if typeid::of::<T>() == s.type_id(Form::Ref) {
+                    Form::Ref
+                } else if typeid::of::<T>() == s.type_id(Form::RefMut) {
+                    Form::RefMut
+                } else {
+                    Form::Val
+                };
+                Value(Repr::Scalar(s, form))
+            }
+            Repr::Boxed(b) => {
+                let (floats, wrapped) = (b.floats, b.wrapped);
+                let body = match Arc::try_unwrap(b) {
+                    Ok(b) => b.body,
+                    Err(shared) => match &shared.body {
+                        Body::Text(t) => Body::Text(t.clone()),
+                        Body::Opaque => Body::Opaque,
+                        Body::Snapshot(_) => {
+                            // A shared snapshot keeps its own type name; only fresh values are
+                            // renamed, so this is not reached by capture.
+                            return Value(Repr::Boxed(shared));
+                        }
+                    },
+                };
+                let mut v = Value::boxed(
+                    Cow::Borrowed(std::any::type_name::<T>()),
+                    Some(typeid::of::<T>()),
+                    body,
+                );
+                if let Repr::Boxed(b) = &mut v.0 {
+                    if let Some(b) = Arc::get_mut(b) {
+                        b.floats = floats;
+                        b.wrapped = wrapped;
+                    }
+                }
+                v
+            }
+        }
+    }
+
+    /// A value known by its text (or, for `None`, only its type) under a type name that need
+    /// not be a type of this program: a value read back from JSON.
+    pub fn foreign(type_name: impl Into<Cow<'static, str>>, text: Option<&str>) -> Value {
+        Value::boxed(
+            type_name.into(),
+            None,
+            match text {
+                Some(t) => Body::Text(t.into()),
+                None => Body::Opaque,
+            },
+        )
+    }
+
+    /// The full type name of the recorded value, as `std::any::type_name` gives it.
+    pub fn type_name(&self) -> &str {
+        match &self.0 {
+            Repr::Scalar(s, form) => s.type_name(*form),
+            Repr::Boxed(b) => &b.type_name,
+        }
+    }
+
+    /// The `TypeId` of the recorded value's type (lifetimes erased), when the value was
+    /// recorded in this process.
+    pub fn type_id(&self) -> Option<TypeId> {
+        match &self.0 {
+            Repr::Scalar(s, form) => Some(s.type_id(*form)),
+            Repr::Boxed(b) => b.type_id,
+        }
+    }
+
+    /// The value as a `T`, if it was stored as one (scalars, also behind a reference, and
+    /// snapshots).
+    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
+        match &self.0 {
+            Repr::Scalar(s, _) => s.as_any().downcast_ref(),
+            Repr::Boxed(b) => match &b.body {
+                Body::Snapshot(v) => (**v).as_any().downcast_ref(),
+                Body::Text(_) | Body::Opaque => None,
+            },
+        }
+    }
+
+    /// The value as an `f64`, when it is an `f64` or an `f32` (also behind references).
+    ///
+    /// ```
+    /// use irtrack::Value;
+    /// assert_eq!(Value::text(&2.5f32).as_f64(), Some(2.5));
+    /// assert_eq!(Value::text(&2).as_f64(), None);
+    /// ```
+    #[inline]
+    pub fn as_f64(&self) -> Option<f64> {
+        match &self.0 {
+            Repr::Scalar(s, _) => s.as_f64(),
+            Repr::Boxed(_) => None,
+        }
+    }
+
+    /// The value as an `i64`, when it is an integer that fits (also behind references).
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.0 {
+            Repr::Scalar(s, _) => match *s {
+                Scalar::I8(v) => Some(v.into()),
+                Scalar::I16(v) => Some(v.into()),
+                Scalar::I32(v) => Some(v.into()),
+                Scalar::I64(v) => Some(v),
+                Scalar::Isize(v) => i64::try_from(v).ok(),
+                Scalar::U8(v) => Some(v.into()),
+                Scalar::U16(v) => Some(v.into()),
+                Scalar::U32(v) => Some(v.into()),
+                Scalar::U64(v) => i64::try_from(v).ok(),
+                Scalar::Usize(v) => i64::try_from(v).ok(),
+                _ => None,
+            },
+            Repr::Boxed(_) => None,
+        }
+    }
+
+    /// Whether the value is the unit value `()`.
+    pub fn is_unit(&self) -> bool {
+        matches!(self.0, Repr::Scalar(Scalar::Unit, Form::Val))
+    }
+
+    /// Whether the value is a typed scalar: a number, `bool`, `char` or `()`, also behind a
+    /// reference.
+    pub fn is_scalar(&self) -> bool {
+        matches!(self.0, Repr::Scalar(..))
+    }
+
+    /// Whether the value is a float (`f32`/`f64`) held by value, not behind a reference.
+    pub fn is_float_value(&self) -> bool {
+        matches!(
+            self.0,
+            Repr::Scalar(Scalar::F32(_) | Scalar::F64(_), Form::Val)
+        )
+    }
+
+    /// Whether the value is discrete: a scalar other than a float (an integer, `bool`, `char`)
+    /// or a string. Nothing differentiable flows through such a value.
+    pub fn is_discrete(&self) -> bool {
+        match &self.0 {
+            Repr::Scalar(Scalar::F64(_) | Scalar::F32(_) | Scalar::Unit, _) => false,
+            Repr::Scalar(..) => true,
+            Repr::Boxed(b) => {
+                let str_ids = [
+                    TypeId::of::<String>(),
+                    TypeId::of::<&'static str>(),
+                    TypeId::of::<&'static String>(),
+                    TypeId::of::<str>(),
+                ];
+                b.type_id.is_some_and(|t| str_ids.contains(&t))
+            }
+        }
+    }
+
+    /// Whether only the type of the value is known (it had neither a snapshot nor `Debug`).
+    pub fn is_opaque(&self) -> bool {
+        matches!(&self.0, Repr::Boxed(b) if matches!(b.body, Body::Opaque))
+    }
+
+    /// Whether the value is kept only as its `Debug` text.
+    pub fn is_text(&self) -> bool {
+        matches!(&self.0, Repr::Boxed(b) if matches!(b.body, Body::Text(_)))
+    }
+}
+
+/// A clone of a common container of a type known only as a parameter: `String`, `Vec` of a
+/// scalar.
+fn typed_container<T: ?Sized>(v: &T) -> Option<Value> {
+    macro_rules! try_clone {
+        ($($t:ty),*) => {$(
+            if let Ok(x) = castaway::cast!(v, &$t) {
+                return Some(Snapshot::snapshot(x));
+            }
+        )*};
+    }
+    try_clone!(
+        String,
+        Vec<f64>,
+        Vec<f32>,
+        Vec<i64>,
+        Vec<i32>,
+        Vec<usize>,
+        Vec<bool>,
+        Option<f64>,
+        Option<f32>
+    );
+    None
+}
+
+/// `Display` writes the value's `Debug` text (`_` for a value known only by its type).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Scalar(s, _) => s.fmt_debug(f),
+            Repr::Boxed(b) => match &b.body {
+                Body::Snapshot(v) => v.fmt_debug(f),
+                Body::Text(t) => f.write_str(t),
+                Body::Opaque => f.write_str("_"),
+            },
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}::{}",
+            self,
+            crate::view::listing::short_type_name(self.type_name())
+        )
+    }
+}
+
+/// Types whose recorded value is a clone that can be downcast, not only its text.
+///
+/// Implemented for the scalars, `String`, `str`, the std containers of snapshot types,
+/// tuples, arrays, and references to any of these (a reference records its referent). Derive it
+/// for your own types with `#[derive(irtrack::Snapshot)]` (they must be `Clone + Debug + Send +
+/// Sync + 'static`):
+///
+/// ```
+/// #[derive(Clone, Debug, irtrack::Snapshot)]
+/// struct Point { x: f64, y: f64 }
+///
+/// use irtrack::Snapshot;
+/// let v = Point { x: 1.0, y: 2.0 }.snapshot();
+/// assert_eq!(v.downcast_ref::<Point>().map(|p| p.y), Some(2.0));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "irtrack cannot tell how to record a value of type `{Self}` here",
+    label = "the type of this value was not known yet when irtrack recorded it",
+    note = "add a type annotation where the value is bound (`let x: T = ...`), or derive `irtrack::Snapshot` for `{Self}`"
+)]
+pub trait Snapshot {
+    /// Records `self` as a [`Value`].
+    fn snapshot(&self) -> Value;
+}
+
+impl Snapshot for () {
+    fn snapshot(&self) -> Value {
+        Value::UNIT
+    }
+}
+impl Owned for () {}
+
+#[diagnostic::on_unimplemented(
+    message = "irtrack cannot keep a clone of `{Self}` in a trace",
+    label = "the type of this value was not known yet when irtrack recorded it",
+    note = "add a type annotation where the value is bound (`let x: T = ...`) or a turbofish (`.parse::<T>()`), or derive `Clone`, `Debug` and `irtrack::Snapshot` for `{Self}`"
+)]
+/// Owned types a snapshot can clone: `Clone + Debug + Send + Sync + 'static`, implemented for
+/// concrete types only (never through a lifetime bound), so that capture picks a snapshot
+/// exactly when one is possible and falls back to `Debug` otherwise.
+pub trait Owned: Clone + fmt::Debug + Send + Sync + 'static {}
+
+macro_rules! owned {
+    ($(impl[$($g:tt)*] $t:ty),* $(,)?) => {$(
+        impl<$($g)*> Owned for $t {}
+        impl<$($g)*> Snapshot for $t {
+            fn snapshot(&self) -> Value {
+                Value::snapshot(self.clone())
+            }
+        }
+    )*};
+}
+owned!(
+    impl[] String,
+    impl[] i128,
+    impl[] u128,
+    impl[T: Owned] Vec<T>,
+
+    impl[T: Owned] std::collections::VecDeque<T>,
+    impl[K: Owned, V: Owned] std::collections::BTreeMap<K, V>,
+    impl[K: Owned, V: Owned] std::collections::HashMap<K, V>,
+    impl[T: Owned] std::ops::Range<T>,
+    impl[T: Owned] std::ops::RangeInclusive<T>,
+    impl[T: Owned] std::ops::RangeFrom<T>,
+    impl[T: Owned] std::ops::RangeTo<T>,
+    impl[T: Owned] std::ops::RangeToInclusive<T>,
+    impl[] std::ops::RangeFull,
+);
+
+macro_rules! tuple_snapshot {
+    ($(($($t:ident),+)),* $(,)?) => {$(
+        owned!(impl[$($t: Owned),+] ($($t,)+));
+    )*};
+}
+tuple_snapshot!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
+
+impl<T: Owned> Owned for Box<T> {}
+impl<T: Owned> Snapshot for Box<T> {
+    fn snapshot(&self) -> Value {
+        let mut v = Value::snapshot(self.clone());
+        if let Repr::Boxed(b) = &mut v.0 {
+            if let Some(b) = Arc::get_mut(b) {
+                b.wrapped = Some(wrapped_box::<T>);
+            }
+        }
+        v
+    }
+}
+
+impl<T: Owned> Owned for Option<T> {}
+impl<T: Owned> Snapshot for Option<T> {
+    fn snapshot(&self) -> Value {
+        let mut v = Value::snapshot(self.clone());
+        if let Repr::Boxed(b) = &mut v.0 {
+            if let Some(b) = Arc::get_mut(b) {
+                b.wrapped = Some(wrapped_option::<T>);
+            }
+        }
+        v
+    }
+}
+
+impl<T: Owned, E: Owned> Owned for Result<T, E> {}
+impl<T: Owned, E: Owned> Snapshot for Result<T, E> {
+    fn snapshot(&self) -> Value {
+        let mut v = Value::snapshot(self.clone());
+        if let Repr::Boxed(b) = &mut v.0 {
+            if let Some(b) = Arc::get_mut(b) {
+                b.wrapped = Some(wrapped_result::<T, E>);
+            }
+        }
+        v
+    }
+}
+
+impl<T: Owned, const N: usize> Owned for [T; N] {}
+impl<T: Owned, const N: usize> Snapshot for [T; N] {
+    fn snapshot(&self) -> Value {
+        let mut v = Value::snapshot(self.clone());
+        if let Repr::Boxed(b) = &mut v.0 {
+            if let Some(b) = Arc::get_mut(b) {
+                b.floats = Some(floats_of_array::<T, N>);
+            }
+        }
+        v
+    }
+}
+
+impl Snapshot for str {
+    fn snapshot(&self) -> Value {
+        Value::snapshot(self.to_owned()).renamed::<str>()
+    }
+}
+
+impl<T: Owned> Snapshot for [T] {
+    fn snapshot(&self) -> Value {
+        Value::snapshot(self.to_vec()).renamed::<[T]>()
+    }
+}
+
+impl<T: ?Sized + Snapshot> Snapshot for &T {
+    fn snapshot(&self) -> Value {
+        (**self).snapshot().renamed::<&T>()
+    }
+}
+
+impl<T: ?Sized + Snapshot> Snapshot for &mut T {
+    fn snapshot(&self) -> Value {
+        (**self).snapshot().renamed::<&mut T>()
+    }
+}
+
+/// Autoref specialisation: `(&&&Probe(&v)).__irtrack_capture()` picks the first impl whose
+/// bound holds — [`Snapshot`], then `Debug`, then the type alone — so capture works on any type
+/// without a trait bound on the user's code. Each level still records a scalar typed when the
+/// value's type is one (generic code).
+pub mod capture {
+    use super::{Snapshot, Value};
+    use std::fmt::Debug;
+
+    /// Wraps a reference to the value being captured.
+    pub struct Probe<'a, T: ?Sized>(pub &'a T);
+
+    /// Capture through [`Snapshot`].
+    pub trait ViaSnapshot {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized + Snapshot> ViaSnapshot for &&Probe<'_, T> {
+        #[inline]
+        fn __irtrack_capture(&self) -> Value {
+            self.0.snapshot()
+        }
+    }
+
+    /// Capture through `Debug`.
+    pub trait ViaDebug {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized + Debug> ViaDebug for &Probe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::text(self.0)
+        }
+    }
+
+    /// Capture of what the type alone allows.
+    pub trait ViaType {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized> ViaType for Probe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::of(self.0)
+        }
+    }
+
+    /// Capture for a value whose type may be decided only after it is recorded (a call
+    /// like `parse()` or `collect()`, an operand of `?`). Method resolution commits to the
+    /// first candidate when the type is still open, so here `Debug` comes first: every
+    /// error type and most results have it.
+    pub struct LateProbe<'a, T: ?Sized>(pub &'a T);
+
+    /// Late capture through `Debug`.
+    pub trait LateViaDebug {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized + Debug> LateViaDebug for &LateProbe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::text(self.0)
+        }
+    }
+
+    /// Late capture of what the type alone allows.
+    pub trait LateViaType {
+        /// Captures the probed value.
+        fn __irtrack_capture(&self) -> Value;
+    }
+    impl<T: ?Sized> LateViaType for LateProbe<'_, T> {
+        fn __irtrack_capture(&self) -> Value {
+            Value::of(self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+// The extra borrows are the autoref specialisation under test, not noise.
+#[allow(clippy::needless_borrow)]
+mod tests {
+    use super::capture::*;
+    use super::*;
+
+    struct NoDebug;
+    #[derive(Debug)]
+    struct OnlyDebug(#[allow(dead_code)] u8);
+
+    #[test]
+    fn capture_picks_the_richest_form() {
+        let x = 1.5f64;
+        let v = (&&&Probe(&x)).__irtrack_capture();
+        assert_eq!(v.downcast_ref::<f64>(), Some(&1.5));
+        let d = (&&&Probe(&OnlyDebug(3))).__irtrack_capture();
+        assert_eq!(d.to_string(), "OnlyDebug(3)");
+        assert!(d.downcast_ref::<OnlyDebug>().is_none());
+        let o = (&&&Probe(&NoDebug)).__irtrack_capture();
+        assert!(o.is_opaque());
+        assert!(o.type_name().ends_with("NoDebug"));
+    }
+
+    #[test]
+    fn references_record_their_referent() {
+        let v = vec![1.0f64, 2.0];
+        let r: &[f64] = &v;
+        let cap = (&&&Probe(&r)).__irtrack_capture();
+        assert_eq!(cap.downcast_ref::<Vec<f64>>(), Some(&v));
+        assert_eq!(cap.type_name(), "&[f64]");
+        let words = ["a"];
+        let borrowed: Option<&str> = words.first().copied();
+        // A reference inside a container has no 'static clone: capture falls back to Debug.
+        assert_eq!(
+            (&&&Probe(&borrowed)).__irtrack_capture().to_string(),
+            "Some(\"a\")"
+        );
+        let i = 7i32;
+        let r = (&&&Probe(&&i)).__irtrack_capture();
+        assert_eq!(r.downcast_ref::<i32>(), Some(&7));
+        assert_eq!(r.type_name(), "&i32");
+    }
+
+    fn generic<T>(x: T) -> Value {
+        (&&&Probe(&x)).__irtrack_capture()
+    }
+
+    #[test]
+    fn generic_values_are_typed() {
+        assert_eq!(generic(2.5f64).downcast_ref::<f64>(), Some(&2.5));
+        assert_eq!(generic(3u8).downcast_ref::<u8>(), Some(&3));
+        assert_eq!(
+            generic(vec![1.0f64]).downcast_ref::<Vec<f64>>(),
+            Some(&vec![1.0])
+        );
+        assert!(generic(NoDebug).is_opaque());
+    }
+}

@@ -1,0 +1,325 @@
+//! Who a call was made to, and whether a tracked function is that callee — decided by typed
+//! keys, never by comparing type names (DESIGN.md, decision 2).
+//!
+//! A tracked caller announces each call before making it, with a [`Key`]:
+//! - a call of a path or a local callable announces the callee value's type: a fn item type is
+//!   unique to one function (and its generic arguments), a closure type to one closure
+//!   expression; a function pointer's or trait object's type says nothing of the code it runs,
+//!   so nothing claims it;
+//! - a method call announces the receiver's type, at the autoref level written, and the
+//!   address of the value it refers to, when the receiver is a place;
+//! - an operator announces its left operand's type, which must be the impl's `Self` exactly.
+//!
+//! A tracked function claims the call if its [`Identity`] matches: its own fn item type for
+//! a path call; for a method call, its name and a receiver type that autoderef reaches its
+//! `Self` from, at the same address when both are known. A call through `&dyn Trait` claims
+//! only the method of the trait impl whose receiver is the very object called (same address
+//! and size), so an untracked impl that calls another type's tracked method of the same name
+//! on another object is never wired to that body.
+//!
+//! A closure cannot name its own type, so tracked closures are registered: a closure bound by
+//! `let` in a tracked function, a closure passed straight to a tracked callee (registered when
+//! the callee records its parameter), and a closure made by `tracked_fn!` (registered when it
+//! is made). A closure reached any other way is a primitive.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+/// What a caller knows of a method call's receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Receiver {
+    /// The receiver expression's type, lifetimes erased.
+    pub(crate) ty: TypeId,
+    /// The address of the value the receiver refers to (through one reference or box), or
+    /// of the receiver itself; 0 when the receiver was a temporary.
+    pub(crate) addr: usize,
+    /// The size of that value (`size_of_val`, so a trait object's concrete size).
+    pub(crate) size: usize,
+    /// Whether the receiver is a fat pointer (to a trait object or a slice).
+    pub(crate) fat: bool,
+}
+
+/// Who a call was announced to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Key {
+    /// A callee value of this type (fn item, closure, fn pointer).
+    Fn(crate::core::ids::CalleeKey),
+    /// A method call or an operator; the name is the caller's entry head.
+    Method {
+        receiver: Receiver,
+        /// An operator: the receiver's type is exactly the impl's `Self` (no autoref).
+        operator: bool,
+    },
+    /// A call no tracked function can be the callee of (comparisons, indexing, computed
+    /// callees): announced only so a context sees it before it runs.
+    Nothing,
+}
+
+/// What a tracked function knows of itself, to check a pending call is made to it. Built by
+/// the generated code only when a recording is active.
+#[derive(Clone, Debug, Default)]
+pub struct Identity {
+    pub(crate) item: Option<TypeId>,
+    /// The address of a closure's static IR, looked up in the closure registry.
+    pub(crate) closure: Option<usize>,
+    pub(crate) method: Option<MethodIdentity>,
+}
+
+/// A method's identity: its name and `Self`.
+#[derive(Clone, Debug)]
+pub(crate) struct MethodIdentity {
+    pub(crate) name: &'static str,
+    /// `Self` and the receiver types autoderef reaches `Self` from.
+    pub(crate) receivers: [TypeId; 9],
+    pub(crate) self_ty: TypeId,
+    /// The address of `*self` for a method taking `&self`/`&mut self`; 0 otherwise.
+    pub(crate) addr: usize,
+    pub(crate) size: usize,
+    /// A method of a trait impl: a call through a trait object can reach it.
+    pub(crate) trait_impl: bool,
+}
+
+impl Identity {
+    /// A free function or an associated function, by its fn item (`&h::<T>`, `&Self::new`).
+    pub fn function<F>(item: &F) -> Identity {
+        let _ = item;
+        Identity {
+            item: Some(typeid::of::<F>()),
+            ..Identity::default()
+        }
+    }
+
+    /// A closure, by the address of its static IR (see the module docs).
+    pub fn closure(ir: &'static crate::core::ir::StaticIr) -> Identity {
+        Identity {
+            closure: Some(ir as *const _ as usize),
+            ..Identity::default()
+        }
+    }
+
+    /// A method called `name` of `Self = S`. `item` is its fn item when it can be named
+    /// (for calls of its path), `this` the value `self` refers to for a method taking
+    /// `&self`/`&mut self`, and `trait_impl` whether it implements a trait's method.
+    pub fn method<S: ?Sized, F>(
+        item: Option<&F>,
+        name: &'static str,
+        this: Option<&S>,
+        trait_impl: bool,
+    ) -> Identity {
+        let receivers = [
+            typeid::of::<&S>(),
+            typeid::of::<&mut S>(),
+            typeid::of::<&&S>(),
+            typeid::of::<&&mut S>(),
+            typeid::of::<&mut &S>(),
+            typeid::of::<Box<S>>(),
+            typeid::of::<std::rc::Rc<S>>(),
+            typeid::of::<std::sync::Arc<S>>(),
+            typeid::of::<&Box<S>>(),
+        ];
+        Identity {
+            item: item.map(|_| typeid::of::<F>()),
+            closure: None,
+            method: Some(MethodIdentity {
+                name,
+                receivers,
+                self_ty: typeid::of::<S>(),
+                addr: this.map_or(0, |s| s as *const S as *const () as usize),
+                size: this.map_or(0, std::mem::size_of_val),
+                trait_impl,
+            }),
+        }
+    }
+
+    /// Whether a call announced with `key`, whose caller wrote the callee's name as `name`,
+    /// is a call of this function. `closures` are the closures registered by the recording.
+    pub(crate) fn matches(
+        &self,
+        key: &Key,
+        name: Option<&str>,
+        closures: &HashMap<TypeId, usize>,
+    ) -> bool {
+        match key {
+            Key::Fn(k) => {
+                self.item == Some(k.id)
+                    || self.closure.is_some_and(|ir| {
+                        closures.get(&k.id) == Some(&ir) || global_closure(&k.id) == Some(ir)
+                    })
+            }
+            Key::Method { receiver, operator } => {
+                let Some(m) = &self.method else {
+                    return false;
+                };
+                if name != Some(m.name) {
+                    return false;
+                }
+                if *operator {
+                    return receiver.ty == m.self_ty;
+                }
+                let same_object = |must: bool| {
+                    if m.addr == 0 || receiver.addr == 0 {
+                        return !must;
+                    }
+                    receiver.addr == m.addr && receiver.size == m.size
+                };
+                if receiver.ty == m.self_ty || m.receivers.contains(&receiver.ty) {
+                    return same_object(false);
+                }
+                // A trait object: only the impl whose receiver is the object called.
+                m.trait_impl && receiver.fat && same_object(true)
+            }
+            Key::Nothing => false,
+        }
+    }
+}
+
+/// Closures made by `tracked_fn!`, which may be made before a recording starts and on another
+/// thread: type → the address of their static IR.
+fn global_closures() -> &'static RwLock<HashMap<TypeId, usize>> {
+    static REGISTRY: OnceLock<RwLock<HashMap<TypeId, usize>>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
+}
+
+fn global_closure(t: &TypeId) -> Option<usize> {
+    global_closures().read().ok()?.get(t).copied()
+}
+
+/// Registers a closure made by `tracked_fn!` (a hash lookup when it is already registered).
+pub(crate) fn register_global_closure(t: TypeId, ir: usize) {
+    let known = global_closures()
+        .read()
+        .map(|m| m.get(&t) == Some(&ir))
+        .unwrap_or(false);
+    if !known {
+        if let Ok(mut m) = global_closures().write() {
+            m.insert(t, ir);
+        }
+    }
+}
+
+pub use crate::core::ids::key_of;
+
+/// What a caller knows of a method's receiver, by autoref specialisation on the receiver
+/// place's type: `(&&&ReceiverProbe(&recv)).receiver()` looks through one reference or box to
+/// the value the method's `self` will refer to.
+pub mod probe {
+    use super::Receiver;
+    use std::mem::size_of;
+
+    /// Wraps a reference to a receiver place.
+    pub struct ReceiverProbe<'a, T: ?Sized>(pub &'a T);
+
+    fn info<R: ?Sized, V: ?Sized>(value: &V) -> Receiver {
+        Receiver {
+            ty: typeid::of::<R>(),
+            addr: value as *const V as *const () as usize,
+            size: std::mem::size_of_val(value),
+            fat: size_of::<&V>() > size_of::<usize>(),
+        }
+    }
+
+    /// A receiver behind a reference.
+    pub trait ViaRef {
+        /// The receiver's facts.
+        fn receiver(&self) -> Receiver;
+    }
+    impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, &U> {
+        fn receiver(&self) -> Receiver {
+            info::<&U, U>(*self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, &mut U> {
+        fn receiver(&self) -> Receiver {
+            info::<&mut U, U>(&**self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, Box<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<Box<U>, U>(&**self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, std::rc::Rc<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<std::rc::Rc<U>, U>(&**self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, std::sync::Arc<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<std::sync::Arc<U>, U>(&**self.0)
+        }
+    }
+
+    /// A receiver that is the value itself.
+    pub trait ViaValue {
+        /// The receiver's facts.
+        fn receiver(&self) -> Receiver;
+    }
+    impl<T: ?Sized> ViaValue for &ReceiverProbe<'_, T> {
+        fn receiver(&self) -> Receiver {
+            info::<T, T>(self.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::probe::*;
+    use super::*;
+
+    struct Square(f64);
+    impl Square {
+        fn area(&self) -> f64 {
+            self.0 * self.0
+        }
+    }
+    fn sq(x: f64) -> f64 {
+        x * x
+    }
+    fn other(x: f64) -> f64 {
+        x
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)]
+    fn keys_are_exact() {
+        let none = HashMap::new();
+        let id = Identity::function(&sq);
+        assert!(id.matches(&Key::Fn(key_of(&sq)), None, &none));
+        assert!(!id.matches(&Key::Fn(key_of(&other)), None, &none));
+        let c = |x: f64| x;
+        assert!(!id.matches(&Key::Fn(key_of(&c)), None, &none));
+
+        let s = Square(2.0);
+        let t = Square(3.0);
+        let m = Identity::method(Some(&Square::area), "area", Some(&s), true);
+        let place = (&&&ReceiverProbe(&s)).receiver();
+        let key = Key::Method {
+            receiver: place,
+            operator: false,
+        };
+        assert!(m.matches(&key, Some("area"), &none));
+        assert!(!m.matches(&key, Some("perimeter"), &none));
+        let r = &s;
+        let through_ref = (&&&ReceiverProbe(&r)).receiver();
+        assert!(m.matches(
+            &Key::Method {
+                receiver: through_ref,
+                operator: false
+            },
+            Some("area"),
+            &none
+        ));
+        // Another object of the same type is not this call's receiver.
+        let other_object = (&&&ReceiverProbe(&t)).receiver();
+        assert!(!m.matches(
+            &Key::Method {
+                receiver: other_object,
+                operator: false
+            },
+            Some("area"),
+            &none
+        ));
+        assert_eq!(s.area() + t.area(), 13.0);
+    }
+}

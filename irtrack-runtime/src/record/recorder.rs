@@ -1,0 +1,685 @@
+//! The thread-local recorder: frames of the calls being recorded, and the pending-call slot
+//! through which a tracked callee claims a call announced by its tracked caller.
+//!
+//! Protocol (DESIGN.md, decision 2). A tracked caller evaluates a call's arguments, then
+//! *announces* the call with a [`Key`] (see `claim`), then makes the call. A `#[tracked]` callee
+//! entered while a matching announcement is pending *claims* it: it opens a nested node and
+//! records its body there. When the call returns, the caller's record finds the claimed node,
+//! or, if nothing claimed the call, records a primitive. Code running inside a primitive never
+//! claims: the pending key names the primitive.
+
+use super::claim::{Identity, Key};
+use super::context::{Action, Call as CallInfo, CallSite, Context, Draft};
+use crate::core::ids::NodeId;
+use crate::core::ir::{Entry, EntryKind, FnIr, IrRef, Operand};
+use crate::core::op::Receiver;
+use crate::core::tape::{Call, Callee, Node, NodeKind, Slot, Store, NO_ENTRY};
+use crate::core::value::Value;
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::AtomicUsize;
+
+/// Number of recordings in progress in the whole process. Zero means no tracked function needs
+/// to look at its thread's recorder, which keeps the untracked path to one relaxed load.
+pub(crate) static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    pub(crate) static CURRENT: RefCell<Option<Shared>> = const { RefCell::new(None) };
+}
+
+pub(crate) type Shared = Rc<RefCell<Recorder>>;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Pending {
+    Empty,
+    /// A call announced by the statement defining `var` in the frame at `depth`.
+    Announced {
+        key: Key,
+        var: u32,
+        depth: usize,
+    },
+    /// A claimed call returned; its node waits for its caller's record.
+    Returned {
+        node: NodeId,
+        depth: usize,
+    },
+}
+
+pub(crate) struct FrameState {
+    /// The nested-call node whose children this frame records (NONE for the root pseudo-frame).
+    pub node: NodeId,
+    /// Index of the call in `Store::calls`.
+    pub call: u32,
+    pub ir: Option<&'static FnIr>,
+    /// The newest node recorded for each SSA variable of `ir`: what `%i` refers to right now.
+    pub latest: Vec<NodeId>,
+    pub last_jump: NodeId,
+    /// The value of the return, once recorded.
+    pub returned: Option<Slot>,
+    /// The context recording this frame; `None` is the default, which has no hooks to call.
+    pub ctx: Option<Rc<dyn Context>>,
+    /// Closures the caller passed straight to this call: (parameter, address of their IR).
+    pub closure_params: Vec<(usize, usize)>,
+}
+
+pub(crate) struct Recorder {
+    pub(crate) store: Store,
+    pub(crate) frames: Vec<FrameState>,
+    pub(crate) pending: Pending,
+    /// `latest` buffers of finished frames, reused to avoid an allocation per call.
+    spare: Vec<Vec<NodeId>>,
+    /// The name of the function passed to `track`, for the root's call site.
+    pub(crate) root_name: &'static str,
+    /// Error nodes added while a panic unwound, to be given its message.
+    pub(crate) errors: Vec<NodeId>,
+    /// Closures registered during this recording: type → address of their static IR.
+    pub(crate) closures: HashMap<TypeId, usize>,
+    /// A replacement a context asked for, for the result of the call announced by `var`.
+    pub(crate) replacement: Option<(u32, usize, Value)>,
+    /// The statement whose closure arguments a claimed callee registers (caller's IR and var).
+    pub(crate) closure_args: Vec<(usize, usize)>,
+}
+
+impl Recorder {
+    pub(crate) fn new(ctx: Option<Rc<dyn Context>>, root_name: &'static str) -> Self {
+        Recorder {
+            store: Store::recycled(),
+            frames: vec![FrameState {
+                node: NodeId::NONE,
+                call: u32::MAX,
+                ir: None,
+                latest: Vec::new(),
+                last_jump: NodeId::NONE,
+                returned: None,
+                ctx,
+                closure_params: Vec::new(),
+            }],
+            pending: Pending::Empty,
+            spare: Vec::new(),
+            root_name,
+            errors: Vec::new(),
+            closures: HashMap::new(),
+            replacement: None,
+            closure_args: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn top(&mut self) -> &mut FrameState {
+        self.frames
+            .last_mut()
+            .expect("the root pseudo-frame is never popped")
+    }
+
+    #[inline]
+    fn top_ir(&self) -> &'static FnIr {
+        self.frames
+            .last()
+            .and_then(|f| f.ir)
+            .expect("a frame of a tracked function")
+    }
+
+    /// Shows node `id`, just stored, to the context of the frame it was recorded in. Without
+    /// a context (plain `track`), this is one test, inlined.
+    #[inline]
+    fn hook(&mut self, id: NodeId) {
+        if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
+            self.hook_context(id);
+        }
+    }
+
+    #[inline(never)]
+    fn hook_context(&mut self, id: NodeId) {
+        let Some(frame) = self.frames.last() else {
+            return;
+        };
+        let Some(ctx) = frame.ctx.clone() else {
+            return;
+        };
+        let ir = frame.ir;
+        // A node just stored has no metadata yet, except a nested call, which may have been
+        // given some when it was entered.
+        let mut metadata = if self.store.metadata.is_empty() {
+            Vec::new()
+        } else {
+            self.store.metadata.remove(&id).unwrap_or_default()
+        };
+        let node = *self.store.node(id);
+        let entry = ir.and_then(|ir| ir.entries.get(node.entry as usize));
+        let name = match node.kind {
+            NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special => entry
+                .map(|e| e.head.as_str())
+                .or(Some(self.root_name).filter(|_| entry.is_none())),
+            _ => None,
+        };
+        let value = self.store.value(id);
+        // The arguments: the operands and the condition, not a branch's control condition.
+        let count = match (node.kind, entry) {
+            (NodeKind::Argument, _) | (_, None) => self.store.ref_count(id),
+            (_, Some(e)) => e.operands.len() + usize::from(!e.condition.is_none()),
+        };
+        let args: Vec<Value> = self
+            .store
+            .refs(id)
+            .take(count)
+            .filter(|r| !r.is_none())
+            .map(|r| self.store.value(r))
+            .collect();
+        let mut draft = Draft {
+            kind: node.kind,
+            name,
+            location: entry.map(|e| e.location),
+            ir,
+            value: &value,
+            args: &args,
+            metadata: &mut metadata,
+        };
+        match node.kind {
+            NodeKind::Argument => ctx.argument(&mut draft),
+            NodeKind::Constant => ctx.constant(&mut draft),
+            NodeKind::PrimitiveCall => ctx.primitive_call(&mut draft),
+            NodeKind::NestedCall => ctx.nested_call(&mut draft),
+            NodeKind::Special => ctx.special(&mut draft),
+            NodeKind::Jump => ctx.jump(&mut draft),
+            NodeKind::Return => ctx.ret(&mut draft),
+            NodeKind::Error => ctx.error(&mut draft),
+        }
+        if !metadata.is_empty() {
+            self.store.metadata.insert(id, metadata);
+        }
+    }
+
+    /// The node variable `v` refers to in the top frame.
+    #[inline]
+    fn resolve(&self, op: &Operand) -> NodeId {
+        match op {
+            Operand::Var(v) => self
+                .frames
+                .last()
+                .and_then(|f| f.latest.get(*v as usize))
+                .copied()
+                .unwrap_or(NodeId::NONE),
+            _ => NodeId::NONE,
+        }
+    }
+
+    /// Pushes the references of `entry`'s operands, condition and control; returns the start.
+    #[inline]
+    fn push_refs(&mut self, entry: &Entry) -> u32 {
+        let start = self.store.refs.len() as u32;
+        for op in &entry.operands {
+            let r = self.resolve(op);
+            self.store.refs.push(r);
+        }
+        for op in [&entry.condition, &entry.control] {
+            if !op.is_none() {
+                let r = self.resolve(op);
+                self.store.refs.push(r);
+            }
+        }
+        start
+    }
+
+    #[inline]
+    fn push_node(&mut self, node: Node) -> NodeId {
+        NodeId(self.store.nodes.push(node) as u32)
+    }
+
+    #[inline]
+    fn define(&mut self, entry: &Entry, node: NodeId) {
+        if let Some(var) = entry.location.slot.var() {
+            if let Some(slot) = self.top().latest.get_mut(var as usize) {
+                *slot = node;
+            }
+        }
+    }
+
+    /// Records the statement or argument defining `var` with `value`, or finishes the claimed
+    /// nested call it made.
+    pub(crate) fn statement(&mut self, var: u32, value: Value) -> NodeId {
+        let ir = self.top_ir();
+        let index = ir
+            .var_index(var)
+            .expect("generated code names a defined variable");
+        let entry = &ir.entries[index as usize];
+        let depth = self.frames.len();
+        // Only a call's own record ends its announcement: anything recorded between the
+        // announcement and the call (a constant argument as in `sq(K)`, an element read as in
+        // `g(h(x), &v[0])`) leaves it pending.
+        let pending = match self.pending {
+            Pending::Announced {
+                var: v, depth: d, ..
+            } if v == var && d == depth => std::mem::replace(&mut self.pending, Pending::Empty),
+            Pending::Returned { node, depth: d }
+                if d == depth && self.store.node(node).entry == index =>
+            {
+                std::mem::replace(&mut self.pending, Pending::Empty)
+            }
+            _ => Pending::Empty,
+        };
+        let node = match pending {
+            Pending::Returned { node, .. } if entry.kind.is_call() => {
+                self.finish_nested(node, entry, value);
+                node
+            }
+            _ => {
+                let kind = match entry.kind {
+                    EntryKind::Call | EntryKind::MethodCall | EntryKind::Operator => {
+                        NodeKind::PrimitiveCall
+                    }
+                    EntryKind::Constant => NodeKind::Constant,
+                    EntryKind::Argument => NodeKind::Argument,
+                    _ => NodeKind::Special,
+                };
+                let receiver = match (entry.kind, pending) {
+                    (
+                        EntryKind::MethodCall,
+                        Pending::Announced {
+                            key: Key::Method { receiver, .. },
+                            ..
+                        },
+                    ) => receiver_class(receiver.ty),
+                    (EntryKind::MethodCall, _) => Receiver::Unknown,
+                    _ => Receiver::Unknown,
+                };
+                let refs = self.push_refs(entry);
+                let slot = self.store.put(value);
+                let id = self.push_node(Node {
+                    entry: index,
+                    refs,
+                    value: slot.index,
+                    tag: slot.tag,
+                    kind,
+                    receiver,
+                    flags: 0,
+                });
+                if let (EntryKind::Call, Pending::Announced { key, .. }) = (entry.kind, pending) {
+                    let callee = match key {
+                        Key::Fn(t) => Callee::Item(t),
+                        _ => Callee::Unknown,
+                    };
+                    self.store.callees.insert(id, callee);
+                }
+                id
+            }
+        };
+        self.define(entry, node);
+        self.hook(node);
+        node
+    }
+
+    /// Sets the value and argument references of a nested node when its call returns.
+    fn finish_nested(&mut self, node: NodeId, entry: &Entry, value: Value) {
+        let refs = self.push_refs(entry);
+        let count = self.store.refs.len() as u32 - refs;
+        let slot = self.store.put(value);
+        let n = &mut self.store.nodes[node.index()];
+        n.refs = refs;
+        n.flags |= Node::REFS_SET;
+        let call = n.value as usize;
+        let c = &mut self.store.calls[call];
+        c.ref_count = count;
+        c.value = slot;
+    }
+
+    /// Records block argument `var`, the `n`-th argument of the last jump, with the value of
+    /// the node that jump passed (no need to read the variable, which may be moved by now).
+    pub(crate) fn block_argument(&mut self, var: u32, n: usize) -> NodeId {
+        let ir = self.top_ir();
+        let index = ir
+            .var_index(var)
+            .expect("generated code names a defined variable");
+        let entry = &ir.entries[index as usize];
+        let jump = self.frames.last().map_or(NodeId::NONE, |f| f.last_jump);
+        let from = if jump.is_none() {
+            NodeId::NONE
+        } else {
+            self.store.ref_at(jump, n)
+        };
+        let slot = if from.is_none() {
+            Slot::UNIT
+        } else {
+            self.store.slot(from)
+        };
+        let refs = self.store.refs.push(from) as u32;
+        let node = self.push_node(Node {
+            entry: index,
+            refs,
+            value: slot.index,
+            tag: slot.tag,
+            kind: NodeKind::Argument,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        self.define(entry, node);
+        self.hook(node);
+        node
+    }
+
+    /// Records a block argument from the variable's value (its jump passed a literal, or the
+    /// value of a branching expression); it references what the jump passed, if a node.
+    pub(crate) fn block_argument_value(&mut self, var: u32, value: Value) -> NodeId {
+        let ir = self.top_ir();
+        let index = ir
+            .var_index(var)
+            .expect("generated code names a defined variable");
+        let entry = &ir.entries[index as usize];
+        let jump = self.frames.last().map_or(NodeId::NONE, |f| f.last_jump);
+        let from = match ir.arg_position(index as usize) {
+            Some(n) if !jump.is_none() => self.store.ref_at(jump, n),
+            _ => NodeId::NONE,
+        };
+        let refs = self.store.refs.push(from) as u32;
+        let slot = self.store.put(value);
+        let node = self.push_node(Node {
+            entry: index,
+            refs,
+            value: slot.index,
+            tag: slot.tag,
+            kind: NodeKind::Argument,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        self.define(entry, node);
+        self.hook(node);
+        node
+    }
+
+    /// Records branch `&k` of `block` as taken (a return with `value`).
+    pub(crate) fn branch(&mut self, block: u32, k: u32, value: Value) -> NodeId {
+        let ir = self.top_ir();
+        let index = ir
+            .branch_index(block, k)
+            .expect("generated code names a defined branch");
+        let entry = &ir.entries[index as usize];
+        let kind = if entry.kind == EntryKind::Return {
+            NodeKind::Return
+        } else {
+            NodeKind::Jump
+        };
+        let refs = self.push_refs(entry);
+        let slot = self.store.put(value);
+        let node = self.push_node(Node {
+            entry: index,
+            refs,
+            value: slot.index,
+            tag: slot.tag,
+            kind,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        let top = self.top();
+        match kind {
+            NodeKind::Jump => top.last_jump = node,
+            _ => top.returned = Some(slot),
+        }
+        self.hook(node);
+        node
+    }
+
+    /// The values a call announced by `var` is made with (literals by their default type).
+    fn call_arguments(&self, var: u32) -> Vec<Value> {
+        let Some(ir) = self.frames.last().and_then(|f| f.ir) else {
+            return Vec::new();
+        };
+        let Some(index) = ir.var_index(var) else {
+            return Vec::new();
+        };
+        ir.entries[index as usize]
+            .operands
+            .iter()
+            .map(|op| match op {
+                Operand::Var(_) => {
+                    let r = self.resolve(op);
+                    if r.is_none() {
+                        Value::opaque::<()>()
+                    } else {
+                        self.store.value(r)
+                    }
+                }
+                Operand::Const(c) => crate::core::literal::value(c),
+                Operand::None => Value::opaque::<()>(),
+            })
+            .collect()
+    }
+
+    /// Announces the call made by the statement defining `var`; a context sees it first.
+    pub(crate) fn announce(&mut self, var: u32, key: Key) {
+        let depth = self.frames.len();
+        self.pending = Pending::Announced { key, var, depth };
+        if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
+            self.before_primitive(var, depth);
+        }
+    }
+
+    #[inline(never)]
+    fn before_primitive(&mut self, var: u32, depth: usize) {
+        let Some(frame) = self.frames.last() else {
+            return;
+        };
+        let (Some(ctx), Some(ir)) = (frame.ctx.clone(), frame.ir) else {
+            return;
+        };
+        let Some(entry) = ir.var_index(var).map(|i| &ir.entries[i as usize]) else {
+            return;
+        };
+        let arguments = self.call_arguments(var);
+        let call = CallInfo {
+            name: &entry.head,
+            callee: None,
+            location: Some(entry.location),
+            depth: depth - 1,
+            arguments: &arguments,
+            replaceable: false,
+        };
+        if let Action::Replace(v) = ctx.before_call(&call) {
+            self.replacement = Some((var, depth, v));
+        }
+    }
+
+    /// The closures the caller of the top frame passed as arguments.
+    pub(crate) fn frame_closure_args(&self) -> &[(usize, usize)] {
+        self.frames.last().map_or(&[], |f| &f.closure_params)
+    }
+
+    /// The receiver of the method call by `var`: its first operand, already recorded.
+    pub(crate) fn recorded_receiver(&self, var: u32) -> Option<super::claim::Receiver> {
+        let ir = self.frames.last()?.ir?;
+        let entry = &ir.entries[ir.var_index(var)? as usize];
+        let node = self.resolve(entry.operands.first()?);
+        if node.is_none() {
+            return None;
+        }
+        Some(super::claim::Receiver {
+            ty: self.store.value(node).type_id()?,
+            addr: 0,
+            size: 0,
+            fat: false,
+        })
+    }
+
+    /// The replacement a context asked for the result of the call by `var`, if any.
+    pub(crate) fn take_replacement(&mut self, var: u32) -> Option<Value> {
+        let depth = self.frames.len();
+        match &self.replacement {
+            Some((v, d, _)) if *v == var && *d == depth => self.replacement.take().map(|r| r.2),
+            _ => None,
+        }
+    }
+
+    /// Whether a pending call is made to the function of `ir` and `identity`; if so, opens
+    /// its nested node (or, when a context replaces its result, returns the replacement).
+    pub(crate) fn claim(
+        &mut self,
+        ir: &'static FnIr,
+        identity: &Identity,
+        replaceable: bool,
+    ) -> Option<Result<(), Value>> {
+        let Pending::Announced { key, var, depth } = self.pending else {
+            return None;
+        };
+        if depth != self.frames.len() {
+            return None;
+        }
+        let caller_ir = self.frames.last().and_then(|f| f.ir);
+        let site_entry = caller_ir.and_then(|c| c.var_index(var).map(|i| &c.entries[i as usize]));
+        let name = site_entry.map(|e| e.head.as_str());
+        if !identity.matches(&key, name, &self.closures) {
+            return None;
+        }
+        let parent_ctx = self.frames.last().and_then(|f| f.ctx.clone());
+        let mut ctx = parent_ctx.clone();
+        if let Some(parent) = &parent_ctx {
+            let arguments = match site_entry {
+                Some(_) => self.call_arguments(var),
+                None => Vec::new(),
+            };
+            let site = CallSite {
+                name: site_entry.map_or(self.root_name, |e| e.head.as_str()),
+                callee: ir,
+                location: site_entry.map(|e| e.location),
+                depth: self.frames.len() - 1,
+                arguments: &arguments,
+            };
+            let call = CallInfo {
+                name: site.name,
+                callee: Some(ir),
+                location: site.location,
+                depth: site.depth,
+                arguments: &arguments,
+                replaceable,
+            };
+            if let Action::Replace(v) = parent.before_call(&call) {
+                if replaceable {
+                    // The call is not entered: its caller records a primitive with this value.
+                    return Some(Err(v));
+                }
+                // The result type cannot be given: the call runs and its result is replaced
+                // when the caller records it (see `Context::before_call`).
+                self.replacement = Some((var, self.frames.len(), v));
+            }
+            if !parent.can_recur(&site) {
+                return None;
+            }
+            if let Some(nested) = parent.nested(&site) {
+                ctx = Some(nested);
+            }
+        }
+        self.pending = Pending::Empty;
+        let call = self.store.calls.len() as u32;
+        let entry = if site_entry.is_some() {
+            caller_ir.and_then(|c| c.var_index(var)).unwrap_or(NO_ENTRY)
+        } else {
+            NO_ENTRY
+        };
+        let parent_call = self.frames.last().map_or(u32::MAX, |f| f.call);
+        let node = self.push_node(Node {
+            entry,
+            refs: 0,
+            value: call,
+            tag: 0,
+            kind: NodeKind::NestedCall,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        self.store.calls.push(Call {
+            node,
+            ir: IrRef::Static(ir),
+            end: u32::MAX,
+            value: Slot::UNIT,
+            callee: match key {
+                Key::Fn(k) => Some(k.id),
+                _ => identity.item,
+            },
+            ref_count: 0,
+            parent: parent_call,
+        });
+        let mut latest = self.spare.pop().unwrap_or_default();
+        latest.clear();
+        latest.resize(ir.var_count as usize + 1, NodeId::NONE);
+        let closure_params = std::mem::take(&mut self.closure_args);
+        self.frames.push(FrameState {
+            node,
+            call,
+            ir: Some(ir),
+            latest,
+            last_jump: NodeId::NONE,
+            returned: None,
+            ctx,
+            closure_params,
+        });
+        Some(Ok(()))
+    }
+
+    /// A panic is unwinding out of the open call: its last node is an error.
+    pub(crate) fn unwind(&mut self) {
+        if self.frames.len() <= 1 {
+            return;
+        }
+        let node = self.push_node(Node {
+            entry: NO_ENTRY,
+            refs: 0,
+            value: 0,
+            tag: 0,
+            kind: NodeKind::Error,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        self.errors.push(node);
+        self.hook(node);
+        // The call never returns to its caller's record: give it its arguments now, and the
+        // panic's message as its value (set by `try_track`).
+        let frame = self.frames.len() - 1;
+        let call = self.frames[frame].node;
+        let entry = self.store.node(call).entry;
+        let caller = self.frames[frame - 1].ir;
+        if let Some(site) = caller.and_then(|ir| ir.entries.get(entry as usize)) {
+            // Resolve in the caller's frame: take this frame off for the lookup.
+            let top = self.frames.pop().expect("checked above");
+            let refs = self.push_refs(site);
+            let count = self.store.refs.len() as u32 - refs;
+            self.frames.push(top);
+            let n = &mut self.store.nodes[call.index()];
+            n.refs = refs;
+            n.flags |= Node::REFS_SET;
+            let c = n.value as usize;
+            self.store.calls[c].ref_count = count;
+        }
+        self.errors.push(call);
+    }
+
+    pub(crate) fn pop_frame(&mut self) {
+        if self.frames.len() <= 1 {
+            return;
+        }
+        let frame = self.frames.pop().expect("checked above");
+        let end = self.store.len() as u32;
+        let c = &mut self.store.calls[frame.call as usize];
+        c.end = end;
+        if let Some(slot) = frame.returned {
+            c.value = slot;
+        }
+        self.spare.push(frame.latest);
+        self.pending = Pending::Returned {
+            node: frame.node,
+            depth: self.frames.len(),
+        };
+    }
+}
+
+/// What a method call's receiver type says of the method reached (see [`Receiver`]).
+fn receiver_class(t: TypeId) -> Receiver {
+    if t == TypeId::of::<f64>() || t == TypeId::of::<f32>() {
+        Receiver::Float
+    } else if t == TypeId::of::<&'static f64>()
+        || t == TypeId::of::<&'static f32>()
+        || t == TypeId::of::<&'static mut f64>()
+        || t == TypeId::of::<&'static mut f32>()
+    {
+        Receiver::FloatRef
+    } else {
+        Receiver::Other
+    }
+}
