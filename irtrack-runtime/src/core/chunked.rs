@@ -13,6 +13,9 @@ const DOUBLING_CHUNKS: usize = (MAX_SHIFT - FIRST.trailing_zeros() + 1) as usize
 pub(crate) struct Chunked<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
+    /// The chunk being filled, and how many elements still fit in it.
+    current: usize,
+    room: usize,
 }
 
 impl<T> Default for Chunked<T> {
@@ -20,6 +23,8 @@ impl<T> Default for Chunked<T> {
         Chunked {
             chunks: Vec::new(),
             len: 0,
+            current: 0,
+            room: 0,
         }
     }
 }
@@ -52,8 +57,20 @@ impl<T> Chunked<T> {
         self.len
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, value: T) -> usize {
+        let i = self.len;
+        if self.room > 0 {
+            self.chunks[self.current].push(value);
+            self.room -= 1;
+            self.len += 1;
+            return i;
+        }
+        self.push_slow(value)
+    }
+
+    #[cold]
+    fn push_slow(&mut self, value: T) -> usize {
         let i = self.len;
         let (k, _) = locate(i);
         if k >= self.chunks.len() {
@@ -61,6 +78,8 @@ impl<T> Chunked<T> {
         }
         // `locate` fills chunks in order, so the element goes at the end of chunk `k`.
         self.chunks[k].push(value);
+        self.current = k;
+        self.room = chunk_capacity(k) - self.chunks[k].len();
         self.len += 1;
         i
     }
@@ -97,6 +116,8 @@ impl<T> Chunked<T> {
             c.clear();
         }
         self.len = 0;
+        self.current = 0;
+        self.room = 0;
     }
 
     /// Bytes of the chunks' buffers.
@@ -117,6 +138,7 @@ impl<T> Chunked<T> {
             self.chunks[k].pop();
             self.len -= 1;
         }
+        self.room = 0;
     }
 }
 

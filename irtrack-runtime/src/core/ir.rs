@@ -36,6 +36,40 @@ pub struct FnIr {
     builtins: Vec<Option<Builtin>>,
     /// For an argument entry, its position among its block's arguments (`u32::MAX` else).
     arg_position: Vec<u32>,
+    /// What recording each entry does, precomputed (see [`Step`]).
+    steps: Vec<Step>,
+    /// The referenced variables of the steps with more than [`Step::INLINE`] references.
+    step_refs: Vec<u32>,
+}
+
+/// (Internal.) What recording an entry does, in the few words the recorder's hot path reads: the node kind,
+/// whether it is a call, the variable it defines, and the variables of the references it
+/// pushes (0 for a literal or no value: a frame's table of newest nodes keeps "none" at 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Step {
+    /// The entry's kind: 0 argument, 1 block argument, 2 constant, 3 call, 4 special,
+    /// 5 jump, 6 return.
+    pub(crate) role: u8,
+    /// The number of references.
+    pub(crate) nrefs: u8,
+    /// For a block argument, its position among its block's arguments.
+    pub(crate) arg_position: u16,
+    /// The variable defined (0 for a branch).
+    pub(crate) var: u32,
+    /// The referenced variables when there are at most [`Step::INLINE`]; else `refs[0]` is
+    /// where they start in `FnIr::step_refs`.
+    pub(crate) refs: [u32; 3],
+}
+
+impl Step {
+    pub(crate) const INLINE: usize = 3;
+    pub(crate) const ARGUMENT: u8 = 0;
+    pub(crate) const BLOCK_ARGUMENT: u8 = 1;
+    pub(crate) const CONSTANT: u8 = 2;
+    pub(crate) const CALL: u8 = 3;
+    pub(crate) const SPECIAL: u8 = 4;
+    pub(crate) const JUMP: u8 = 5;
+    pub(crate) const RETURN: u8 = 6;
 }
 
 /// One block argument, statement or branch of a [`FnIr`].
@@ -387,6 +421,8 @@ impl FnIr {
             branch_entry: Vec::new(),
             builtins: Vec::new(),
             arg_position: Vec::new(),
+            steps: Vec::new(),
+            step_refs: Vec::new(),
         };
         ir.index()?;
         Ok(ir)
@@ -503,7 +539,69 @@ impl FnIr {
                 _ => u32::MAX,
             })
             .collect();
+        self.step_refs.clear();
+        let mut steps = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            let role = match e.kind {
+                EntryKind::Argument if e.location.block == 1 => Step::ARGUMENT,
+                EntryKind::Argument => Step::BLOCK_ARGUMENT,
+                EntryKind::Constant => Step::CONSTANT,
+                k if k.is_call() => Step::CALL,
+                EntryKind::Special => Step::SPECIAL,
+                EntryKind::Return => Step::RETURN,
+                _ => Step::JUMP,
+            };
+            let vars: Vec<u32> = if role == Step::BLOCK_ARGUMENT || role == Step::ARGUMENT {
+                Vec::new()
+            } else {
+                e.operands
+                    .iter()
+                    .chain(
+                        [&e.condition, &e.control]
+                            .into_iter()
+                            .filter(|o| !o.is_none()),
+                    )
+                    .map(|o| o.var().unwrap_or(0))
+                    .collect()
+            };
+            let mut refs = [0; 3];
+            if vars.len() <= Step::INLINE {
+                refs[..vars.len()].copy_from_slice(&vars);
+            } else {
+                refs[0] = self.step_refs.len() as u32;
+                self.step_refs.extend_from_slice(&vars);
+            }
+            let nrefs = u8::try_from(vars.len())
+                .map_err(|_| IrError(format!("entry {i} has more than 255 operands")))?;
+            steps.push(Step {
+                role,
+                nrefs,
+                arg_position: u16::try_from(self.arg_position[i].min(u16::MAX as u32))
+                    .unwrap_or(u16::MAX),
+                var: e.location.slot.var().unwrap_or(0),
+                refs,
+            });
+        }
+        self.steps = steps;
         Ok(())
+    }
+
+    /// The recording step of entry `index`.
+    #[inline]
+    pub(crate) fn step(&self, index: usize) -> &Step {
+        &self.steps[index]
+    }
+
+    /// The referenced variables of `step`.
+    #[inline]
+    pub(crate) fn step_vars<'a>(&'a self, step: &'a Step) -> &'a [u32] {
+        let n = step.nrefs as usize;
+        if n <= Step::INLINE {
+            &step.refs[..n]
+        } else {
+            let start = step.refs[0] as usize;
+            &self.step_refs[start..start + n]
+        }
     }
 
     /// Whether this is the IR of a closure (named `{{closure}}` by the lowering).

@@ -110,7 +110,7 @@ macro_rules! columns {
         pub(crate) struct Columns { $(pub $field: Chunked<$t>,)* }
 
         impl Columns {
-            #[inline]
+            #[inline(always)]
             pub(crate) fn push(&mut self, s: Scalar) -> u32 {
                 match s {
                     Scalar::Unit => 0,
@@ -237,7 +237,7 @@ impl Store {
     }
 
     /// Stores a value; returns where it is.
-    #[inline]
+    #[inline(always)]
     pub fn put(&mut self, value: Value) -> Slot {
         match value.0 {
             Repr::Scalar(s, form) => self.put_scalar(s, form),
@@ -251,7 +251,7 @@ impl Store {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn put_scalar(&mut self, s: Scalar, form: Form) -> Slot {
         let index = self.columns.push(s);
         let form = match form {
@@ -315,6 +315,18 @@ impl Store {
         Slot {
             tag: n.tag,
             index: n.value,
+        }
+    }
+
+    /// What node `id`'s value, as a method receiver, says of the method reached: a float
+    /// held by value, a float behind a reference, or anything else.
+    pub fn receiver_class(&self, id: NodeId) -> super::op::Receiver {
+        use super::op::Receiver;
+        let tag = self.slot(id).tag;
+        match (tag & 0x0f, tag & (FORM_REF | FORM_MUT | BOXED)) {
+            (13 | 14, 0) => Receiver::Float,
+            (13 | 14, f) if f & BOXED == 0 => Receiver::FloatRef,
+            _ => Receiver::Other,
         }
     }
 

@@ -51,6 +51,12 @@ pub(crate) enum Key {
         /// An operator: the receiver's type is exactly the impl's `Self` (no autoref).
         operator: bool,
     },
+    /// A method call or an operator whose receiver is the entry's first operand, already
+    /// recorded: its type is read from that node, only when a tracked function asks.
+    Recorded {
+        /// An operator (see `Method`).
+        operator: bool,
+    },
     /// A call no tracked function can be the callee of (comparisons, indexing, computed
     /// callees): announced only so a context sees it before it runs.
     Nothing,
@@ -169,8 +175,49 @@ impl Identity {
                 // A trait object: only the impl whose receiver is the object called.
                 m.trait_impl && receiver.fat && same_object(true)
             }
-            Key::Nothing => false,
+            // Resolved to `Method` by the recorder before matching.
+            Key::Recorded { .. } | Key::Nothing => false,
         }
+    }
+}
+
+/// The name a callee is matched by: a method's name, or the trait method an operator calls
+/// (`+` is `add`, `+=` is `add_assign`, unary `-` is `neg`).
+pub(crate) fn callee_name(entry: &crate::core::ir::Entry) -> Option<&str> {
+    use crate::core::op::{BinOp, Builtin, UnOp};
+    if entry.kind != crate::core::ir::EntryKind::Operator {
+        return Some(&entry.head);
+    }
+    let bin = |op: BinOp, assign: bool| {
+        Some(match (op, assign) {
+            (BinOp::Add, false) => "add",
+            (BinOp::Sub, false) => "sub",
+            (BinOp::Mul, false) => "mul",
+            (BinOp::Div, false) => "div",
+            (BinOp::Rem, false) => "rem",
+            (BinOp::BitAnd, false) => "bitand",
+            (BinOp::BitOr, false) => "bitor",
+            (BinOp::BitXor, false) => "bitxor",
+            (BinOp::Shl, false) => "shl",
+            (BinOp::Shr, false) => "shr",
+            (BinOp::Add, true) => "add_assign",
+            (BinOp::Sub, true) => "sub_assign",
+            (BinOp::Mul, true) => "mul_assign",
+            (BinOp::Div, true) => "div_assign",
+            (BinOp::Rem, true) => "rem_assign",
+            (BinOp::BitAnd, true) => "bitand_assign",
+            (BinOp::BitOr, true) => "bitor_assign",
+            (BinOp::BitXor, true) => "bitxor_assign",
+            (BinOp::Shl, true) => "shl_assign",
+            (BinOp::Shr, true) => "shr_assign",
+        })
+    };
+    match Builtin::of_entry(entry)? {
+        Builtin::Binary(op) => bin(op, false),
+        Builtin::Assign(op) => bin(op, true),
+        Builtin::Unary(UnOp::Neg) => Some("neg"),
+        Builtin::Unary(UnOp::Not) => Some("not"),
+        _ => None,
     }
 }
 

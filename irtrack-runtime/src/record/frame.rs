@@ -14,6 +14,7 @@ use super::claim::{Key, Receiver};
 use super::recorder::Shared;
 use crate::core::ids::CalleeKey;
 use crate::core::ir::StaticIr;
+use crate::core::tape::Slot;
 use crate::core::value::{Snapshot, Value};
 use std::any::TypeId;
 use std::cell::Cell;
@@ -24,6 +25,9 @@ use std::fmt::Debug;
 /// nothing.
 pub struct Frame {
     pub(crate) rec: Option<Shared>,
+    /// Whether a context records this call: announcements that only a context can use (of
+    /// calls nothing tracked can claim) are skipped without one.
+    pub(crate) observed: bool,
 }
 
 /// What a probe records: a statement or argument `%var`, a block argument whose jump passed a
@@ -40,10 +44,13 @@ pub enum Site {
 impl Frame {
     /// A frame that records nothing.
     pub fn inactive() -> Frame {
-        Frame { rec: None }
+        Frame {
+            rec: None,
+            observed: false,
+        }
     }
 
-    #[inline]
+    #[inline(always)]
     fn with<R>(&self, f: impl FnOnce(&mut super::recorder::Recorder) -> R) -> Option<R> {
         self.rec.as_ref().map(|rec| f(&mut rec.borrow_mut()))
     }
@@ -72,11 +79,15 @@ impl Frame {
     #[inline]
     pub fn record<T>(&self, var: u32, value: T, capture: fn(&T) -> Value) -> T {
         let mut value = value;
-        if self.is_active() {
-            if let Some(with) = self.replacement(Site::Var(var)) {
-                replace(&mut value, &with);
+        if let Some(rec) = &self.rec {
+            let mut r = rec.borrow_mut();
+            if r.replacement.is_some() {
+                if let Some(with) = replacement(&mut r, Site::Var(var)) {
+                    replace(&mut value, &with);
+                }
             }
-            self.record_site(Site::Var(var), capture(&value));
+            let slot = r.store.put(capture(&value));
+            r.statement(var, slot);
         }
         value
     }
@@ -160,7 +171,7 @@ impl Frame {
     /// Branch `§block:&k` taken.
     #[inline]
     pub fn jump(&self, block: u32, k: u32) {
-        self.with(|r| r.branch(block, k, Value::UNIT));
+        self.with(|r| r.branch(block, k, Slot::UNIT));
     }
 
     /// Announces the call made by `%var` to a callee value with key `key` ([`key_of`]), after
@@ -241,12 +252,7 @@ impl Frame {
     /// impl's `Self` exactly.
     #[inline]
     pub fn method_of_recorded<T>(&self, var: u32, operator: bool, pass: T) -> T {
-        self.with(|r| {
-            let key = r
-                .recorded_receiver(var)
-                .map_or(Key::Nothing, |receiver| Key::Method { receiver, operator });
-            r.announce(var, key)
-        });
+        self.with(|r| r.announce(var, Key::Recorded { operator }));
         pass
     }
 
@@ -276,7 +282,9 @@ impl Frame {
     /// a context sees it before it runs.
     #[inline]
     pub fn announce<T>(&self, var: u32, pass: T) -> T {
-        self.with(|r| r.announce(var, Key::Nothing));
+        if self.observed {
+            self.with(|r| r.announce(var, Key::Nothing));
+        }
         pass
     }
 
@@ -293,20 +301,9 @@ impl Frame {
 
     #[inline]
     fn record_site(&self, site: Site, value: Value) {
-        self.with(|r| match site {
-            Site::Var(var) => {
-                r.statement(var, value);
-            }
-            Site::Param(var, k) => {
-                r.statement(var, value);
-                let _ = k;
-            }
-            Site::BlockValue(var) => {
-                r.block_argument_value(var, value);
-            }
-            Site::Branch(block, k) => {
-                r.branch(block, k, value);
-            }
+        self.with(|r| {
+            let slot = r.store.put(value);
+            record_into(r, site, slot)
         });
     }
 
@@ -323,18 +320,6 @@ impl Frame {
                 r.closures.insert(ty, ir);
             }
         });
-    }
-
-    /// A replacement of the result of the call by `%var`, asked for by a context.
-    #[inline]
-    fn replacement(&self, site: Site) -> Option<Value> {
-        let Site::Var(var) = site else {
-            return None;
-        };
-        let rec = self.rec.as_ref()?;
-        let mut r = rec.borrow_mut();
-        r.replacement.as_ref()?;
-        r.take_replacement(var)
     }
 }
 
@@ -380,13 +365,40 @@ impl<T> Probe<'_, T> {
         let Some(mut value) = self.value.take() else {
             unreachable!("a probe is recorded once")
         };
-        if self.frame.is_active() {
-            if let Some(with) = self.frame.replacement(self.site) {
-                replace(&mut value, &with);
+        if let Some(rec) = &self.frame.rec {
+            let mut r = rec.borrow_mut();
+            if r.replacement.is_some() {
+                if let Some(with) = replacement(&mut r, self.site) {
+                    replace(&mut value, &with);
+                }
             }
-            self.frame.record_site(self.site, capture(&value));
+            let slot = r.store.put(capture(&value));
+            record_into(&mut r, self.site, slot);
         }
         value
+    }
+}
+
+#[inline(always)]
+fn record_into(r: &mut super::recorder::Recorder, site: Site, slot: Slot) {
+    match site {
+        Site::Var(var) | Site::Param(var, _) => {
+            r.statement(var, slot);
+        }
+        Site::BlockValue(var) => {
+            r.block_argument_value(var, slot);
+        }
+        Site::Branch(block, k) => {
+            r.branch(block, k, slot);
+        }
+    }
+}
+
+#[cold]
+fn replacement(r: &mut super::recorder::Recorder, site: Site) -> Option<Value> {
+    match site {
+        Site::Var(var) => r.take_replacement(var),
+        _ => None,
     }
 }
 

@@ -11,7 +11,7 @@
 use super::claim::{Identity, Key};
 use super::context::{Action, Call as CallInfo, CallSite, Context, Draft};
 use crate::core::ids::NodeId;
-use crate::core::ir::{Entry, EntryKind, FnIr, IrRef, Operand};
+use crate::core::ir::{Entry, EntryKind, FnIr, IrRef, Operand, Step};
 use crate::core::op::Receiver;
 use crate::core::tape::{Call, Callee, Node, NodeKind, Slot, Store, NO_ENTRY};
 use crate::core::value::Value;
@@ -56,6 +56,8 @@ pub(crate) struct FrameState {
     /// The newest node recorded for each SSA variable of `ir`: what `%i` refers to right now.
     pub latest: Vec<NodeId>,
     pub last_jump: NodeId,
+    /// Where the last jump's references start: the values it passed, in order.
+    pub last_jump_refs: u32,
     /// The value of the return, once recorded.
     pub returned: Option<Slot>,
     /// The context recording this frame; `None` is the default, which has no hooks to call.
@@ -92,6 +94,7 @@ impl Recorder {
                 ir: None,
                 latest: Vec::new(),
                 last_jump: NodeId::NONE,
+                last_jump_refs: 0,
                 returned: None,
                 ctx,
                 closure_params: Vec::new(),
@@ -209,15 +212,37 @@ impl Recorder {
     #[inline]
     fn push_refs(&mut self, entry: &Entry) -> u32 {
         let start = self.store.refs.len() as u32;
+        let Some(frame) = self.frames.last() else {
+            return start;
+        };
+        let latest = &frame.latest;
+        let refs = &mut self.store.refs;
+        let resolve = |op: &Operand| match op {
+            Operand::Var(v) => latest.get(*v as usize).copied().unwrap_or(NodeId::NONE),
+            _ => NodeId::NONE,
+        };
         for op in &entry.operands {
-            let r = self.resolve(op);
-            self.store.refs.push(r);
+            refs.push(resolve(op));
         }
-        for op in [&entry.condition, &entry.control] {
-            if !op.is_none() {
-                let r = self.resolve(op);
-                self.store.refs.push(r);
-            }
+        if !entry.condition.is_none() {
+            refs.push(resolve(&entry.condition));
+        }
+        if !entry.control.is_none() {
+            refs.push(resolve(&entry.control));
+        }
+        start
+    }
+
+    /// Pushes the references of a step in the top frame; returns where they start. Variable 0
+    /// stands for a literal or no value, and `latest[0]` is always "none".
+    #[inline(always)]
+    fn push_step_refs(store: &mut Store, frame: &FrameState, ir: &FnIr, step: &Step) -> u32 {
+        let start = store.refs.len() as u32;
+        let latest = &frame.latest;
+        for &v in ir.step_vars(step) {
+            store
+                .refs
+                .push(latest.get(v as usize).copied().unwrap_or(NodeId::NONE));
         }
         start
     }
@@ -227,7 +252,7 @@ impl Recorder {
         NodeId(self.store.nodes.push(node) as u32)
     }
 
-    #[inline]
+    #[inline(always)]
     fn define(&mut self, entry: &Entry, node: NodeId) {
         if let Some(var) = entry.location.slot.var() {
             if let Some(slot) = self.top().latest.get_mut(var as usize) {
@@ -236,18 +261,55 @@ impl Recorder {
         }
     }
 
-    /// Records the statement or argument defining `var` with `value`, or finishes the claimed
-    /// nested call it made.
-    pub(crate) fn statement(&mut self, var: u32, value: Value) -> NodeId {
-        let ir = self.top_ir();
-        let index = ir
-            .var_index(var)
-            .expect("generated code names a defined variable");
-        let entry = &ir.entries[index as usize];
+    /// Records the statement or argument defining `var` with the value stored at `slot`, or
+    /// finishes the claimed nested call it made.
+    #[inline]
+    pub(crate) fn statement(&mut self, var: u32, slot: Slot) -> NodeId {
         let depth = self.frames.len();
-        // Only a call's own record ends its announcement: anything recorded between the
-        // announcement and the call (a constant argument as in `sq(K)`, an element read as in
-        // `g(h(x), &v[0])`) leaves it pending.
+        let Some(frame) = self.frames.last_mut() else {
+            return NodeId::NONE;
+        };
+        let Some(ir) = frame.ir else {
+            return NodeId::NONE;
+        };
+        let index = ir.var_index(var).unwrap_or(0);
+        let step = ir.step(index as usize);
+        // A call ends its own announcement (or finds its claimed node): the slow path. Anything
+        // recorded between an announcement and its call (a constant argument as in `sq(K)`)
+        // leaves it pending.
+        if step.role == Step::CALL && !matches!(self.pending, Pending::Empty) {
+            return self.call_statement(var, index, slot, depth);
+        }
+        let kind = match step.role {
+            Step::CONSTANT => NodeKind::Constant,
+            Step::ARGUMENT | Step::BLOCK_ARGUMENT => NodeKind::Argument,
+            Step::CALL => NodeKind::PrimitiveCall,
+            _ => NodeKind::Special,
+        };
+        let refs = Self::push_step_refs(&mut self.store, frame, ir, step);
+        let id = NodeId(self.store.nodes.push(Node {
+            entry: index,
+            refs,
+            value: slot.index,
+            tag: slot.tag,
+            kind,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        }) as u32);
+        if let Some(l) = frame.latest.get_mut(var as usize) {
+            *l = id;
+        }
+        if frame.ctx.is_some() {
+            self.hook_context(id);
+        }
+        id
+    }
+
+    /// A call's statement while an announcement or a claimed call is pending.
+    #[inline]
+    fn call_statement(&mut self, var: u32, index: u32, slot: Slot, depth: usize) -> NodeId {
+        let ir = self.top_ir();
+        let entry = &ir.entries[index as usize];
         let pending = match self.pending {
             Pending::Announced {
                 var: v, depth: d, ..
@@ -260,19 +322,11 @@ impl Recorder {
             _ => Pending::Empty,
         };
         let node = match pending {
-            Pending::Returned { node, .. } if entry.kind.is_call() => {
-                self.finish_nested(node, entry, value);
+            Pending::Returned { node, .. } => {
+                self.finish_nested(node, entry, slot);
                 node
             }
             _ => {
-                let kind = match entry.kind {
-                    EntryKind::Call | EntryKind::MethodCall | EntryKind::Operator => {
-                        NodeKind::PrimitiveCall
-                    }
-                    EntryKind::Constant => NodeKind::Constant,
-                    EntryKind::Argument => NodeKind::Argument,
-                    _ => NodeKind::Special,
-                };
                 let receiver = match (entry.kind, pending) {
                     (
                         EntryKind::MethodCall,
@@ -281,17 +335,24 @@ impl Recorder {
                             ..
                         },
                     ) => receiver_class(receiver.ty),
-                    (EntryKind::MethodCall, _) => Receiver::Unknown,
+                    (
+                        EntryKind::MethodCall,
+                        Pending::Announced {
+                            key: Key::Recorded { .. },
+                            ..
+                        },
+                    ) => self.recorded_receiver_class(entry),
                     _ => Receiver::Unknown,
                 };
-                let refs = self.push_refs(entry);
-                let slot = self.store.put(value);
+                let frame = self.frames.last().expect("the root pseudo-frame");
+                let refs =
+                    Self::push_step_refs(&mut self.store, frame, ir, ir.step(index as usize));
                 let id = self.push_node(Node {
                     entry: index,
                     refs,
                     value: slot.index,
                     tag: slot.tag,
-                    kind,
+                    kind: NodeKind::PrimitiveCall,
                     receiver,
                     flags: 0,
                 });
@@ -311,10 +372,9 @@ impl Recorder {
     }
 
     /// Sets the value and argument references of a nested node when its call returns.
-    fn finish_nested(&mut self, node: NodeId, entry: &Entry, value: Value) {
+    fn finish_nested(&mut self, node: NodeId, entry: &Entry, slot: Slot) {
         let refs = self.push_refs(entry);
         let count = self.store.refs.len() as u32 - refs;
-        let slot = self.store.put(value);
         let n = &mut self.store.nodes[node.index()];
         n.refs = refs;
         n.flags |= Node::REFS_SET;
@@ -326,17 +386,25 @@ impl Recorder {
 
     /// Records block argument `var`, the `n`-th argument of the last jump, with the value of
     /// the node that jump passed (no need to read the variable, which may be moved by now).
+    #[inline]
     pub(crate) fn block_argument(&mut self, var: u32, n: usize) -> NodeId {
-        let ir = self.top_ir();
-        let index = ir
-            .var_index(var)
-            .expect("generated code names a defined variable");
-        let entry = &ir.entries[index as usize];
-        let jump = self.frames.last().map_or(NodeId::NONE, |f| f.last_jump);
-        let from = if jump.is_none() {
+        let Some(frame) = self.frames.last_mut() else {
+            return NodeId::NONE;
+        };
+        let Some(ir) = frame.ir else {
+            return NodeId::NONE;
+        };
+        let index = ir.var_index(var).unwrap_or(0);
+        // The jump's first references are the values it passes, in order.
+        let from = if frame.last_jump.is_none() {
             NodeId::NONE
         } else {
-            self.store.ref_at(jump, n)
+            let start = frame.last_jump_refs as usize;
+            self.store
+                .refs
+                .get(start + n)
+                .copied()
+                .unwrap_or(NodeId::NONE)
         };
         let slot = if from.is_none() {
             Slot::UNIT
@@ -344,7 +412,7 @@ impl Recorder {
             self.store.slot(from)
         };
         let refs = self.store.refs.push(from) as u32;
-        let node = self.push_node(Node {
+        let id = NodeId(self.store.nodes.push(Node {
             entry: index,
             refs,
             value: slot.index,
@@ -352,28 +420,39 @@ impl Recorder {
             kind: NodeKind::Argument,
             receiver: Receiver::Unknown,
             flags: 0,
-        });
-        self.define(entry, node);
-        self.hook(node);
-        node
+        }) as u32);
+        if let Some(l) = frame.latest.get_mut(var as usize) {
+            *l = id;
+        }
+        if frame.ctx.is_some() {
+            self.hook_context(id);
+        }
+        id
     }
 
     /// Records a block argument from the variable's value (its jump passed a literal, or the
     /// value of a branching expression); it references what the jump passed, if a node.
-    pub(crate) fn block_argument_value(&mut self, var: u32, value: Value) -> NodeId {
-        let ir = self.top_ir();
-        let index = ir
-            .var_index(var)
-            .expect("generated code names a defined variable");
-        let entry = &ir.entries[index as usize];
-        let jump = self.frames.last().map_or(NodeId::NONE, |f| f.last_jump);
-        let from = match ir.arg_position(index as usize) {
-            Some(n) if !jump.is_none() => self.store.ref_at(jump, n),
-            _ => NodeId::NONE,
+    pub(crate) fn block_argument_value(&mut self, var: u32, slot: Slot) -> NodeId {
+        let Some(frame) = self.frames.last_mut() else {
+            return NodeId::NONE;
+        };
+        let Some(ir) = frame.ir else {
+            return NodeId::NONE;
+        };
+        let index = ir.var_index(var).unwrap_or(0);
+        let n = ir.step(index as usize).arg_position as usize;
+        let from = if frame.last_jump.is_none() {
+            NodeId::NONE
+        } else {
+            let start = frame.last_jump_refs as usize;
+            self.store
+                .refs
+                .get(start + n)
+                .copied()
+                .unwrap_or(NodeId::NONE)
         };
         let refs = self.store.refs.push(from) as u32;
-        let slot = self.store.put(value);
-        let node = self.push_node(Node {
+        let id = NodeId(self.store.nodes.push(Node {
             entry: index,
             refs,
             value: slot.index,
@@ -381,27 +460,34 @@ impl Recorder {
             kind: NodeKind::Argument,
             receiver: Receiver::Unknown,
             flags: 0,
-        });
-        self.define(entry, node);
-        self.hook(node);
-        node
+        }) as u32);
+        if let Some(l) = frame.latest.get_mut(var as usize) {
+            *l = id;
+        }
+        if frame.ctx.is_some() {
+            self.hook_context(id);
+        }
+        id
     }
 
-    /// Records branch `&k` of `block` as taken (a return with `value`).
-    pub(crate) fn branch(&mut self, block: u32, k: u32, value: Value) -> NodeId {
-        let ir = self.top_ir();
-        let index = ir
-            .branch_index(block, k)
-            .expect("generated code names a defined branch");
-        let entry = &ir.entries[index as usize];
-        let kind = if entry.kind == EntryKind::Return {
+    /// Records branch `&k` of `block` as taken (a return with the value at `slot`).
+    #[inline]
+    pub(crate) fn branch(&mut self, block: u32, k: u32, slot: Slot) -> NodeId {
+        let Some(frame) = self.frames.last_mut() else {
+            return NodeId::NONE;
+        };
+        let Some(ir) = frame.ir else {
+            return NodeId::NONE;
+        };
+        let index = ir.branch_index(block, k).unwrap_or(0);
+        let step = ir.step(index as usize);
+        let kind = if step.role == Step::RETURN {
             NodeKind::Return
         } else {
             NodeKind::Jump
         };
-        let refs = self.push_refs(entry);
-        let slot = self.store.put(value);
-        let node = self.push_node(Node {
+        let refs = Self::push_step_refs(&mut self.store, frame, ir, step);
+        let id = NodeId(self.store.nodes.push(Node {
             entry: index,
             refs,
             value: slot.index,
@@ -409,14 +495,18 @@ impl Recorder {
             kind,
             receiver: Receiver::Unknown,
             flags: 0,
-        });
-        let top = self.top();
+        }) as u32);
         match kind {
-            NodeKind::Jump => top.last_jump = node,
-            _ => top.returned = Some(slot),
+            NodeKind::Jump => {
+                frame.last_jump = id;
+                frame.last_jump_refs = refs;
+            }
+            _ => frame.returned = Some(slot),
         }
-        self.hook(node);
-        node
+        if frame.ctx.is_some() {
+            self.hook_context(id);
+        }
+        id
     }
 
     /// The values a call announced by `var` is made with (literals by their default type).
@@ -446,6 +536,7 @@ impl Recorder {
     }
 
     /// Announces the call made by the statement defining `var`; a context sees it first.
+    #[inline]
     pub(crate) fn announce(&mut self, var: u32, key: Key) {
         let depth = self.frames.len();
         self.pending = Pending::Announced { key, var, depth };
@@ -500,6 +591,19 @@ impl Recorder {
         })
     }
 
+    /// What the recorded receiver (first operand) of a method call says of the method reached,
+    /// from its value's column alone.
+    fn recorded_receiver_class(&self, entry: &Entry) -> Receiver {
+        let Some(op) = entry.operands.first() else {
+            return Receiver::Unknown;
+        };
+        let node = self.resolve(op);
+        if node.is_none() {
+            return Receiver::Unknown;
+        }
+        self.store.receiver_class(node)
+    }
+
     /// The replacement a context asked for the result of the call by `var`, if any.
     pub(crate) fn take_replacement(&mut self, var: u32) -> Option<Value> {
         let depth = self.frames.len();
@@ -525,7 +629,14 @@ impl Recorder {
         }
         let caller_ir = self.frames.last().and_then(|f| f.ir);
         let site_entry = caller_ir.and_then(|c| c.var_index(var).map(|i| &c.entries[i as usize]));
-        let name = site_entry.map(|e| e.head.as_str());
+        let name = site_entry.and_then(super::claim::callee_name);
+        let key = match key {
+            Key::Recorded { operator } => match self.recorded_receiver(var) {
+                Some(receiver) => Key::Method { receiver, operator },
+                None => return None,
+            },
+            key => key,
+        };
         if !identity.matches(&key, name, &self.closures) {
             return None;
         }
@@ -606,6 +717,7 @@ impl Recorder {
             ir: Some(ir),
             latest,
             last_jump: NodeId::NONE,
+            last_jump_refs: 0,
             returned: None,
             ctx,
             closure_params,

@@ -58,9 +58,13 @@ fn claim_slow(ir: &'static StaticIr, replaceable: bool, identity: Identity) -> C
     match r.claim(ir.get(), &identity, replaceable) {
         None => Claim::No,
         Some(Ok(())) => {
+            let observed = r.frames.last().is_some_and(|f| f.ctx.is_some());
             drop(r);
             // Lazily: a Frame pops its call when dropped, so one must exist only for a claim.
-            Claim::Record(Frame { rec: Some(rec) })
+            Claim::Record(Frame {
+                rec: Some(rec),
+                observed,
+            })
         }
         Some(Err(value)) => Claim::Replace(value),
     }
