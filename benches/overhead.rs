@@ -20,6 +20,14 @@ use irtrack::{track, track_with, Everything};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
+/// `tiny` of `benches/common/mod.rs` with the per-function opt-out: compiled as written, and
+/// recorded as a primitive by tracked callers.
+#[irtrack::tracked(primitive)]
+#[inline]
+fn tiny_primitive(x: f64) -> f64 {
+    x * 2.0 + 1.0
+}
+
 /// Untracked calls of tracked functions: `claim` finds no recording and the original body runs.
 fn off(c: &mut Criterion) {
     let xs: Vec<f64> = (0..1024).map(|i| i as f64 * 0.001).collect();
@@ -38,6 +46,26 @@ fn off(c: &mut Criterion) {
         b.iter(|| {
             for (o, &x) in out.iter_mut().zip(black_box(&xs)) {
                 *o = tracked::tiny(x);
+            }
+            black_box(&out);
+        })
+    });
+    g.finish();
+    // The same loop over `tiny` with the per-function opt-out, `#[tracked(primitive)]`: compiled
+    // as written, vectorised again.
+    let mut g = c.benchmark_group("off/tiny_map_1024_primitive");
+    g.bench_function("plain", |b| {
+        b.iter(|| {
+            for (o, &x) in out.iter_mut().zip(black_box(&xs)) {
+                *o = plain::tiny(x);
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("tracked", |b| {
+        b.iter(|| {
+            for (o, &x) in out.iter_mut().zip(black_box(&xs)) {
+                *o = tiny_primitive(x);
             }
             black_box(&out);
         })

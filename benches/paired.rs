@@ -21,6 +21,14 @@ use rand::SeedableRng;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+/// `tiny` of `benches/common/mod.rs` with the per-function opt-out, `#[tracked(primitive)]`:
+/// compiled as written, and recorded as a primitive by tracked callers.
+#[irtrack::tracked(primitive)]
+#[inline]
+fn tiny_primitive(x: f64) -> f64 {
+    x * 2.0 + 1.0
+}
+
 /// Runs `n` calls of one side and returns the time they took (setup excluded).
 type Side<'a> = Box<dyn FnMut(usize) -> Duration + 'a>;
 
@@ -148,6 +156,12 @@ fn main() {
             off,
         ),
         (
+            "off/tiny_map_1024_primitive",
+            Box::new(map(&xs, plain::tiny)),
+            Box::new(map(&xs, tiny_primitive)),
+            off,
+        ),
+        (
             "off/tiny_sum_1024",
             Box::new(sum(&xs, plain::tiny)),
             Box::new(sum(&xs, tracked::tiny)),
@@ -206,7 +220,7 @@ fn main() {
     ];
     let mut figures = Vec::new();
     println!(
-        "{:<22} {:>8} {:>17} {:>7} {:>13} {:>13}",
+        "{:<28} {:>8} {:>17} {:>7} {:>13} {:>13}",
         "case", "ratio", "quartiles", "rounds", "plain ns", "tracked ns"
     );
     for (name, p, t, budget) in cases {
@@ -215,7 +229,7 @@ fn main() {
         }
         let r = paired(p, t, budget);
         println!(
-            "{:<22} {:>7.3}× {:>7.3}–{:<7.3}  {:>7} {:>13.1} {:>13.1}",
+            "{:<28} {:>7.3}× {:>7.3}–{:<7.3}  {:>7} {:>13.1} {:>13.1}",
             name, r.median, r.q1, r.q3, r.rounds, r.plain_ns, r.tracked_ns
         );
         for (what, value) in [

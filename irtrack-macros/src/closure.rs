@@ -139,9 +139,9 @@ fn free_names(body: &syn::Expr) -> Vec<String> {
 /// Before: `|y| y * x`
 /// After:
 /// ```ignore
-/// |y| match claim(&__IRTRACK_CLOSURE_1, false, || Identity::closure(&__IRTRACK_CLOSURE_1)) {
-///     Claim::Record(__irtrack) => { /* instrumented body */ }
-///     _ => y * x,
+/// |y| match claim(&__IRTRACK_CLOSURE_1, || Identity::closure(&__IRTRACK_CLOSURE_1)) {
+///     Some(__irtrack) => { /* instrumented body */ }
+///     None => y * x,
 /// }
 /// ```
 pub fn expand(c: &syn::ExprClosure, ir: &syn::Ident, instrumented: TokenStream) -> TokenStream {
@@ -158,10 +158,10 @@ pub fn expand(c: &syn::ExprClosure, ir: &syn::Ident, instrumented: TokenStream) 
     );
     quote! {
         #(#attrs)* #lifetimes #constness #movability #capture |#inputs| #output {
-            match ::irtrack::__private::claim(&#ir, false, || ::irtrack::__private::Identity::closure(&#ir)) {
+            match ::irtrack::__private::claim(&#ir, || ::irtrack::__private::Identity::closure(&#ir)) {
                 #[allow(unused, clippy::all, clippy::pedantic, clippy::nursery)]
-                ::irtrack::__private::Claim::Record(#f) => { #instrumented }
-                _ => #original,
+                ::core::option::Option::Some(#f) => { #instrumented }
+                ::core::option::Option::None => #original,
             }
         }
     }

@@ -12,17 +12,13 @@ use syn::visit_mut::VisitMut;
 pub fn expand(tracked: Tracked) -> TokenStream {
     match tracked {
         Tracked::Fn(f) => f.output,
-        Tracked::Impl(mut imp, fns) => {
-            let mut fns = fns.into_iter();
-            for item in &mut imp.items {
-                if let syn::ImplItem::Fn(_) = item {
-                    if let Some(f) = fns.next() {
-                        *item = syn::ImplItem::Verbatim(f.output);
-                    }
-                }
+        Tracked::Impl(mut imp, fns, positions) => {
+            for (f, position) in fns.into_iter().zip(positions) {
+                imp.items[position] = syn::ImplItem::Verbatim(f.output);
             }
             quote!(#imp)
         }
+        Tracked::Primitive(item) => quote!(#item),
     }
 }
 
@@ -39,7 +35,10 @@ pub fn probe_traits() -> TokenStream {
     }
 }
 
-/// Builds the tracked function from its parts.
+/// Builds the tracked function from its parts. Everything but the check stays out of the
+/// function: the claim, the identity and the instrumented copy are in [`run`], never inlined,
+/// so the original body is optimised as if the attribute were not there (inlined, vectorised,
+/// tail calls made loops).
 ///
 /// Before:
 /// ```ignore
@@ -50,17 +49,19 @@ pub fn probe_traits() -> TokenStream {
 /// fn h(x: f64, n: i32) -> f64 {
 ///     use ::irtrack::__private::{RecordSnapshot as _, …};
 ///     let __irtrack_ir = { static IR: StaticIr = StaticIr::new("h", module_path!(), "…"); &IR };
-///     match ::irtrack::__private::claim(__irtrack_ir, /* result replaceable */, || Identity::function(&h)) {
-///         Claim::Record(__irtrack) => {
-///             let __irtrack_result: f64 = ::irtrack::__private::run(move || { /* instrumented copy */ });
-///             return __irtrack_result;
-///         }
-///         Claim::Replace(v) => if let Some(r) = /* v as f64 */ { return r; },
-///         Claim::No => {}
+///     if ::irtrack::__private::Frame::recording() {
+///         return ::irtrack::__private::run(
+///             __irtrack_ir,
+///             (&&&Restore::<f64>::new()).restorer(), // how a context's value becomes an f64
+///             || Identity::function(&h),
+///             move |__irtrack| { /* instrumented copy */ },
+///         );
 ///     }
 ///     /* body */
 /// }
 /// ```
+///
+/// [`run`]: irtrack_runtime::record::session::run
 pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     let mut hoist = HoistItems::default();
     hoist.visit_block_mut(&mut f.block);
@@ -101,7 +102,6 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     let identity = identity(f, &impl_generics);
     let fr = frame();
     let result = syn::Ident::new("__irtrack_result", Span::mixed_site());
-    let replaced = syn::Ident::new("__irtrack_replaced", Span::mixed_site());
     let instrumented = lowered.body;
     let allow = quote! {
         #[allow(unused, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -110,6 +110,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     let traits = probe_traits();
     let body = match &ret_ty {
         None => {
+            let identity_closure = identity.closure();
             // The tracked and untracked paths would return two different opaque types (each
             // closure in them is its own type), so the instrumented copy is the only body and
             // records into an inactive frame when nothing claims the call.
@@ -118,36 +119,35 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
                 #traits
                 #ir_static
                 #(#closure_statics)*
-                let #fr = match ::irtrack::__private::claim(#ir_ident, false, #identity) {
-                    ::irtrack::__private::Claim::Record(#fr) => #fr,
-                    _ => ::irtrack::__private::Frame::inactive(),
-                };
+                let #fr = ::irtrack::__private::claim(#ir_ident, #identity_closure)
+                    .unwrap_or_else(::irtrack::__private::Frame::inactive);
                 #allow
                 let #result = { #instrumented };
                 #result
             }
         }
         Some(ty) => {
-            let restore = quote!((&&&::irtrack::__private::Restore::<#ty>::new()));
+            let restorer = quote!((&&&::irtrack::__private::Restore::<#ty>::new()).restorer());
+            // A method's identity refers to the object `self` refers to, which the instrumented
+            // copy takes: it is made first, and only when a trace is being recorded.
+            let (setup, identity) = match identity {
+                Identity::Lazy(closure) => (TokenStream::new(), closure),
+                Identity::Eager(value) => {
+                    let id = syn::Ident::new("__irtrack_identity", Span::mixed_site());
+                    (quote!(let #id = #value;), quote!(move || #id))
+                }
+            };
             quote! {
                 #(#items)*
                 #traits
                 #ir_static
-                match ::irtrack::__private::claim(#ir_ident, #restore.can(), #identity) {
-                    ::irtrack::__private::Claim::Record(#fr) => {
-                        #allow
-                        let #result: #ty = ::irtrack::__private::run(move || {
-                            #(#closure_statics)*
-                            #instrumented
-                        });
-                        return #result;
-                    }
-                    ::irtrack::__private::Claim::Replace(#replaced) => {
-                        if let ::core::option::Option::Some(#result) = #restore.restore(#replaced) {
-                            return #result;
-                        }
-                    }
-                    ::irtrack::__private::Claim::No => {}
+                if ::irtrack::__private::Frame::recording() {
+                    #setup
+                    #allow
+                    return ::irtrack::__private::run(#ir_ident, #restorer, #identity, move |#fr| {
+                        #(#closure_statics)*
+                        #instrumented
+                    });
                 }
                 #(#original)*
             }
@@ -161,18 +161,36 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     Ok(())
 }
 
-/// The closure building the function's [`Identity`](irtrack_runtime::record::claim::Identity):
-/// its fn item, named with all its generic arguments (so `h::<f64>` is not `h::<f32>`), and for
-/// a method its name, `Self` and the object `self` refers to.
-fn identity(f: &TrackedFn, generics: &[TokenStream]) -> TokenStream {
+/// How the generated code makes the function's
+/// [`Identity`](irtrack_runtime::record::claim::Identity): a closure called only when a trace is
+/// being recorded, or, for a method taking `&self`/`&mut self` (whose identity holds the address
+/// of the object), an expression evaluated before the instrumented copy takes `self`.
+enum Identity {
+    Lazy(TokenStream),
+    Eager(TokenStream),
+}
+
+impl Identity {
+    /// The identity as a closure.
+    fn closure(&self) -> TokenStream {
+        match self {
+            Identity::Lazy(closure) => closure.clone(),
+            Identity::Eager(value) => quote!(|| #value),
+        }
+    }
+}
+
+/// The function's identity: its fn item, named with all its generic arguments (so `h::<f64>`
+/// is not `h::<f32>`), and for a method its name, `Self` and the object `self` refers to.
+fn identity(f: &TrackedFn, generics: &[TokenStream]) -> Identity {
     let ident = &f.sig.ident;
     let name = ident.to_string();
     let turbofish = (!generics.is_empty()).then(|| quote!(::<#(#generics),*>));
     let span = ident.span();
     match &f.context {
-        ImplContext::Free => quote_spanned! {span=>
+        ImplContext::Free => Identity::Lazy(quote_spanned! {span=>
             || ::irtrack::__private::Identity::function(&#ident #turbofish)
-        },
+        }),
         context => {
             let item = match context {
                 ImplContext::Trait(path) => {
@@ -194,20 +212,25 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> TokenStream {
             };
             let this = match f.sig.receiver() {
                 Some(r) if r.reference.is_some() && r.colon_token.is_none() => {
-                    quote!(::core::option::Option::Some(&*self))
+                    Some(quote!(::core::option::Option::Some(&*self)))
                 }
-                _ => quote!(::core::option::Option::None),
+                _ => None,
             };
             let trait_impl = matches!(context, ImplContext::Trait(_));
             if f.sig.receiver().is_some() {
-                quote! {
-                    || ::irtrack::__private::Identity::method::<Self, _>(#item, #name, #this, #trait_impl)
+                match this {
+                    Some(this) => Identity::Eager(quote! {
+                        ::irtrack::__private::Identity::method::<Self, _>(#item, #name, #this, #trait_impl)
+                    }),
+                    None => Identity::Lazy(quote! {
+                        || ::irtrack::__private::Identity::method::<Self, _>(#item, #name, ::core::option::Option::None, #trait_impl)
+                    }),
                 }
             } else {
                 match context {
-                    ImplContext::Unknown if is_std_trait_method(&name) => quote! {
+                    ImplContext::Unknown if is_std_trait_method(&name) => Identity::Lazy(quote! {
                         || ::irtrack::__private::Identity::default()
-                    },
+                    }),
                     _ => {
                         let item = match context {
                             ImplContext::Trait(path) => {
@@ -215,7 +238,7 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> TokenStream {
                             }
                             _ => quote_spanned! {span=> &Self::#ident #turbofish },
                         };
-                        quote!(|| ::irtrack::__private::Identity::function(#item))
+                        Identity::Lazy(quote!(|| ::irtrack::__private::Identity::function(#item)))
                     }
                 }
             }

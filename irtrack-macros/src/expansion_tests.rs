@@ -83,6 +83,56 @@ fn disabled_feature_is_the_identity() {
 }
 
 #[test]
+fn primitive_is_the_item() {
+    let item = quote! {
+        #[inline]
+        fn tiny(x: f64) -> f64 { x * 2.0 + 1.0 }
+    };
+    let out = crate::tracked_impl(quote!(primitive), item.clone());
+    assert_eq!(out.to_string(), item.to_string());
+}
+
+#[test]
+fn primitive_method_of_a_tracked_impl_is_left_as_written() {
+    let out = crate::tracked_impl(
+        proc_macro2::TokenStream::new(),
+        quote! {
+            impl P {
+                fn norm(&self) -> f64 { self.x.hypot(self.y) }
+                #[tracked(primitive)]
+                #[inline]
+                fn twice(&self) -> f64 { self.x * 2.0 }
+                fn last(&self) -> f64 { self.y }
+            }
+        },
+    );
+    let file: syn::File = syn::parse2(out).expect("the expansion parses as items");
+    let syn::Item::Impl(imp) = &file.items[0] else {
+        panic!("an impl");
+    };
+    let methods: Vec<String> = imp.items.iter().map(|i| quote!(#i).to_string()).collect();
+    assert_eq!(methods.len(), 3);
+    assert!(methods[0].contains("recording"), "{}", methods[0]);
+    assert_eq!(
+        methods[1],
+        quote! { #[inline] fn twice(&self) -> f64 { self.x * 2.0 } }.to_string()
+    );
+    assert!(methods[2].contains("recording"), "{}", methods[2]);
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    for args in [quote!(name = "sq"), quote!("sq"), quote!(primitive = 1)] {
+        let out = crate::tracked_impl(args.clone(), quote! { fn f() {} }).to_string();
+        assert!(out.contains("compile_error"), "{args}: {out}");
+        assert!(
+            out.contains("takes no argument but `primitive`"),
+            "{args}: {out}"
+        );
+    }
+}
+
+#[test]
 fn tracked_fn_closure() {
     insta::assert_snapshot!(expand_closure(quote! { |a, b| a * b * scale }));
 }

@@ -4,9 +4,50 @@
 use proc_macro2::TokenStream;
 use syn::spanned::Spanned;
 
-/// The attribute's arguments. There are none yet; darling gives the error for any given.
+/// The attribute's arguments: `#[tracked]` or `#[tracked(primitive)]`. darling gives the error
+/// for anything else.
 #[derive(Debug, Default, darling::FromMeta)]
-pub struct TrackedArgs {}
+pub struct TrackedArgs {
+    /// Opt out: the function is compiled as written, with no claim check and no instrumented
+    /// copy, and tracked code records its calls as primitives.
+    #[darling(default)]
+    pub primitive: bool,
+}
+
+/// What `#[tracked]` and `#[tracked(primitive)]` accept, for error messages.
+const ARGUMENTS: &str = "write `#[tracked]`, or `#[tracked(primitive)]` to compile the function as written and record its calls as primitives";
+
+/// Parses the attribute's arguments; an error points at the first argument.
+pub fn parse_args(args: TokenStream) -> Result<TrackedArgs, syn::Error> {
+    let args_span = args.clone().into_iter().next().map(|t| t.span());
+    let meta = darling::ast::NestedMeta::parse_meta_list(args)?;
+    <TrackedArgs as darling::FromMeta>::from_list(&meta).map_err(|e| {
+        syn::Error::new(
+            args_span.unwrap_or_else(proc_macro2::Span::call_site),
+            format!("#[tracked] takes no argument but `primitive` ({e}); {ARGUMENTS}"),
+        )
+    })
+}
+
+/// The arguments of a `#[tracked(…)]` attribute on a method of a tracked `impl`, if it is one.
+fn method_attribute(attr: &syn::Attribute) -> Option<Result<TrackedArgs, syn::Error>> {
+    if !attr
+        .path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "tracked")
+    {
+        return None;
+    }
+    Some(match &attr.meta {
+        syn::Meta::Path(_) => Ok(TrackedArgs::default()),
+        syn::Meta::List(list) => parse_args(list.tokens.clone()),
+        syn::Meta::NameValue(nv) => Err(syn::Error::new_spanned(
+            &nv.value,
+            format!("#[tracked] takes no value; {ARGUMENTS}"),
+        )),
+    })
+}
 
 /// Where a tracked function is defined, as far as the attribute can see: what names it.
 pub enum ImplContext {
@@ -35,20 +76,19 @@ pub struct TrackedFn {
 /// What the attribute was put on.
 pub enum Tracked {
     Fn(Box<TrackedFn>),
-    /// An impl block: every method with a body is tracked.
-    Impl(Box<syn::ItemImpl>, Vec<TrackedFn>),
+    /// An impl block: every method with a body is tracked, but those marked
+    /// `#[tracked(primitive)]`; with the positions of the tracked ones among the impl's items.
+    Impl(Box<syn::ItemImpl>, Vec<TrackedFn>, Vec<usize>),
+    /// `#[tracked(primitive)]`: the item, emitted as written.
+    Primitive(Box<syn::Item>),
 }
 
 pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error> {
-    let args_span = args.clone().into_iter().next().map(|t| t.span());
-    let meta = darling::ast::NestedMeta::parse_meta_list(args)?;
-    if let Err(e) = <TrackedArgs as darling::FromMeta>::from_list(&meta) {
-        return Err(syn::Error::new(
-            args_span.unwrap_or_else(proc_macro2::Span::call_site),
-            format!("#[tracked] takes no arguments ({e}); write `#[tracked]` alone"),
-        ));
-    }
+    let args = parse_args(args)?;
     let parsed: syn::Item = syn::parse2(item)?;
+    if args.primitive {
+        return primitive(parsed);
+    }
     match parsed {
         syn::Item::Verbatim(tokens) => match syn::parse2::<syn::TraitItemFn>(tokens.clone()) {
             // A method declaration without a body (in a trait) parses as verbatim tokens.
@@ -86,10 +126,27 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                 None => ImplContext::Inherent,
             };
             let mut errors: Option<syn::Error> = None;
-            for item in &mut imp.items {
+            let mut positions = Vec::new();
+            for (position, item) in imp.items.iter_mut().enumerate() {
                 if let syn::ImplItem::Fn(m) = item {
-                    // A method also marked `#[tracked]` is tracked once, by the impl.
-                    m.attrs.retain(|a| !a.path().segments.last().is_some_and(|s| s.ident == "tracked"));
+                    // A method also marked `#[tracked]` is tracked once, by the impl; one marked
+                    // `#[tracked(primitive)]` is left as written.
+                    let mut primitive = false;
+                    let mut attrs = Vec::new();
+                    for attr in std::mem::take(&mut m.attrs) {
+                        match method_attribute(&attr) {
+                            None => attrs.push(attr),
+                            Some(Ok(args)) => primitive |= args.primitive,
+                            Some(Err(e)) => match &mut errors {
+                                Some(all) => all.combine(e),
+                                None => errors = Some(e),
+                            },
+                        }
+                    }
+                    m.attrs = attrs;
+                    if primitive {
+                        continue;
+                    }
                     if let Err(e) = check_signature(&m.sig) {
                         match &mut errors {
                             Some(all) => all.combine(e),
@@ -97,6 +154,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                         }
                         continue;
                     }
+                    positions.push(position);
                     fns.push(TrackedFn {
                         context: context(),
                         attrs: m.attrs.clone(),
@@ -110,9 +168,36 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
             }
             match errors {
                 Some(e) => Err(e),
-                None => Ok(Tracked::Impl(Box::new(imp), fns)),
+                None => Ok(Tracked::Impl(Box::new(imp), fns, positions)),
             }
         }
+        syn::Item::Trait(t) => Err(syn::Error::new(
+            t.ident.span(),
+            "#[tracked] cannot go on a trait definition: put it on an `impl` block of the trait, or on its methods there",
+        )),
+        other => Err(syn::Error::new(
+            item_span(&other),
+            "#[tracked] goes on a function, a method, or an `impl` block",
+        )),
+    }
+}
+
+/// `#[tracked(primitive)]`: the item as written, if it is one `#[tracked]` goes on. Its
+/// signature is not checked (nothing of it is recorded), and the methods of an `impl` keep
+/// their own attributes (a method marked `#[tracked]` there is tracked on its own).
+fn primitive(item: syn::Item) -> Result<Tracked, syn::Error> {
+    match item {
+        syn::Item::Fn(_) | syn::Item::Impl(_) => Ok(Tracked::Primitive(Box::new(item))),
+        syn::Item::Verbatim(tokens) => match syn::parse2::<syn::TraitItemFn>(tokens.clone()) {
+            // A method of a trait or an impl the attribute cannot see.
+            Ok(f) if f.default.is_some() => Ok(Tracked::Primitive(Box::new(
+                syn::Item::Verbatim(tokens),
+            ))),
+            _ => Err(syn::Error::new_spanned(
+                tokens,
+                "#[tracked] goes on a function, a method, or an `impl` block",
+            )),
+        },
         syn::Item::Trait(t) => Err(syn::Error::new(
             t.ident.span(),
             "#[tracked] cannot go on a trait definition: put it on an `impl` block of the trait, or on its methods there",

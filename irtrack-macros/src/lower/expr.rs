@@ -1071,13 +1071,12 @@ impl Lowerer {
     /// Before: `|y| y * x`
     /// After:
     /// ```ignore
-    /// |y| {
-    ///     let __irtrack_ir: &'static FnIr = { static IR: FnIr = …; &IR };
-    ///     match claim(__irtrack_ir, Identity { … }) {
-    ///         Some(__irtrack) => { /* instrumented body */ }
-    ///         None => { y * x }
-    ///     }
+    /// |y| match claim(&__IRTRACK_CLOSURE_1, || Identity::closure(&__IRTRACK_CLOSURE_1)) {
+    ///     Some(__irtrack) => { /* instrumented body */ }
+    ///     None => y * x,
     /// }
+    /// // and, with the enclosing function's statics:
+    /// static __IRTRACK_CLOSURE_1: StaticIr = StaticIr::new("{{closure}}", module_path!(), "…");
     /// ```
     fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
         let captured: Vec<String> = self

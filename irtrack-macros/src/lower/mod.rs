@@ -341,19 +341,30 @@ impl Lowerer {
         args: &[(syn::Ident, EntryId)],
         value: Option<(EntryId, &TokenStream)>,
     ) -> TokenStream {
-        let mut out = self.jump(id);
         let f = frame();
         let passed = &self.ir.entries[id.index()].operands;
-        for (n, (ident, arg)) in args.iter().enumerate() {
+        let literal = |n: usize| matches!(passed.get(n), Some(Operand::Const(_)));
+        // The arguments that take the value of a node, up to the first literal, are recorded
+        // by the jump's own call.
+        let nodes = (0..args.len()).take_while(|&n| !literal(n)).count();
+        let mut out = if nodes == 0 {
+            self.jump(id)
+        } else {
+            let site = self.ir.site(id);
+            let vars = args[..nodes]
+                .iter()
+                .map(|(_, arg)| crate::ir::num(self.ir.var(*arg)));
+            quote! { #f.jump_args(#site, &[#(#vars),*]); }
+        };
+        for (n, (ident, arg)) in args.iter().enumerate().skip(nodes) {
             let site = self.ir.site(*arg);
-            match passed.get(n) {
-                Some(Operand::Const(_)) => out.extend(
+            if literal(n) {
+                out.extend(
                     quote_spanned! {ident.span()=> (&&&#f.block_value(#site, &#ident)).rec(); },
-                ),
-                _ => {
-                    let n = proc_macro2::Literal::usize_unsuffixed(n);
-                    out.extend(quote! { #f.block_arg(#site, #n); })
-                }
+                );
+            } else {
+                let n = proc_macro2::Literal::usize_unsuffixed(n);
+                out.extend(quote! { #f.block_arg(#site, #n); })
             }
         }
         if let Some((arg, v)) = value {

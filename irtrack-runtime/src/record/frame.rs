@@ -15,7 +15,7 @@ use super::recorder::Shared;
 use crate::core::ids::CalleeKey;
 use crate::core::ir::StaticIr;
 use crate::core::tape::Slot;
-use crate::core::value::{Snapshot, Value};
+use crate::core::value::{Repr, Snapshot, Value};
 use std::any::TypeId;
 use std::cell::Cell;
 use std::fmt::Debug;
@@ -30,15 +30,59 @@ pub struct Frame {
     pub(crate) observed: bool,
 }
 
-/// What a probe records: a statement or argument `%var`, a block argument whose jump passed a
-/// literal, or a return `§block:&k`.
-#[derive(Clone, Copy, Debug)]
+/// What a probe records, packed in one word so that a recording site passes it in one register
+/// (a statement's number alone is a small immediate): a statement or argument `%var`, a
+/// parameter, a block argument whose jump passed a literal, or a return `§block:&k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[doc(hidden)]
-pub enum Site {
-    Var(u32),
-    Param(u32, u32),
-    BlockValue(u32),
-    Branch(u32, u32),
+pub struct Site(u64);
+
+impl Site {
+    const KIND: u32 = 62;
+    const PARAM: u64 = 1;
+    const BLOCK_VALUE: u64 = 2;
+    const BRANCH: u64 = 3;
+
+    /// The statement or argument defining `%var`.
+    #[inline]
+    const fn var(var: u32) -> Site {
+        Site(var as u64)
+    }
+
+    /// Parameter number `k` (from 0), bound to `%var`.
+    #[inline]
+    const fn param(var: u32, k: u32) -> Site {
+        Site(Site::PARAM << Site::KIND | (k as u64 & 0x3fff_ffff) << 32 | var as u64)
+    }
+
+    /// Block argument `%var`, recorded from the variable.
+    #[inline]
+    const fn block_value(var: u32) -> Site {
+        Site(Site::BLOCK_VALUE << Site::KIND | var as u64)
+    }
+
+    /// Branch `§block:&k`.
+    #[inline]
+    const fn branch(block: u32, k: u32) -> Site {
+        Site(Site::BRANCH << Site::KIND | (k as u64 & 0x3fff_ffff) << 32 | block as u64)
+    }
+
+    #[inline]
+    fn kind(self) -> u64 {
+        self.0 >> Site::KIND
+    }
+
+    /// The variable, or the branch's block.
+    #[inline]
+    fn first(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The parameter's number, or the branch's.
+    #[inline]
+    fn second(self) -> u32 {
+        (self.0 >> 32) as u32 & 0x3fff_ffff
+    }
 }
 
 impl Frame {
@@ -50,7 +94,7 @@ impl Frame {
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn with<R>(&self, f: impl FnOnce(&mut super::recorder::Recorder) -> R) -> Option<R> {
         self.rec.as_ref().map(|rec| f(&mut rec.borrow_mut()))
     }
@@ -67,7 +111,7 @@ impl Frame {
     pub fn at<T>(&self, var: u32, value: T) -> Probe<'_, T> {
         Probe {
             frame: self,
-            site: Site::Var(var),
+            site: Site::var(var),
             value: Cell::new(Some(value)),
         }
     }
@@ -78,18 +122,7 @@ impl Frame {
     /// coercions inside it still happen (`let v: Vec<&dyn T> = vec![&a, &b]`).
     #[inline]
     pub fn record<T>(&self, var: u32, value: T, capture: fn(&T) -> Value) -> T {
-        let mut value = value;
-        if let Some(rec) = &self.rec {
-            let mut r = rec.borrow_mut();
-            if r.replacement.is_some() {
-                if let Some(with) = replacement(&mut r, Site::Var(var)) {
-                    replace(&mut value, &with);
-                }
-            }
-            let slot = r.store.put(capture(&value));
-            r.statement(var, slot);
-        }
-        value
+        record_with(self, Site::var(var), value, capture)
     }
 
     /// Like [`at`](Frame::at), for a value whose type may be decided only later.
@@ -97,7 +130,7 @@ impl Frame {
     pub fn late<T>(&self, var: u32, value: T) -> LateProbe<'_, T> {
         LateProbe(Probe {
             frame: self,
-            site: Site::Var(var),
+            site: Site::var(var),
             value: Cell::new(Some(value)),
         })
     }
@@ -107,7 +140,7 @@ impl Frame {
     pub fn ret<T>(&self, block: u32, k: u32, value: T) -> Probe<'_, T> {
         Probe {
             frame: self,
-            site: Site::Branch(block, k),
+            site: Site::branch(block, k),
             value: Cell::new(Some(value)),
         }
     }
@@ -117,7 +150,7 @@ impl Frame {
     pub fn peek<'v, T: ?Sized>(&self, var: u32, value: &'v T) -> Peek<'_, 'v, T> {
         Peek {
             frame: self,
-            site: Site::Var(var),
+            site: Site::var(var),
             value,
         }
     }
@@ -127,7 +160,7 @@ impl Frame {
     pub fn param<'v, T: ?Sized>(&self, var: u32, k: u32, value: &'v T) -> Peek<'_, 'v, T> {
         Peek {
             frame: self,
-            site: Site::Param(var, k),
+            site: Site::param(var, k),
             value,
         }
     }
@@ -137,7 +170,7 @@ impl Frame {
     pub fn late_peek<'v, T: ?Sized>(&self, var: u32, value: &'v T) -> LatePeek<'_, 'v, T> {
         LatePeek(Peek {
             frame: self,
-            site: Site::Var(var),
+            site: Site::var(var),
             value,
         })
     }
@@ -147,7 +180,7 @@ impl Frame {
     pub fn block_value<'v, T: ?Sized>(&self, var: u32, value: &'v T) -> Peek<'_, 'v, T> {
         Peek {
             frame: self,
-            site: Site::BlockValue(var),
+            site: Site::block_value(var),
             value,
         }
     }
@@ -157,21 +190,34 @@ impl Frame {
     pub fn ret_peek<'v, T: ?Sized>(&self, block: u32, k: u32, value: &'v T) -> Peek<'_, 'v, T> {
         Peek {
             frame: self,
-            site: Site::Branch(block, k),
+            site: Site::branch(block, k),
             value,
         }
     }
 
     /// Block argument `%var`: the `n`-th (from 0) value the jump just taken passed.
-    #[inline]
+    #[inline(never)]
     pub fn block_arg(&self, var: u32, n: usize) {
         self.with(|r| r.block_argument(var, n));
     }
 
     /// Branch `§block:&k` taken.
-    #[inline]
+    #[inline(never)]
     pub fn jump(&self, block: u32, k: u32) {
         self.with(|r| r.branch(block, k, Slot::UNIT));
+    }
+
+    /// Branch `§block:&k` taken, passing the values of earlier nodes as the target block's
+    /// arguments `%vars[0]`, `%vars[1]`, …: one call for [`jump`](Frame::jump) and a
+    /// [`block_arg`](Frame::block_arg) per argument.
+    #[inline(never)]
+    pub fn jump_args(&self, block: u32, k: u32, vars: &[u32]) {
+        self.with(|r| {
+            r.branch(block, k, Slot::UNIT);
+            for (n, &var) in vars.iter().enumerate() {
+                r.block_argument(var, n);
+            }
+        });
     }
 
     /// Announces the call made by `%var` to a callee value with key `key` ([`key_of`]), after
@@ -180,17 +226,22 @@ impl Frame {
     /// [`key_of`]: super::claim::key_of
     #[inline]
     pub fn call<T>(&self, var: u32, key: CalleeKey, pass: T) -> T {
+        self.announce_fn(var, &key);
+        pass
+    }
+
+    #[inline(never)]
+    fn announce_fn(&self, var: u32, key: &CalleeKey) {
         self.with(|r| {
             r.closure_args.clear();
-            r.announce(var, Key::Fn(key))
+            r.announce(var, Key::Fn(*key))
         });
-        pass
     }
 
     /// Like [`call`](Frame::call), for a call that passes closures written in the caller:
     /// argument `k` is the closure of `ir`, so the callee recording that parameter learns its
     /// type.
-    #[inline]
+    #[inline(never)]
     pub fn call_with_closures<T>(
         &self,
         var: u32,
@@ -213,38 +264,41 @@ impl Frame {
     /// Announces the method call made by `%var` on a receiver place described by `receiver`.
     #[inline]
     pub fn method<T>(&self, var: u32, receiver: Receiver, pass: T) -> T {
+        self.announce_method(var, &receiver, false);
+        pass
+    }
+
+    #[inline(never)]
+    fn announce_method(&self, var: u32, receiver: &Receiver, operator: bool) {
         self.with(|r| {
             r.announce(
                 var,
                 Key::Method {
-                    receiver,
-                    operator: false,
+                    receiver: *receiver,
+                    operator,
                 },
             )
         });
-        pass
     }
 
     /// Announces the method call made by `%var` on the receiver value `recv`, which it passes
     /// through.
     #[inline]
     pub fn method_on<T>(&self, var: u32, recv: T) -> T {
-        self.with(|r| {
-            let receiver = Receiver {
-                ty: typeid::of::<T>(),
-                addr: 0,
-                size: 0,
-                fat: false,
-            };
-            r.announce(
-                var,
-                Key::Method {
-                    receiver,
-                    operator: false,
-                },
-            )
-        });
+        self.announce_on::<T>(var, false);
         recv
+    }
+
+    /// Announces a method call or operator whose receiver (left operand) is a value of type `T`.
+    #[inline(never)]
+    fn announce_on<T>(&self, var: u32, operator: bool) {
+        let receiver = Receiver {
+            ty: typeid::of::<T>(),
+            addr: 0,
+            size: 0,
+            fat: false,
+        };
+        self.announce_method(var, &receiver, operator);
     }
 
     /// Announces the method call or operator made by `%var`, whose receiver (left operand) is
@@ -252,29 +306,20 @@ impl Frame {
     /// impl's `Self` exactly.
     #[inline]
     pub fn method_of_recorded<T>(&self, var: u32, operator: bool, pass: T) -> T {
-        self.with(|r| r.announce(var, Key::Recorded { operator }));
+        self.announce_recorded(var, operator);
         pass
+    }
+
+    #[inline(never)]
+    fn announce_recorded(&self, var: u32, operator: bool) {
+        self.with(|r| r.announce(var, Key::Recorded { operator }));
     }
 
     /// Announces the operator made by `%var` on the left operand value `lhs`, which it passes
     /// through.
     #[inline]
     pub fn operator_on<T>(&self, var: u32, lhs: T) -> T {
-        self.with(|r| {
-            let receiver = Receiver {
-                ty: typeid::of::<T>(),
-                addr: 0,
-                size: 0,
-                fat: false,
-            };
-            r.announce(
-                var,
-                Key::Method {
-                    receiver,
-                    operator: true,
-                },
-            )
-        });
+        self.announce_on::<T>(var, true);
         lhs
     }
 
@@ -283,9 +328,15 @@ impl Frame {
     #[inline]
     pub fn announce<T>(&self, var: u32, pass: T) -> T {
         if self.observed {
-            self.with(|r| r.announce(var, Key::Nothing));
+            self.announce_nothing(var);
         }
         pass
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn announce_nothing(&self, var: u32) {
+        self.with(|r| r.announce(var, Key::Nothing));
     }
 
     /// Registers the closure `f`, bound by `let` in the recorded function, as the closure of
@@ -293,22 +344,55 @@ impl Frame {
     #[inline]
     pub fn closure<F>(&self, f: &F, ir: &'static StaticIr) {
         let _ = f;
-        self.with(|r| {
-            r.closures
-                .insert(typeid::of::<F>(), ir as *const StaticIr as usize)
-        });
+        self.register_closure(typeid::of::<F>(), ir);
     }
 
-    #[inline]
-    fn record_site(&self, site: Site, value: Value) {
-        self.with(|r| {
-            let slot = r.store.put(value);
-            record_into(r, site, slot)
-        });
+    #[inline(never)]
+    fn register_closure(&self, ty: TypeId, ir: &'static StaticIr) {
+        self.with(|r| r.closures.insert(ty, ir as *const StaticIr as usize));
+    }
+
+    /// Stores `value` and records it at `site`: the one place every probe ends.
+    #[inline(never)]
+    fn put(&self, site: Site, value: Value) {
+        if let Some(rec) = &self.rec {
+            let mut r = rec.borrow_mut();
+            // A scalar is read field by field where the capture wrote it (not moved as a whole
+            // first, which costs a store-forwarding stall on every recorded value).
+            let slot = match &value.0 {
+                Repr::Scalar(s, form) => r.store.put_scalar(*s, *form),
+                Repr::Boxed(_) => r.store.put(value),
+            };
+            match site.kind() {
+                Site::BLOCK_VALUE => {
+                    r.block_argument_value(site.first(), slot);
+                }
+                Site::BRANCH => {
+                    r.branch(site.first(), site.second(), slot);
+                }
+                _ => {
+                    r.statement(site.first(), slot);
+                }
+            }
+        }
+    }
+
+    /// The replacement a context asked for the value recorded at `site`, if any.
+    #[cold]
+    #[inline(never)]
+    fn replacement(&self, site: Site) -> Option<Value> {
+        if site.kind() != 0 {
+            return None;
+        }
+        self.with(|r| match r.replacement {
+            Some(_) => r.take_replacement(site.first()),
+            None => None,
+        })
+        .flatten()
     }
 
     /// Registers the type of parameter `k` as a closure, when the caller passed one there.
-    #[inline]
+    #[inline(never)]
     fn param_type(&self, k: u32, ty: TypeId) {
         self.with(|r| {
             if let Some(pos) = r
@@ -359,60 +443,163 @@ pub struct Peek<'f, 'v, T: ?Sized> {
 /// A value recorded through a reference, whose type may be decided after it is recorded.
 pub struct LatePeek<'f, 'v, T: ?Sized>(Peek<'f, 'v, T>);
 
+/// How a probe captures a value of type `T`: chosen by the probe's autoref level, so that the
+/// recording functions below are instantiated once per value type and level, not per site.
+trait Capture<T: ?Sized> {
+    /// Captures a value read through a reference (its type may be unsized).
+    fn capture(value: &T) -> Value;
+    /// Captures a value of a sized type: the same value as [`capture`](Capture::capture).
+    fn capture_sized(value: &T) -> Value
+    where
+        T: Sized,
+    {
+        Self::capture(value)
+    }
+}
+
+/// Capture through [`Snapshot`].
+struct BySnapshot;
+/// Capture through `Debug`.
+struct ByDebug;
+/// Capture of the type alone.
+struct ByType;
+
+impl<T: ?Sized + Snapshot> Capture<T> for BySnapshot {
+    #[inline]
+    fn capture(value: &T) -> Value {
+        value.snapshot()
+    }
+}
+
+impl<T: ?Sized + Debug> Capture<T> for ByDebug {
+    #[inline]
+    fn capture(value: &T) -> Value {
+        Value::text(value)
+    }
+}
+
+impl<T: ?Sized> Capture<T> for ByType {
+    #[inline]
+    fn capture(value: &T) -> Value {
+        Value::of(value)
+    }
+
+    #[inline]
+    fn capture_sized(value: &T) -> Value
+    where
+        T: Sized,
+    {
+        if const { maybe_typed::<T>() } {
+            Value::of(value)
+        } else {
+            Value::opaque::<T>()
+        }
+    }
+}
+
+/// Whether `T` may be a type that [`Value::of`] keeps typed (a scalar, a `String`, a vector of
+/// scalars, an `Option` of a float), by its layout: decided at compile time, so that a debug
+/// build does not compile its tests of every such type for the many types that cannot be one.
+const fn maybe_typed<T>() -> bool {
+    macro_rules! any_layout {
+        ($($t:ty),*) => { false $(|| same_layout::<T, $t>())* };
+    }
+    any_layout!(
+        bool,
+        char,
+        i8,
+        i16,
+        i32,
+        i64,
+        isize,
+        u8,
+        u16,
+        u32,
+        u64,
+        usize,
+        f32,
+        f64,
+        String,
+        Vec<f64>,
+        Option<f64>,
+        Option<f32>
+    )
+}
+
 impl<T> Probe<'_, T> {
     #[inline]
-    fn finish(&self, capture: impl FnOnce(&T) -> Value) -> T {
-        let Some(mut value) = self.value.take() else {
+    fn finish<C: Capture<T>>(&self) -> T {
+        let Some(value) = self.value.take() else {
             unreachable!("a probe is recorded once")
         };
-        if let Some(rec) = &self.frame.rec {
-            let mut r = rec.borrow_mut();
-            if r.replacement.is_some() {
-                if let Some(with) = replacement(&mut r, self.site) {
-                    replace(&mut value, &with);
-                }
-            }
-            let slot = r.store.put(capture(&value));
-            record_into(&mut r, self.site, slot);
-        }
-        value
+        record_value::<T, C>(self.frame, self.site, value)
     }
 }
 
-#[inline(always)]
-fn record_into(r: &mut super::recorder::Recorder, site: Site, slot: Slot) {
-    match site {
-        Site::Var(var) | Site::Param(var, _) => {
-            r.statement(var, slot);
+/// Records `value` at `site` and passes it through (a context may have replaced it). Out of
+/// line and generic only over the value's type and capture: every recording site of a type
+/// calls the same function.
+#[inline(never)]
+fn record_value<T, C: Capture<T>>(frame: &Frame, site: Site, mut value: T) -> T {
+    if frame.rec.is_some() {
+        if frame.observed {
+            replace_at(frame, site, &mut value);
         }
-        Site::BlockValue(var) => {
-            r.block_argument_value(var, slot);
-        }
-        Site::Branch(block, k) => {
-            r.branch(block, k, slot);
-        }
+        frame.put(site, C::capture_sized(&value));
     }
+    value
 }
 
-#[cold]
-fn replacement(r: &mut super::recorder::Recorder, site: Site) -> Option<Value> {
-    match site {
-        Site::Var(var) => r.take_replacement(var),
-        _ => None,
+/// [`record_value`] with a capture chosen at the call site (see [`Frame::record`]).
+#[inline(never)]
+fn record_with<T>(frame: &Frame, site: Site, mut value: T, capture: fn(&T) -> Value) -> T {
+    if frame.rec.is_some() {
+        if frame.observed {
+            replace_at(frame, site, &mut value);
+        }
+        frame.put(site, capture(&value));
+    }
+    value
+}
+
+/// Applies the replacement a context asked for at `site`, if any.
+#[inline]
+fn replace_at<T>(frame: &Frame, site: Site, value: &mut T) {
+    if let Some(with) = frame.replacement(site) {
+        replace(value, &with);
     }
 }
 
 impl<'v, T: ?Sized> Peek<'_, 'v, T> {
     #[inline]
-    fn finish(&self, capture: impl FnOnce(&T) -> Value) -> &'v T {
-        if self.frame.is_active() {
-            if let Site::Param(_, k) = self.site {
-                self.frame.param_type(k, typeid::of::<T>());
-            }
-            self.frame.record_site(self.site, capture(self.value));
-        }
+    fn finish<C: Capture<T>>(&self) -> &'v T {
+        record_ref::<T, C>(self.frame, self.site, self.value);
         self.value
     }
+}
+
+/// Records the value `value` refers to at `site`; out of line, as [`record_value`].
+#[inline(never)]
+fn record_ref<T: ?Sized, C: Capture<T>>(frame: &Frame, site: Site, value: &T) {
+    if frame.rec.is_some() {
+        if site.kind() == Site::PARAM {
+            frame.param_type(site.second(), typeid::of::<T>());
+        }
+        frame.put(site, C::capture(value));
+    }
+}
+
+/// Whether `T` and `U` have the same size, alignment, need of drop and room for niches (the
+/// sizes of `Option<T>` and `Option<Option<T>>` tell a reference from an integer, and a slice
+/// iterator from an `Option<f64>`): a necessary condition for `T` to be `U`, decided at compile
+/// time.
+const fn same_layout<T, U>() -> bool {
+    use std::mem::{align_of, needs_drop, size_of};
+    size_of::<T>() == size_of::<U>()
+        && align_of::<T>() == align_of::<U>()
+        && needs_drop::<T>() == needs_drop::<U>()
+        && size_of::<Option<T>>() == size_of::<Option<U>>()
+        && size_of::<Option<Option<T>>>() == size_of::<Option<Option<U>>>()
 }
 
 /// Overwrites `value` with `with` when `with` holds a value of `value`'s type (scalars,
@@ -420,11 +607,16 @@ impl<'v, T: ?Sized> Peek<'_, 'v, T> {
 fn replace<T>(value: &mut T, with: &Value) {
     macro_rules! try_types {
         ($($t:ty),*) => {$(
-            if let Ok(slot) = castaway::cast!(&mut *value, &mut $t) {
-                if let Some(w) = with.downcast_ref::<$t>() {
-                    *slot = w.clone();
+            // Only a type of the same layout can be `$t`: the test is a constant, so the
+            // cast is not even compiled for the other types (a debug build compiles it
+            // unoptimised, for every type recorded).
+            if const { same_layout::<T, $t>() } {
+                if let Ok(slot) = castaway::cast!(&mut *value, &mut $t) {
+                    if let Some(w) = with.downcast_ref::<$t>() {
+                        *slot = w.clone();
+                    }
+                    return;
                 }
-                return;
             }
         )*};
     }
@@ -483,7 +675,7 @@ impl<T: Snapshot> RecordSnapshot for &&Probe<'_, T> {
     type Out = T;
     #[inline]
     fn rec(&self) -> T {
-        self.finish(|v| v.snapshot())
+        self.finish::<BySnapshot>()
     }
 }
 
@@ -491,7 +683,7 @@ impl<T: Debug> RecordDebug for &Probe<'_, T> {
     type Out = T;
     #[inline]
     fn rec(&self) -> T {
-        self.finish(|v| Value::text(v))
+        self.finish::<ByDebug>()
     }
 }
 
@@ -499,7 +691,7 @@ impl<T> RecordType for Probe<'_, T> {
     type Out = T;
     #[inline]
     fn rec(&self) -> T {
-        self.finish(|v| Value::of(v))
+        self.finish::<ByType>()
     }
 }
 
@@ -507,7 +699,7 @@ impl<T: Debug> RecordDebug for &LateProbe<'_, T> {
     type Out = T;
     #[inline]
     fn rec(&self) -> T {
-        self.0.finish(|v| Value::text(v))
+        self.0.finish::<ByDebug>()
     }
 }
 
@@ -515,7 +707,7 @@ impl<T> RecordType for LateProbe<'_, T> {
     type Out = T;
     #[inline]
     fn rec(&self) -> T {
-        self.0.finish(|v| Value::of(v))
+        self.0.finish::<ByType>()
     }
 }
 
@@ -523,7 +715,7 @@ impl<'v, T: ?Sized + Snapshot> RecordSnapshot for &&Peek<'_, 'v, T> {
     type Out = &'v T;
     #[inline]
     fn rec(&self) -> &'v T {
-        self.finish(|v| v.snapshot())
+        self.finish::<BySnapshot>()
     }
 }
 
@@ -531,7 +723,7 @@ impl<'v, T: ?Sized + Debug> RecordDebug for &Peek<'_, 'v, T> {
     type Out = &'v T;
     #[inline]
     fn rec(&self) -> &'v T {
-        self.finish(|v| Value::text(v))
+        self.finish::<ByDebug>()
     }
 }
 
@@ -539,7 +731,7 @@ impl<'v, T: ?Sized> RecordType for Peek<'_, 'v, T> {
     type Out = &'v T;
     #[inline]
     fn rec(&self) -> &'v T {
-        self.finish(|v| Value::of(v))
+        self.finish::<ByType>()
     }
 }
 
@@ -547,7 +739,7 @@ impl<'v, T: ?Sized + Debug> RecordDebug for &LatePeek<'_, 'v, T> {
     type Out = &'v T;
     #[inline]
     fn rec(&self) -> &'v T {
-        self.0.finish(|v| Value::text(v))
+        self.0.finish::<ByDebug>()
     }
 }
 
@@ -555,6 +747,6 @@ impl<'v, T: ?Sized> RecordType for LatePeek<'_, 'v, T> {
     type Out = &'v T;
     #[inline]
     fn rec(&self) -> &'v T {
-        self.0.finish(|v| Value::of(v))
+        self.0.finish::<ByType>()
     }
 }

@@ -16,7 +16,7 @@ use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-/// What [`claim`] decided for a call of a tracked function.
+/// What the recorder decided for a call of a tracked function.
 pub enum Claim {
     /// Not recorded: run the original body.
     No,
@@ -26,28 +26,34 @@ pub enum Claim {
     Replace(Value),
 }
 
-/// Claims the pending call if it is made to the function described by `ir` and `identity`.
-/// Inlined into every tracked function: when nothing is being recorded anywhere, this is one
-/// relaxed atomic load. `replaceable` says whether the function's result type can be restored
-/// from a [`Value`] (a context may then skip the call).
+/// Claims the pending call if it is made to the closure (or the function returning
+/// `impl Trait`) described by `ir` and `identity`, whose result a context cannot give: the frame
+/// to run its instrumented body with. Inlined into every tracked closure: when nothing is being
+/// recorded anywhere, this is one relaxed atomic load. (Tracked functions call [`run`] after
+/// [`Frame::recording`] instead.)
 ///
 /// The identity comes as a closure: building it stores a few words, which the untracked path
 /// should not pay for.
 #[inline(always)]
-pub fn claim(
-    ir: &'static StaticIr,
-    replaceable: bool,
-    identity: impl FnOnce() -> Identity,
-) -> Claim {
+pub fn claim(ir: &'static StaticIr, identity: impl FnOnce() -> Identity) -> Option<Frame> {
     if ACTIVE.load(Ordering::Relaxed) == 0 {
-        return Claim::No;
+        return None;
     }
-    claim_slow(ir, replaceable, identity())
+    claim_frame(ir, &identity())
 }
 
 #[cold]
 #[inline(never)]
-fn claim_slow(ir: &'static StaticIr, replaceable: bool, identity: Identity) -> Claim {
+fn claim_frame(ir: &'static StaticIr, identity: &Identity) -> Option<Frame> {
+    match claim_slow(ir, false, identity) {
+        Claim::Record(frame) => Some(frame),
+        _ => None,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn claim_slow(ir: &'static StaticIr, replaceable: bool, identity: &Identity) -> Claim {
     let Some(rec) = CURRENT.with(|c| c.borrow().clone()) else {
         return Claim::No;
     };
@@ -55,7 +61,7 @@ fn claim_slow(ir: &'static StaticIr, replaceable: bool, identity: Identity) -> C
     let Ok(mut r) = rec.try_borrow_mut() else {
         return Claim::No;
     };
-    match r.claim(ir.get(), &identity, replaceable) {
+    match r.claim(ir.get(), identity, replaceable) {
         None => Claim::No,
         Some(Ok(())) => {
             let observed = r.frames.last().is_some_and(|f| f.ctx.is_some());
@@ -70,11 +76,55 @@ fn claim_slow(ir: &'static StaticIr, replaceable: bool, identity: Identity) -> C
     }
 }
 
-/// Runs the instrumented body of a tracked function. Never inlined, so the instrumented copy
-/// stays out of the original function's code and does not stop its inlining or vectorisation.
+impl Frame {
+    /// Whether a trace is being recorded anywhere in the process: the check every tracked
+    /// function inlines before its original body. When nothing is recorded, this is one relaxed
+    /// atomic load, and the function runs as written.
+    #[inline(always)]
+    pub fn recording() -> bool {
+        ACTIVE.load(Ordering::Relaxed) != 0
+    }
+}
+
+/// Runs a tracked function while a trace is being recorded ([`Frame::recording`]): claims the
+/// call if it is the pending one and runs the instrumented copy, `body`, with the frame
+/// recording it. A call not claimed runs `body` too, with an inactive frame that records nothing
+/// (the instrumented copy computes what the original body does). A call a context replaces
+/// returns its value without running, when `restore` (from
+/// `(&&&Restore::<T>::new()).restorer()`) can make a `T` of it.
+///
+/// Never inlined: the function the macro generates keeps only the check and this call in front
+/// of its original body, so the instrumented copy, the identity and the claim do not stop the
+/// original body's inlining, vectorisation or tail calls.
 #[inline(never)]
-pub fn run<T>(body: impl FnOnce() -> T) -> T {
-    body()
+pub fn run<T>(
+    ir: &'static StaticIr,
+    restore: Option<fn(Value) -> Option<T>>,
+    identity: impl FnOnce() -> Identity,
+    body: impl FnOnce(&Frame) -> T,
+) -> T {
+    match enter(ir, restore, &identity()) {
+        Ok(frame) => body(&frame),
+        Err(result) => result,
+    }
+}
+
+/// The frame [`run`] runs the instrumented copy with, or the result a context gave. Generic
+/// only over the result type, so that the functions returning one type share it.
+#[inline(never)]
+fn enter<T>(
+    ir: &'static StaticIr,
+    restore: Option<fn(Value) -> Option<T>>,
+    identity: &Identity,
+) -> Result<Frame, T> {
+    match claim_slow(ir, restore.is_some(), identity) {
+        Claim::Record(frame) => Ok(frame),
+        Claim::Replace(value) => match restore.and_then(|restore| restore(value)) {
+            Some(result) => Err(result),
+            None => Ok(Frame::inactive()),
+        },
+        Claim::No => Ok(Frame::inactive()),
+    }
 }
 
 /// Registers a closure made by `tracked_fn!` as the closure of `ir` and returns it.
@@ -85,12 +135,13 @@ pub fn tracked_closure<F>(ir: &'static StaticIr, f: F) -> F {
 
 /// Whether a tracked function's result of type `T` can be given by a context instead of
 /// running it (`'static + Clone`), by autoref specialisation:
-/// `(&&&Restore::<T>::new()).can()`.
+/// `(&&&Restore::<T>::new()).restorer()` (or `.can()`).
 pub struct Restore<T>(PhantomData<fn() -> T>);
 
 impl<T> Restore<T> {
     /// The probe for result type `T`.
     #[allow(clippy::new_without_default)]
+    #[inline]
     pub fn new() -> Self {
         Restore(PhantomData)
     }
@@ -102,6 +153,8 @@ pub trait RestoreOwned<T> {
     fn can(&self) -> bool;
     /// The result from a context's value, if it is of the result type.
     fn restore(&self, value: Value) -> Option<T>;
+    /// The function making a result of a context's value, for [`run`].
+    fn restorer(&self) -> Option<fn(Value) -> Option<T>>;
 }
 
 impl<T: Owned> RestoreOwned<T> for &&Restore<T> {
@@ -109,8 +162,16 @@ impl<T: Owned> RestoreOwned<T> for &&Restore<T> {
         true
     }
     fn restore(&self, value: Value) -> Option<T> {
-        value.downcast_ref::<T>().cloned()
+        restore_owned(value)
     }
+    #[inline]
+    fn restorer(&self) -> Option<fn(Value) -> Option<T>> {
+        Some(restore_owned::<T>)
+    }
+}
+
+fn restore_owned<T: Owned>(value: Value) -> Option<T> {
+    value.downcast_ref::<T>().cloned()
 }
 
 /// A result type a context cannot give.
@@ -119,6 +180,8 @@ pub trait RestoreNone<T> {
     fn can(&self) -> bool;
     /// Never a result.
     fn restore(&self, value: Value) -> Option<T>;
+    /// No function: a context cannot give the result.
+    fn restorer(&self) -> Option<fn(Value) -> Option<T>>;
 }
 
 impl<T> RestoreNone<T> for &Restore<T> {
@@ -126,6 +189,10 @@ impl<T> RestoreNone<T> for &Restore<T> {
         false
     }
     fn restore(&self, _: Value) -> Option<T> {
+        None
+    }
+    #[inline]
+    fn restorer(&self) -> Option<fn(Value) -> Option<T>> {
         None
     }
 }
