@@ -480,9 +480,10 @@
 //!   it to the top level), and `const`, `extern` and variadic functions. `#[tracked]` itself
 //!   goes on functions, methods and `impl` blocks (for a trait, on its `impl`s), and takes no
 //!   arguments.
-//! - **A user macro that returns skips the return node.** `return` inside a macro is not
-//!   lowered, so when it fires the trace ends without a return node (and without the macro's
-//!   own node); the root's value is what the function returned:
+//! - **A user macro that returns leaves an error node.** `return` (or `?`) inside a macro is
+//!   not lowered, so when it fires the call ends in an `error` node saying so instead of a
+//!   return (and without the macro's own node); the call's value is what the function
+//!   returned, and a gradient through it is an error, since no node computed that value:
 //!
 //!   ```
 //!   # use irtrack::{track, tracked};
@@ -505,8 +506,11 @@
 //!       "\
 //!   ⟨guarded⟩(⟨-1.0⟩) → 0.0::f64
 //!     @1: [Arg:§1:%1] -1.0::f64
+//!     @2: error → \"returned by a `return` irtrack cannot see (inside a macro)\"::String
 //!   "
 //!   );
+//!   assert!(irtrack::gradient(guarded, (-1.0,)).is_err());
+//!   assert_eq!(irtrack::gradient(guarded, (4.0,)).unwrap().wrt[0].as_ref().unwrap().as_scalar(), Some(0.25));
 //!   ```
 //! - **The `disabled` cargo feature turns `#[tracked]` into the identity.** Every tracked
 //!   function then compiles exactly as written, and [`track`] records a root with no children
@@ -539,10 +543,11 @@
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
-    core, export, record, track, track_output, track_with, try_track, try_track_with, view, Action,
-    Arg, Axis, BinOp, Builtin, Call, CallSite, Callable, CmpOp, Context, DepthLimit, Draft, Entry,
-    EntryKind, Everything, Except, FloatFn, FnIr, IrError, IrRef, Listing, Location, NodeId,
-    NodeKind, NodeMut, NodeRef, Only, Operand, Owned, ScalarType, Slot, Timing, Trace, UnOp, Value,
+    core, export, record, register_operation, track, track_output, track_with, try_track,
+    try_track_with, view, Action, Arg, Axis, BinOp, Builtin, Call, CallSite, Callable, CmpOp,
+    Context, DepthLimit, Draft, Entry, EntryKind, EvalError, Everything, Except, FloatFn, FnIr,
+    IrError, IrRef, Listing, Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand,
+    Operation, Owned, Reason, ReexecError, ScalarType, Slot, Timing, Trace, UnOp, Value,
     VerifyError,
 };
 pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};

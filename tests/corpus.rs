@@ -84,6 +84,30 @@ fn check_trace(trace: &Trace) {
     }
     check_queries(trace);
     check_json_round_trip(trace);
+    check_reexecution(trace);
+}
+
+/// Every node that says it can be re-executed gives its recorded value when re-executed on its
+/// recorded operands: `operation()` never claims an operation the node did not perform.
+fn check_reexecution(trace: &Trace) {
+    for c in trace.nodes() {
+        if c.operation().is_err() {
+            continue;
+        }
+        let again = c
+            .reexecute(&c.operand_values())
+            .unwrap_or_else(|e| panic!("{e}\n{}", trace.root()));
+        let recorded = c.raw_value();
+        let same = again.same_scalar(&recorded)
+            || (again.floats().is_some() && again.floats() == recorded.floats())
+            || again.to_string() == recorded.to_string();
+        assert!(
+            same,
+            "{c:?} re-executed as {:?} gives {again}, recorded {recorded}\n{}",
+            c.operation(),
+            trace.root()
+        );
+    }
 }
 
 /// The dependency queries agree with each other on every node (issue 3): `c` is a dependent of

@@ -15,6 +15,7 @@ pub mod grad;
 pub mod record;
 pub mod view;
 
+pub use crate::core::eval::{register_operation, EvalError};
 pub use crate::core::ids::NodeId;
 pub use crate::core::ir::{Entry, EntryKind, FnIr, IrError, IrRef, Location, Operand, Slot};
 pub use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
@@ -25,6 +26,7 @@ pub use record::context::{Action, Call, CallSite, Context, Draft, Everything};
 pub use record::contexts::{DepthLimit, Except, Only, Timing};
 pub use record::session::{track, track_output, track_with, try_track, try_track_with, Callable};
 pub use view::listing::Listing;
+pub use view::operation::{Operation, Reason, ReexecError};
 pub use view::query::Axis;
 pub use view::trace::{Arg, NodeMut, NodeRef, Trace};
 pub use view::verify::VerifyError;

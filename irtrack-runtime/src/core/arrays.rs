@@ -2,7 +2,9 @@
 //! `node.value::<Array2<f64>>()` works whatever form the code used.
 
 use super::value::{Owned, Snapshot, Value};
-use ndarray::{ArrayBase, ArrayViewD, Data, Dimension, OwnedArcRepr, OwnedRepr, ViewRepr};
+use ndarray::{
+    ArrayBase, ArrayViewD, CowArray, Data, Dimension, IxDyn, OwnedArcRepr, OwnedRepr, ViewRepr,
+};
 use std::fmt;
 
 impl<A: Owned, D: Dimension + Send + Sync + 'static> Owned for ArrayBase<OwnedRepr<A>, D> {}
@@ -58,6 +60,226 @@ pub(crate) fn nested<A: fmt::Debug>(
         nested(sub, f)?;
     }
     f.write_str("]")
+}
+
+/// An array value as a dynamic-dimensional array of `f64` (borrowed when it already is one).
+pub(crate) fn array_primal(value: &Value) -> Option<CowArray<'_, f64, IxDyn>> {
+    macro_rules! try_f64 {
+        ($($t:ty),*) => {$(
+            if let Some(a) = value.downcast_ref::<$t>() {
+                return Some(CowArray::from(a.view().into_dyn()));
+            }
+        )*};
+    }
+    macro_rules! try_f32 {
+        ($($t:ty),*) => {$(
+            if let Some(a) = value.downcast_ref::<$t>() {
+                return Some(CowArray::from(a.mapv(|x| x as f64).into_dyn()));
+            }
+        )*};
+    }
+    use ndarray::{Array0, Array1, Array2, Array3, Array4, ArrayD};
+    try_f64!(
+        Array1<f64>,
+        Array2<f64>,
+        Array0<f64>,
+        Array3<f64>,
+        Array4<f64>,
+        ArrayD<f64>
+    );
+    use ndarray::{ArcArray, ArcArray1, ArcArray2, IxDyn as Dyn};
+    try_f64!(ArcArray1<f64>, ArcArray2<f64>, ArcArray<f64, Dyn>);
+    try_f32!(
+        Array1<f32>,
+        Array2<f32>,
+        Array0<f32>,
+        Array3<f32>,
+        Array4<f32>,
+        ArrayD<f32>
+    );
+    None
+}
+
+/// `a` as a value of the recorded array's type (`Array1<f64>` stays one), or `None` when the
+/// recorded value is not an owned array of `f64` of `a`'s dimension.
+pub(crate) fn like(a: ndarray::ArrayD<f64>, recorded: &Value) -> Option<Value> {
+    use ndarray::{Array0, Array1, Array2, Array3, ArrayD, Ix0, Ix1, Ix2, Ix3};
+    macro_rules! as_dim {
+        ($($t:ty => $d:ty),*) => {$(
+            if recorded.downcast_ref::<$t>().is_some() {
+                return a.into_dimensionality::<$d>().ok().map(|a| a.snapshot());
+            }
+        )*};
+    }
+    as_dim!(Array0<f64> => Ix0, Array1<f64> => Ix1, Array2<f64> => Ix2, Array3<f64> => Ix3);
+    recorded.downcast_ref::<ArrayD<f64>>().map(|_| a.snapshot())
+}
+
+/// Runs an array operator (`+ - * /` with broadcasting and scalars, unary `-`) or an
+/// [`ArrayOp`](super::op::ArrayOp) on values; the result has the type of the widest array
+/// operand when that is an owned array of `f64`.
+pub(crate) fn eval(op: ArrayEval, args: &[Value]) -> Result<Value, super::eval::EvalError> {
+    use super::eval::EvalError;
+    use super::op::{ArrayOp, BinOp};
+    use ndarray::{ArrayD, Ix1, Ix2};
+    let array = |i: usize| -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
+        args.get(i)
+            .and_then(array_primal)
+            .ok_or_else(|| EvalError::Type {
+                operand: i,
+                expected: "an array of floats".into(),
+                got: args
+                    .get(i)
+                    .map_or("nothing".into(), |v| v.type_name().to_string()),
+            })
+    };
+    let shape = |e: ndarray::ShapeError| EvalError::Domain(e.to_string());
+    let widest = args
+        .iter()
+        .filter_map(|v| array_primal(v).map(|a| (a.ndim(), v)))
+        .max_by_key(|(n, _)| *n)
+        .map(|(_, v)| v.clone());
+    let out = |a: ArrayD<f64>| -> Value {
+        widest
+            .as_ref()
+            .and_then(|w| like(a.clone(), w))
+            .unwrap_or_else(|| a.snapshot())
+    };
+    match op {
+        ArrayEval::Neg => Ok(out(array(0)?.mapv(|x| -x))),
+        ArrayEval::Binary(b) => {
+            let operand = |i: usize| -> Result<ArrayD<f64>, EvalError> {
+                match args.get(i).and_then(Value::as_f64) {
+                    Some(x) => Ok(ndarray::arr0(x).into_dyn()),
+                    None => Ok(array(i)?.into_owned()),
+                }
+            };
+            let (x, y) = (operand(0)?, operand(1)?);
+            let broadcast = |x: &ArrayD<f64>, y: &ArrayD<f64>| -> Result<ArrayD<f64>, EvalError> {
+                Ok(match b {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => x * y,
+                    BinOp::Div => x / y,
+                    other => {
+                        return Err(EvalError::Domain(format!("{other:?} of arrays")));
+                    }
+                })
+            };
+            // `&x op &y` co-broadcasts and panics on shapes that do not broadcast: check first.
+            let dims = x.ndim().max(y.ndim());
+            let pad = |a: &ArrayD<f64>| {
+                let mut s = vec![1; dims - a.ndim()];
+                s.extend_from_slice(a.shape());
+                s
+            };
+            let (sx, sy) = (pad(&x), pad(&y));
+            if sx
+                .iter()
+                .zip(&sy)
+                .any(|(&p, &q)| p != q && p != 1 && q != 1)
+            {
+                return Err(EvalError::Domain(format!(
+                    "shapes {:?} and {:?} do not broadcast",
+                    x.shape(),
+                    y.shape()
+                )));
+            }
+            Ok(out(broadcast(&x, &y)?))
+        }
+        ArrayEval::Method(ArrayOp::Dot) => {
+            let (a, b) = (array(0)?, array(1)?);
+            let fits = |n: usize, m: usize| {
+                if n != m {
+                    Err(EvalError::Domain(format!("`dot` of lengths {n} and {m}")))
+                } else {
+                    Ok(())
+                }
+            };
+            match (a.ndim(), b.ndim()) {
+                (1, 1) => {
+                    fits(a.len(), b.len())?;
+                    let a = a.into_dimensionality::<Ix1>().map_err(shape)?;
+                    let b = b.into_dimensionality::<Ix1>().map_err(shape)?;
+                    Ok(a.dot(&b).snapshot())
+                }
+                (2, 1) => {
+                    let a = a.into_dimensionality::<Ix2>().map_err(shape)?;
+                    let b = b.into_dimensionality::<Ix1>().map_err(shape)?;
+                    fits(a.ncols(), b.len())?;
+                    Ok(a.dot(&b).snapshot())
+                }
+                (1, 2) => {
+                    let a = a.into_dimensionality::<Ix1>().map_err(shape)?;
+                    let b = b.into_dimensionality::<Ix2>().map_err(shape)?;
+                    fits(a.len(), b.nrows())?;
+                    Ok(a.dot(&b).snapshot())
+                }
+                (2, 2) => {
+                    let a = a.into_dimensionality::<Ix2>().map_err(shape)?;
+                    let b = b.into_dimensionality::<Ix2>().map_err(shape)?;
+                    fits(a.ncols(), b.nrows())?;
+                    Ok(a.dot(&b).snapshot())
+                }
+                (n, m) => Err(EvalError::Domain(format!(
+                    "`dot` of {n}-D and {m}-D arrays"
+                ))),
+            }
+        }
+        ArrayEval::Method(ArrayOp::Transpose) => Ok(out(array(0)?.into_owned().reversed_axes())),
+        ArrayEval::Method(ArrayOp::Sum) => Ok(array(0)?.sum().snapshot()),
+        ArrayEval::Method(ArrayOp::Map(f)) => {
+            let a = array(0)?;
+            let mut bad = false;
+            let r = a.mapv(|x| {
+                f.eval_f64(&[x], None).unwrap_or_else(|| {
+                    bad = true;
+                    f64::NAN
+                })
+            });
+            if bad {
+                return Err(EvalError::Domain(format!("`{}` elementwise", f.name())));
+            }
+            Ok(out(r))
+        }
+        ArrayEval::Method(ArrayOp::Powi) => {
+            let a = array(0)?;
+            let n = args
+                .get(1)
+                .and_then(Value::as_i64)
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| EvalError::Type {
+                    operand: 1,
+                    expected: "an `i32` exponent".into(),
+                    got: args
+                        .get(1)
+                        .map_or("nothing".into(), |v| v.type_name().to_string()),
+                })?;
+            Ok(out(a.mapv(|x| x.powi(n))))
+        }
+        ArrayEval::Method(ArrayOp::Copy) => Ok(out(array(0)?.into_owned())),
+    }
+}
+
+/// What [`eval`] runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ArrayEval {
+    Neg,
+    Binary(super::op::BinOp),
+    Method(super::op::ArrayOp),
+}
+
+/// Whether two values are the same arrays of floats, shape and bits (NaN equal to NaN).
+pub(crate) fn same_array(a: &Value, b: &Value) -> bool {
+    match (array_primal(a), array_primal(b)) {
+        (Some(x), Some(y)) => {
+            x.shape() == y.shape()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -4,11 +4,13 @@
 #[cfg(feature = "ndarray")]
 pub(crate) mod arrays;
 pub(crate) mod chunked;
+pub mod eval;
 pub mod ids;
 pub mod ir;
 pub mod literal;
 pub mod op;
 pub(crate) mod tape;
+pub(crate) mod trace;
 pub mod value;
 
 pub use ids::NodeId;

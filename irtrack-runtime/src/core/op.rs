@@ -445,6 +445,24 @@ fn special(head: &str) -> Option<Builtin> {
     })
 }
 
+/// An `ndarray` operation on arrays of `f64` the runtime can run again (with the `ndarray`
+/// feature): the methods the gradient rules know. Operators on arrays are [`Builtin`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArrayOp {
+    /// `a.dot(&b)` for 1-D and 2-D operands.
+    Dot,
+    /// `a.t()`, `a.reversed_axes()`.
+    Transpose,
+    /// `a.sum()`.
+    Sum,
+    /// A float method applied elementwise (`a.tanh()` of ndarray's, `a.mapv(f64::tanh)`).
+    Map(FloatFn),
+    /// `a.powi(n)` elementwise.
+    Powi,
+    /// `a.to_owned()`, `a.clone()`, `a.view()`, `a.into_owned()`.
+    Copy,
+}
+
 /// How a method call's receiver was written, as far as its type tells: whether method
 /// resolution provably reaches an inherent method of the float types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

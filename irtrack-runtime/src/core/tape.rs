@@ -37,8 +37,11 @@ pub enum NodeKind {
     Jump,
     /// A return (`return @i`).
     Return,
-    /// A panic unwinding out of the call: the last node of every call it left, holding the
-    /// panic's message (see [`try_track`](crate::try_track)).
+    /// A call left without a return node: by a panic unwinding out of it (the last node of
+    /// every call it left, holding the panic's message; see [`try_track`](crate::try_track)),
+    /// or by a `return` inside a macro, which the lowering cannot see (holding a message that
+    /// says so). A consumer that needs the call's value computed by its nodes (a gradient, a
+    /// replay) returns an error there.
     Error,
 }
 

@@ -468,6 +468,38 @@ impl Value {
         }
     }
 
+    /// The scalar type of a typed scalar (also behind a reference): `F64` for an `f64` or an
+    /// `&f64`; `None` for `()` and for values that are not scalars.
+    pub fn scalar_type(&self) -> Option<super::op::ScalarType> {
+        match &self.0 {
+            Repr::Scalar(Scalar::Unit, _) | Repr::Boxed(_) => None,
+            Repr::Scalar(s, _) => super::op::ScalarType::from_name(s.type_name(Form::Val)),
+        }
+    }
+
+    /// Whether both values are the same scalar, references looked through, floats compared
+    /// bit for bit (any NaN equal to any NaN).
+    pub fn same_scalar(&self, other: &Value) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Scalar(Scalar::F64(a), _), Repr::Scalar(Scalar::F64(b), _)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (Repr::Scalar(Scalar::F32(a), _), Repr::Scalar(Scalar::F32(b), _)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (Repr::Scalar(a, _), Repr::Scalar(b, _)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The value itself when it is a scalar behind a reference (`&2.0` → `2.0`); else a clone.
+    pub fn by_value(&self) -> Value {
+        match &self.0 {
+            Repr::Scalar(s, _) => Value(Repr::Scalar(*s, Form::Val)),
+            Repr::Boxed(_) => self.clone(),
+        }
+    }
+
     /// Whether the value is the unit value `()`.
     pub fn is_unit(&self) -> bool {
         matches!(self.0, Repr::Scalar(Scalar::Unit, Form::Val))
@@ -556,12 +588,7 @@ impl fmt::Display for Value {
 
 impl fmt::Debug for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}::{}",
-            self,
-            crate::view::listing::short_type_name(self.type_name())
-        )
+        write!(f, "{}::{}", self, short_type_name(self.type_name()))
     }
 }
 
@@ -796,6 +823,29 @@ pub mod capture {
             Value::of(self.0)
         }
     }
+}
+
+/// Drops module paths from a type name: `alloc::vec::Vec<f64>` → `Vec<f64>`,
+/// `&mut rand::rngs::std::StdRng` → `&mut StdRng`.
+pub fn short_type_name(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut segment_start = 0;
+    let mut chars = full.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            out.truncate(segment_start);
+            continue;
+        }
+        // `{{closure}}` counts as a name, so `f::{{closure}}::{{closure}}` keeps its last one.
+        if !(c.is_alphanumeric() || c == '_' || c == '{' || c == '}') {
+            out.push(c);
+            segment_start = out.len();
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -84,6 +84,15 @@ pub enum GradError {
         /// What was wrong.
         reason: String,
     },
+    /// A call's value reaches the output but no recorded node computed it: the call left
+    /// through a `return` inside a macro, which the lowering cannot see (its last node is an
+    /// `error`).
+    Unconnected {
+        /// The call.
+        at: Box<Place>,
+        /// What the trace says of it.
+        reason: String,
+    },
     /// Two sensitivities of one value had different shapes.
     Shape {
         /// The value's place.
@@ -131,6 +140,12 @@ impl fmt::Display for GradError {
                  differentiated; add #[tracked] or wrap a closure in `tracked_fn!`"
             ),
             GradError::Output { reason } => f.write_str(reason),
+            GradError::Unconnected { at, reason } => write!(
+                f,
+                "the value of {at} reaches the output, but no recorded node computed it ({reason}): \
+                 write the `return` outside the macro, or make the macro produce a value the \
+                 function returns"
+            ),
             GradError::Shape { at, shapes } => write!(
                 f,
                 "the sensitivities of {at} have different shapes: {} and {}; a seed must have \

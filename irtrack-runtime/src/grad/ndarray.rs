@@ -9,46 +9,9 @@ use super::tangent::Tangent;
 use crate::core::ir::EntryKind;
 use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, UnOp};
 use crate::core::tape::Callee;
-use crate::core::value::Value;
 use ndarray::{Array1, Array2, ArrayD, Axis, CowArray, Ix1, Ix2, IxDyn};
 
-/// An array value as a dynamic-dimensional array of `f64` (borrowed when it already is one).
-pub(crate) fn array_primal(value: &Value) -> Option<CowArray<'_, f64, IxDyn>> {
-    macro_rules! try_f64 {
-        ($($t:ty),*) => {$(
-            if let Some(a) = value.downcast_ref::<$t>() {
-                return Some(CowArray::from(a.view().into_dyn()));
-            }
-        )*};
-    }
-    macro_rules! try_f32 {
-        ($($t:ty),*) => {$(
-            if let Some(a) = value.downcast_ref::<$t>() {
-                return Some(CowArray::from(a.mapv(|x| x as f64).into_dyn()));
-            }
-        )*};
-    }
-    use ndarray::{Array0, Array3, Array4};
-    try_f64!(
-        Array1<f64>,
-        Array2<f64>,
-        Array0<f64>,
-        Array3<f64>,
-        Array4<f64>,
-        ArrayD<f64>
-    );
-    use ndarray::{ArcArray, ArcArray1, ArcArray2, IxDyn as Dyn};
-    try_f64!(ArcArray1<f64>, ArcArray2<f64>, ArcArray<f64, Dyn>);
-    try_f32!(
-        Array1<f32>,
-        Array2<f32>,
-        Array0<f32>,
-        Array3<f32>,
-        Array4<f32>,
-        ArrayD<f32>
-    );
-    None
-}
+pub(crate) use crate::core::arrays::array_primal;
 
 fn array<'a>(site: &Site<'a>, i: usize) -> Option<CowArray<'a, f64, IxDyn>> {
     match site.primal(i)? {

@@ -229,12 +229,23 @@ pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {
 pub(crate) fn unproven_method(site: &Site<'_>, f: FloatFn) -> Option<String> {
     match site.receiver() {
         Receiver::FloatRef => Some(format!(
-            "the receiver is a reference to a float, so this call could reach a trait method              of the reference type instead of `f64::{}`, and re-running `f64::{}` on the              recorded operands does not give the recorded value: it is not the float method;              make the method `#[tracked]`, give it a rule, or call the float method on the              float itself (`(*x).{}()`)",
+            "the receiver is a reference to a float, so this call could reach a trait method \
+             of the reference type instead of `f64::{}`, and re-running `f64::{}` on the \
+             recorded operands does not give the recorded value: it is not the float method; \
+             make the method `#[tracked]`, give it a rule, or call the float method on the \
+             float itself (`(*x).{}()`)",
             f.name(),
             f.name(),
             f.name()
         )),
-        Receiver::Float => None,
+        Receiver::Float if !reaches(site, f) => Some(format!(
+            "re-running `f64::{}` on the recorded operands does not give the recorded value: \
+             another method of that name ran (a trait method found first, such as one \
+             implemented for `&f64` and called as `(&x).{}()`); make it `#[tracked]` or give \
+             it a rule",
+            f.name(),
+            f.name()
+        )),
         _ => None,
     }
 }
@@ -255,12 +266,16 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             }
             array_rule(site)
         }
+        // The receiver's class says which method resolution could reach; the recorded values
+        // must agree too (a witness: a receiver written `(&x)` is recorded as `x`, and a
+        // trait method of `&f64` named `sin` is found before `f64::sin`).
         (EntryKind::MethodCall, Some(Builtin::Method(f))) => match site.receiver() {
-            Receiver::Float => float_method(f),
-            Receiver::FloatRef if reaches(site, f) => float_method(f),
-            Receiver::FloatRef => None,
+            Receiver::Float | Receiver::FloatRef if reaches(site, f) => float_method(f),
+            Receiver::Float | Receiver::FloatRef => None,
             // A literal receiver (`2.0f64.powi(n)`) is a float by value.
-            Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => float_method(f),
+            Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => {
+                reaches(site, f).then(|| float_method(f)).flatten()
+            }
             _ => array_rule(site),
         },
         (EntryKind::MethodCall, Some(Builtin::Clone)) => {

@@ -416,7 +416,15 @@ impl<'s> Sweep<'s> {
                     self.differentiate(id, &site, &dy, &mut out)?;
                     self.adjoints[i] = Some(dy);
                 }
-                NodeKind::Jump | NodeKind::Error => {}
+                NodeKind::Error => {
+                    if self.adjoints[parent.index()].is_some() {
+                        return Err(GradError::Unconnected {
+                            at: self.place(parent),
+                            reason: store.value(id).to_string(),
+                        });
+                    }
+                }
+                NodeKind::Jump => {}
             }
         }
         Ok(())

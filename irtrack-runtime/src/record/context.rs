@@ -11,8 +11,10 @@
 //!
 //! # Interventions
 //!
-//! [`Context::before_call`] returns an [`Action`]. `Action::Replace(v)` makes `v` the call's
-//! result:
+//! [`Context::before_call`] returns an [`Action`]; it is asked once per call, before the call
+//! runs: when a tracked caller announces the call (its arguments evaluated), or, for a tracked
+//! function called from code irtrack does not see, when it is entered. `Action::Replace(v)`
+//! makes `v` the call's result:
 //! - a call of a tracked function whose result type is `'static + Clone`
 //!   ([`Call::replaceable`]) is **skipped**: its body does not run, and the trace records a
 //!   primitive call with the value `v`;
@@ -67,9 +69,11 @@ pub struct Call<'a> {
     /// The values the caller passed, in order, literals included (see
     /// [`CallSite::arguments`]).
     pub arguments: &'a [Value],
-    /// Whether [`Action::Replace`] skips the call (a tracked function whose result type is
-    /// `'static + Clone`); otherwise the call runs and its result is replaced when its type
-    /// allows (see the module docs).
+    /// Whether [`Action::Replace`] is known to skip the call (a tracked function whose result
+    /// type is `'static + Clone`, asked when it is entered). A call a tracked caller announces
+    /// is asked before irtrack can know whether a tracked function will claim it, so this is
+    /// `false` there; a `Replace` still skips such a call if a tracked function with such a
+    /// result claims it (see the module docs).
     pub replaceable: bool,
 }
 

@@ -80,6 +80,9 @@ pub(crate) struct Recorder {
     pub(crate) closures: HashMap<TypeId, usize>,
     /// A replacement a context asked for, for the result of the call announced by `var`.
     pub(crate) replacement: Option<(u32, usize, Value)>,
+    /// The call (by `var` and frame depth) a context was last asked about when announced: a
+    /// tracked callee that claims it is not asked again.
+    asked: Option<(u32, usize)>,
     /// The statement whose closure arguments a claimed callee registers (caller's IR and var).
     pub(crate) closure_args: Vec<(usize, usize)>,
 }
@@ -105,6 +108,7 @@ impl Recorder {
             errors: Vec::new(),
             closures: HashMap::new(),
             replacement: None,
+            asked: None,
             closure_args: Vec::new(),
         }
     }
@@ -557,6 +561,7 @@ impl Recorder {
             return;
         };
         let arguments = self.call_arguments(var);
+        self.asked = Some((var, depth));
         let call = CallInfo {
             name: &entry.head,
             callee: None,
@@ -662,7 +667,19 @@ impl Recorder {
                 arguments: &arguments,
                 replaceable,
             };
-            if let Action::Replace(v) = parent.before_call(&call) {
+            // A call its caller announced was asked about then, once; its answer stands.
+            let action = if self.asked == Some((var, depth)) {
+                match &self.replacement {
+                    Some((v, d, _)) if *v == var && *d == depth => {
+                        let (_, _, value) = self.replacement.take().expect("just matched");
+                        Action::Replace(value)
+                    }
+                    _ => Action::Run,
+                }
+            } else {
+                parent.before_call(&call)
+            };
+            if let Action::Replace(v) = action {
                 if replaceable {
                     // The call is not entered: its caller records a primitive with this value.
                     return Some(Err(v));
@@ -725,6 +742,26 @@ impl Recorder {
         Some(Ok(()))
     }
 
+    /// The open call returned without a return node: through a `return` (or `?`) inside a
+    /// macro, which the lowering cannot see. Its last node is an error saying so, so that no
+    /// consumer takes the call's value for one its nodes computed.
+    #[cold]
+    fn left_without_return(&mut self) {
+        let slot = self.store.put(Value::snapshot(String::from(
+            "returned by a `return` irtrack cannot see (inside a macro)",
+        )));
+        let node = self.push_node(Node {
+            entry: NO_ENTRY,
+            refs: 0,
+            value: slot.index,
+            tag: slot.tag,
+            kind: NodeKind::Error,
+            receiver: Receiver::Unknown,
+            flags: 0,
+        });
+        self.hook(node);
+    }
+
     /// A panic is unwinding out of the open call: its last node is an error.
     pub(crate) fn unwind(&mut self) {
         if self.frames.len() <= 1 {
@@ -765,6 +802,11 @@ impl Recorder {
     pub(crate) fn pop_frame(&mut self) {
         if self.frames.len() <= 1 {
             return;
+        }
+        let unseen_return =
+            self.frames.last().is_some_and(|f| f.returned.is_none()) && !std::thread::panicking();
+        if unseen_return {
+            self.left_without_return();
         }
         let frame = self.frames.pop().expect("checked above");
         let end = self.store.len() as u32;

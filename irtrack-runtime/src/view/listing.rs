@@ -250,28 +250,7 @@ pub(crate) fn cut(text: &str, width: usize) -> String {
     }
 }
 
-/// Drops module paths from a type name: `alloc::vec::Vec<f64>` → `Vec<f64>`,
-/// `&mut rand::rngs::std::StdRng` → `&mut StdRng`.
-pub fn short_type_name(full: &str) -> String {
-    let mut out = String::with_capacity(full.len());
-    let mut segment_start = 0;
-    let mut chars = full.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ':' && chars.peek() == Some(&':') {
-            chars.next();
-            out.truncate(segment_start);
-            continue;
-        }
-        // `{{closure}}` counts as a name, so `f::{{closure}}::{{closure}}` keeps its last one.
-        if !(c.is_alphanumeric() || c == '_' || c == '{' || c == '}') {
-            out.push(c);
-            segment_start = out.len();
-            continue;
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::core::value::short_type_name;
 
 #[cfg(test)]
 mod tests {

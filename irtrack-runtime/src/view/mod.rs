@@ -2,6 +2,7 @@
 //! call hierarchy, the IRTracker-style listing, and the well-formedness check.
 
 pub mod listing;
+pub mod operation;
 pub mod query;
 pub mod trace;
 pub mod verify;

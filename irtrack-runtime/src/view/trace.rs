@@ -4,56 +4,13 @@
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, FnIr, IrRef, Location, Operand};
 use crate::core::tape::{MetaKey, NodeKind, Store};
+pub use crate::core::trace::Trace;
 use crate::core::value::Value;
-use std::sync::OnceLock;
-
-/// A recorded trace: an arena of nodes with one root. Owns everything; `Send` and `Sync`.
-pub struct Trace {
-    pub(crate) store: Store,
-    root: NodeId,
-    root_name: std::borrow::Cow<'static, str>,
-    /// The full type name of what `track` called.
-    root_type: &'static str,
-    /// Whether what `track` called is a zero-sized fn item or closure (its type names its
-    /// code), as opposed to a function pointer or a capturing closure.
-    root_named: bool,
-    /// Parents, positions and dependents, computed when first asked.
-    index: OnceLock<Index>,
-}
-
-/// What a node's place in the tree is, for every node: computed once, in one pass.
-pub(crate) struct Index {
-    pub parent: Vec<u32>,
-    pub position: Vec<u32>,
-    /// The children of call `c` (by index in `Store::calls`) are
-    /// `children[children_start[c]..children_start[c + 1]]`.
-    pub children_start: Vec<u32>,
-    pub children: Vec<u32>,
-    /// For each node, the nodes that reference it (`dependents_start[i]..[i + 1]`).
-    pub dependents_start: Vec<u32>,
-    pub dependents: Vec<u32>,
-}
 
 impl Trace {
-    pub(crate) fn new(
-        store: Store,
-        root: NodeId,
-        root_name: impl Into<std::borrow::Cow<'static, str>>,
-        root_type: &'static str,
-        root_named: bool,
-    ) -> Trace {
-        Trace {
-            store,
-            root,
-            root_name: root_name.into(),
-            root_type,
-            root_named,
-            index: OnceLock::new(),
-        }
-    }
-
     /// The root node: the call `track` made.
     pub fn root(&self) -> NodeRef<'_> {
+        self.check_when_first_read();
         NodeRef {
             trace: self,
             id: self.root,
@@ -72,6 +29,7 @@ impl Trace {
 
     /// Every node, in the order it was recorded.
     pub fn nodes(&self) -> impl ExactSizeIterator<Item = NodeRef<'_>> + '_ {
+        self.check_when_first_read();
         (0..self.store.len() as u32).map(move |i| NodeRef {
             trace: self,
             id: NodeId(i),
@@ -80,26 +38,13 @@ impl Trace {
 
     /// The node with id `id`, if the trace has one.
     pub fn node(&self, id: NodeId) -> Option<NodeRef<'_>> {
+        self.check_when_first_read();
         (id.index() < self.store.len()).then_some(NodeRef { trace: self, id })
-    }
-
-    pub(crate) fn root_name(&self) -> &str {
-        &self.root_name
-    }
-
-    /// The full type name of the function `track` called, and whether its type names its
-    /// code (a fn item or a closure without captures; a function pointer does not).
-    pub(crate) fn root_callee(&self) -> (&'static str, bool) {
-        (self.root_type, self.root_named)
     }
 
     /// Bytes of memory the trace's buffers hold.
     pub fn memory(&self) -> usize {
         self.store.capacity_bytes()
-    }
-
-    pub(crate) fn index(&self) -> &Index {
-        self.index.get_or_init(|| Index::build(&self.store))
     }
 
     /// The ids of the children of node `id` (none unless it is a nested call).
@@ -140,69 +85,6 @@ impl Trace {
             "{id} is not a node of this trace"
         );
         NodeMut { trace: self, id }
-    }
-}
-
-impl Index {
-    fn build(store: &Store) -> Index {
-        let n = store.len();
-        let mut parent = vec![u32::MAX; n];
-        let mut position = vec![0; n];
-        let mut children_start = Vec::with_capacity(store.calls.len() + 1);
-        let mut children = Vec::with_capacity(n.saturating_sub(1));
-        for call in &store.calls {
-            children_start.push(children.len() as u32);
-            for (k, child) in store.children(call.node).enumerate() {
-                parent[child.index()] = call.node.0;
-                position[child.index()] = k as u32 + 1;
-                children.push(child.0);
-            }
-        }
-        children_start.push(children.len() as u32);
-        let mut count = vec![0u32; n + 1];
-        for i in 0..n as u32 {
-            for r in store.refs(NodeId(i)) {
-                if !r.is_none() && r.index() < n {
-                    count[r.index()] += 1;
-                }
-            }
-        }
-        let mut dependents_start = Vec::with_capacity(n + 1);
-        let mut total = 0;
-        for c in &count {
-            dependents_start.push(total);
-            total += c;
-        }
-        let mut fill = dependents_start.clone();
-        let mut dependents = vec![0; total as usize];
-        for i in 0..n as u32 {
-            for r in store.refs(NodeId(i)) {
-                if !r.is_none() && r.index() < n {
-                    let at = &mut fill[r.index()];
-                    // A node referencing the same node twice is listed once.
-                    if *at == dependents_start[r.index()] || dependents[*at as usize - 1] != i {
-                        dependents[*at as usize] = i;
-                        *at += 1;
-                    }
-                }
-            }
-        }
-        // Close the gaps left by duplicates.
-        let mut compact = Vec::with_capacity(dependents.len());
-        let mut starts = Vec::with_capacity(n + 1);
-        for i in 0..n {
-            starts.push(compact.len() as u32);
-            compact.extend_from_slice(&dependents[dependents_start[i] as usize..fill[i] as usize]);
-        }
-        starts.push(compact.len() as u32);
-        Index {
-            parent,
-            position,
-            children_start,
-            children,
-            dependents_start: starts,
-            dependents: compact,
-        }
     }
 }
 
@@ -448,8 +330,8 @@ impl<'t> NodeRef<'t> {
 
     /// The values the node uses, in argument order: a call's arguments (the receiver first for
     /// a method), a special's operands, a jump's block arguments then its condition, a return's
-    /// value. For the root, its function's argument nodes (or, for a primitive root, the
-    /// values it was called with, as constants).
+    /// value. For the root, its function's argument nodes (none for a primitive root: its
+    /// values are in [`argument_values`](Self::argument_values)).
     pub fn arguments(&self) -> Vec<Arg<'t>> {
         if self.id == self.trace.root {
             return self
@@ -478,6 +360,37 @@ impl<'t> NodeRef<'t> {
                     _ if r.is_none() => Arg::Const("_"),
                     _ => Arg::Node(self.at(r)),
                 }
+            })
+            .collect()
+    }
+
+    /// The values of the node's arguments, in order: for the root, the values `track` called
+    /// it with (also when the root is a primitive, under a [`DepthLimit`](crate::DepthLimit)
+    /// of 1, and has no argument nodes); for any other node, [`operand_values`](Self::operand_values)
+    /// (recorded values, and literals read as their type).
+    ///
+    /// ```
+    /// use irtrack::{track_with, tracked, DepthLimit};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 { x.sin() }
+    ///
+    /// let trace = track_with(DepthLimit::new(1), f, (0.5,));
+    /// assert_eq!(trace.root().argument_values()[0].as_f64(), Some(0.5));
+    /// ```
+    pub fn argument_values(&self) -> Vec<Value> {
+        if self.id != self.trace.root {
+            return self.operand_values();
+        }
+        let nodes = self.arguments();
+        if nodes.is_empty() {
+            return self.store().root_args.clone();
+        }
+        nodes
+            .into_iter()
+            .map(|a| match a {
+                Arg::Node(n) => n.raw_value(),
+                Arg::Const(c) => crate::core::literal::value(c),
             })
             .collect()
     }

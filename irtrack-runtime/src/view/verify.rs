@@ -43,6 +43,22 @@ fn fail<T>(node: NodeRef<'_>, problem: impl Into<String>) -> Result<T, VerifyErr
 }
 
 impl Trace {
+    /// With the `verify-traces` feature in a debug build, checks the trace the first time it
+    /// is read, and panics with the problem and the listing if it is not well formed:
+    /// irtrack's own tests turn this on so that every trace they record is checked.
+    #[inline]
+    pub(crate) fn check_when_first_read(&self) {
+        #[cfg(all(feature = "verify-traces", debug_assertions))]
+        if !self
+            .checked
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            if let Err(e) = self.verify() {
+                panic!("irtrack recorded a malformed trace: {e}\n{}", self.root());
+            }
+        }
+    }
+
     /// Checks that the trace is well formed:
     /// - the root is a call; a nested call's children start with its function's arguments in
     ///   order and end in a return (or an error left by a panic);
@@ -63,6 +79,9 @@ impl Trace {
     /// track(f, (1.0,)).verify().unwrap();
     /// ```
     pub fn verify(&self) -> Result<(), VerifyError> {
+        // A trace checked explicitly is not checked again when read (`verify-traces`).
+        self.checked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let root = self.root();
         if root.parent().is_some() || root.position().is_some() || root.entry().is_some() {
             return fail(root, "the root has a parent, a position or an entry");

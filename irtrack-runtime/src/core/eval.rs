@@ -1,0 +1,721 @@
+//! Running an operation again on new operand values: the built-in operations (arithmetic,
+//! comparisons and casts on scalars, the float methods, vector literals) and the functions
+//! registered as operations ([`register_operation`]). What later layers replay, update and
+//! differentiate stands on this.
+//!
+//! Evaluation follows Rust's semantics for the operand types, except where Rust would panic or
+//! wrap silently: integer overflow and division by zero are [`EvalError`]s (a debug build
+//! panics there, a release build wraps; a replayed value must be right or an error).
+
+use super::ids::CalleeKey;
+use super::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
+use super::value::{Form, Repr, Scalar, Snapshot, Value};
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// Why an operation could not be run on the values given.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum EvalError {
+    /// The operation takes another number of operands.
+    Arity {
+        /// How many it takes.
+        expected: usize,
+        /// How many it was given.
+        got: usize,
+    },
+    /// An operand is not of a type the operation takes.
+    Type {
+        /// The operand, from 0.
+        operand: usize,
+        /// What it must be.
+        expected: String,
+        /// What it is.
+        got: String,
+    },
+    /// Integer arithmetic overflowed, or divided by zero.
+    Overflow(String),
+    /// The operation is not defined there (`clamp` with `lo > hi`, an exponent out of range).
+    Domain(String),
+    /// A registered operation panicked.
+    Panicked(String),
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EvalError::Arity { expected, got } => {
+                write!(f, "takes {expected} operands, given {got}")
+            }
+            EvalError::Type {
+                operand,
+                expected,
+                got,
+            } => write!(f, "operand {} must be {expected}, not `{got}`", operand + 1),
+            EvalError::Overflow(m) => write!(f, "{m}"),
+            EvalError::Domain(m) => write!(f, "not defined: {m}"),
+            EvalError::Panicked(m) => write!(f, "the operation panicked: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+fn scalar(args: &[Value], i: usize) -> Result<Scalar, EvalError> {
+    match args.get(i).map(|v| &v.0) {
+        Some(Repr::Scalar(s, _)) => Ok(*s),
+        Some(_) => Err(EvalError::Type {
+            operand: i,
+            expected: "a number, bool or char".into(),
+            got: args[i].type_name().to_string(),
+        }),
+        None => Err(EvalError::Arity {
+            expected: i + 1,
+            got: args.len(),
+        }),
+    }
+}
+
+fn arity(args: &[Value], n: usize) -> Result<(), EvalError> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(EvalError::Arity {
+            expected: n,
+            got: args.len(),
+        })
+    }
+}
+
+fn value(s: Scalar) -> Value {
+    Value(Repr::Scalar(s, Form::Val))
+}
+
+fn mismatch(a: Scalar, b: Scalar) -> EvalError {
+    EvalError::Type {
+        operand: 1,
+        expected: format!("of the first operand's type ({})", type_of(a)),
+        got: type_of(b),
+    }
+}
+
+fn type_of(s: Scalar) -> String {
+    value(s).type_name().to_string()
+}
+
+/// A literal's text read as a value of the scalar type `ty` (`2` as an `f64` where it is added
+/// to one), or `None` when it is not a literal of that type.
+pub fn literal_as(text: &str, ty: ScalarType) -> Option<Value> {
+    use super::literal::{as_f32, as_f64, as_i64};
+    let t = text.trim();
+    let int = || as_i64(t);
+    Some(value(match ty {
+        ScalarType::F64 => Scalar::F64(as_f64(t)?),
+        ScalarType::F32 => Scalar::F32(as_f32(t)?),
+        ScalarType::Bool => Scalar::Bool(t.parse().ok()?),
+        ScalarType::Char => match super::literal::value(t).downcast_ref::<char>() {
+            Some(&c) => Scalar::Char(c),
+            None => return None,
+        },
+        ScalarType::I8 => Scalar::I8(int()?.try_into().ok()?),
+        ScalarType::I16 => Scalar::I16(int()?.try_into().ok()?),
+        ScalarType::I32 => Scalar::I32(int()?.try_into().ok()?),
+        ScalarType::I64 => Scalar::I64(int()?),
+        ScalarType::Isize => Scalar::Isize(int()?.try_into().ok()?),
+        ScalarType::U8 => Scalar::U8(int()?.try_into().ok()?),
+        ScalarType::U16 => Scalar::U16(int()?.try_into().ok()?),
+        ScalarType::U32 => Scalar::U32(int()?.try_into().ok()?),
+        ScalarType::U64 => Scalar::U64(int()?.try_into().ok()?),
+        ScalarType::Usize => Scalar::Usize(int()?.try_into().ok()?),
+    }))
+}
+
+macro_rules! int_binary {
+    ($op:expr, $a:expr, $b:expr, $($variant:ident),*) => {
+        match ($a, $b) {
+            $((Scalar::$variant(a), Scalar::$variant(b)) => {
+                let r = match $op {
+                    BinOp::Add => a.checked_add(b),
+                    BinOp::Sub => a.checked_sub(b),
+                    BinOp::Mul => a.checked_mul(b),
+                    BinOp::Div => a.checked_div(b),
+                    BinOp::Rem => a.checked_rem(b),
+                    BinOp::BitAnd => Some(a & b),
+                    BinOp::BitOr => Some(a | b),
+                    BinOp::BitXor => Some(a ^ b),
+                    BinOp::Shl => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)),
+                    BinOp::Shr => u32::try_from(b).ok().and_then(|s| a.checked_shr(s)),
+                };
+                return r.map(|r| value(Scalar::$variant(r))).ok_or_else(|| {
+                    EvalError::Overflow(format!("{a:?} {} {b:?} overflows or divides by zero", bin_text($op)))
+                });
+            })*
+            _ => {}
+        }
+    };
+}
+
+fn bin_text(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+    }
+}
+
+fn binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, EvalError> {
+    // A shift's right operand may be any integer type.
+    if matches!(op, BinOp::Shl | BinOp::Shr) {
+        if let Some(n) = value(b).as_i64() {
+            let b = match a {
+                Scalar::I8(_) => Scalar::I8(i8::try_from(n).unwrap_or(i8::MAX)),
+                Scalar::I16(_) => Scalar::I16(i16::try_from(n).unwrap_or(i16::MAX)),
+                Scalar::I32(_) => Scalar::I32(i32::try_from(n).unwrap_or(i32::MAX)),
+                Scalar::I64(_) => Scalar::I64(n),
+                Scalar::Isize(_) => Scalar::Isize(isize::try_from(n).unwrap_or(isize::MAX)),
+                Scalar::U8(_) => Scalar::U8(u8::try_from(n).unwrap_or(u8::MAX)),
+                Scalar::U16(_) => Scalar::U16(u16::try_from(n).unwrap_or(u16::MAX)),
+                Scalar::U32(_) => Scalar::U32(u32::try_from(n).unwrap_or(u32::MAX)),
+                Scalar::U64(_) => Scalar::U64(u64::try_from(n).unwrap_or(u64::MAX)),
+                Scalar::Usize(_) => Scalar::Usize(usize::try_from(n).unwrap_or(usize::MAX)),
+                other => other,
+            };
+            int_binary!(op, a, b, I8, I16, I32, I64, Isize, U8, U16, U32, U64, Usize);
+        }
+    }
+    int_binary!(op, a, b, I8, I16, I32, I64, Isize, U8, U16, U32, U64, Usize);
+    macro_rules! float_binary {
+        ($($variant:ident),*) => {
+            match (a, b) {
+                $((Scalar::$variant(a), Scalar::$variant(b)) => {
+                    let r = match op {
+                        BinOp::Add => a + b,
+                        BinOp::Sub => a - b,
+                        BinOp::Mul => a * b,
+                        BinOp::Div => a / b,
+                        BinOp::Rem => a % b,
+                        _ => return Err(EvalError::Type {
+                            operand: 0,
+                            expected: "an integer or bool for a bitwise operator".into(),
+                            got: type_of(Scalar::$variant(a)).into(),
+                        }),
+                    };
+                    return Ok(value(Scalar::$variant(r)));
+                })*
+                _ => {}
+            }
+        };
+    }
+    float_binary!(F32, F64);
+    if let (Scalar::Bool(a), Scalar::Bool(b)) = (a, b) {
+        return match op {
+            BinOp::BitAnd => Ok(value(Scalar::Bool(a & b))),
+            BinOp::BitOr => Ok(value(Scalar::Bool(a | b))),
+            BinOp::BitXor => Ok(value(Scalar::Bool(a ^ b))),
+            _ => Err(EvalError::Type {
+                operand: 0,
+                expected: "a number for an arithmetic operator".into(),
+                got: "bool".into(),
+            }),
+        };
+    }
+    Err(mismatch(a, b))
+}
+
+fn compare(op: CmpOp, a: Scalar, b: Scalar) -> Result<Value, EvalError> {
+    let ord = match (a, b) {
+        (Scalar::F32(x), Scalar::F32(y)) => x.partial_cmp(&y),
+        (Scalar::F64(x), Scalar::F64(y)) => x.partial_cmp(&y),
+        (Scalar::Bool(x), Scalar::Bool(y)) => x.partial_cmp(&y),
+        (Scalar::Char(x), Scalar::Char(y)) => x.partial_cmp(&y),
+        (Scalar::Unit, Scalar::Unit) => Some(std::cmp::Ordering::Equal),
+        (x, y) if std::mem::discriminant(&x) == std::mem::discriminant(&y) => {
+            let (x, y) = (value(x), value(y));
+            match (x.as_i64(), y.as_i64()) {
+                (Some(x), Some(y)) => x.partial_cmp(&y),
+                // u64/usize above i64::MAX.
+                _ => match (&x.0, &y.0) {
+                    (Repr::Scalar(Scalar::U64(x), _), Repr::Scalar(Scalar::U64(y), _)) => {
+                        x.partial_cmp(y)
+                    }
+                    (Repr::Scalar(Scalar::Usize(x), _), Repr::Scalar(Scalar::Usize(y), _)) => {
+                        x.partial_cmp(y)
+                    }
+                    _ => return Err(mismatch(a, b)),
+                },
+            }
+        }
+        _ => return Err(mismatch(a, b)),
+    };
+    use std::cmp::Ordering::*;
+    let r = match op {
+        CmpOp::Eq => ord == Some(Equal),
+        CmpOp::Ne => ord != Some(Equal),
+        CmpOp::Lt => ord == Some(Less),
+        CmpOp::Le => matches!(ord, Some(Less | Equal)),
+        CmpOp::Gt => ord == Some(Greater),
+        CmpOp::Ge => matches!(ord, Some(Greater | Equal)),
+    };
+    Ok(value(Scalar::Bool(r)))
+}
+
+fn unary(op: UnOp, a: Scalar) -> Result<Value, EvalError> {
+    macro_rules! neg {
+        ($($variant:ident),*) => {
+            match a {
+                $(Scalar::$variant(x) => return x.checked_neg().map(|r| value(Scalar::$variant(r)))
+                    .ok_or_else(|| EvalError::Overflow(format!("-{x:?} overflows"))),)*
+                _ => {}
+            }
+        };
+    }
+    match op {
+        UnOp::Neg => {
+            neg!(I8, I16, I32, I64, Isize);
+            match a {
+                Scalar::F32(x) => Ok(value(Scalar::F32(-x))),
+                Scalar::F64(x) => Ok(value(Scalar::F64(-x))),
+                other => Err(EvalError::Type {
+                    operand: 0,
+                    expected: "a signed number".into(),
+                    got: type_of(other),
+                }),
+            }
+        }
+        UnOp::Not => Ok(value(match a {
+            Scalar::Bool(x) => Scalar::Bool(!x),
+            Scalar::I8(x) => Scalar::I8(!x),
+            Scalar::I16(x) => Scalar::I16(!x),
+            Scalar::I32(x) => Scalar::I32(!x),
+            Scalar::I64(x) => Scalar::I64(!x),
+            Scalar::Isize(x) => Scalar::Isize(!x),
+            Scalar::U8(x) => Scalar::U8(!x),
+            Scalar::U16(x) => Scalar::U16(!x),
+            Scalar::U32(x) => Scalar::U32(!x),
+            Scalar::U64(x) => Scalar::U64(!x),
+            Scalar::Usize(x) => Scalar::Usize(!x),
+            other => {
+                return Err(EvalError::Type {
+                    operand: 0,
+                    expected: "a bool or an integer".into(),
+                    got: type_of(other),
+                })
+            }
+        })),
+    }
+}
+
+/// `x as T`, with Rust's semantics for every pair of scalar types `as` allows.
+fn cast(a: Scalar, to: ScalarType) -> Result<Value, EvalError> {
+    macro_rules! numeric {
+        ($x:expr) => {{
+            let x = $x;
+            Ok(value(match to {
+                ScalarType::I8 => Scalar::I8(x as i8),
+                ScalarType::I16 => Scalar::I16(x as i16),
+                ScalarType::I32 => Scalar::I32(x as i32),
+                ScalarType::I64 => Scalar::I64(x as i64),
+                ScalarType::Isize => Scalar::Isize(x as isize),
+                ScalarType::U8 => Scalar::U8(x as u8),
+                ScalarType::U16 => Scalar::U16(x as u16),
+                ScalarType::U32 => Scalar::U32(x as u32),
+                ScalarType::U64 => Scalar::U64(x as u64),
+                ScalarType::Usize => Scalar::Usize(x as usize),
+                ScalarType::F32 => Scalar::F32(x as f32),
+                ScalarType::F64 => Scalar::F64(x as f64),
+                ScalarType::Bool | ScalarType::Char => {
+                    return Err(EvalError::Type {
+                        operand: 0,
+                        expected: format!("a value `as {}` allows", to.name()),
+                        got: type_of(a),
+                    })
+                }
+            }))
+        }};
+    }
+    match a {
+        Scalar::I8(x) => numeric!(x),
+        Scalar::I16(x) => numeric!(x),
+        Scalar::I32(x) => numeric!(x),
+        Scalar::I64(x) => numeric!(x),
+        Scalar::Isize(x) => numeric!(x),
+        Scalar::U8(x) if to == ScalarType::Char => Ok(value(Scalar::Char(x as char))),
+        Scalar::U8(x) => numeric!(x),
+        Scalar::U16(x) => numeric!(x),
+        Scalar::U32(x) => numeric!(x),
+        Scalar::U64(x) => numeric!(x),
+        Scalar::Usize(x) => numeric!(x),
+        Scalar::F32(x) => numeric!(x),
+        Scalar::F64(x) => numeric!(x),
+        Scalar::Bool(x) if to == ScalarType::Bool => Ok(value(Scalar::Bool(x))),
+        Scalar::Bool(x) => match to {
+            ScalarType::F32 | ScalarType::F64 => Err(EvalError::Type {
+                operand: 0,
+                expected: "an integer for `as` a float".into(),
+                got: "bool".into(),
+            }),
+            _ => numeric!(x as u8),
+        },
+        Scalar::Char(x) if to == ScalarType::Char => Ok(value(Scalar::Char(x))),
+        Scalar::Char(x) => match to {
+            ScalarType::F32 | ScalarType::F64 | ScalarType::Bool => Err(EvalError::Type {
+                operand: 0,
+                expected: "a char `as` an integer".into(),
+                got: "char".into(),
+            }),
+            _ => numeric!(x as u32),
+        },
+        Scalar::Unit => Err(EvalError::Type {
+            operand: 0,
+            expected: "a scalar".into(),
+            got: "()".into(),
+        }),
+    }
+}
+
+/// Runs the float method `f` on float operands (the receiver first; `powi`'s exponent an
+/// integer).
+pub fn eval_float(f: FloatFn, args: &[Value]) -> Result<Value, EvalError> {
+    arity(args, f.arity())?;
+    let int = if f == FloatFn::Powi {
+        let n = value(scalar(args, 1)?).as_i64().ok_or(EvalError::Type {
+            operand: 1,
+            expected: "an integer exponent".into(),
+            got: args[1].type_name().to_string(),
+        })?;
+        Some(n)
+    } else {
+        None
+    };
+    let floats = (0..args.len()).filter(|&i| !(f == FloatFn::Powi && i == 1));
+    let domain = || EvalError::Domain(format!("`{}` of {args:?}", f.name()));
+    match scalar(args, 0)? {
+        Scalar::F32(_) => {
+            let xs = floats
+                .map(|i| match scalar(args, i)? {
+                    Scalar::F32(x) => Ok(x),
+                    other => Err(mismatch(Scalar::F32(0.0), other)),
+                })
+                .collect::<Result<Vec<f32>, _>>()?;
+            f.eval_f32(&xs, int)
+                .map(|r| value(Scalar::F32(r)))
+                .ok_or_else(domain)
+        }
+        Scalar::F64(_) => {
+            let xs = floats
+                .map(|i| match scalar(args, i)? {
+                    Scalar::F64(x) => Ok(x),
+                    other => Err(mismatch(Scalar::F64(0.0), other)),
+                })
+                .collect::<Result<Vec<f64>, _>>()?;
+            f.eval_f64(&xs, int)
+                .map(|r| value(Scalar::F64(r)))
+                .ok_or_else(domain)
+        }
+        other => Err(EvalError::Type {
+            operand: 0,
+            expected: "an f32 or f64".into(),
+            got: type_of(other),
+        }),
+    }
+}
+
+/// Runs the built-in operation `op` on `args`.
+///
+/// ```
+/// use irtrack::{core::eval::eval_builtin, BinOp, Builtin, Value};
+///
+/// let r = eval_builtin(Builtin::Binary(BinOp::Mul), &[Value::snapshot(3.0f64), Value::snapshot(2.0f64)]);
+/// assert_eq!(r.unwrap().downcast_ref::<f64>(), Some(&6.0));
+/// let e = eval_builtin(Builtin::Binary(BinOp::Add), &[Value::snapshot(i32::MAX), Value::snapshot(1i32)]);
+/// assert!(e.is_err());
+/// ```
+pub fn eval_builtin(op: Builtin, args: &[Value]) -> Result<Value, EvalError> {
+    match op {
+        Builtin::Binary(b) | Builtin::Assign(b) => {
+            arity(args, 2)?;
+            #[cfg(feature = "ndarray")]
+            if !(args[0].is_scalar() && args[1].is_scalar()) {
+                return super::arrays::eval(super::arrays::ArrayEval::Binary(b), args);
+            }
+            binary(b, scalar(args, 0)?, scalar(args, 1)?)
+        }
+        Builtin::Compare(c) => {
+            arity(args, 2)?;
+            compare(c, scalar(args, 0)?, scalar(args, 1)?)
+        }
+        Builtin::Unary(u) => {
+            arity(args, 1)?;
+            #[cfg(feature = "ndarray")]
+            if u == UnOp::Neg && !args[0].is_scalar() {
+                return super::arrays::eval(super::arrays::ArrayEval::Neg, args);
+            }
+            unary(u, scalar(args, 0)?)
+        }
+        Builtin::Method(f) => eval_float(f, args),
+        Builtin::Cast(to) => {
+            arity(args, 1)?;
+            cast(scalar(args, 0)?, to)
+        }
+        Builtin::VecOf | Builtin::ArrayOf if args.iter().all(|a| a.as_f64().is_some()) => {
+            let v: Vec<f64> = args.iter().filter_map(Value::as_f64).collect();
+            Ok(match op {
+                Builtin::VecOf => Value::snapshot(v),
+                _ => Value::snapshot(v),
+            })
+        }
+        Builtin::Deref | Builtin::Clone | Builtin::Bind => {
+            arity(args, 1)?;
+            Ok(args[0].clone())
+        }
+        other => Err(EvalError::Domain(format!(
+            "{other:?} has no evaluation of its own"
+        ))),
+    }
+}
+
+/// Runs the `ndarray` operation `op` on `args` (the receiver first).
+///
+/// # Errors
+/// [`EvalError::Domain`] without the `ndarray` feature, or when shapes do not fit.
+pub fn eval_array(op: super::op::ArrayOp, args: &[Value]) -> Result<Value, EvalError> {
+    #[cfg(feature = "ndarray")]
+    {
+        super::arrays::eval(super::arrays::ArrayEval::Method(op), args)
+    }
+    #[cfg(not(feature = "ndarray"))]
+    {
+        let _ = args;
+        Err(EvalError::Domain(format!(
+            "{op:?} needs irtrack's `ndarray` feature"
+        )))
+    }
+}
+
+type Forward = dyn Fn(&[Value]) -> Result<Value, EvalError> + Send + Sync;
+
+type Registry = RwLock<HashMap<TypeId, (CalleeKey, Arc<Forward>)>>;
+
+fn operations() -> &'static Registry {
+    static OPS: OnceLock<Registry> = OnceLock::new();
+    OPS.get_or_init(Default::default)
+}
+
+/// The forward function registered for the fn item `key`, if one was.
+pub(crate) fn registered(key: TypeId) -> Option<Arc<Forward>> {
+    let ops = operations().read().unwrap_or_else(|e| e.into_inner());
+    ops.get(&key).map(|(_, f)| f.clone())
+}
+
+/// The key a function was registered under, if it was.
+pub(crate) fn registered_key(key: TypeId) -> Option<CalleeKey> {
+    let ops = operations().read().unwrap_or_else(|e| e.into_inner());
+    ops.get(&key).map(|(k, _)| *k)
+}
+
+/// A type a registered operation takes an argument as: read from a recorded [`Value`].
+pub trait FromValue: Sized {
+    /// The value as this type, if it is one.
+    fn from_value(v: &Value) -> Option<Self>;
+}
+
+macro_rules! from_scalar {
+    ($($t:ty),*) => {$(
+        impl FromValue for $t {
+            fn from_value(v: &Value) -> Option<$t> {
+                v.by_value().downcast_ref::<$t>().copied()
+            }
+        }
+    )*};
+}
+from_scalar!(bool, char, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+
+impl FromValue for Vec<f64> {
+    fn from_value(v: &Value) -> Option<Vec<f64>> {
+        v.floats().map(|f| f.into_owned())
+    }
+}
+
+impl FromValue for String {
+    fn from_value(v: &Value) -> Option<String> {
+        v.downcast_ref::<String>().cloned()
+    }
+}
+
+/// The arguments of a registered operation, as a tuple.
+pub trait FromValues: Sized {
+    /// How many values it takes.
+    const ARITY: usize;
+    /// The values as this tuple, or which one is not of its type.
+    fn from_values(args: &[Value]) -> Result<Self, EvalError>;
+}
+
+macro_rules! from_values {
+    ($(($($t:ident $i:tt),+)),* $(,)?) => {$(
+        impl<$($t: FromValue),+> FromValues for ($($t,)+) {
+            const ARITY: usize = [$($i),+].len();
+            fn from_values(args: &[Value]) -> Result<Self, EvalError> {
+                arity(args, Self::ARITY)?;
+                Ok(($($t::from_value(&args[$i]).ok_or_else(|| EvalError::Type {
+                    operand: $i,
+                    expected: format!("a `{}`", std::any::type_name::<$t>()),
+                    got: args[$i].type_name().to_string(),
+                })?,)+))
+            }
+        }
+    )*};
+}
+from_values!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5),
+);
+
+/// A function a registered operation calls, by its argument tuple.
+pub trait Operation<Args>: Send + Sync + 'static {
+    /// What it returns.
+    type Output;
+    /// Calls it.
+    fn apply(&self, args: Args) -> Self::Output;
+}
+
+macro_rules! operation {
+    ($(($($a:ident),+)),* $(,)?) => {$(
+        impl<Func, Ret, $($a),+> Operation<($($a,)+)> for Func
+        where
+            Func: Fn($($a),+) -> Ret + Send + Sync + 'static,
+        {
+            type Output = Ret;
+            #[allow(non_snake_case)]
+            fn apply(&self, ($($a,)+): ($($a,)+)) -> Ret {
+                self($($a),+)
+            }
+        }
+    )*};
+}
+operation!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
+
+/// Registers `function` as an operation: a recorded call of it (by its path, or a method call
+/// of a `#[tracked]` method) can then be run again on new argument values — replayed,
+/// updated — as the built-in operations can. `function` must be a fn item or a closure whose
+/// arguments are scalars, `Vec<f64>` or `String` and whose result has a snapshot. Its
+/// gradient rule, if any, is registered separately ([`register_rule`](crate::grad::register_rule)).
+///
+/// ```
+/// use irtrack::{register_operation, track, tracked};
+///
+/// fn softplus(x: f64) -> f64 {
+///     (1.0 + x.exp()).ln()
+/// }
+///
+/// #[tracked]
+/// fn model(x: f64) -> f64 {
+///     softplus(x) * 2.0
+/// }
+///
+/// register_operation(softplus);
+/// let trace = track(model, (0.5,));
+/// let call = trace.root().child(2).unwrap();
+/// assert!(call.operation().is_ok());
+/// let again = call.reexecute(&[irtrack::Value::snapshot(0.0f64)]).unwrap();
+/// assert_eq!(again.as_f64(), Some(2f64.ln()));
+/// ```
+pub fn register_operation<F, A>(function: F)
+where
+    F: Operation<A> + Clone,
+    A: FromValues + 'static,
+    F::Output: Snapshot,
+{
+    let key = super::ids::key_of(&function);
+    let forward: Arc<Forward> = Arc::new(move |args: &[Value]| {
+        let a = A::from_values(args)?;
+        let f = function.clone();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f.apply(a)))
+            .map(|out| out.snapshot())
+            .map_err(|p| {
+                EvalError::Panicked(
+                    p.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "a panic".into()),
+                )
+            })
+    });
+    operations()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key.id, (key, forward));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_follows_the_operand_type() {
+        let v = |x: Value| x;
+        let f = eval_builtin(
+            Builtin::Binary(BinOp::Div),
+            &[v(7.0f64.snapshot()), v(2.0f64.snapshot())],
+        )
+        .unwrap();
+        assert_eq!(f.downcast_ref::<f64>(), Some(&3.5));
+        let i = eval_builtin(
+            Builtin::Binary(BinOp::Div),
+            &[7i32.snapshot(), 2i32.snapshot()],
+        )
+        .unwrap();
+        assert_eq!(i.downcast_ref::<i32>(), Some(&3));
+        assert!(matches!(
+            eval_builtin(
+                Builtin::Binary(BinOp::Div),
+                &[7i32.snapshot(), 0i32.snapshot()]
+            ),
+            Err(EvalError::Overflow(_))
+        ));
+        assert!(eval_builtin(
+            Builtin::Binary(BinOp::Add),
+            &[1i32.snapshot(), 1.0f64.snapshot()]
+        )
+        .is_err());
+        let c = eval_builtin(
+            Builtin::Compare(CmpOp::Lt),
+            &[1u64.snapshot(), 2u64.snapshot()],
+        )
+        .unwrap();
+        assert_eq!(c.downcast_ref::<bool>(), Some(&true));
+        let n = eval_builtin(
+            Builtin::Compare(CmpOp::Lt),
+            &[f64::NAN.snapshot(), 2.0f64.snapshot()],
+        )
+        .unwrap();
+        assert_eq!(n.downcast_ref::<bool>(), Some(&false));
+        let s = eval_builtin(Builtin::Cast(ScalarType::U8), &[300.7f64.snapshot()]).unwrap();
+        assert_eq!(s.downcast_ref::<u8>(), Some(&255));
+        let p = eval_builtin(
+            Builtin::Method(FloatFn::Powi),
+            &[2.0f64.snapshot(), 3i32.snapshot()],
+        )
+        .unwrap();
+        assert_eq!(p.downcast_ref::<f64>(), Some(&8.0));
+    }
+}
