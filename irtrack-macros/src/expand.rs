@@ -106,7 +106,13 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     let allow = quote! {
         #[allow(unused, clippy::all, clippy::pedantic, clippy::nursery)]
     };
-    let original = &f.block.stmts;
+    let original = match untracked_recursion(f, &impl_generics) {
+        Some(tokens) => tokens,
+        None => {
+            let stmts = &f.block.stmts;
+            quote!(#(#stmts)*)
+        }
+    };
     let traits = probe_traits();
     let body = match &ret_ty {
         None => {
@@ -149,7 +155,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
                         #instrumented
                     });
                 }
-                #(#original)*
+                #original
             }
         }
     };
@@ -159,6 +165,127 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         #(#attrs)* #vis #defaultness #sig { #body }
     };
     Ok(())
+}
+
+/// The original body of a free function that calls itself by name, as an inner function whose
+/// calls of itself skip the check: a call made by the original body can never be recorded (a
+/// recording running on this thread would have been active when the body was entered), so the
+/// recursion runs as written, and a tail call is a loop again. `None` when the function does
+/// not call itself, or cannot be moved into an inner function simply (a parameter pattern that
+/// is not a name, an `unsafe` function, a local of the same name).
+///
+/// Before: `fn geom(n: i32, …) -> i32 { … geom(n + 1, …) }`
+/// After (the body after the check):
+/// ```ignore
+/// fn __irtrack_original(n: i32, …) -> i32 { … __irtrack_original(n + 1, …) }
+/// __irtrack_original(n, …)
+/// ```
+fn untracked_recursion(f: &TrackedFn, generics: &[TokenStream]) -> Option<TokenStream> {
+    use syn::visit::Visit;
+    if !matches!(f.context, ImplContext::Free) || f.sig.unsafety.is_some() {
+        return None;
+    }
+    let ident = &f.sig.ident;
+    let mut args = Vec::new();
+    for input in &f.sig.inputs {
+        match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    args.push(p.ident.clone())
+                }
+                _ => return None,
+            },
+            syn::FnArg::Receiver(_) => return None,
+        }
+    }
+    /// Whether the body calls the function by its name, and whether it binds the name itself.
+    struct Scan<'a> {
+        ident: &'a syn::Ident,
+        calls: bool,
+        shadowed: bool,
+    }
+    impl<'ast> Visit<'ast> for Scan<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                if p.qself.is_none()
+                    && p.path.leading_colon.is_none()
+                    && p.path.segments.len() == 1
+                    && p.path.segments[0].ident == *self.ident
+                {
+                    self.calls = true;
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if p.ident == *self.ident {
+                self.shadowed = true;
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, i: &'ast syn::Item) {
+            // An item of the same name in an inner block shadows the function there.
+            let named = match i {
+                syn::Item::Fn(f) => Some(&f.sig.ident),
+                syn::Item::Const(c) => Some(&c.ident),
+                syn::Item::Static(s) => Some(&s.ident),
+                _ => None,
+            };
+            if named == Some(self.ident) {
+                self.shadowed = true;
+            }
+        }
+    }
+    let mut scan = Scan {
+        ident,
+        calls: false,
+        shadowed: false,
+    };
+    scan.visit_block(&f.block);
+    if !scan.calls || scan.shadowed {
+        return None;
+    }
+    struct Rename<'a> {
+        from: &'a syn::Ident,
+        to: &'a syn::Ident,
+    }
+    impl VisitMut for Rename<'_> {
+        fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+            if let syn::Expr::Path(p) = &mut *c.func {
+                if p.qself.is_none()
+                    && p.path.leading_colon.is_none()
+                    && p.path.segments.len() == 1
+                    && p.path.segments[0].ident == *self.from
+                {
+                    p.path.segments[0].ident = self.to.clone();
+                }
+            }
+            syn::visit_mut::visit_expr_call_mut(self, c);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let inner = syn::Ident::new("__irtrack_original", Span::mixed_site());
+    let mut block = f.block.clone();
+    Rename {
+        from: ident,
+        to: &inner,
+    }
+    .visit_block_mut(&mut block);
+    let stmts = &block.stmts;
+    // What the body was compiled with: how it is inlined and which lints it allows.
+    let attrs = f.attrs.iter().filter(|a| {
+        ["inline", "allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|name| a.path().is_ident(name))
+    });
+    let mut sig = f.sig.clone();
+    sig.ident = inner.clone();
+    let turbofish = (!generics.is_empty()).then(|| quote!(::<#(#generics),*>));
+    Some(quote! {
+        #(#attrs)*
+        #sig { #(#stmts)* }
+        #inner #turbofish (#(#args),*)
+    })
 }
 
 /// How the generated code makes the function's
