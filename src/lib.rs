@@ -543,7 +543,7 @@
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::{
-    core, export, record, register_operation, track, track_output, track_with, try_track,
+    core, export, program, record, register_operation, track, track_output, track_with, try_track,
     try_track_with, view, Action, Arg, Axis, BinOp, Builtin, Call, CallSite, Callable, CmpOp,
     Context, DepthLimit, Draft, Entry, EntryKind, EvalError, Everything, Except, FloatFn, FnIr,
     IrError, IrRef, Listing, Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand,

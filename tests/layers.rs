@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
-const LAYERS: [(&str, &[&str]); 5] = [
-    ("core", &["record", "view", "export", "grad"]),
-    ("record", &["view", "export", "grad"]),
-    ("view", &["export", "grad"]),
-    ("export", &["grad"]),
-    ("grad", &["export"]),
+const LAYERS: [(&str, &[&str]); 6] = [
+    ("core", &["record", "view", "export", "grad", "program"]),
+    ("record", &["view", "export", "grad", "program"]),
+    ("view", &["export", "grad", "program"]),
+    ("export", &["grad", "program"]),
+    ("grad", &["export", "program"]),
+    ("program", &["export", "grad"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

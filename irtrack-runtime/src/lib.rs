@@ -12,6 +12,7 @@
 pub mod core;
 pub mod export;
 pub mod grad;
+pub mod program;
 pub mod record;
 pub mod view;
 
@@ -22,6 +23,7 @@ pub use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
 pub use crate::core::tape::NodeKind;
 pub use crate::core::value::{Owned, Snapshot, Value};
 pub use grad::{gradient, pullback, GradError, Gradient, Pullback, Tangent};
+pub use program::Program;
 pub use record::context::{Action, Call, CallSite, Context, Draft, Everything};
 pub use record::contexts::{DepthLimit, Except, Only, Timing};
 pub use record::session::{track, track_output, track_with, try_track, try_track_with, Callable};

@@ -149,27 +149,12 @@ macro_rules! int_binary {
                     BinOp::Shr => u32::try_from(b).ok().and_then(|s| a.checked_shr(s)),
                 };
                 return r.map(|r| value(Scalar::$variant(r))).ok_or_else(|| {
-                    EvalError::Overflow(format!("{a:?} {} {b:?} overflows or divides by zero", bin_text($op)))
+                    EvalError::Overflow(format!("{a:?} {} {b:?} overflows or divides by zero", $op.symbol()))
                 });
             })*
             _ => {}
         }
     };
-}
-
-fn bin_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-    }
 }
 
 fn binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, EvalError> {

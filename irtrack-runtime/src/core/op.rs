@@ -445,6 +445,66 @@ fn special(head: &str) -> Option<Builtin> {
     })
 }
 
+impl BinOp {
+    /// The operator as written (`+`, `<<`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+        }
+    }
+}
+
+impl CmpOp {
+    /// The operator as written (`<=`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+}
+
+impl std::fmt::Display for Builtin {
+    /// The operation as the listing writes its head: `+`, `+=`, `<`, `-`, `sin`, `as f64`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Builtin::Unary(UnOp::Neg) => f.write_str("-"),
+            Builtin::Unary(UnOp::Not) => f.write_str("!"),
+            Builtin::Binary(b) => f.write_str(b.symbol()),
+            Builtin::Assign(b) => write!(f, "{}=", b.symbol()),
+            Builtin::Compare(c) => f.write_str(c.symbol()),
+            Builtin::Method(m) => f.write_str(m.name()),
+            Builtin::Cast(t) => write!(f, "as {}", t.name()),
+            Builtin::Index => f.write_str("index"),
+            Builtin::Question => f.write_str("?"),
+            Builtin::Deref => f.write_str("*"),
+            Builtin::Bind => f.write_str("bind"),
+            Builtin::Field => f.write_str("field"),
+            Builtin::VecOf => f.write_str("vec!"),
+            Builtin::ArrayOf => f.write_str("array"),
+            Builtin::Tuple => f.write_str("tuple"),
+            Builtin::Repeat => f.write_str("array repeat"),
+            Builtin::Range => f.write_str(".."),
+            Builtin::Struct => f.write_str("struct"),
+            Builtin::Macro => f.write_str("macro"),
+            Builtin::Clone => f.write_str("clone"),
+        }
+    }
+}
+
 /// An `ndarray` operation on arrays of `f64` the runtime can run again (with the `ndarray`
 /// feature): the methods the gradient rules know. Operators on arrays are [`Builtin`]s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -35,7 +35,7 @@ pub enum Operation {
 impl fmt::Display for Operation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Operation::Builtin(b) => write!(f, "{b:?}"),
+            Operation::Builtin(b) => write!(f, "{b}"),
             Operation::Array(a) => write!(f, "{a:?}"),
             Operation::Registered(k) => f.write_str(k.name),
         }
@@ -163,8 +163,8 @@ impl<'t> NodeRef<'t> {
     pub fn operation(&self) -> Result<Operation, ReexecError> {
         let op = self.identify()?;
         if !matches!(op, Operation::Registered(_)) {
-            let again =
-                run(op, &self.operand_values()).map_err(|e| self.reexec_error(Reason::Eval(e)))?;
+            let again = run_operation(op, &self.operand_values())
+                .map_err(|e| self.reexec_error(Reason::Eval(e)))?;
             if !same_value(&again, &self.raw_value()) {
                 // A method named like the std one that computes something else is another
                 // method (a trait's, found first); any other mismatch is a stale operand.
@@ -413,7 +413,7 @@ impl<'t> NodeRef<'t> {
     /// ```
     pub fn reexecute(&self, operands: &[Value]) -> Result<Value, ReexecError> {
         let eval = |r: Result<Value, EvalError>| r.map_err(|e| self.reexec_error(Reason::Eval(e)));
-        eval(run(self.operation()?, operands))
+        eval(run_operation(self.operation()?, operands))
     }
 }
 
@@ -421,7 +421,9 @@ fn registered_name(id: std::any::TypeId) -> &'static str {
     crate::core::eval::registered_key(id).map_or("?", |k| k.name)
 }
 
-fn run(op: Operation, operands: &[Value]) -> Result<Value, EvalError> {
+/// Runs `op` on `operands` (what [`NodeRef::reexecute`] does once the node's operation is
+/// known).
+pub(crate) fn run_operation(op: Operation, operands: &[Value]) -> Result<Value, EvalError> {
     match op {
         Operation::Builtin(Builtin::Index) => index(operands),
         Operation::Builtin(Builtin::Question) => question(operands),

@@ -177,6 +177,12 @@ impl<'t> NodeRef<'t> {
             .collect()
     }
 
+    /// Whether no node refers to this one at all, by data or control.
+    pub(crate) fn is_unreferenced(&self) -> bool {
+        let index = self.trace.index();
+        index.dependents_start[self.id.index()] == index.dependents_start[self.id.index() + 1]
+    }
+
     /// The transitive closure of [`dependents`](NodeRef::dependents), without the node itself:
     /// every later sibling that depends on it, in execution order.
     pub fn forward(&self) -> Vec<NodeRef<'t>> {

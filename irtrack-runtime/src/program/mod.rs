@@ -1,0 +1,359 @@
+//! Programs from traces: the path a trace took, flattened into a typed dataflow program that
+//! runs on new inputs without calling the Rust function (autoform's `trace(…).call(…)`).
+//!
+//! [`Program::from_trace`] takes a trace and marks each root argument [`Input::Static`] (fixed
+//! at its recorded value: a later call must pass the same value) or [`Input::Dynamic`] (a
+//! value a call may change). Every node that depends only on static inputs is folded to its
+//! recorded value — a random draw from a static RNG is a constant, as are loop counters that
+//! depend only on static bounds. Every other node must be re-executable
+//! ([`NodeRef::operation`]), or construction fails naming it. Every branch the trace took on a
+//! condition that depends on a dynamic input becomes a **guard**: a call whose inputs would
+//! take another path fails with [`ReplayError::Guard`] instead of returning a number from the
+//! wrong path.
+//!
+//! ```
+//! use irtrack::{track, tracked, program::{Input, Program, ReplayError}, Value};
+//!
+//! #[tracked]
+//! fn h(x: f64, n: i32) -> f64 {
+//!     let mut r = 0.0;
+//!     let mut i = 0;
+//!     while i < n {
+//!         r += x.powi(i);
+//!         i += 1;
+//!     }
+//!     r
+//! }
+//!
+//! // `n` static: the loop is unrolled, `x` flows through `powi` and `+=`.
+//! let trace = track(h, (2.0, 3));
+//! let p = Program::from_trace(&trace, &[Input::Dynamic, Input::Static]).unwrap();
+//! assert_eq!(p.call((3.0, 3)).unwrap().as_f64(), Some(h(3.0, 3)));
+//! // A static input must keep its recorded value.
+//! assert!(matches!(p.call((3.0, 4)), Err(ReplayError::Static { .. })));
+//!
+//! // `n` dynamic: every loop test becomes a guard.
+//! let p = Program::from_trace(&trace, &[Input::Dynamic, Input::Dynamic]).unwrap();
+//! assert_eq!(p.call((0.5, 3)).unwrap().as_f64(), Some(h(0.5, 3)));
+//! let e = p.call((0.5, 4)).unwrap_err();
+//! assert!(e.to_string().contains("== false expected"), "{e}");
+//! ```
+
+mod build;
+mod run;
+
+use crate::core::eval::EvalError;
+use crate::core::ids::NodeId;
+use crate::core::ir::Location;
+use crate::core::value::Value;
+use crate::view::operation::{Operation, ReexecError};
+use std::fmt;
+
+pub use build::Input;
+
+/// A recorded path, replayable on new inputs: see the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// What each root argument is: a dynamic input, or a static one with its recorded value.
+    inputs: Vec<InputSlot>,
+    /// The operations and guards, in execution order.
+    steps: Vec<Step>,
+    /// The operations; `steps` refers to them by index.
+    ops: Vec<Op>,
+    /// The guards.
+    guards: Vec<Guard>,
+    /// Where the result comes from.
+    output: Src,
+    /// The name of the function the trace recorded.
+    name: String,
+}
+
+#[derive(Clone, Debug)]
+enum InputSlot {
+    Dynamic { type_name: String },
+    Static(Value),
+}
+
+/// Where a value comes from when the program runs.
+#[derive(Clone, Debug)]
+pub(crate) enum Src {
+    /// Root argument `k` (a dynamic one).
+    Input(usize),
+    /// The result of operation `k`.
+    Op(usize),
+    /// A value fixed when the program was built.
+    Const(Value),
+}
+
+impl Src {
+    fn is_dynamic(&self) -> bool {
+        !matches!(self, Src::Const(_))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Op(usize),
+    Guard(usize),
+}
+
+/// One operation: what it runs, on what, and where it came from.
+#[derive(Clone, Debug)]
+struct Op {
+    operation: Operation,
+    args: Vec<Src>,
+    origin: Origin,
+}
+
+/// A branch the trace took on a condition that depends on a dynamic input.
+#[derive(Clone, Debug)]
+struct Guard {
+    condition: Src,
+    expected: bool,
+    /// The condition's node, as the listing prints it (`@5`).
+    condition_at: usize,
+    /// The branch.
+    origin: Origin,
+}
+
+/// Where a step of a program comes from: the node it replays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The node in the trace the program was built from.
+    pub node: NodeId,
+    /// The function the node is in.
+    pub function: String,
+    /// Where in that function.
+    pub location: Option<Location>,
+    /// The node's position among its call's children (`@5`).
+    pub position: usize,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location {
+            Some(loc) => write!(f, "{} [{loc}]", self.function),
+            None => f.write_str(&self.function),
+        }
+    }
+}
+
+/// Why a program could not be built from a trace, or could not run.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// `from_trace` was given another number of inputs than the root has arguments, or a call
+    /// another number of arguments than the program has inputs.
+    Arity {
+        /// How many it takes.
+        expected: usize,
+        /// How many it was given.
+        got: usize,
+    },
+    /// A node that depends on a dynamic input cannot be run again.
+    NotReexecutable(ReexecError),
+    /// A node that depends on a dynamic input cannot be replayed for another reason: a write
+    /// into memory, a `match` on a dynamic value, a closure's captured variable, a call left
+    /// through a `return` irtrack could not see.
+    Unsupported {
+        /// The node.
+        at: Origin,
+        /// What it is and what to do.
+        reason: String,
+    },
+    /// A static argument was given a value other than the recorded one.
+    Static {
+        /// The argument, from 0.
+        index: usize,
+        /// The recorded value.
+        recorded: String,
+        /// The value given.
+        given: String,
+    },
+    /// A dynamic argument is not of the recorded type.
+    Type {
+        /// The argument, from 0.
+        index: usize,
+        /// The recorded type.
+        expected: String,
+        /// The type given.
+        given: String,
+    },
+    /// A branch condition evaluated differently than when the trace was recorded: the inputs
+    /// take another path, which the program does not have.
+    Guard {
+        /// The branch.
+        at: Origin,
+        /// The condition's node (`@5`) and the value the recorded path needs.
+        condition: String,
+    },
+    /// An operation failed on the new values (overflow, an index out of bounds, a registered
+    /// operation that panicked).
+    Eval {
+        /// The operation.
+        at: Origin,
+        /// What failed.
+        error: EvalError,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Arity { expected, got } => {
+                write!(f, "the program takes {expected} arguments, given {got}")
+            }
+            ReplayError::NotReexecutable(e) => {
+                write!(f, "depends on a dynamic input but {e}")
+            }
+            ReplayError::Unsupported { at, reason } => write!(f, "{at}: {reason}"),
+            ReplayError::Static {
+                index,
+                recorded,
+                given,
+            } => write!(
+                f,
+                "argument {} is static, recorded as {recorded}, and was given {given}: a \
+                 program replays the path its static inputs chose; build another program (or \
+                 mark the argument dynamic)",
+                index + 1
+            ),
+            ReplayError::Type {
+                index,
+                expected,
+                given,
+            } => write!(
+                f,
+                "argument {} must be a `{expected}`, as recorded, not a `{given}`",
+                index + 1
+            ),
+            ReplayError::Guard { at, condition } => write!(
+                f,
+                "{at}: {condition} expected; these inputs take a path the trace did not record \
+                 (track the function on them, or use `irtrack::switch` for a decision made at \
+                 run time)"
+            ),
+            ReplayError::Eval { at, error } => write!(f, "{at}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// The arguments of a program call: a tuple of values with snapshots, or values already.
+pub trait Args {
+    /// The arguments as values.
+    fn into_values(self) -> Vec<Value>;
+}
+
+impl Args for Vec<Value> {
+    fn into_values(self) -> Vec<Value> {
+        self
+    }
+}
+
+impl Args for &[Value] {
+    fn into_values(self) -> Vec<Value> {
+        self.to_vec()
+    }
+}
+
+impl Args for () {
+    fn into_values(self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+
+macro_rules! args_tuple {
+    ($(($($t:ident $i:tt),+)),* $(,)?) => {$(
+        impl<$($t: crate::core::value::Snapshot),+> Args for ($($t,)+) {
+            fn into_values(self) -> Vec<Value> {
+                vec![$(self.$i.snapshot()),+]
+            }
+        }
+    )*};
+}
+args_tuple!(
+    (A 0),
+    (A 0, B 1),
+    (A 0, B 1, C 2),
+    (A 0, B 1, C 2, D 3),
+    (A 0, B 1, C 2, D 3, E 4),
+    (A 0, B 1, C 2, D 3, E 4, F 5),
+);
+
+impl Program {
+    /// The number of operations the program runs (dead ones removed).
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether the program runs no operation: its result is a constant (or an input).
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The number of guards it checks.
+    pub fn guards(&self) -> usize {
+        self.guards.len()
+    }
+
+    /// The function the trace recorded.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Display for Program {
+    /// A listing of the program: inputs, operations in order with their guards, the output.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let src = |s: &Src| match s {
+            Src::Input(k) => format!("%{}", k + 1),
+            Src::Op(k) => format!("${}", k + 1),
+            Src::Const(v) => format!("⟨{v}⟩"),
+        };
+        write!(f, "program {}(", self.name)?;
+        for (k, input) in self.inputs.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            match input {
+                InputSlot::Dynamic { type_name } => write!(
+                    f,
+                    "%{}: {}",
+                    k + 1,
+                    crate::core::value::short_type_name(type_name)
+                )?,
+                InputSlot::Static(v) => write!(f, "%{} = {v} (static)", k + 1)?,
+            }
+        }
+        f.write_str(")\n")?;
+        for step in &self.steps {
+            match *step {
+                Step::Op(k) => {
+                    let op = &self.ops[k];
+                    let args: Vec<String> = op.args.iter().map(src).collect();
+                    writeln!(
+                        f,
+                        "  ${} = {}({})\t# {}",
+                        k + 1,
+                        op.operation,
+                        args.join(", "),
+                        op.origin
+                    )?;
+                }
+                Step::Guard(g) => {
+                    let g = &self.guards[g];
+                    writeln!(
+                        f,
+                        "  guard {} == {}\t# {}",
+                        src(&g.condition),
+                        g.expected,
+                        g.origin
+                    )?;
+                }
+            }
+        }
+        writeln!(f, "  return {}", src(&self.output))
+    }
+}

@@ -1,0 +1,140 @@
+//! Running a program: check the arguments, run the operations in order into registers,
+//! check each guard when its condition is computed.
+
+use super::{Args, InputSlot, Program, ReplayError, Src, Step};
+use crate::core::value::Value;
+use crate::view::operation::run_operation;
+
+impl Program {
+    /// Runs the program on `args` (every root argument, static ones included, as the Rust
+    /// function takes them) and returns its result.
+    ///
+    /// # Errors
+    /// [`ReplayError::Static`] when a static argument differs from the recorded one,
+    /// [`ReplayError::Type`] when a dynamic one has another type, [`ReplayError::Guard`] when
+    /// the inputs take another path than the recorded one, [`ReplayError::Eval`] when an
+    /// operation fails on the new values (integer overflow, an index out of bounds).
+    pub fn call(&self, args: impl Args) -> Result<Value, ReplayError> {
+        let args = args.into_values();
+        self.check(&args)?;
+        let mut regs: Vec<Value> = Vec::with_capacity(self.ops.len());
+        let read = |s: &Src, regs: &[Value]| -> Value {
+            match s {
+                Src::Input(k) => args[*k].clone(),
+                Src::Op(k) => regs[*k].clone(),
+                Src::Const(v) => v.clone(),
+            }
+        };
+        let mut operands = Vec::new();
+        for step in &self.steps {
+            match *step {
+                Step::Op(k) => {
+                    let op = &self.ops[k];
+                    operands.clear();
+                    operands.extend(op.args.iter().map(|a| read(a, &regs)));
+                    let v = run_operation(op.operation, &operands).map_err(|error| {
+                        ReplayError::Eval {
+                            at: op.origin.clone(),
+                            error,
+                        }
+                    })?;
+                    regs.push(v);
+                }
+                Step::Guard(g) => {
+                    let guard = &self.guards[g];
+                    let v = read(&guard.condition, &regs);
+                    if v.downcast_ref::<bool>() != Some(&guard.expected) {
+                        return Err(ReplayError::Guard {
+                            at: guard.origin.clone(),
+                            condition: format!("@{} == {}", guard.condition_at, guard.expected),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(read(&self.output, &regs))
+    }
+
+    /// Runs the program on its dynamic arguments alone, in order; the static ones keep their
+    /// recorded values (for static arguments that cannot be passed again, such as an RNG
+    /// whose draws the program holds as constants).
+    ///
+    /// # Errors
+    /// As [`call`](Program::call).
+    pub fn call_dynamic(&self, dynamic: impl Args) -> Result<Value, ReplayError> {
+        let given = dynamic.into_values();
+        let expected = self
+            .inputs
+            .iter()
+            .filter(|i| matches!(i, InputSlot::Dynamic { .. }))
+            .count();
+        if given.len() != expected {
+            return Err(ReplayError::Arity {
+                expected,
+                got: given.len(),
+            });
+        }
+        let mut given = given.into_iter();
+        let args = self
+            .inputs
+            .iter()
+            .map(|slot| match slot {
+                InputSlot::Static(v) => v.clone(),
+                InputSlot::Dynamic { .. } => given.next().expect("counted above"),
+            })
+            .collect::<Vec<_>>();
+        self.call(args)
+    }
+
+    fn check(&self, args: &[Value]) -> Result<(), ReplayError> {
+        if args.len() != self.inputs.len() {
+            return Err(ReplayError::Arity {
+                expected: self.inputs.len(),
+                got: args.len(),
+            });
+        }
+        for (index, (slot, given)) in self.inputs.iter().zip(args).enumerate() {
+            match slot {
+                InputSlot::Static(recorded) => {
+                    let same = recorded.same_scalar(given)
+                        || (recorded.floats().is_some() && recorded.floats() == given.floats())
+                        || (!recorded.is_opaque()
+                            && recorded.type_name() == given.type_name()
+                            && recorded.to_string() == given.to_string());
+                    if !same {
+                        return Err(ReplayError::Static {
+                            index,
+                            recorded: recorded.to_string(),
+                            given: given.to_string(),
+                        });
+                    }
+                }
+                InputSlot::Dynamic { type_name } => {
+                    if referent(given.type_name()) != referent(type_name) {
+                        return Err(ReplayError::Type {
+                            index,
+                            expected: type_name.clone(),
+                            given: given.type_name().to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A type name without the references around it: a program takes `x` for an argument recorded
+/// as `&x`.
+fn referent(name: &str) -> &str {
+    let mut n = name.trim();
+    loop {
+        if let Some(rest) = n.strip_prefix("&mut ") {
+            n = rest.trim_start();
+        } else if let Some(rest) = n.strip_prefix('&') {
+            n = rest.trim_start();
+        } else {
+            return n;
+        }
+    }
+}

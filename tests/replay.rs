@@ -1,0 +1,278 @@
+//! Programs from traces: replay on new inputs equals the Rust function wherever the recorded
+//! path applies, and is a typed error where it does not (docs/replay.md).
+
+mod common;
+
+use common::{geom, h};
+use irtrack::program::{Input, Program, ReplayError};
+use irtrack::{register_operation, track, tracked, Value};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use Input::{Dynamic, Static};
+
+#[test]
+fn h_replays_with_n_static_on_any_x() {
+    let trace = track(h, (2.0, 5));
+    let p = Program::from_trace(&trace, &[Dynamic, Static]).unwrap();
+    assert_eq!(p.guards(), 0, "{p}");
+    for x in [-3.0, -0.5, 0.0, 0.25, 1.0, 7.5, f64::INFINITY] {
+        let got = p.call((x, 5)).unwrap().as_f64().unwrap();
+        let want = h(x, 5);
+        assert!(
+            got == want || got.is_nan() && want.is_nan(),
+            "x = {x}: {got} vs {want}"
+        );
+    }
+    insta::assert_snapshot!(p.to_string());
+}
+
+#[test]
+fn h_with_n_dynamic_guards_every_loop_test() {
+    let trace = track(h, (2.0, 3));
+    let p = Program::from_trace(&trace, &[Dynamic, Dynamic]).unwrap();
+    assert_eq!(p.guards(), 4, "{p}");
+    assert_eq!(p.call((1.5, 3)).unwrap().as_f64(), Some(h(1.5, 3)));
+    // Another trip count is another path: the first loop test that differs says so.
+    let e = p.call((1.5, 2)).unwrap_err();
+    assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "h [§2:&2]: @22 == true expected; these inputs take a path the trace did not record \
+         (track the function on them, or use `irtrack::switch` for a decision made at run time)"
+    );
+    let e = p.call((1.5, 4)).unwrap_err();
+    assert!(e.to_string().contains("== false expected"), "{e}");
+}
+
+#[test]
+fn geom_replays_its_recorded_draws_on_new_arguments() {
+    let record = |seed: u64| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        track(geom, (0, 0.3, &mut rng))
+    };
+    let mut checked = 0;
+    let mut refused = 0;
+    for seed in 0..20 {
+        let trace = record(seed);
+        let p = Program::from_trace(&trace, &[Dynamic, Dynamic, Static]).unwrap();
+        for beta in [0.05, 0.2, 0.3, 0.5, 0.8, 0.95] {
+            for n in [0, 3, -2] {
+                let mut rng = StdRng::seed_from_u64(seed);
+                let want = geom(n, beta, &mut rng);
+                match p.call_dynamic((n, beta)) {
+                    Ok(v) => {
+                        assert_eq!(v.downcast_ref::<i32>(), Some(&want), "seed {seed}");
+                        checked += 1;
+                    }
+                    Err(ReplayError::Guard { .. }) => refused += 1,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 50 && refused > 50,
+        "{checked} replayed, {refused} refused"
+    );
+}
+
+#[test]
+fn geom_with_every_input_static_is_a_constant() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let trace = track(geom, (0, 0.3, &mut rng));
+    let p = Program::from_trace(&trace, &[Static, Static, Static]).unwrap();
+    assert!(p.is_empty() && p.guards() == 0, "{p}");
+    let want = *trace.root().value::<i32>().unwrap();
+    assert_eq!(
+        p.call_dynamic(()).unwrap().downcast_ref::<i32>(),
+        Some(&want)
+    );
+    // A static input must be passed with its recorded value.
+    let e = p
+        .call(vec![Value::snapshot(1), Value::snapshot(0.3), Value::UNIT])
+        .unwrap_err();
+    assert!(matches!(e, ReplayError::Static { index: 0, .. }), "{e}");
+}
+
+// autoform's static `kind` selecting a branch, and the same branch traced on a dynamic `kind`.
+#[tracked]
+fn label(kind: u8, x: f64) -> f64 {
+    if kind == 0 {
+        x * 2.0
+    } else {
+        x + 100.0
+    }
+}
+
+#[test]
+fn a_static_kind_selects_the_branch_and_a_dynamic_one_is_guarded() {
+    let short = Program::from_trace(&track(label, (0, 1.0)), &[Static, Dynamic]).unwrap();
+    assert_eq!(short.guards(), 0);
+    assert_eq!(short.call((0u8, 21.0)).unwrap().as_f64(), Some(42.0));
+    assert!(matches!(
+        short.call((1u8, 21.0)),
+        Err(ReplayError::Static { index: 0, .. })
+    ));
+    let traced = Program::from_trace(&track(label, (0, 1.0)), &[Dynamic, Dynamic]).unwrap();
+    assert_eq!(traced.call((0u8, 3.0)).unwrap().as_f64(), Some(6.0));
+    let e = traced.call((1u8, 3.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
+    assert!(e.to_string().starts_with("label [§1:&2]"), "{e}");
+}
+
+#[test]
+fn arguments_are_checked() {
+    let p = Program::from_trace(&track(label, (0, 1.0)), &[Static, Dynamic]).unwrap();
+    assert!(matches!(
+        p.call((0u8,)),
+        Err(ReplayError::Arity {
+            expected: 2,
+            got: 1
+        })
+    ));
+    let e = p.call((0u8, 3i32)).unwrap_err();
+    assert!(matches!(e, ReplayError::Type { index: 1, .. }), "{e}");
+    assert!(matches!(
+        Program::from_trace(&track(label, (0, 1.0)), &[Dynamic]),
+        Err(ReplayError::Arity { .. })
+    ));
+}
+
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+fn opaque_helper(x: f64) -> f64 {
+    x * 3.0
+}
+
+#[tracked]
+fn with_helpers(x: f64) -> f64 {
+    let a = softplus(x);
+    opaque_helper(a) + 1.0
+}
+
+#[test]
+fn an_untracked_call_on_a_dynamic_value_must_be_registered() {
+    register_operation(softplus);
+    let trace = track(with_helpers, (0.5,));
+    let e = Program::from_trace(&trace, &[Dynamic]).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("opaque_helper")
+            && text.contains("with_helpers")
+            && text.contains("register_operation"),
+        "{text}"
+    );
+    register_operation(opaque_helper);
+    let p = Program::from_trace(&trace, &[Dynamic]).unwrap();
+    for x in [-1.0, 0.0, 2.0] {
+        assert_eq!(p.call((x,)).unwrap().as_f64(), Some(with_helpers(x)));
+    }
+    // With the input static, nothing needs to run again.
+    let p = Program::from_trace(&trace, &[Static]).unwrap();
+    assert!(p.is_empty());
+}
+
+#[tracked]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[tracked]
+fn nested(x: f64, y: f64) -> f64 {
+    let a = square(x);
+    let b = square(y + a);
+    (a - b).abs().sqrt()
+}
+
+#[test]
+fn nested_calls_replay_through_their_bodies() {
+    let trace = track(nested, (1.0, 2.0));
+    let p = Program::from_trace(&trace, &[Dynamic, Dynamic]).unwrap();
+    for (x, y) in [(0.5, 0.25), (-3.0, 1.0), (2.0, -4.0)] {
+        assert_eq!(p.call((x, y)).unwrap().as_f64(), Some(nested(x, y)));
+    }
+    let p = Program::from_trace(&trace, &[Static, Dynamic]).unwrap();
+    assert_eq!(p.call((1.0, 5.0)).unwrap().as_f64(), Some(nested(1.0, 5.0)));
+}
+
+#[tracked]
+fn writes(v: Vec<f64>, x: f64) -> f64 {
+    let mut w = v;
+    w[0] = x;
+    w[0] + w[1]
+}
+
+#[test]
+fn a_write_of_a_dynamic_value_into_memory_is_refused() {
+    let trace = track(writes, (vec![1.0, 2.0], 3.0));
+    let e = Program::from_trace(&trace, &[Static, Dynamic]).unwrap_err();
+    assert!(matches!(e, ReplayError::Unsupported { .. }), "{e}");
+    assert!(
+        e.to_string().contains("w[0] =") || e.to_string().contains("memory"),
+        "{e}"
+    );
+    // Static, the write is part of the recorded path: folded.
+    let p = Program::from_trace(&trace, &[Static, Static]).unwrap();
+    assert_eq!(p.call((vec![1.0, 2.0], 3.0)).unwrap().as_f64(), Some(5.0));
+}
+
+#[tracked]
+fn closure_capture(x: f64) -> f64 {
+    let k = x * 2.0;
+    let f = |y: f64| y * k;
+    f(1.0)
+}
+
+#[tracked]
+fn closure_argument(x: f64) -> f64 {
+    let f = |y: f64| y * 2.0;
+    f(x) + 1.0
+}
+
+#[test]
+fn closures_replay_unless_they_capture() {
+    let trace = track(closure_capture, (1.5,));
+    let e = Program::from_trace(&trace, &[Dynamic]).unwrap_err();
+    assert!(e.to_string().contains("captured"), "{e}");
+    let trace = track(closure_argument, (1.5,));
+    let p = Program::from_trace(&trace, &[Dynamic]).unwrap();
+    assert_eq!(p.call((4.0,)).unwrap().as_f64(), Some(9.0));
+}
+
+#[tracked]
+#[allow(clippy::match_overlapping_arm)]
+fn matches(k: i32, x: f64) -> f64 {
+    match k {
+        0 if x > 1.0 => x,
+        0 => -x,
+        _ => x * 10.0,
+    }
+}
+
+#[test]
+fn a_match_on_a_dynamic_value_is_refused_and_an_arm_guard_is_a_guard() {
+    let trace = track(matches, (0, 2.0));
+    let e = Program::from_trace(&trace, &[Dynamic, Dynamic]).unwrap_err();
+    assert!(e.to_string().contains("match"), "{e}");
+    // `k` static: the arm's guard `x > 1.0` decided the path, so it is checked.
+    let p = Program::from_trace(&trace, &[Static, Dynamic]).unwrap();
+    assert_eq!(p.call((0, 5.0)).unwrap().as_f64(), Some(5.0));
+    let e = p.call((0, 0.5)).unwrap_err();
+    assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
+}
+
+#[tracked]
+fn int_ops(a: i32, b: i32) -> i32 {
+    a * b + 1
+}
+
+#[test]
+fn overflow_on_new_values_is_an_error_not_a_wrapped_number() {
+    let p = Program::from_trace(&track(int_ops, (3, 4)), &[Dynamic, Dynamic]).unwrap();
+    assert_eq!(p.call((5, 6)).unwrap().downcast_ref::<i32>(), Some(&31));
+    let e = p.call((i32::MAX, 2)).unwrap_err();
+    assert!(matches!(e, ReplayError::Eval { .. }), "{e}");
+}
