@@ -10,7 +10,21 @@
 //! - `total`: every byte requested from the allocator during `track` (a `realloc` counts its new
 //!   size), with `allocs` the number of requests.
 //!
-//! Run with `cargo bench --bench memory`.
+//! And for JSON (`json/h_nodes_1e6`: a trace of `h(x, 125000)`, about 10⁶ nodes), written to
+//! `json.json` next to it:
+//! - `recorded_bytes`: heap bytes the recorded trace keeps (as `retained` above;
+//!   `recorded_memory_bytes` is what `Trace::memory` says of it);
+//! - `export_ns`, `import_ns`: wall time of `trace.to_json()` and of `Trace::from_json(&json)`,
+//!   the median of five runs (`std::time::Instant`; not a criterion benchmark), and `verify_ns`
+//!   the part of an import that is `Trace::verify` (timed on a freshly recorded trace);
+//! - `import_peak_bytes`: the highest number of heap bytes live at once during `from_json`,
+//!   above what was live before it (the JSON text, owned by the caller, is not counted; the
+//!   trace it returns is), and `import_kept_bytes` what the imported trace keeps;
+//! - `json_bytes`: the length of the text; `import_timed_out_s`: 0, or the time after which
+//!   the imports were given up (their figures are then missing).
+//!
+//! Run with `cargo bench --bench memory` (`cargo bench --bench memory -- json` for the JSON rows
+//! only).
 
 mod common;
 
@@ -19,6 +33,8 @@ use irtrack::track;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 struct Counting;
 
@@ -177,4 +193,137 @@ fn main() {
         }
     }
     common::write_figures("memory.json", &figures);
+    let json_case = "json/h_nodes_1e6";
+    if !filter.as_deref().is_some_and(|f| !json_case.contains(f)) {
+        let figures = measure_json(json_case, || track(tracked::h, (1.000_001, 125_000)));
+        // All of the file's figures are written at once: none left from an earlier run.
+        let _ = std::fs::remove_file(common::figures_dir().join("json.json"));
+        common::write_figures("json.json", &figures);
+    }
+}
+
+/// The median of `runs` timings of `f`, in nanoseconds, and the last result.
+fn median_ns<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        drop(last.take());
+        let start = Instant::now();
+        let out = black_box(f());
+        times.push(start.elapsed().as_nanos() as f64);
+        last = Some(out);
+    }
+    times.sort_by(f64::total_cmp);
+    (times[runs / 2], last.expect("at least one run"))
+}
+
+/// How long the imports of `measure_json` may take together before they are given up.
+const IMPORT_BUDGET: Duration = Duration::from_secs(120);
+
+/// Export and import of one trace: times, and bytes against what the recorded trace keeps.
+///
+/// The imports run on a worker thread, given up after [`IMPORT_BUDGET`] (the figures then say
+/// so): an import that scales badly must not hang the whole report.
+fn measure_json(
+    name: &str,
+    record: impl Fn() -> irtrack::Trace + Copy + Send + 'static,
+) -> Vec<(String, f64)> {
+    let recorded = measure(record);
+    let trace = black_box(record());
+    let memory = trace.memory();
+    let (export_ns, json) = median_ns(5, || trace.to_json());
+    drop(trace);
+    let mut figures = vec![
+        ("nodes", recorded.nodes as f64),
+        ("recorded_bytes", recorded.retained as f64),
+        ("recorded_memory_bytes", memory as f64),
+        ("export_ns", export_ns),
+        ("json_bytes", json.len() as f64),
+    ];
+    let (send, receive) = mpsc::channel::<(&'static str, f64)>();
+    let nodes = recorded.nodes;
+    std::thread::spawn(move || {
+        // The peak of one import first, with nothing else running.
+        let before = LIVE.load(Relaxed);
+        PEAK.store(before, Relaxed);
+        let back = black_box(irtrack::Trace::from_json(&json).expect("import"));
+        let peak = PEAK.load(Relaxed) - before;
+        let kept = LIVE.load(Relaxed) - before;
+        assert_eq!(back.len(), nodes, "the import has every node");
+        drop(back);
+        let _ = send.send(("import_peak_bytes", peak as f64));
+        let _ = send.send(("import_kept_bytes", kept as f64));
+        let (import_ns, back) = median_ns(5, || irtrack::Trace::from_json(&json).expect("import"));
+        drop(back);
+        let _ = send.send(("import_ns", import_ns));
+        // The part of an import that is `Trace::verify`: a fresh trace's first check, which
+        // builds its index as the import's does.
+        let fresh = record();
+        let (verify_ns, _) = median_ns(1, || fresh.verify().expect("a recorded trace verifies"));
+        let _ = send.send(("verify_ns", verify_ns));
+    });
+    let deadline = Instant::now() + IMPORT_BUDGET;
+    let mut timed_out = false;
+    for _ in 0..4 {
+        match receive.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(figure) => figures.push(figure),
+            Err(_) => {
+                timed_out = true;
+                break;
+            }
+        }
+    }
+    figures.push((
+        "import_timed_out_s",
+        if timed_out {
+            IMPORT_BUDGET.as_secs_f64()
+        } else {
+            0.0
+        },
+    ));
+    let get = |what: &str| figures.iter().find(|(k, _)| *k == what).map(|&(_, v)| v);
+    let ms = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{:.1} ms", v / 1e6));
+    let ratio = |a: Option<f64>, b: Option<f64>| {
+        a.zip(b)
+            .map_or("—".to_string(), |(a, b)| format!("{:.2}x", a / b))
+    };
+    let (import, verify) = (get("import_ns"), get("verify_ns"));
+    let peak = get("import_peak_bytes");
+    println!(
+        "\n{:<22} {:>9} {:>10} {:>10} {:>8} {:>10} {:>8} {:>12} {:>12} {:>8}",
+        "json",
+        "nodes",
+        "export",
+        "import",
+        "imp/exp",
+        "verify",
+        "w/o ver.",
+        "recorded B",
+        "imp. peak B",
+        "peak/rec"
+    );
+    println!(
+        "{:<22} {:>9} {:>10} {:>10} {:>8} {:>10} {:>8} {:>12} {:>12} {:>8}",
+        name,
+        recorded.nodes,
+        ms(Some(export_ns)),
+        ms(import),
+        ratio(import, Some(export_ns)),
+        ms(verify),
+        ratio(import.zip(verify).map(|(i, v)| i - v), Some(export_ns)),
+        recorded.retained,
+        peak.map_or("—".to_string(), |p| format!("{p:.0}")),
+        ratio(peak, Some(recorded.retained as f64)),
+    );
+    if timed_out {
+        println!(
+            "{:<22} the imports did not finish in {} s: figures missing above were not measured",
+            "",
+            IMPORT_BUDGET.as_secs()
+        );
+    }
+    figures
+        .into_iter()
+        .map(|(what, v)| (format!("{name}:{what}"), v))
+        .collect()
 }

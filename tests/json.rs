@@ -8,10 +8,11 @@ use common::{f, geom, h};
 
 use irtrack::{
     track, track_with, tracked, try_track, Context, DepthLimit, Draft, JsonError, NodeKind, Trace,
-    SCHEMA,
+    Value, SCHEMA,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use std::any::TypeId;
 
 #[tracked]
 fn sum_for(v: Vec<i64>) -> i64 {
@@ -137,6 +138,64 @@ fn corpus() -> Vec<(&'static str, Trace)> {
     ]
 }
 
+/// Asserts that a value read back is the value written: the same type name, text and kind
+/// (scalar, text, opaque), the same type for a scalar, the same bits for a float (any NaN for a
+/// NaN), and downcastable to the same snapshot types.
+fn assert_same_value(a: &Value, b: &Value, what: &str) {
+    assert_eq!(a.type_name(), b.type_name(), "{what}");
+    assert_eq!(a.to_string(), b.to_string(), "{what}");
+    // A snapshot of a type without a codec comes back as its text.
+    let snapshot = !(a.is_scalar() || a.is_text() || a.is_opaque());
+    let kind = |v: &Value| {
+        (
+            v.is_scalar(),
+            v.is_text() && snapshot,
+            v.is_opaque(),
+            v.is_unit(),
+        )
+    };
+    assert_eq!(kind(a), kind(b), "{what}: {a:?} vs {b:?}");
+    if snapshot && !b.is_text() {
+        assert_eq!(a.type_id(), b.type_id(), "{what}");
+    }
+    if a.is_scalar() {
+        assert_eq!(a.type_id(), b.type_id(), "{what}");
+    }
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => assert!(
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+            "{what}: {x:?} read back as {y:?}"
+        ),
+        (x, y) => assert_eq!(x.is_some(), y.is_some(), "{what}"),
+    }
+    macro_rules! same_downcasts {
+        ($($t:ty),*) => {$(
+            assert_eq!(
+                a.downcast_ref::<$t>().is_some(),
+                b.downcast_ref::<$t>().is_some(),
+                "{what}: as {}", stringify!($t)
+            );
+        )*};
+    }
+    same_downcasts!(
+        String,
+        Vec<f64>,
+        Vec<f32>,
+        Vec<i64>,
+        Vec<i32>,
+        Vec<usize>,
+        Vec<u8>,
+        Vec<bool>,
+        Vec<char>,
+        Option<f64>,
+        Option<f32>,
+        Option<i32>,
+        Option<usize>,
+        Option<bool>
+    );
+    assert_eq!(a.is_discrete(), b.is_discrete(), "{what}");
+}
+
 #[test]
 fn every_trace_round_trips() {
     for (name, trace) in corpus() {
@@ -151,6 +210,18 @@ fn every_trace_round_trips() {
         assert_eq!(back.len(), trace.len(), "{name}");
         for (a, b) in trace.nodes().zip(back.nodes()) {
             assert_eq!(a.kind(), b.kind(), "{name}");
+            assert_same_value(
+                &a.raw_value(),
+                &b.raw_value(),
+                &format!("{name}: {}", a.id()),
+            );
+            let (ma, mb): (Vec<_>, Vec<_>) =
+                (a.metadata_values().collect(), b.metadata_values().collect());
+            assert_eq!(ma.len(), mb.len(), "{name}: metadata of {}", a.id());
+            for ((ka, va), (kb, vb)) in ma.into_iter().zip(mb) {
+                assert_eq!(ka, kb, "{name}");
+                assert_same_value(va, vb, &format!("{name}: {} [{ka}]", a.id()));
+            }
             assert_eq!(a.value_text(), b.value_text(), "{name}");
             assert_eq!(a.type_name(), b.type_name(), "{name}");
             assert_eq!(a.location(), b.location(), "{name}");
@@ -264,9 +335,9 @@ fn a_primitive_root_keeps_its_kind_name_and_value() {
 #[test]
 fn the_schema_is_versioned() {
     let json = track(f, (1.0,)).to_json();
-    assert_eq!(SCHEMA, "irtrack-trace/2");
+    assert_eq!(SCHEMA, "irtrack-trace/3");
     assert!(
-        json.starts_with("{\"schema\":\"irtrack-trace/2\","),
+        json.starts_with("{\"schema\":\"irtrack-trace/3\","),
         "{json}"
     );
 }
@@ -283,7 +354,7 @@ fn invalid_json_is_an_error() {
 fn a_wrong_schema_version_is_an_error() {
     let json = track(f, (1.0,))
         .to_json()
-        .replace("irtrack-trace/2", "irtrack-trace/1");
+        .replace("irtrack-trace/3", "irtrack-trace/1");
     assert_eq!(
         Trace::from_json(&json).unwrap_err(),
         JsonError::Schema {
@@ -314,8 +385,8 @@ fn the_wrong_shape_is_an_error() {
 /// A one-node trace: a primitive root with the given references.
 fn one_node(refs: &str) -> String {
     format!(
-        r#"{{"schema": "irtrack-trace/2", "root_name": "g", "functions": [], "calls": [],
-            "nodes": [[2, null, {refs}, ["i32", "1"]]], "root_args": [], "metadata": []}}"#
+        r#"{{"schema": "irtrack-trace/3", "root_name": "g", "functions": [], "calls": [],
+            "nodes": [[2, null, {refs}, ["i32", 1]]], "root_args": [], "metadata": []}}"#
     )
 }
 
@@ -366,7 +437,7 @@ fn other_broken_structure_is_an_error() {
         "{bad}"
     );
     // No nodes at all.
-    let empty = r#"{"schema": "irtrack-trace/2", "root_name": "g", "functions": [],
+    let empty = r#"{"schema": "irtrack-trace/3", "root_name": "g", "functions": [],
                     "calls": [], "nodes": [], "root_args": [], "metadata": []}"#;
     assert!(matches!(
         Trace::from_json(empty),
@@ -414,4 +485,353 @@ fn no_edited_number_makes_import_panic() {
             }
         }
     }
+}
+
+#[tracked]
+fn scalars(a: f32, b: &f64, c: char, d: u8, e: i64, k: bool) -> f64 {
+    let x = a as f64 * *b;
+    if k && c == 'x' {
+        x + d as f64
+    } else {
+        x - e as f64
+    }
+}
+
+#[test]
+fn scalars_come_back_typed() {
+    for k in [true, false] {
+        let trace = track(scalars, (1.5f32, &2.25, 'x', 7u8, -9i64, k));
+        let back = Trace::from_json(&trace.to_json()).unwrap();
+        let arg = |pos: usize| back.root().child(pos).unwrap();
+        assert_eq!(arg(1).value::<f32>(), Some(&1.5));
+        assert_eq!(arg(1).type_name(), "f32");
+        assert_eq!(arg(2).value::<f64>(), Some(&2.25));
+        assert_eq!(arg(2).type_name(), "&f64");
+        assert_eq!(
+            arg(2).raw_value().type_id(),
+            Some(TypeId::of::<&'static f64>())
+        );
+        assert_eq!(arg(3).value::<char>(), Some(&'x'));
+        assert_eq!(arg(4).value::<u8>(), Some(&7));
+        assert_eq!(arg(5).value::<i64>(), Some(&-9));
+        assert_eq!(arg(6).value::<bool>(), Some(&k));
+        for (a, b) in trace.nodes().zip(back.nodes()) {
+            assert_same_value(&a.raw_value(), &b.raw_value(), &a.id().to_string());
+        }
+        assert_eq!(back.root().to_string(), trace.root().to_string());
+    }
+}
+
+#[tracked]
+fn float_id(x: f64, y: f32) -> f64 {
+    x + y as f64
+}
+
+/// Floats whose text is special: signed zero, infinities, NaN, the smallest subnormal, the
+/// largest finite value, and a sum with no short decimal form.
+const FLOATS: [f64; 9] = [
+    0.0,
+    -0.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    5e-324,
+    f64::MAX,
+    0.1 + 0.2,
+    -1.234_567_890_123_456_7e-300,
+];
+
+#[test]
+fn floats_round_trip_bit_for_bit() {
+    for x in FLOATS {
+        let y = x as f32;
+        let trace = track(float_id, (x, y));
+        let json = trace.to_json();
+        let back = Trace::from_json(&json).unwrap();
+        for (a, b) in trace.nodes().zip(back.nodes()) {
+            assert_same_value(
+                &a.raw_value(),
+                &b.raw_value(),
+                &format!("{x:?}: {}", a.id()),
+            );
+        }
+        let read = back.root().child(1).unwrap().as_f64().unwrap();
+        assert!(
+            read.to_bits() == x.to_bits() || (x.is_nan() && read.is_nan()),
+            "{x:?}"
+        );
+        let read = *back.root().child(2).unwrap().value::<f32>().unwrap();
+        assert!(
+            read.to_bits() == y.to_bits() || (y.is_nan() && read.is_nan()),
+            "{y:?}"
+        );
+        assert_eq!(back.to_json(), json);
+    }
+    // In vectors and options, and as metadata, too.
+    let mut trace = track(f, (1.0,));
+    let root = trace.root().id();
+    let mut node = trace.node_mut(root);
+    node.set("floats", FLOATS.to_vec());
+    node.set(
+        "floats32",
+        FLOATS.iter().map(|&x| x as f32).collect::<Vec<f32>>(),
+    );
+    node.set("nan", Some(f64::NAN));
+    node.set("none", None::<f64>);
+    let back = Trace::from_json(&trace.to_json()).unwrap();
+    let floats = back.root().metadata::<Vec<f64>>("floats").unwrap();
+    assert_eq!(floats.len(), FLOATS.len());
+    for (a, b) in FLOATS.iter().zip(floats) {
+        assert!(
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            "{a:?}"
+        );
+    }
+    let floats32 = back.root().metadata::<Vec<f32>>("floats32").unwrap();
+    for (a, b) in FLOATS.iter().zip(floats32) {
+        let a = *a as f32;
+        assert!(
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            "{a:?}"
+        );
+    }
+    assert!(back
+        .root()
+        .metadata::<Option<f64>>("nan")
+        .unwrap()
+        .unwrap()
+        .is_nan());
+    assert_eq!(back.root().metadata::<Option<f64>>("none"), Some(&None));
+}
+
+#[tracked]
+fn containers(
+    v: Vec<f64>,
+    s: &[f64],
+    name: String,
+    word: &str,
+    o: Option<f64>,
+    flags: Vec<bool>,
+) -> f64 {
+    let mut total = 0.0;
+    for x in v.iter() {
+        total += x;
+    }
+    if flags.len() > name.len() + word.len() {
+        total += s[0];
+    }
+    total + o.unwrap_or(0.0)
+}
+
+#[test]
+fn snapshots_come_back_downcastable() {
+    let v = vec![1.0, -0.0, f64::INFINITY];
+    let s = [0.5, 0.25];
+    let trace = track(
+        containers,
+        (
+            v.clone(),
+            &s[..],
+            "name".to_string(),
+            "a \"word\"\n",
+            Some(2.5),
+            vec![true, false],
+        ),
+    );
+    let json = trace.to_json();
+    let back = Trace::from_json(&json).unwrap();
+    assert_eq!(back.to_json(), json);
+    let arg = |pos: usize| back.root().child(pos).unwrap();
+    // A vector of floats: downcastable, readable as floats.
+    assert_eq!(arg(1).value::<Vec<f64>>(), Some(&v));
+    assert_eq!(arg(1).raw_value().floats().as_deref(), Some(&v[..]));
+    // A slice is kept as a vector under the slice's type, with that type's id.
+    assert_eq!(arg(2).value::<Vec<f64>>(), Some(&s.to_vec()));
+    assert_eq!(arg(2).type_name(), "&[f64]");
+    assert_eq!(
+        arg(2).raw_value().type_id(),
+        trace.root().child(2).unwrap().raw_value().type_id()
+    );
+    // Strings, also escaped ones and `&str`s, which stay discrete.
+    assert_eq!(arg(3).value::<String>().map(String::as_str), Some("name"));
+    assert_eq!(
+        arg(4).value::<String>().map(String::as_str),
+        Some("a \"word\"\n")
+    );
+    assert_eq!(arg(4).type_name(), "&str");
+    assert!(arg(4).raw_value().is_discrete());
+    // Options of floats, with what they wrap.
+    assert_eq!(arg(5).value::<Option<f64>>(), Some(&Some(2.5)));
+    assert_eq!(arg(5).raw_value().wrapped_float(), Some(Some(2.5)));
+    assert_eq!(arg(6).value::<Vec<bool>>(), Some(&vec![true, false]));
+    for (a, b) in trace.nodes().zip(back.nodes()) {
+        assert_same_value(&a.raw_value(), &b.raw_value(), &a.id().to_string());
+    }
+}
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+struct Tagged {
+    #[allow(dead_code)] // Printed by `Debug` only.
+    name: &'static str,
+}
+
+#[test]
+fn typed_metadata_round_trips() {
+    let mut trace = track(h, (2.0, 3));
+    let ids: Vec<_> = trace.nodes().map(|n| n.id()).collect();
+    for (k, &id) in ids.iter().enumerate() {
+        let mut node = trace.node_mut(id);
+        node.set("adjoint", k as f64 * 0.1);
+        if k % 3 == 0 {
+            node.set("count", k as u32);
+            node.set("label", format!("node {k}"));
+            node.set("mark", 'm');
+            node.set("ok", k % 2 == 0);
+            node.set("many", vec![k as i64, -1]);
+            node.set("struct", Tagged { name: "t" });
+        }
+    }
+    let json = trace.to_json();
+    let back = Trace::from_json(&json).unwrap();
+    assert_eq!(back.to_json(), json);
+    assert_eq!(back.root().to_string(), trace.root().to_string());
+    for (k, n) in back.nodes().enumerate() {
+        assert_eq!(n.metadata::<f64>("adjoint"), Some(&(k as f64 * 0.1)));
+        if k % 3 == 0 {
+            assert_eq!(n.metadata::<u32>("count"), Some(&(k as u32)));
+            assert_eq!(n.metadata::<String>("label"), Some(&format!("node {k}")));
+            assert_eq!(n.metadata::<char>("mark"), Some(&'m'));
+            assert_eq!(n.metadata::<bool>("ok"), Some(&(k % 2 == 0)));
+            assert_eq!(n.metadata::<Vec<i64>>("many"), Some(&vec![k as i64, -1]));
+            // A type without a codec comes back as its text.
+            assert!(n.metadata::<Tagged>("struct").is_none());
+            let (_, v) = n
+                .metadata_values()
+                .find(|(key, _)| *key == "struct")
+                .unwrap();
+            assert!(v.is_text());
+            assert_eq!(v.to_string(), "Tagged { name: \"t\" }");
+        } else {
+            assert_eq!(n.metadata_values().count(), 1);
+        }
+    }
+}
+
+/// A one-node trace whose value is `value`.
+fn one_value(value: &str) -> String {
+    one_node("[]").replace("[\"i32\", 1]", value)
+}
+
+#[test]
+fn a_bad_value_is_a_syntax_error() {
+    for (value, ok) in [
+        (r#"["i32", 1]"#, true),
+        (r#"["f64", "1.5"]"#, true),
+        (r#"["f64", "NaN"]"#, true),
+        (r#"["&mut f64", "-inf"]"#, true),
+        (r#"["char", "\u00e9"]"#, true),
+        (r#"["u64", 18446744073709551615]"#, true),
+        (
+            r#"["=", "alloc::vec::Vec<f64>", "Vec<f64>", ["1.0", "inf"]]"#,
+            true,
+        ),
+        (r#"["~", "my::Type", "Type { x: 1 }"]"#, true),
+        (r#"["_", "my::Type"]"#, true),
+        (r#"["f64", "1.5x"]"#, false),
+        (r#"["f64", 1.5]"#, false),
+        (r#"["i32", "1"]"#, false),
+        (r#"["u8", 256]"#, false),
+        (r#"["i8", -129]"#, false),
+        (r#"["char", "ab"]"#, false),
+        (r#"["char", ""]"#, false),
+        (r#"["f65", "1"]"#, false),
+        (r#"["f64"]"#, false),
+        (r#"[]"#, false),
+        (r#"["=", "alloc::vec::Vec<f64>", "Vec<f65>", []]"#, false),
+        (r#"["=", "alloc::vec::Vec<f64>", "Vec<f64>", [1.0]]"#, false),
+        (r#"["~", "my::Type"]"#, false),
+        (r#"{"f64": "1.0"}"#, false),
+        (r#"["i32", 1, 2]"#, false),
+    ] {
+        let json = one_value(value);
+        match Trace::from_json(&json) {
+            Ok(t) => assert!(ok, "{value} was accepted: {}", t.root()),
+            Err(JsonError::Syntax(_)) => assert!(!ok, "{value} was rejected"),
+            Err(e) => panic!("{value}: {e:?}"),
+        }
+    }
+    let t = Trace::from_json(&one_value(r#"["&mut f64", "-inf"]"#)).unwrap();
+    assert_eq!(t.root().type_name(), "&mut f64");
+    assert_eq!(t.root().as_f64(), Some(f64::NEG_INFINITY));
+}
+
+#[test]
+fn fields_are_checked() {
+    // The schema comes first, and no field comes twice.
+    let json = one_node("[]");
+    let late = json.replacen(
+        r#""schema": "irtrack-trace/3", "root_name": "g","#,
+        r#""root_name": "g", "schema": "irtrack-trace/3","#,
+        1,
+    );
+    assert_ne!(late, json);
+    assert_eq!(
+        Trace::from_json(&late).unwrap_err(),
+        JsonError::Schema { found: None }
+    );
+    let twice = json.replacen(
+        r#""root_args": []"#,
+        r#""root_args": [], "root_args": []"#,
+        1,
+    );
+    assert_ne!(twice, json);
+    assert!(matches!(
+        Trace::from_json(&twice),
+        Err(JsonError::Syntax(_))
+    ));
+    // Fields this version does not know are skipped.
+    let extra = json.replacen(
+        r#""root_args": []"#,
+        r#""root_args": [], "later": {"x": [1]}"#,
+        1,
+    );
+    assert!(Trace::from_json(&extra).is_ok());
+    // A nested call's value is its call's, not its node's.
+    let json = track(f, (1.0,)).to_json();
+    let bad = json.replacen(r#""nodes":[[3,null,[]]"#, r#""nodes":[[3,null,[],null]"#, 1);
+    assert_ne!(bad, json);
+    assert!(matches!(Trace::from_json(&bad), Err(JsonError::Syntax(_))));
+    // Metadata on a node that does not exist.
+    let bad = json.replacen(r#""metadata":[]"#, r#""metadata":[[9,"k",null]]"#, 1);
+    assert_eq!(
+        Trace::from_json(&bad).unwrap_err(),
+        JsonError::Dangling {
+            node: 9,
+            field: "metadata",
+            target: 9
+        }
+    );
+}
+
+#[test]
+fn the_documented_example_is_what_export_writes() {
+    // docs/trace-format.md shows the export of `f` (defined in `tests/common/mod.rs`, so its
+    // module is `json::common`), pretty-printed: the same document once whitespace outside
+    // strings is dropped (there is none inside its strings).
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/trace-format.md"))
+        .unwrap();
+    let block = |marker: &str| -> String {
+        let at = doc
+            .find(marker)
+            .unwrap_or_else(|| panic!("{marker} in the docs"));
+        let rest = &doc[at..];
+        let start = rest.find("```json\n").unwrap() + "```json\n".len();
+        let end = start + rest[start..].find("```").unwrap();
+        rest[start..end].split_whitespace().collect()
+    };
+    assert_eq!(block("<!-- example: f -->"), track(f, (1.0,)).to_json());
+    assert_eq!(
+        block("<!-- example: tagged -->"),
+        track_with(Tag, f, (1.0,)).to_json()
+    );
 }
