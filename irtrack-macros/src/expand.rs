@@ -159,10 +159,13 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
             }
         }
     };
-    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
+    let (vis, sig) = (&f.vis, &f.sig);
     let defaultness = &f.defaultness;
+    // The body's inner attributes (`#![allow(…)]`), which syn keeps with the outer ones, stay
+    // at the start of the body.
+    let (outer, inner) = split_attributes(&f.attrs);
     f.output = quote! {
-        #(#attrs)* #vis #defaultness #sig { #body }
+        #(#outer)* #vis #defaultness #sig { #(#inner)* #body }
     };
     Ok(())
 }
@@ -272,8 +275,10 @@ fn untracked_recursion(f: &TrackedFn, generics: &[TokenStream]) -> Option<TokenS
     }
     .visit_block_mut(&mut block);
     let stmts = &block.stmts;
-    // What the body was compiled with: how it is inlined and which lints it allows.
-    let attrs = f.attrs.iter().filter(|a| {
+    // What the body was compiled with: how it is inlined and which lints it allows (the
+    // function's inner attributes stay at the start of the outer body, and apply here too).
+    let (outer, _) = split_attributes(&f.attrs);
+    let attrs = outer.into_iter().filter(|a| {
         ["inline", "allow", "warn", "deny", "forbid", "expect"]
             .iter()
             .any(|name| a.path().is_ident(name))
@@ -286,6 +291,13 @@ fn untracked_recursion(f: &TrackedFn, generics: &[TokenStream]) -> Option<TokenS
         #sig { #(#stmts)* }
         #inner #turbofish (#(#args),*)
     })
+}
+
+/// A function's outer attributes and the inner ones of its body (syn keeps both in one list).
+fn split_attributes(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<&syn::Attribute>) {
+    attrs
+        .iter()
+        .partition(|a| matches!(a.style, syn::AttrStyle::Outer))
 }
 
 /// How the generated code makes the function's
