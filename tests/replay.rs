@@ -4,7 +4,7 @@
 mod common;
 
 use common::{geom, h};
-use irtrack::program::{Input, Program, ReplayError};
+use irtrack::program::{checkpoint, collect, inject, Checkpoints, Input, Program, ReplayError};
 use irtrack::{register_operation, track, tracked, Value};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -275,4 +275,91 @@ fn overflow_on_new_values_is_an_error_not_a_wrapped_number() {
     assert_eq!(p.call((5, 6)).unwrap().downcast_ref::<i32>(), Some(&31));
     let e = p.call((i32::MAX, 2)).unwrap_err();
     assert!(matches!(e, ReplayError::Eval { .. }), "{e}");
+}
+
+// autoform's `inspectable`: a checkpoint recorded once, collected when the program runs later.
+#[tracked]
+fn inspectable(x: f64, n: i32) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..n {
+        let term = checkpoint(x * i as f64, "term", "debug");
+        acc += term;
+    }
+    checkpoint(acc, "total", "debug")
+}
+
+#[test]
+fn checkpoints_are_collected_and_injected_in_plain_tracked_and_replayed_code() {
+    // Plain.
+    let (out, seen) = collect("debug", || inspectable(2.0, 3));
+    assert_eq!(out, 6.0);
+    let terms: Vec<f64> = seen["term"].iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(terms, [0.0, 2.0, 4.0]);
+    // Another collection sees nothing.
+    let (_, other) = collect("other", || inspectable(2.0, 3));
+    assert!(other.is_empty());
+    // Tracked, with an injected value: the trace records what the checkpoint returned.
+    let values = Checkpoints::from([("term", vec![Value::snapshot(10.0), Value::snapshot(20.0)])]);
+    let trace = inject("debug", values.clone(), || track(inspectable, (2.0, 3)));
+    assert_eq!(trace.root().value::<f64>(), Some(&34.0));
+    // Replayed: the program built outside any `collect` runs its checkpoints at every call.
+    let trace = track(inspectable, (1.0, 3));
+    let p = Program::from_trace(&trace, &[Dynamic, Static]).unwrap();
+    let (out, seen) = collect("debug", || p.call((5.0, 3)).unwrap());
+    assert_eq!(out.as_f64(), Some(15.0));
+    let terms: Vec<f64> = seen["term"].iter().map(|v| v.as_f64().unwrap()).collect();
+    assert_eq!(terms, [0.0, 5.0, 10.0]);
+    assert_eq!(seen["total"][0].as_f64(), Some(15.0));
+    let out = inject("debug", values, || p.call((5.0, 3)).unwrap());
+    assert_eq!(out.as_f64(), Some(40.0));
+    // With every input static, the checkpoints still run.
+    let p = Program::from_trace(&trace, &[Static, Static]).unwrap();
+    let (_, seen) = collect("debug", || p.call((1.0, 3)).unwrap());
+    assert_eq!(seen["term"].len(), 3);
+}
+
+#[tracked]
+fn mixed(x: f64, y: f64, k: i64, m: i32) -> f64 {
+    let a = (x * y - x / (y + 0.5)).sin() + x.abs().sqrt() * y.cos();
+    let b = x.max(y).powi(m) + x.atan2(y) - (-y).exp().ln_1p();
+    let c = (k * 3 - 7) as f64 + (m + 2) as f64 * 0.5;
+    if a > b {
+        a * c - x.hypot(y)
+    } else {
+        b / (c + 1.0) + (x % 2.5)
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// The compiled form of a scalar program and the general evaluator agree, bit for bit,
+    /// on results and on which error.
+    #[test]
+    fn the_compiled_form_agrees_with_the_interpreter(
+        x in -5.0f64..5.0, y in -5.0f64..5.0, k in -1000i64..1000, m in -3i32..4,
+    ) {
+        let trace = track(mixed, (1.0, 2.0, 3, 2));
+        let p = Program::from_trace(&trace, &[Dynamic, Dynamic, Dynamic, Dynamic]).unwrap();
+        let fast = p.call((x, y, k, m));
+        let slow = p.call_interpreted((x, y, k, m));
+        match (&fast, &slow) {
+            (Ok(a), Ok(b)) => {
+                proptest::prop_assert!(a.same_scalar(b), "{a} vs {b}");
+                let want = mixed(x, y, k, m);
+                proptest::prop_assert!(a.as_f64().is_some_and(|v| v.to_bits() == want.to_bits() || v.is_nan() && want.is_nan()));
+            }
+            (Err(a), Err(b)) => proptest::prop_assert_eq!(a, b),
+            _ => proptest::prop_assert!(false, "{fast:?} vs {slow:?}"),
+        }
+    }
+}
+
+#[test]
+fn integer_overflow_is_the_same_error_compiled_or_interpreted() {
+    let p = Program::from_trace(&track(mixed, (1.0, 2.0, 3, 2)), &[Dynamic; 4]).unwrap();
+    let fast = p.call((1.0, 2.0, i64::MAX, 2)).unwrap_err();
+    let slow = p.call_interpreted((1.0, 2.0, i64::MAX, 2)).unwrap_err();
+    assert_eq!(fast, slow);
+    assert!(matches!(fast, ReplayError::Eval { .. }), "{fast}");
 }

@@ -486,9 +486,19 @@ pub fn eval_array(op: super::op::ArrayOp, args: &[Value]) -> Result<Value, EvalE
     }
 }
 
-type Forward = dyn Fn(&[Value]) -> Result<Value, EvalError> + Send + Sync;
+pub(crate) type Forward = dyn Fn(&[Value]) -> Result<Value, EvalError> + Send + Sync;
 
-type Registry = RwLock<HashMap<TypeId, (CalleeKey, Arc<Forward>)>>;
+/// A registered operation.
+#[derive(Clone)]
+pub(crate) struct Registered {
+    pub key: CalleeKey,
+    pub forward: Arc<Forward>,
+    /// Whether every replay must run it, even on values fixed when the program was built (a
+    /// checkpoint, whose result depends on what is collected or injected at run time).
+    pub volatile: bool,
+}
+
+type Registry = RwLock<HashMap<TypeId, Registered>>;
 
 fn operations() -> &'static Registry {
     static OPS: OnceLock<Registry> = OnceLock::new();
@@ -497,14 +507,33 @@ fn operations() -> &'static Registry {
 
 /// The forward function registered for the fn item `key`, if one was.
 pub(crate) fn registered(key: TypeId) -> Option<Arc<Forward>> {
+    lookup(key).map(|r| r.forward)
+}
+
+/// The registration of the fn item `key`, if it has one.
+pub(crate) fn lookup(key: TypeId) -> Option<Registered> {
     let ops = operations().read().unwrap_or_else(|e| e.into_inner());
-    ops.get(&key).map(|(_, f)| f.clone())
+    ops.get(&key).cloned()
 }
 
 /// The key a function was registered under, if it was.
 pub(crate) fn registered_key(key: TypeId) -> Option<CalleeKey> {
-    let ops = operations().read().unwrap_or_else(|e| e.into_inner());
-    ops.get(&key).map(|(k, _)| *k)
+    lookup(key).map(|r| r.key)
+}
+
+/// Registers `forward` as the operation of the callee `key`, replacing an earlier one.
+pub(crate) fn register_forward(key: CalleeKey, forward: Arc<Forward>, volatile: bool) {
+    operations()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(
+            key.id,
+            Registered {
+                key,
+                forward,
+                volatile,
+            },
+        );
 }
 
 /// A type a registered operation takes an argument as: read from a recorded [`Value`].
@@ -645,10 +674,7 @@ where
                 )
             })
     });
-    operations()
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key.id, (key, forward));
+    register_forward(key, forward, false);
 }
 
 #[cfg(test)]

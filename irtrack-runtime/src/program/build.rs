@@ -33,6 +33,16 @@ struct Builder<'t> {
     any_dynamic: bool,
 }
 
+/// Whether the node calls an operation every replay must run (a checkpoint).
+fn is_volatile(n: NodeRef<'_>) -> bool {
+    match n.trace().store.callees.get(&n.id()) {
+        Some(crate::core::tape::Callee::Item(k)) => {
+            crate::core::eval::lookup(k.id).is_some_and(|r| r.volatile)
+        }
+        _ => false,
+    }
+}
+
 fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
     n.ir()?.builtin(n.trace().store.node(n.id()).entry as usize)
 }
@@ -121,6 +131,7 @@ impl<'t> Builder<'t> {
             operation,
             args,
             origin: origin(n),
+            recorded: n.raw_value(),
         });
         self.steps.push(Step::Op(k));
         self.set(n.id(), Src::Op(k));
@@ -129,6 +140,11 @@ impl<'t> Builder<'t> {
     /// A primitive call, a special, or a registered nested call.
     fn operation(&mut self, n: NodeRef<'_>) -> Result<(), ReplayError> {
         let args = self.operands(n);
+        if is_volatile(n) {
+            let operation = n.operation().map_err(ReplayError::NotReexecutable)?;
+            self.push_op(n, operation, args);
+            return Ok(());
+        }
         if !args.iter().any(Src::is_dynamic) {
             self.set(n.id(), Src::Const(n.raw_value()));
             return Ok(());
@@ -369,8 +385,10 @@ impl Program {
             guards: b.guards,
             output,
             name: root.function_name().unwrap_or("?").to_string(),
+            fast: None,
         };
         p.remove_dead();
+        p.fast = super::fast::Fast::compile(&p);
         Ok(p)
     }
 

@@ -40,6 +40,8 @@
 //! ```
 
 mod build;
+pub mod checkpoint;
+mod fast;
 mod run;
 
 use crate::core::eval::EvalError;
@@ -50,6 +52,7 @@ use crate::view::operation::{Operation, ReexecError};
 use std::fmt;
 
 pub use build::Input;
+pub use checkpoint::{checkpoint, collect, inject, Checkpoints};
 
 /// A recorded path, replayable on new inputs: see the [module docs](self).
 #[derive(Clone, Debug)]
@@ -66,6 +69,8 @@ pub struct Program {
     output: Src,
     /// The name of the function the trace recorded.
     name: String,
+    /// The compiled form, when every value is a scalar.
+    fast: Option<fast::Fast>,
 }
 
 #[derive(Clone, Debug)]
@@ -103,6 +108,8 @@ struct Op {
     operation: Operation,
     args: Vec<Src>,
     origin: Origin,
+    /// The value the node recorded (its type is the operation's result type).
+    recorded: Value,
 }
 
 /// A branch the trace took on a condition that depends on a dynamic input.

@@ -17,6 +17,26 @@ impl Program {
     pub fn call(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
         self.check(&args)?;
+        match &self.fast {
+            Some(fast) => fast.run(self, &args),
+            None => self.call_general(&args),
+        }
+    }
+
+    /// Runs the program as [`call`](Program::call) does, but through the general evaluator
+    /// over values even where `call` uses its compiled form (programs whose values are all
+    /// scalars): the reference the compiled form is tested against.
+    ///
+    /// # Errors
+    /// As [`call`](Program::call).
+    pub fn call_interpreted(&self, args: impl Args) -> Result<Value, ReplayError> {
+        let args = args.into_values();
+        self.check(&args)?;
+        self.call_general(&args)
+    }
+
+    /// Runs the program through the general evaluator, on checked arguments.
+    pub(crate) fn call_general(&self, args: &[Value]) -> Result<Value, ReplayError> {
         let mut regs: Vec<Value> = Vec::with_capacity(self.ops.len());
         let read = |s: &Src, regs: &[Value]| -> Value {
             match s {
@@ -126,7 +146,7 @@ impl Program {
 
 /// A type name without the references around it: a program takes `x` for an argument recorded
 /// as `&x`.
-fn referent(name: &str) -> &str {
+pub(crate) fn referent(name: &str) -> &str {
     let mut n = name.trim();
     loop {
         if let Some(rest) = n.strip_prefix("&mut ") {

@@ -1,0 +1,457 @@
+//! The fast path of a program whose inputs, constants and results are all scalars: typed
+//! registers (16 bytes each) and instructions with their operands resolved to register
+//! indices, the float operations as direct calls. Anything it has no instruction for runs
+//! through the general evaluator on that one instruction.
+
+use super::{InputSlot, Program, ReplayError, Src, Step};
+use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
+use crate::core::value::{Form, Repr, Scalar, Value};
+use crate::view::operation::{run_operation, Operation};
+
+#[derive(Clone, Copy, Debug)]
+enum Code {
+    F64Add,
+    F64Sub,
+    F64Mul,
+    F64Div,
+    F64Rem,
+    F64Neg,
+    F64Cmp(CmpOp),
+    F64Unary(fn(f64) -> f64),
+    F64Binary(fn(f64, f64) -> f64),
+    F64Powi,
+    I64Add,
+    I64Sub,
+    I64Mul,
+    I32Add,
+    I32Sub,
+    I32Mul,
+    IntCmp(CmpOp),
+    /// Any other operation, through values.
+    General(usize),
+    /// A guard: the register must hold this bool.
+    Guard(bool),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Instr {
+    code: Code,
+    a: u32,
+    b: u32,
+    out: u32,
+    /// The operation (for `General` and for errors) or the guard.
+    step: u32,
+}
+
+/// A compiled program: a register file template (inputs, then constants, then results) and
+/// the instructions.
+#[derive(Clone, Debug)]
+pub(crate) struct Fast {
+    template: Vec<Scalar>,
+    inputs: Vec<(u32, ScalarType)>,
+    instrs: Vec<Instr>,
+    /// For `General` instructions: the operation and its argument registers.
+    general: Vec<(Operation, Vec<u32>)>,
+    output: u32,
+}
+
+fn scalar_of(v: &Value) -> Option<Scalar> {
+    match &v.0 {
+        Repr::Scalar(Scalar::Unit, _) | Repr::Boxed(_) => None,
+        Repr::Scalar(s, _) => Some(*s),
+    }
+}
+
+fn f64_unary(f: FloatFn) -> Option<fn(f64) -> f64> {
+    Some(match f {
+        FloatFn::Sin => f64::sin,
+        FloatFn::Cos => f64::cos,
+        FloatFn::Tan => f64::tan,
+        FloatFn::Asin => f64::asin,
+        FloatFn::Acos => f64::acos,
+        FloatFn::Atan => f64::atan,
+        FloatFn::Sinh => f64::sinh,
+        FloatFn::Cosh => f64::cosh,
+        FloatFn::Tanh => f64::tanh,
+        FloatFn::Asinh => f64::asinh,
+        FloatFn::Acosh => f64::acosh,
+        FloatFn::Atanh => f64::atanh,
+        FloatFn::Exp => f64::exp,
+        FloatFn::Exp2 => f64::exp2,
+        FloatFn::ExpM1 => f64::exp_m1,
+        FloatFn::Ln => f64::ln,
+        FloatFn::Ln1p => f64::ln_1p,
+        FloatFn::Log10 => f64::log10,
+        FloatFn::Log2 => f64::log2,
+        FloatFn::Sqrt => f64::sqrt,
+        FloatFn::Cbrt => f64::cbrt,
+        FloatFn::Abs => f64::abs,
+        FloatFn::Recip => f64::recip,
+        FloatFn::ToDegrees => f64::to_degrees,
+        FloatFn::ToRadians => f64::to_radians,
+        FloatFn::Signum => f64::signum,
+        FloatFn::Floor => f64::floor,
+        FloatFn::Ceil => f64::ceil,
+        FloatFn::Round => f64::round,
+        FloatFn::RoundTiesEven => f64::round_ties_even,
+        FloatFn::Trunc => f64::trunc,
+        FloatFn::Fract => f64::fract,
+        _ => return None,
+    })
+}
+
+fn f64_binary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
+    Some(match f {
+        FloatFn::Powf => f64::powf,
+        FloatFn::Max => f64::max,
+        FloatFn::Min => f64::min,
+        FloatFn::Atan2 => f64::atan2,
+        FloatFn::Hypot => f64::hypot,
+        FloatFn::Log => f64::log,
+        FloatFn::Copysign => f64::copysign,
+        _ => return None,
+    })
+}
+
+impl Fast {
+    /// Compiles `p`, if every value it handles is a scalar.
+    pub(crate) fn compile(p: &Program) -> Option<Fast> {
+        let mut template = Vec::new();
+        let mut inputs = Vec::new();
+        let mut input_reg = Vec::new();
+        for slot in &p.inputs {
+            match slot {
+                InputSlot::Dynamic { type_name } => {
+                    let ty = ScalarType::from_name(super::run::referent(type_name))?;
+                    input_reg.push(Some(template.len() as u32));
+                    inputs.push((template.len() as u32, ty));
+                    // A placeholder of the input's type, so instructions are chosen by it.
+                    let zero = if ty == ScalarType::Char {
+                        Value::snapshot('\0')
+                    } else {
+                        crate::core::eval::literal_as(
+                            if ty == ScalarType::Bool { "false" } else { "0" },
+                            ty,
+                        )?
+                    };
+                    template.push(scalar_of(&zero)?);
+                }
+                InputSlot::Static(_) => input_reg.push(None),
+            }
+        }
+        // Constants get registers as they are met; results are placed after all of them, so
+        // collect constants first.
+        let mut consts: Vec<(Scalar, u32)> = Vec::new();
+        let mut const_reg = |v: &Value, template: &mut Vec<Scalar>| -> Option<u32> {
+            let s = scalar_of(v)?;
+            if let Some((_, r)) = consts.iter().find(|(c, _)| same_bits(*c, s)) {
+                return Some(*r);
+            }
+            let r = template.len() as u32;
+            template.push(s);
+            consts.push((s, r));
+            Some(r)
+        };
+        // Results: one register per operation, after inputs and constants.
+        let mut srcs_regs: Vec<Vec<u32>> = Vec::with_capacity(p.ops.len());
+        let mut guard_regs: Vec<u32> = Vec::with_capacity(p.guards.len());
+        for op in &p.ops {
+            let mut regs = Vec::with_capacity(op.args.len());
+            for a in &op.args {
+                regs.push(match a {
+                    Src::Input(k) => input_reg[*k]?,
+                    Src::Op(k) => u32::MAX - *k as u32,
+                    Src::Const(v) => const_reg(v, &mut template)?,
+                });
+            }
+            srcs_regs.push(regs);
+        }
+        for g in &p.guards {
+            guard_regs.push(match &g.condition {
+                Src::Input(k) => input_reg[*k]?,
+                Src::Op(k) => u32::MAX - *k as u32,
+                Src::Const(v) => const_reg(v, &mut template)?,
+            });
+        }
+        let output = match &p.output {
+            Src::Input(k) => input_reg[*k]?,
+            Src::Op(k) => u32::MAX - *k as u32,
+            Src::Const(v) => const_reg(v, &mut template)?,
+        };
+        let base = template.len() as u32;
+        let fix = |r: u32| {
+            if r > u32::MAX / 2 {
+                base + (u32::MAX - r)
+            } else {
+                r
+            }
+        };
+        for op in &p.ops {
+            template.push(scalar_of(&op.recorded)?);
+        }
+        let mut instrs = Vec::with_capacity(p.steps.len());
+        let mut general = Vec::new();
+        for step in &p.steps {
+            match *step {
+                Step::Op(k) => {
+                    let op = &p.ops[k];
+                    let regs: Vec<u32> = srcs_regs[k].iter().map(|&r| fix(r)).collect();
+                    let ty = |i: usize| template.get(regs[i] as usize).map(scalar_type);
+                    let out_ty = scalar_type(&template[(base as usize) + k]);
+                    let code = code_of(op.operation, &regs, ty, out_ty);
+                    let code = match code {
+                        Some(c) => c,
+                        None => {
+                            general.push((op.operation, regs.clone()));
+                            Code::General(general.len() - 1)
+                        }
+                    };
+                    instrs.push(Instr {
+                        code,
+                        a: regs.first().copied().unwrap_or(0),
+                        b: regs.get(1).copied().unwrap_or(0),
+                        out: base + k as u32,
+                        step: k as u32,
+                    });
+                }
+                Step::Guard(g) => instrs.push(Instr {
+                    code: Code::Guard(p.guards[g].expected),
+                    a: fix(guard_regs[g]),
+                    b: 0,
+                    out: 0,
+                    step: g as u32,
+                }),
+            }
+        }
+        Some(Fast {
+            template,
+            inputs,
+            instrs,
+            general,
+            output: fix(output),
+        })
+    }
+
+    /// Runs the compiled program on `args` (already checked by `Program::check`).
+    pub(crate) fn run(&self, p: &Program, args: &[Value]) -> Result<Value, ReplayError> {
+        let mut regs = self.template.clone();
+        let mut dynamic = args
+            .iter()
+            .zip(&p.inputs)
+            .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
+            .map(|(a, _)| a);
+        for &(r, ty) in &self.inputs {
+            let v = dynamic.next().and_then(scalar_of);
+            match v {
+                Some(s) if scalar_type(&s) == ty => regs[r as usize] = s,
+                _ => return p.call_general(args),
+            }
+        }
+        for ins in &self.instrs {
+            let a = regs[ins.a as usize];
+            let b = regs[ins.b as usize];
+            let out = match (ins.code, a, b) {
+                (Code::F64Add, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x + y),
+                (Code::F64Sub, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x - y),
+                (Code::F64Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
+                (Code::F64Div, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x / y),
+                (Code::F64Rem, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x % y),
+                (Code::F64Neg, Scalar::F64(x), _) => Scalar::F64(-x),
+                (Code::F64Cmp(c), Scalar::F64(x), Scalar::F64(y)) => Scalar::Bool(cmp_f64(c, x, y)),
+                (Code::F64Unary(f), Scalar::F64(x), _) => Scalar::F64(f(x)),
+                (Code::F64Binary(f), Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(f(x, y)),
+                (Code::F64Powi, Scalar::F64(x), n) => {
+                    match int_of(n).and_then(|n| i32::try_from(n).ok()) {
+                        Some(n) => Scalar::F64(x.powi(n)),
+                        None => return self.general(p, ins, &regs),
+                    }
+                }
+                (Code::I64Add, Scalar::I64(x), Scalar::I64(y)) => match x.checked_add(y) {
+                    Some(r) => Scalar::I64(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::I64Sub, Scalar::I64(x), Scalar::I64(y)) => match x.checked_sub(y) {
+                    Some(r) => Scalar::I64(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::I64Mul, Scalar::I64(x), Scalar::I64(y)) => match x.checked_mul(y) {
+                    Some(r) => Scalar::I64(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::I32Add, Scalar::I32(x), Scalar::I32(y)) => match x.checked_add(y) {
+                    Some(r) => Scalar::I32(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::I32Sub, Scalar::I32(x), Scalar::I32(y)) => match x.checked_sub(y) {
+                    Some(r) => Scalar::I32(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::I32Mul, Scalar::I32(x), Scalar::I32(y)) => match x.checked_mul(y) {
+                    Some(r) => Scalar::I32(r),
+                    None => return self.general(p, ins, &regs),
+                },
+                (Code::IntCmp(c), x, y) => match (int_of(x), int_of(y)) {
+                    (Some(x), Some(y)) => Scalar::Bool(cmp_ord(c, x.cmp(&y))),
+                    _ => return self.general(p, ins, &regs),
+                },
+                (Code::Guard(expected), Scalar::Bool(v), _) => {
+                    if v != expected {
+                        let g = &p.guards[ins.step as usize];
+                        return Err(ReplayError::Guard {
+                            at: g.origin.clone(),
+                            condition: format!("@{} == {}", g.condition_at, g.expected),
+                        });
+                    }
+                    continue;
+                }
+                (Code::General(k), _, _) => {
+                    let (op, ref arg_regs) = self.general[k];
+                    let values: Vec<Value> = arg_regs
+                        .iter()
+                        .map(|&r| Value(Repr::Scalar(regs[r as usize], Form::Val)))
+                        .collect();
+                    let v = run_operation(op, &values).map_err(|error| ReplayError::Eval {
+                        at: p.ops[ins.step as usize].origin.clone(),
+                        error,
+                    })?;
+                    match scalar_of(&v) {
+                        Some(s) => s,
+                        None => return p.call_general(args),
+                    }
+                }
+                // An operand of another type than compiled for: let the general path decide.
+                _ => return p.call_general(args),
+            };
+            regs[ins.out as usize] = out;
+        }
+        Ok(Value(Repr::Scalar(regs[self.output as usize], Form::Val)))
+    }
+
+    /// An instruction whose fast form cannot give the answer (an overflow, an exponent out of
+    /// range): the general evaluator gives the error.
+    #[cold]
+    fn general(&self, p: &Program, ins: &Instr, regs: &[Scalar]) -> Result<Value, ReplayError> {
+        let op = &p.ops[ins.step as usize];
+        let values: Vec<Value> = [ins.a, ins.b]
+            .iter()
+            .take(op.args.len())
+            .map(|&r| Value(Repr::Scalar(regs[r as usize], Form::Val)))
+            .collect();
+        match run_operation(op.operation, &values) {
+            Err(error) => Err(ReplayError::Eval {
+                at: op.origin.clone(),
+                error,
+            }),
+            Ok(_) => Err(ReplayError::Eval {
+                at: op.origin.clone(),
+                error: crate::core::eval::EvalError::Domain(
+                    "the operation has no value on these operands".into(),
+                ),
+            }),
+        }
+    }
+}
+
+fn same_bits(a: Scalar, b: Scalar) -> bool {
+    match (a, b) {
+        (Scalar::F64(x), Scalar::F64(y)) => x.to_bits() == y.to_bits(),
+        (Scalar::F32(x), Scalar::F32(y)) => x.to_bits() == y.to_bits(),
+        (x, y) => x == y,
+    }
+}
+
+fn scalar_type(s: &Scalar) -> ScalarType {
+    ScalarType::from_name(Value(Repr::Scalar(*s, Form::Val)).type_name())
+        .unwrap_or(ScalarType::Bool)
+}
+
+fn int_of(s: Scalar) -> Option<i64> {
+    Value(Repr::Scalar(s, Form::Val)).as_i64()
+}
+
+fn cmp_ord(c: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match c {
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+    }
+}
+
+fn cmp_f64(c: CmpOp, x: f64, y: f64) -> bool {
+    match c {
+        CmpOp::Eq => x == y,
+        CmpOp::Ne => x != y,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+    }
+}
+
+/// The fast instruction for an operation on operands of the given types, if there is one.
+fn code_of(
+    op: Operation,
+    regs: &[u32],
+    ty: impl Fn(usize) -> Option<ScalarType>,
+    out: ScalarType,
+) -> Option<Code> {
+    use ScalarType as T;
+    let Operation::Builtin(b) = op else {
+        return None;
+    };
+    let two = regs.len() == 2;
+    let (t0, t1) = (ty(0), if two { ty(1) } else { None });
+    let f64s = t0 == Some(T::F64) && (!two || t1 == Some(T::F64));
+    let int_like = |t: Option<ScalarType>| {
+        matches!(
+            t,
+            Some(
+                T::I8
+                    | T::I16
+                    | T::I32
+                    | T::I64
+                    | T::Isize
+                    | T::U8
+                    | T::U16
+                    | T::U32
+                    | T::U64
+                    | T::Usize
+            )
+        )
+    };
+    Some(match b {
+        Builtin::Binary(o) | Builtin::Assign(o) if f64s && two && out == T::F64 => match o {
+            BinOp::Add => Code::F64Add,
+            BinOp::Sub => Code::F64Sub,
+            BinOp::Mul => Code::F64Mul,
+            BinOp::Div => Code::F64Div,
+            BinOp::Rem => Code::F64Rem,
+            _ => return None,
+        },
+        Builtin::Binary(o) | Builtin::Assign(o) if two && t0 == Some(T::I64) && t1 == t0 => match o
+        {
+            BinOp::Add => Code::I64Add,
+            BinOp::Sub => Code::I64Sub,
+            BinOp::Mul => Code::I64Mul,
+            _ => return None,
+        },
+        Builtin::Binary(o) | Builtin::Assign(o) if two && t0 == Some(T::I32) && t1 == t0 => match o
+        {
+            BinOp::Add => Code::I32Add,
+            BinOp::Sub => Code::I32Sub,
+            BinOp::Mul => Code::I32Mul,
+            _ => return None,
+        },
+        Builtin::Unary(UnOp::Neg) if t0 == Some(T::F64) && !two => Code::F64Neg,
+        Builtin::Compare(c) if f64s && two => Code::F64Cmp(c),
+        Builtin::Compare(c) if two && t0 == t1 && int_like(t0) => Code::IntCmp(c),
+        Builtin::Method(FloatFn::Powi) if t0 == Some(T::F64) && int_like(t1) => Code::F64Powi,
+        Builtin::Method(f) if f64s && f.arity() == 1 && !two => Code::F64Unary(f64_unary(f)?),
+        Builtin::Method(f) if f64s && f.arity() == 2 && two => Code::F64Binary(f64_binary(f)?),
+        _ => return None,
+    })
+}
