@@ -364,8 +364,16 @@ impl Store {
         if n.entry == NO_ENTRY {
             return 0;
         }
+        // The step plan is compact (the entries are not): one small load per node.
         match self.ir_of(id) {
-            Some(ir) => ir.entries[n.entry as usize].ref_count(),
+            Some(ir) => {
+                let step = ir.step(n.entry as usize);
+                if step.role == super::ir::Step::BLOCK_ARGUMENT {
+                    1
+                } else {
+                    step.nrefs as usize
+                }
+            }
             None => 0,
         }
     }

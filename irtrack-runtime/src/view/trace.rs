@@ -261,7 +261,12 @@ impl<'t> NodeRef<'t> {
 
     /// The IR of the function this node was recorded in; `None` for the root.
     pub fn ir(&self) -> Option<&'t FnIr> {
-        self.store().ir_of(self.id).map(|r| &**r)
+        // The index's parent is one load; the store's is a search over the calls.
+        let p = self.trace.index().parent[self.id.index()];
+        if p == u32::MAX {
+            return None;
+        }
+        self.store().call(NodeId(p)).map(|c| &*c.ir)
     }
 
     /// For a nested call, the IR of the called function (whose statements its children ran).
@@ -276,7 +281,8 @@ impl<'t> NodeRef<'t> {
 
     /// The entry this node executed; `None` for the root and for errors.
     pub fn entry(&self) -> Option<&'t Entry> {
-        self.store().entry_of(self.id).map(|(_, e)| e)
+        let e = self.store().node(self.id).entry;
+        self.ir()?.entries.get(e as usize)
     }
 
     /// Where in the function's IR the node was recorded (`§2:%5`); `None` for the root.

@@ -107,21 +107,30 @@ impl Trace {
                 ),
             });
         }
-        for c in self.nodes() {
-            for r in c.referenced() {
-                if !r.dependents().contains(&c) {
-                    return fail(
-                        c,
-                        format!(
-                            "it references {}, which does not list it as a dependent",
-                            r.id()
-                        ),
-                    );
-                }
-            }
-        }
         Ok(())
     }
+}
+
+/// Whether the reverse index lists `user` among the nodes that reference `used` (so that
+/// `used.dependents()` contains it: they are siblings, checked by the caller).
+fn lists(used: NodeRef<'_>, user: NodeRef<'_>) -> bool {
+    let index = used.trace().index();
+    let (a, b) = (
+        index.dependents_start[used.id().index()] as usize,
+        index.dependents_start[used.id().index() + 1] as usize,
+    );
+    index.dependents[a..b]
+        .binary_search(&user.id().get())
+        .is_ok()
+}
+
+/// Whether two nodes recorded the same value: scalars compared typed, other values by text.
+fn same_recorded(a: NodeRef<'_>, b: NodeRef<'_>) -> bool {
+    let (x, y) = (a.raw_value(), b.raw_value());
+    if x.is_scalar() && y.is_scalar() {
+        return x.same_scalar(&y) || x.to_string() == y.to_string();
+    }
+    x.to_string() == y.to_string()
 }
 
 fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
@@ -197,6 +206,15 @@ fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
                     if n.parent() != Some(call) {
                         return fail(*c, format!("%{v} refers outside its call"));
                     }
+                    if !lists(*n, *c) {
+                        return fail(
+                            *c,
+                            format!(
+                                "it references {}, which does not list it as a dependent",
+                                n.id()
+                            ),
+                        );
+                    }
                     if n.position().map_or(true, |p| p >= pos) {
                         return fail(*c, format!("%{v} refers to a later node"));
                     }
@@ -223,7 +241,16 @@ fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
                     return fail(*c, "a block argument of a jump to another block");
                 }
                 if let Some(Arg::Node(v)) = jump.arguments().get(n - 1) {
-                    if v.value_text() != c.value_text() {
+                    if !lists(*v, *c) {
+                        return fail(
+                            *c,
+                            format!(
+                                "it references {}, which does not list it as a dependent",
+                                v.id()
+                            ),
+                        );
+                    }
+                    if !same_recorded(*v, *c) {
                         return fail(
                             *c,
                             format!("it holds another value than {} passed", jump.id()),
