@@ -188,6 +188,23 @@ mod plain_sine {
         let r = &x;
         r.sin()
     }
+
+    #[irtrack::tracked]
+    #[allow(clippy::needless_borrow)]
+    pub fn sine_of_a_reference(x: f64) -> f64 {
+        (&x).sin()
+    }
+}
+
+#[test]
+fn a_receiver_written_as_a_reference_is_probed_as_one() {
+    // With no trait of `&f64` in scope, `(&x).sin()` is `f64::sin`, proven by its value.
+    let g = gradient(plain_sine::sine_of_a_reference, (0.3,)).unwrap();
+    assert_eq!(scalars(&g.wrt), [0.3f64.cos()]);
+    // With `DegreesSin` in scope it is not, at any point the two differ.
+    for deg in [30.0, -45.0, 1.0] {
+        assert!(gradient(sine_of_degrees, (deg,)).is_err(), "at {deg}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

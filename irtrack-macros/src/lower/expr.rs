@@ -83,6 +83,15 @@ fn pure_index(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
     }
 }
 
+/// The expression inside any parentheses and invisible groups.
+fn unparen(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        e => e,
+    }
+}
+
 fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
@@ -1031,7 +1040,15 @@ impl Lowerer {
         );
         let turbofish = &m.turbofish;
         let recv_ty = private_ident("__irtrack_recv");
-        let announce = if pure {
+        // `(&x).m()`: the operand is `x`'s node, but the receiver is a reference, and a method
+        // of the reference type (a trait implemented for `&f64`) is found before `x`'s own.
+        // The receiver's type is probed instead of taken from `x`'s recorded value.
+        let reference_to_place = matches!(
+            unparen(&m.receiver),
+            Expr::Reference(r) if is_place(&r.expr) && pure_place(&r.expr, &|n| self.is_local(n))
+        );
+        let probe = pure || reference_to_place;
+        let announce = if probe {
             Announce::MethodOf(recv_ty.clone())
         } else {
             Announce::Method { exact }
@@ -1044,7 +1061,7 @@ impl Lowerer {
         });
         // A place receiver is read once more, for its type only, before the call: it has no
         // side effects (`pure_place`), and the borrow ends before the call borrows it.
-        let call = if pure {
+        let call = if probe {
             quote!({
                 let #recv_ty = (&&&::irtrack::__private::ReceiverProbe(&#receiver)).receiver();
                 #read_receiver
