@@ -24,7 +24,7 @@
 //!   (`largest` checks this);
 //! - in-place mutation creates no node: after `q.x = …`, `v[i] += …` or `*r += …` later uses of
 //!   `q`, `v` or `y` reference the node recorded before the mutation;
-//! - a nested field in value position (`s.b.x`) refers to its base `s`;
+//! - a nested field in value position (`s.b.x`) is one read of its base `s`, at the path `.b.x`;
 //! - a captured variable used as a method receiver in a closure prints as `⟨_⟩`.
 
 // The corpus is deliberately written the long way round, to exercise each construct.
@@ -1647,9 +1647,9 @@ fn tuples_and_arrays() {
         .find(|c| c.kind() == NodeKind::Special && c.raw_value().type_name() == "[f64; 4]")
         .expect("the array repeat is recorded");
     assert_eq!(repeat.value::<[f64; 4]>(), Some(&[0.0; 4]), "{t}");
-    // `(t.2).0` in value position: one field read of `t` (nested fields are coarse, by design).
+    // `(t.2).0` in value position: one read of `t` at the path `.2.0` (issue 11, case 2).
     assert!(
-        specials_of(&t, ".0")
+        specials_of(&t, ".2.0")
             .iter()
             .any(|c| c.value::<bool>() == Some(&true)),
         "{t}"

@@ -83,6 +83,19 @@ fn pure_index(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
     }
 }
 
+/// `.a.b.c` for `x.a.b.c`: the members of a chain of field accesses, down to the first base
+/// that is not one.
+fn field_path(f: &syn::ExprField) -> String {
+    let mut members = vec![text(&f.member)];
+    let mut base = &*f.base;
+    while let Expr::Field(g) = unparen(base) {
+        members.push(text(&g.member));
+        base = &g.base;
+    }
+    members.reverse();
+    format!(".{}", members.join("."))
+}
+
 /// The expression inside any parentheses and invisible groups.
 fn unparen(e: &Expr) -> &Expr {
     match e {
@@ -506,7 +519,13 @@ impl Lowerer {
                 loud: base.loud,
             };
         }
-        let head = format!(".{}", text(member));
+        // A place base (`net.l1` in `net.l1.w`) was lowered to its root's operand: the head
+        // carries the whole path from there, so `net.l1.w` and `net.l2.w` stay apart.
+        let head = if base_ctx == Ctx::Place {
+            field_path(f)
+        } else {
+            format!(".{}", text(member))
+        };
         let mut l = self.special(head, vec![base.op], tokens, f.span());
         l.loud |= base.loud;
         l

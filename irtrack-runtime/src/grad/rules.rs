@@ -16,7 +16,7 @@ use super::tangent::Tangent;
 use crate::core::ir::EntryKind;
 use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, Receiver, UnOp};
 use crate::core::tape::Callee;
-use crate::core::value::Value;
+use crate::core::value::{Snapshot, Value};
 
 /// What a rule gives one operand.
 pub(crate) enum Contribution {
@@ -250,13 +250,53 @@ pub(crate) fn unproven_method(site: &Site<'_>, f: FloatFn) -> Option<String> {
     }
 }
 
+/// Whether re-running the scalar operation `op` on the site's recorded operands gives its
+/// recorded value, bit for bit (so the operands the trace links are the ones it ran on).
+pub(crate) fn operands_current(site: &Site<'_>, op: Builtin) -> bool {
+    let args: Option<Vec<Value>> = (0..site.len())
+        .map(|i| match site.value(i) {
+            Some(v) => Some(v.into_owned().by_value()),
+            None => {
+                let x = site.scalar(i)?;
+                Some(if site.output_is_f32() {
+                    (x as f32).snapshot()
+                } else {
+                    x.snapshot()
+                })
+            }
+        })
+        .collect();
+    match args.map(|a| crate::core::eval::eval_builtin(op, &a)) {
+        Some(Ok(v)) => v.same_scalar(&site.output()),
+        _ => false,
+    }
+}
+
+/// Why a float operator has no rule, for the error: its operands are stale.
+pub(crate) fn stale_operands(site: &Site<'_>) -> Option<String> {
+    let b = site.builtin()?;
+    let floats = (0..site.len()).all(|i| site.is_float(i));
+    (site.kind() == EntryKind::Operator && floats && !operands_current(site, b)).then(|| {
+        "re-running it on the values its operands recorded does not give its value: an \
+         operand was changed in place after it was recorded (through a `&mut` borrow, \
+         `*r = …`), which the trace does not show, so its edge is stale; pass values and \
+         bind results (`let k = f(k)`) instead of mutating through references"
+            .to_string()
+    })
+}
+
 /// The built-in rule for a site, if there is one.
 pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
     let all_float = || (0..site.len()).all(|i| site.is_float(i));
     match (site.kind(), site.builtin()) {
-        (EntryKind::Operator, Some(Builtin::Binary(op) | Builtin::Assign(op))) => {
+        (EntryKind::Operator, Some(b @ (Builtin::Binary(op) | Builtin::Assign(op)))) => {
             if all_float() {
-                return operator(op).map(Rule::Binary);
+                // The rule reads its operands' recorded values: they must be the ones the
+                // operator ran on (an operand changed through `&mut` after it was recorded is
+                // a stale edge).
+                return operands_current(site, b)
+                    .then(|| operator(op).map(Rule::Binary))
+                    .flatten();
             }
             array_rule(site)
         }
@@ -298,7 +338,8 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
         (EntryKind::Call, _) => match site.callee()? {
             Callee::Item(t) => {
                 if let Some(f) = float_fn_of(t.id) {
-                    return float_method(f);
+                    // The callee is exact; the witness checks the operands are current.
+                    return reaches(site, f).then(|| float_method(f)).flatten();
                 }
                 if is_wrapping_constructor(site) {
                     return Some(Rule::PassThrough);

@@ -82,7 +82,7 @@ impl<'a> Site<'a> {
         }
     }
 
-    fn output_is_f32(&self) -> bool {
+    pub(crate) fn output_is_f32(&self) -> bool {
         self.output().downcast_ref::<f32>().is_some()
     }
 

@@ -50,6 +50,14 @@ pub(crate) struct Sweep<'s> {
     /// (`u32::MAX` for other nodes); and for each iterator, how many there were so far.
     next_positions: Vec<u32>,
     next_counts: Vec<u32>,
+    /// For a discrete value (an integer, a `bool`, a string) that depends on the inputs other
+    /// than piecewise-constantly (`x.to_bits()`, `x.to_string()`, an untracked call): the node
+    /// where that dependence began (`u32::MAX` when there is none). Such a value is not a
+    /// constant, and no rule differentiates through it.
+    taint: Vec<u32>,
+    /// Values computed from a tainted one that are not discrete (`f64::from_bits(bits)`):
+    /// active, and refused with an error when the output's sensitivity reaches them.
+    poisoned: HashMap<NodeId, NodeId>,
 }
 
 impl<'s> Sweep<'s> {
@@ -69,6 +77,8 @@ impl<'s> Sweep<'s> {
             is_leaf: Vec::new(),
             next_positions: Vec::new(),
             next_counts: Vec::new(),
+            taint: vec![u32::MAX; n],
+            poisoned: HashMap::new(),
         };
         sweep.mark_active();
         sweep.check_arguments_recorded()?;
@@ -215,7 +225,27 @@ impl<'s> Sweep<'s> {
                     }
                     a
                 }
-                NodeKind::PrimitiveCall | NodeKind::Special => uses_active(),
+                NodeKind::PrimitiveCall | NodeKind::Special => {
+                    let a = uses_active();
+                    // A call or pattern that reads a model through code irtrack does not see
+                    // (`m.weight()`, `let Affine { w, b } = m`) may read its float fields: its
+                    // value is not a constant, and no rule says how it depends on them.
+                    let indexing = store.entry_of(id).is_some_and(|(ir, _)| {
+                        ir.builtin(node.entry as usize) == Some(Builtin::Index)
+                    });
+                    // Indexing a vector of vectors is a read irtrack knows: the element is a
+                    // constant unless the outer vector is an input the sweep differentiates.
+                    if !a && !indexing && is_differentiable(&value) {
+                        if let Some(container) = self.container_operand(id) {
+                            self.poisoned.insert(id, container);
+                            true
+                        } else {
+                            false
+                        }
+                    } else {
+                        a
+                    }
+                }
                 // A closure's captured variable may be an input-dependent value of the
                 // function that made the closure, which the trace does not link to: let its
                 // adjoint arrive, so the backward pass can refuse it (`GradError::Capture`).
@@ -227,12 +257,126 @@ impl<'s> Sweep<'s> {
                 NodeKind::Jump | NodeKind::Error => false,
             };
             // Nothing differentiable flows through an integer, a `bool` or a string: counts,
-            // comparisons and indices derived from the inputs are constants to the sweep.
+            // comparisons and indices derived from the inputs are constants to the sweep —
+            // but only when they depend on the inputs piecewise-constantly. Bits and text of
+            // a float are the float itself, re-encoded: a value computed from them is refused.
+            let tainted = self.tainted_operand(id, node.kind, parent);
+            let mut active = active;
+            if value.is_discrete() {
+                if let Some(origin) = tainted {
+                    self.taint[i] = origin.0;
+                } else if active && !self.piecewise_constant(id) {
+                    self.taint[i] = id.0;
+                }
+                if node.kind == NodeKind::Return && self.taint[i] != u32::MAX {
+                    self.taint[parent.index()] = self.taint[i];
+                }
+            } else if let Some(origin) = tainted {
+                active = true;
+                self.poisoned.insert(id, origin);
+                if node.kind == NodeKind::Return {
+                    self.active[parent.index()] = true;
+                    self.poisoned.insert(parent, origin);
+                }
+            }
             self.active[i] = active && !value.is_discrete();
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);
             }
         }
+    }
+
+    /// A data operand of `id` that is a container which may hold floats, if there is one.
+    fn container_operand(&self, id: NodeId) -> Option<NodeId> {
+        if self.containers.is_empty() {
+            return None;
+        }
+        let n = match self.store.entry_of(id) {
+            Some((_, e)) => e.operands.len(),
+            None => return None,
+        };
+        self.store.refs(id).take(n).find(|r| {
+            !r.is_none()
+                && self.containers.contains_key(r)
+                && may_hold_floats(&self.store.value_cow(*r))
+        })
+    }
+
+    /// The node where the taint of a data operand of `id` began, if one is tainted.
+    fn tainted_operand(&self, id: NodeId, kind: NodeKind, parent: NodeId) -> Option<NodeId> {
+        let taint = |r: NodeId| {
+            (!r.is_none() && self.taint[r.index()] != u32::MAX)
+                .then(|| NodeId(self.taint[r.index()]))
+        };
+        match kind {
+            NodeKind::Argument => {
+                if parent == self.root && !self.is_block_argument(id) {
+                    None
+                } else {
+                    taint(self.argument_source(id))
+                }
+            }
+            NodeKind::Jump | NodeKind::Error | NodeKind::Constant => None,
+            NodeKind::NestedCall => None,
+            _ => {
+                let n = match self.store.entry_of(id) {
+                    Some((_, e)) => e.operands.len() + usize::from(!e.condition.is_none()),
+                    None => self.store.ref_count(id),
+                };
+                self.store.refs(id).take(n).find_map(taint)
+            }
+        }
+    }
+
+    /// Whether a discrete value computed from active operands depends on them only
+    /// piecewise-constantly (its derivative is zero wherever it exists): a comparison, a cast
+    /// to an integer, a test of a float's class, the length of a vector.
+    fn piecewise_constant(&self, id: NodeId) -> bool {
+        let Some(site) = Site::new(self.store, id) else {
+            return false;
+        };
+        match site.builtin() {
+            Some(Builtin::Compare(_) | Builtin::Cast(_) | Builtin::Unary(_)) => return true,
+            Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => return true,
+            _ => {}
+        }
+        if site.kind() != EntryKind::MethodCall {
+            return false;
+        }
+        let head = site.head();
+        // On a float by value the inherent methods are found first: the name is the method.
+        let float_class = matches!(
+            head,
+            "is_nan"
+                | "is_infinite"
+                | "is_finite"
+                | "is_normal"
+                | "is_subnormal"
+                | "is_sign_positive"
+                | "is_sign_negative"
+                | "partial_cmp"
+                | "total_cmp"
+                | "eq"
+                | "ne"
+                | "lt"
+                | "le"
+                | "gt"
+                | "ge"
+        );
+        if float_class && site.receiver() == crate::core::op::Receiver::Float {
+            return true;
+        }
+        // The length of a vector of floats: checked against the vector recorded.
+        if matches!(head, "len" | "is_empty") && site.len() == 1 {
+            if let Some(v) = site.value(0).and_then(|v| v.floats().map(|f| f.len())) {
+                let out = site.output();
+                return match head {
+                    "len" => out.as_i64() == Some(v as i64),
+                    _ => out.downcast_ref::<bool>() == Some(&(v == 0)),
+                };
+            }
+        }
+        false
     }
 
     /// For a field read `c.f` of a container `c`: records the field as a leaf when its value is
@@ -409,6 +553,12 @@ impl<'s> Sweep<'s> {
                     let Some(dy) = self.adjoints[i].take() else {
                         continue;
                     };
+                    if let Some(origin) = self.poisoned.get(&id) {
+                        return Err(match self.containers.contains_key(origin) {
+                            true => self.hidden_read(id, *origin),
+                            false => self.reinterpreted(id, *origin),
+                        });
+                    }
                     if node.kind == NodeKind::Special && self.tuple_binding(&site, &dy)? {
                         self.adjoints[i] = Some(dy);
                         continue;
@@ -489,7 +639,7 @@ impl<'s> Sweep<'s> {
                             .unrecorded_operand(site)
                             .or_else(|| match site.builtin() {
                                 Some(Builtin::Method(f)) => rules::unproven_method(site, f),
-                                _ => None,
+                                _ => rules::stale_operands(site),
                             }),
                     })
                 }
@@ -507,6 +657,49 @@ impl<'s> Sweep<'s> {
             self.give(target, c)?;
         }
         Ok(())
+    }
+
+    /// The error for a value computed from a float's re-encoding (bits, text).
+    fn reinterpreted(&self, id: NodeId, origin: NodeId) -> GradError {
+        let what = Site::new(self.store, origin)
+            .map_or_else(|| "a value".to_string(), |s| format!("`{}`", s.describe()));
+        let at = self.place(origin);
+        GradError::NoRule {
+            callee: self
+                .site(id)
+                .map_or_else(|| "?".to_string(), |s| s.describe()),
+            at: self.place(id),
+            reason: Some(format!(
+                "its value depends on the inputs through {what} at {at}, which re-encodes a \
+                 float as an integer or text (its bits, its digits): no rule can follow a value \
+                 through that; compute with the float itself, or give the enclosing function a \
+                 rule with `irtrack::grad::register_rule`"
+            )),
+        }
+    }
+
+    /// The error for a value read from a model through code irtrack does not see.
+    fn hidden_read(&self, id: NodeId, container: NodeId) -> GradError {
+        let path = self
+            .containers
+            .get(&container)
+            .map(|(_, p)| p.clone())
+            .unwrap_or_default();
+        let what = match path.is_empty() {
+            true => "an argument".to_string(),
+            false => format!("the field `{path}` of an argument"),
+        };
+        GradError::NoRule {
+            callee: self
+                .site(id)
+                .map_or_else(|| "?".to_string(), |s| s.describe()),
+            at: self.place(id),
+            reason: Some(format!(
+                "it reads {what} that holds floats, through code irtrack does not see (an \
+                 untracked method, a pattern binding), so which fields its value depends on is \
+                 unknown; read the fields directly (`m.w`), or make the method `#[tracked]`"
+            )),
+        }
     }
 
     fn unrecorded_operand(&self, site: &Site<'_>) -> Option<String> {
@@ -602,6 +795,28 @@ impl Sweep<'_> {
 
 /// A value that may hold differentiable fields: neither a number, a vector or an array, nor
 /// discrete, nor `()`.
+/// Whether a container's value may hold floats: its text shows one (`2.0`, `NaN`, `inf`), or
+/// irtrack kept only its type. An RNG's state shows integers only, so reading it through its
+/// methods (`rng.random()`) is a constant to the sweep.
+fn may_hold_floats(value: &Value) -> bool {
+    if value.is_opaque() {
+        return true;
+    }
+    let text = value.to_string();
+    let b = text.as_bytes();
+    let decimal = (1..b.len().saturating_sub(1))
+        .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit());
+    let word = |w: &str| {
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    decimal || word("NaN") || word("inf")
+}
+
 fn is_container(value: &Value) -> bool {
     !value.is_discrete() && !value.is_unit() && !is_differentiable(value)
 }

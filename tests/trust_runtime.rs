@@ -1,0 +1,259 @@
+//! The cases of the issue *Trust* that the runtime decides: each a minimal repro whose
+//! gradient was silently wrong (or whose trace was silently empty). Now each is right, checked
+//! against central finite differences, or a typed error naming the node.
+
+use irtrack::{gradient, track, tracked, GradError, Tangent};
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn scalar(t: &Option<Tangent>) -> f64 {
+    t.as_ref()
+        .and_then(Tangent::as_scalar)
+        .expect("a scalar gradient")
+}
+
+/// Right (within `tol` of finite differences) or an error; never a wrong number.
+fn right_or_error(got: Result<f64, GradError>, truth: f64, tol: f64) {
+    match got {
+        Ok(g) => assert!(
+            (g - truth).abs() <= tol * truth.abs().max(1.0),
+            "gradient {g}, truth {truth}"
+        ),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+// 1. Bit-level float code: an integer reinterpretation on the path is an error, not a zero.
+#[tracked]
+fn fabs(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() & (u64::MAX / 2))
+}
+
+#[tracked]
+fn halve_exponent(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let y = f64::from_bits(bits - (1u64 << 52));
+    y * 3.0
+}
+
+#[test]
+fn repro_1_bit_level_float_code() {
+    for x in [-2.5, 0.75, 3.0] {
+        let g = gradient(fabs, (x,));
+        right_or_error(g.map(|g| scalar(&g.wrt[0])), fd(fabs, x), 1e-6);
+        let g = gradient(halve_exponent, (x,));
+        right_or_error(g.map(|g| scalar(&g.wrt[0])), fd(halve_exponent, x), 1e-6);
+    }
+    // Specifically: never the old silent 0.0.
+    assert!(gradient(fabs, (-2.5,)).map(|g| scalar(&g.wrt[0])) != Ok(0.0));
+}
+
+// 2. Nested field paths are kept apart.
+#[derive(Clone, Debug, irtrack::Snapshot)]
+struct Lin {
+    w: f64,
+}
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+struct Net {
+    l1: Lin,
+    l2: Lin,
+}
+
+#[tracked]
+fn two_layers(net: Net, x: f64) -> f64 {
+    net.l1.w * x + net.l2.w
+}
+
+#[test]
+fn repro_2_nested_field_paths() {
+    let n = Net {
+        l1: Lin { w: 2.0 },
+        l2: Lin { w: 5.0 },
+    };
+    match gradient(two_layers, (n, 3.0)) {
+        Ok(g) => {
+            let t = g.wrt[0].as_ref().expect("a gradient for the model");
+            let get = |p: &str| t.field(p).and_then(Tangent::as_scalar);
+            assert_eq!(get("l1.w"), Some(3.0), "{t:?}");
+            assert_eq!(get("l2.w"), Some(1.0), "{t:?}");
+            assert_eq!(scalar(&g.wrt[1]), 2.0);
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+// 3. Iterator state: a consumed head is not also summed.
+#[tracked]
+fn head_and_rest(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let first = *it.next().unwrap();
+    let rest: f64 = it.sum();
+    10.0 * first + rest
+}
+
+#[tracked]
+fn nth_then_next(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    it.nth(1);
+    let t = *it.next().unwrap();
+    t * 2.0
+}
+
+fn vector_gradient(r: Result<irtrack::Gradient<f64>, GradError>) -> Option<Vec<f64>> {
+    match r {
+        Ok(g) => {
+            let t = g.wrt[0].as_ref().expect("a gradient");
+            Some(match t.as_slice() {
+                Some(s) => s.to_vec(),
+                None => t
+                    .as_array()
+                    .expect("a vector gradient")
+                    .iter()
+                    .copied()
+                    .collect(),
+            })
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty());
+            None
+        }
+    }
+}
+
+#[test]
+fn repro_3_iterator_state() {
+    if let Some(g) = vector_gradient(gradient(head_and_rest, (vec![1.0, 2.0, 3.0],))) {
+        assert_eq!(g, [10.0, 1.0, 1.0]);
+    }
+    if let Some(g) = vector_gradient(gradient(nth_then_next, (vec![1.0, 2.0, 3.0],))) {
+        assert_eq!(g, [0.0, 0.0, 2.0]);
+    }
+}
+
+// 4. Mutation through `&mut`.
+fn set_to_three(k: &mut f64) {
+    *k = 3.0;
+}
+
+#[tracked]
+fn through_mut(x: f64) -> f64 {
+    let mut k = 2.0;
+    set_to_three(&mut k);
+    x * k
+}
+
+fn scale_in_place(k: &mut f64, by: f64) {
+    *k *= by;
+}
+
+#[tracked]
+fn scaled_by_input(x: f64) -> f64 {
+    let mut k = 2.0;
+    scale_in_place(&mut k, x);
+    k * x
+}
+
+#[test]
+fn repro_4_mutation_through_mut() {
+    right_or_error(
+        gradient(through_mut, (5.0,)).map(|g| scalar(&g.wrt[0])),
+        3.0,
+        1e-9,
+    );
+    // d/dx (2x · x) = 4x.
+    right_or_error(
+        gradient(scaled_by_input, (5.0,)).map(|g| scalar(&g.wrt[0])),
+        20.0,
+        1e-9,
+    );
+    assert_eq!(
+        track(through_mut, (5.0,)).root().value::<f64>(),
+        Some(&15.0)
+    );
+}
+
+// 5. Destructuring a struct parameter, and an untracked getter.
+#[derive(Clone, Debug, irtrack::Snapshot)]
+struct Affine {
+    w: f64,
+    b: f64,
+}
+
+impl Affine {
+    fn weight(&self) -> f64 {
+        self.w
+    }
+}
+
+#[tracked]
+fn destructured(m: Affine, x: f64) -> f64 {
+    let Affine { w, b } = m;
+    w * x + b
+}
+
+#[tracked]
+fn through_getter(m: Affine, x: f64) -> f64 {
+    m.weight() * x + m.b
+}
+
+#[test]
+fn repro_5_destructuring_and_getters() {
+    let m = Affine { w: 2.0, b: 1.0 };
+    for r in [
+        gradient(destructured, (m.clone(), 3.0)),
+        gradient(through_getter, (m.clone(), 3.0)),
+    ] {
+        match r {
+            Ok(g) => {
+                let t = g.wrt[0].as_ref().expect("a gradient for the model");
+                let get = |p: &str| t.field(p).and_then(Tangent::as_scalar);
+                assert_eq!(get("w"), Some(3.0), "{t:?}");
+                assert_eq!(get("b"), Some(1.0), "{t:?}");
+            }
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
+    }
+}
+
+// 6. An array-valued `unwrap` is not taken for a scalar.
+#[tracked]
+fn array_unwrap(a: ndarray::Array1<f64>) -> f64 {
+    a.sum() * 2.0 + a.mean().unwrap()
+}
+
+#[test]
+fn repro_6_array_valued_unwrap() {
+    let a = ndarray::array![1.0, 2.0, 4.0];
+    if let Some(g) = vector_gradient(gradient(array_unwrap, (a,))) {
+        let want = 2.0 + 1.0 / 3.0;
+        for v in g {
+            assert!((v - want).abs() < 1e-12, "{v}");
+        }
+    }
+}
+
+// 7b. A tracked function passed as a function pointer.
+#[tracked]
+fn sq(x: f64) -> f64 {
+    x * x
+}
+
+#[test]
+fn repro_7b_function_pointers() {
+    let trace = track(sq as fn(f64) -> f64, (3.0,));
+    assert_eq!(trace.root().value::<f64>(), Some(&9.0));
+    // Recorded, or says why: never a root with no arguments and no children silently.
+    let root = trace.root();
+    assert!(
+        root.children().next().is_some() || root.argument_values().len() == 1,
+        "{root}"
+    );
+    match gradient(sq as fn(f64) -> f64, (3.0,)) {
+        Ok(g) => assert_eq!(scalar(&g.wrt[0]), 6.0),
+        Err(e) => assert!(e.to_string().contains("pointer"), "{e}"),
+    }
+}
