@@ -257,3 +257,61 @@ fn repro_7b_function_pointers() {
         Err(e) => assert!(e.to_string().contains("pointer"), "{e}"),
     }
 }
+
+// A node budget stops a runaway trace with a typed error and leaves the thread able to track.
+#[tracked]
+fn runaway(x: f64) -> f64 {
+    let mut s = x;
+    loop {
+        s = s * 0.5 + 1.0;
+        if s.is_nan() {
+            return s;
+        }
+    }
+}
+
+#[tracked]
+fn deep(n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        1 + deep(n - 1)
+    }
+}
+
+#[test]
+fn a_budget_stops_a_runaway_trace() {
+    use irtrack::{track_within, Budget};
+    let stopped = track_within(Budget::nodes(5_000), runaway, (1.0,)).unwrap_err();
+    assert!(stopped.trace.len() >= 5_000 && stopped.trace.len() < 5_100);
+    stopped.trace.verify().unwrap();
+    assert!(stopped.to_string().contains("budget"), "{stopped}");
+    let stopped = track_within(Budget::bytes(1 << 20), runaway, (1.0,)).unwrap_err();
+    assert!(
+        stopped.trace.memory() < 2 << 20,
+        "{}",
+        stopped.trace.memory()
+    );
+    // Each call the stop leaves gets its error node, past the budget.
+    let stopped = track_within(Budget::nodes(2_000), deep, (100_000,)).unwrap_err();
+    let errors = stopped
+        .trace
+        .nodes()
+        .filter(|n| n.kind() == irtrack::NodeKind::Error)
+        .count();
+    assert!(errors > 100);
+    assert!(
+        stopped.trace.len() <= 2_000 + errors,
+        "{}",
+        stopped.trace.len()
+    );
+    // Within budget, the result and the trace are those of `track`.
+    let (out, trace) = track_within(Budget::nodes(1_000), deep, (20,)).unwrap();
+    assert_eq!(out, 20);
+    assert_eq!(
+        trace.root().to_string(),
+        track(deep, (20,)).root().to_string()
+    );
+    // The thread tracks again, without a budget.
+    assert_eq!(track(deep, (3,)).root().value::<u64>(), Some(&3));
+}

@@ -26,7 +26,10 @@ pub use grad::{gradient, pullback, GradError, Gradient, Pullback, Tangent};
 pub use program::Program;
 pub use record::context::{Action, Call, CallSite, Context, Draft, Everything};
 pub use record::contexts::{DepthLimit, Except, Only, Timing};
-pub use record::session::{track, track_output, track_with, try_track, try_track_with, Callable};
+pub use record::session::{
+    track, track_output, track_with, track_within, track_within_with, try_track, try_track_with,
+    Budget, Callable, OverBudget,
+};
 pub use view::listing::Listing;
 pub use view::operation::{Operation, Reason, ReexecError};
 pub use view::query::Axis;

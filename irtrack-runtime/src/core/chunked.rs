@@ -13,9 +13,25 @@ const DOUBLING_CHUNKS: usize = (MAX_SHIFT - FIRST.trailing_zeros() + 1) as usize
 pub(crate) struct Chunked<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
-    /// The chunk being filled, and how many elements still fit in it.
+    /// The chunk being filled, and how many elements still fit in it (never past `limit`, so
+    /// the fast path needs no check of its own).
     current: usize,
     room: usize,
+    /// Pushing the element of this index calls [`over_limit`] instead (a budget).
+    limit: usize,
+}
+
+/// The payload of the panic that stops a recording when its node budget is spent: the session
+/// that set the budget catches it and returns a typed error.
+#[derive(Debug)]
+pub(crate) struct OverLimit;
+
+/// Stops the recording: unwinds with [`OverLimit`] without running the panic hook (this is not
+/// a bug to report, and the session that set the budget catches it).
+#[cold]
+#[inline(never)]
+pub(crate) fn over_limit() -> ! {
+    std::panic::resume_unwind(Box::new(OverLimit))
 }
 
 impl<T> Default for Chunked<T> {
@@ -25,6 +41,7 @@ impl<T> Default for Chunked<T> {
             len: 0,
             current: 0,
             room: 0,
+            limit: usize::MAX,
         }
     }
 }
@@ -69,9 +86,21 @@ impl<T> Chunked<T> {
         self.push_slow(value)
     }
 
+    /// Makes pushing element `n` (the `n + 1`-th) panic with [`OverLimit`]; `usize::MAX`
+    /// lifts the limit. The limit lifts itself when it trips, so that what unwinds can still
+    /// record.
+    pub(crate) fn set_limit(&mut self, n: usize) {
+        self.limit = n;
+        self.room = self.room.min(n.saturating_sub(self.len));
+    }
+
     #[cold]
     fn push_slow(&mut self, value: T) -> usize {
         let i = self.len;
+        if i >= self.limit {
+            self.limit = usize::MAX;
+            over_limit();
+        }
         let (k, _) = locate(i);
         if k >= self.chunks.len() {
             self.grow(k);
@@ -79,7 +108,8 @@ impl<T> Chunked<T> {
         // `locate` fills chunks in order, so the element goes at the end of chunk `k`.
         self.chunks[k].push(value);
         self.current = k;
-        self.room = chunk_capacity(k) - self.chunks[k].len();
+        self.room =
+            (chunk_capacity(k) - self.chunks[k].len()).min(self.limit.saturating_sub(self.len + 1));
         self.len += 1;
         i
     }
@@ -118,6 +148,7 @@ impl<T> Chunked<T> {
         self.len = 0;
         self.current = 0;
         self.room = 0;
+        self.limit = usize::MAX;
     }
 
     /// Bytes of the chunks' buffers.

@@ -83,6 +83,10 @@ pub(crate) struct Recorder {
     /// The call (by `var` and frame depth) a context was last asked about when announced: a
     /// tracked callee that claims it is not asked again.
     asked: Option<(u32, usize)>,
+    /// Bytes the trace may hold (`usize::MAX`: no budget), checked at branches and calls
+    /// once the trace reaches `next_byte_check` nodes.
+    pub(crate) byte_budget: usize,
+    pub(crate) next_byte_check: usize,
     /// The statement whose closure arguments a claimed callee registers (caller's IR and var).
     pub(crate) closure_args: Vec<(usize, usize)>,
 }
@@ -109,6 +113,8 @@ impl Recorder {
             closures: HashMap::new(),
             replacement: None,
             asked: None,
+            byte_budget: usize::MAX,
+            next_byte_check: usize::MAX,
             closure_args: Vec::new(),
         }
     }
@@ -477,6 +483,9 @@ impl Recorder {
     /// Records branch `&k` of `block` as taken (a return with the value at `slot`).
     #[inline]
     pub(crate) fn branch(&mut self, block: u32, k: u32, slot: Slot) -> NodeId {
+        if self.store.len() >= self.next_byte_check {
+            self.check_bytes();
+        }
         let Some(frame) = self.frames.last_mut() else {
             return NodeId::NONE;
         };
@@ -626,6 +635,9 @@ impl Recorder {
         identity: &Identity,
         replaceable: bool,
     ) -> Option<Result<(), Value>> {
+        if self.store.len() >= self.next_byte_check {
+            self.check_bytes();
+        }
         let Pending::Announced { key, var, depth } = self.pending else {
             return None;
         };
@@ -740,6 +752,18 @@ impl Recorder {
             closure_params,
         });
         Some(Ok(()))
+    }
+
+    /// Stops the recording when the trace holds more bytes than its budget. Every loop
+    /// iteration passes a branch and every recursion a claim, so a runaway trace meets this.
+    #[cold]
+    fn check_bytes(&mut self) {
+        self.next_byte_check = self.store.len() + 1024;
+        if self.store.capacity_bytes() > self.byte_budget {
+            self.byte_budget = usize::MAX;
+            self.next_byte_check = usize::MAX;
+            crate::core::chunked::over_limit();
+        }
     }
 
     /// The open call returned without a return node: through a `return` (or `?`) inside a

@@ -223,6 +223,17 @@ impl Session {
         };
     }
 
+    fn set_budget(&self, budget: Budget) {
+        let mut r = self.rec.borrow_mut();
+        if let Some(n) = budget.nodes {
+            r.store.nodes.set_limit(n);
+        }
+        if let Some(b) = budget.bytes {
+            r.byte_budget = b;
+            r.next_byte_check = 0;
+        }
+    }
+
     /// Ends the recording; returns the store, the root node if a tracked callee claimed it, and
     /// the error nodes a panic left.
     pub(crate) fn finish(self) -> (Store, Option<NodeId>, Vec<NodeId>) {
@@ -232,6 +243,7 @@ impl Session {
             _ => None,
         };
         r.pending = Pending::Empty;
+        r.store.nodes.set_limit(usize::MAX);
         let errors = std::mem::take(&mut r.errors);
         (std::mem::take(&mut r.store), root, errors)
     }
@@ -405,6 +417,131 @@ where
     record_catching(Some(Rc::new(ctx)), f, args)
 }
 
+/// Limits on the size of one recording (see [`track_within`]). `Budget::default()` has none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Budget {
+    /// The most nodes the trace may hold.
+    pub nodes: Option<usize>,
+    /// The most bytes the trace's buffers may hold (checked every 1,024 nodes, at branches and
+    /// calls, so a trace stops at most that many nodes past it).
+    pub bytes: Option<usize>,
+}
+
+impl Budget {
+    /// At most `n` nodes.
+    pub fn nodes(n: usize) -> Budget {
+        Budget {
+            nodes: Some(n),
+            bytes: None,
+        }
+    }
+
+    /// At most `n` bytes.
+    pub fn bytes(n: usize) -> Budget {
+        Budget {
+            nodes: None,
+            bytes: Some(n),
+        }
+    }
+}
+
+/// A recording stopped because its trace passed its [`Budget`].
+pub struct OverBudget {
+    /// The budget.
+    pub budget: Budget,
+    /// The trace recorded until it stopped: every call it left ends in an
+    /// [`Error`](NodeKind::Error) node saying so (one node per open call, past the budget).
+    pub trace: Box<Trace>,
+}
+
+impl std::fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the recording of `{}` passed its budget ({:?}) after {} nodes ({} bytes) and was \
+             stopped; raise the budget, or record a smaller part (a `DepthLimit` context)",
+            self.trace.root_name(),
+            self.budget,
+            self.trace.len(),
+            self.trace.memory()
+        )
+    }
+}
+
+impl std::fmt::Debug for OverBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for OverBudget {}
+
+/// Like [`track_output`], stopping the computation when its trace passes `budget`: a runaway
+/// loop or recursion ends in a typed error holding the trace so far, and the thread can track
+/// again. The computation is stopped by unwinding out of it (without running the panic hook),
+/// so code inside it that catches panics (`catch_unwind`) can keep it running; a panic of `f`
+/// itself propagates as it would from [`track_output`].
+///
+/// ```
+/// use irtrack::{tracked, track_within, Budget};
+///
+/// #[tracked]
+/// fn count_up(limit: u64) -> u64 {
+///     let mut i = 0;
+///     while i < limit {
+///         i += 1;
+///     }
+///     i
+/// }
+///
+/// assert_eq!(track_within(Budget::nodes(1_000), count_up, (10,)).unwrap().0, 10);
+/// let stopped = track_within(Budget::nodes(1_000), count_up, (u64::MAX,)).unwrap_err();
+/// assert!(stopped.trace.len() <= 1_100);
+/// assert!(stopped.to_string().contains("budget"));
+/// // The thread records again.
+/// assert_eq!(irtrack::track(count_up, (3,)).root().value::<u64>(), Some(&3));
+/// ```
+pub fn track_within<F, A>(budget: Budget, f: F, args: A) -> Result<(F::Output, Trace), OverBudget>
+where
+    F: Callable<A>,
+{
+    track_within_with_ctx(budget, None, f, args)
+}
+
+/// [`track_within`] with a [`Context`].
+pub fn track_within_with<C, F, A>(
+    budget: Budget,
+    ctx: C,
+    f: F,
+    args: A,
+) -> Result<(F::Output, Trace), OverBudget>
+where
+    C: Context,
+    F: Callable<A>,
+{
+    track_within_with_ctx(budget, Some(Rc::new(ctx)), f, args)
+}
+
+fn track_within_with_ctx<F, A>(
+    budget: Budget,
+    ctx: Option<Rc<dyn Context>>,
+    f: F,
+    args: A,
+) -> Result<(F::Output, Trace), OverBudget>
+where
+    F: Callable<A>,
+{
+    let (trace, result) = record_catching_within(ctx, budget, f, args);
+    match result {
+        Ok(out) => Ok((out, trace)),
+        Err(payload) if payload.is::<crate::core::chunked::OverLimit>() => Err(OverBudget {
+            budget,
+            trace: Box::new(trace),
+        }),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
 fn record<F, A>(ctx: Option<Rc<dyn Context>>, f: F, args: A) -> (F::Output, Trace)
 where
     F: Callable<A>,
@@ -428,9 +565,22 @@ fn record_catching<F, A>(
 where
     F: Callable<A>,
 {
+    record_catching_within(ctx, Budget::default(), f, args)
+}
+
+fn record_catching_within<F, A>(
+    ctx: Option<Rc<dyn Context>>,
+    budget: Budget,
+    f: F,
+    args: A,
+) -> (Trace, std::thread::Result<F::Output>)
+where
+    F: Callable<A>,
+{
     let fn_type = std::any::type_name::<F>();
     let arguments = F::values(&args);
     let session = Session::start(ctx, short_fn_name(fn_type));
+    session.set_budget(budget);
     session.announce_root::<F>();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f.call_with(args)));
     let (mut store, claimed, errors) = session.finish();
@@ -508,6 +658,9 @@ fn finish<F>(
 
 /// A panic payload as a value: its message when it is a string, else its type.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> Value {
+    if payload.is::<crate::core::chunked::OverLimit>() {
+        return Value::snapshot("stopped: the trace passed its budget".to_string());
+    }
     if let Some(s) = payload.downcast_ref::<&'static str>() {
         Value::snapshot(s.to_string()).renamed::<&str>()
     } else if let Some(s) = payload.downcast_ref::<String>() {
