@@ -551,7 +551,6 @@ pub use irtrack_runtime::{
     ReexecError, ScalarType, Slot, Timing, Trace, UnOp, Value, VerifyError,
 };
 pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};
-pub use irtrack_runtime::program::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 
 /// The IR of tracked functions (`irtrack::core::ir`).
 pub use irtrack_runtime::core::ir;
