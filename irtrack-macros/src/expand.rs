@@ -91,7 +91,11 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
         syn::ReturnType::Type(_, ty) if !returns_impl_trait(&f.sig) => Some((**ty).clone()),
         syn::ReturnType::Type(..) => None,
     };
-    let lowerer = Lowerer::new(Vec::new()).with_return_type(ret_ty.clone());
+    let mut type_params = f.impl_type_params.clone();
+    type_params.extend(f.sig.generics.type_params().map(|t| t.ident.to_string()));
+    let lowerer = Lowerer::new(Vec::new())
+        .generic(!type_params.is_empty(), type_params)
+        .with_return_type(ret_ty.clone());
     let closures = lowerer.closures();
     let lowered = lowerer.lower_fn(&params, &f.block)?;
     let closure_statics = std::mem::take(&mut closures.borrow_mut().statics);

@@ -70,6 +70,8 @@ pub struct TrackedFn {
     pub defaultness: Option<syn::Token![default]>,
     pub sig: syn::Signature,
     pub block: syn::Block,
+    /// The type parameters of the tracked `impl` the function is in.
+    pub impl_type_params: Vec<String>,
     pub output: TokenStream,
 }
 
@@ -115,6 +117,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                 defaultness: None,
                 sig: f.sig,
                 block: *f.block,
+                impl_type_params: Vec::new(),
                 output: TokenStream::new(),
             })))
         }
@@ -127,6 +130,11 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
             };
             let mut errors: Option<syn::Error> = None;
             let mut positions = Vec::new();
+            let impl_type_params: Vec<String> = imp
+                .generics
+                .type_params()
+                .map(|t| t.ident.to_string())
+                .collect();
             for (position, item) in imp.items.iter_mut().enumerate() {
                 if let syn::ImplItem::Fn(m) = item {
                     // A method also marked `#[tracked]` is tracked once, by the impl; one marked
@@ -162,6 +170,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                         defaultness: m.defaultness,
                         sig: m.sig.clone(),
                         block: m.block.clone(),
+                        impl_type_params: impl_type_params.clone(),
                         output: TokenStream::new(),
                     });
                 }

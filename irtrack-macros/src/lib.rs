@@ -3,6 +3,7 @@
 //! static IR and an instrumented copy, `expand` assembles the tracked function. `tracked_fn!`
 //! does the same for one closure (`closure`). Use them through the `irtrack` facade.
 
+mod cfg;
 mod closure;
 mod expand;
 mod ir;
@@ -142,6 +143,27 @@ fn expand_unless_disabled(
     if disabled {
         return item;
     }
+    let resolved = matches!(
+        &args.clone().into_iter().collect::<Vec<_>>()[..],
+        [proc_macro2::TokenTree::Ident(i)] if i == cfg::RESOLVED
+    );
+    let (args, item) = if resolved {
+        // The second stage: rustc has evaluated the predicates of the `cfg`s in the body.
+        match cfg::resolve(item.clone()) {
+            Ok(item) => (proc_macro2::TokenStream::new(), item),
+            Err(e) => {
+                let errors = e.into_compile_error();
+                return quote::quote!(#errors #item);
+            }
+        }
+    } else if item::parse_args(args.clone()).is_ok_and(|a| !a.primitive) {
+        match cfg::probe(&item) {
+            Some(probed) => return probed,
+            None => (args, item),
+        }
+    } else {
+        (args, item)
+    };
     match try_tracked(args, item.clone()) {
         Ok(tokens) => tokens,
         Err(e) => {
@@ -197,9 +219,20 @@ fn closure_unless_disabled(
 
 fn try_tracked_fn(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenStream, syn::Error> {
     let tracked = closure::parse(input)?;
+    if let Some(span) = cfg::closure_has_cfg(&tracked.closure) {
+        return Err(syn::Error::new(
+            span,
+            "tracked_fn! cannot see which `#[cfg]` inside its closure is on; write the closure in a #[tracked] function, which can",
+        ));
+    }
     let closures = std::rc::Rc::<std::cell::RefCell<lower::Closures>>::default();
-    let lowered =
-        lower::Lowerer::lower_closure(&tracked.closure, tracked.captured, closures.clone())?;
+    let lowered = lower::Lowerer::lower_closure(
+        &tracked.closure,
+        tracked.captured,
+        closures.clone(),
+        false,
+        Vec::new(),
+    )?;
     let ident = syn::Ident::new("__IRTRACK_CLOSURE_0", proc_macro2::Span::mixed_site());
     let own = lowered
         .ir

@@ -15,6 +15,8 @@ struct ArmEnd {
     tokens: TokenStream,
     block: u32,
     vars: Vec<Operand>,
+    /// For each candidate argument, whether the arm leaves it initialised.
+    init: Vec<bool>,
     value: Operand,
     diverges: bool,
 }
@@ -50,29 +52,55 @@ impl Lowerer {
             tokens: quote!(#prefix #inner),
             block: self.block,
             vars: self.ops_of(merged),
+            init: self.initialised(merged),
             value,
             diverges: tail == Tail::Return || scan::block_diverges(body),
         }
     }
 
     /// Joins the arms of a branch at a new merge block whose arguments are the variables the
-    /// arms assigned (and the branch's value, for `Tail::Value`). Returns the arms' tokens with
-    /// their closing jumps, and the value's operand.
+    /// arms assigned (and the branch's value, for `Tail::Value`). A candidate declared without a
+    /// value (`let y;`) is an argument only when every arm that reaches the merge block (and
+    /// `implicit`, the start state of an `if` without `else`) initialised it, as Rust requires
+    /// before it can be read; otherwise it stays unreadable after the merge. Returns the arms'
+    /// tokens with their closing jumps, the value's operand, the merge block, and which
+    /// candidates became arguments.
+    ///
+    /// Before: `let y; if c { y = x * 2.0 } else { y = -x } y + 1.0`
+    /// After (IR): `2: %3 = %1 * 2.0; br 4 (%3)`, `3: %4 = -%1; br 4 (%4)`, `4: (%5) %6 = %5 + 1.0`
     fn merge(
         &mut self,
         arms: Vec<ArmEnd>,
-        merged: &[syn::Ident],
+        candidates: &[syn::Ident],
         tail: Tail,
-    ) -> (Vec<TokenStream>, Operand, Option<u32>) {
+        implicit: Option<&[bool]>,
+    ) -> (Vec<TokenStream>, Operand, Option<u32>, Vec<bool>) {
         if tail == Tail::Return || arms.iter().all(|a| a.diverges) {
             let toks = arms.into_iter().map(|a| a.tokens).collect();
             if tail != Tail::Return {
                 self.block = self.ir.new_block();
             }
-            return (toks, Operand::Const("()".into()), None);
+            return (
+                toks,
+                Operand::Const("()".into()),
+                None,
+                vec![false; candidates.len()],
+            );
         }
+        let keep: Vec<bool> = (0..candidates.len())
+            .map(|k| {
+                arms.iter().filter(|a| !a.diverges).all(|a| a.init[k])
+                    && implicit.map_or(true, |i| i[k])
+            })
+            .collect();
+        let merged: Vec<syn::Ident> = candidates
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(i, _)| i.clone())
+            .collect();
         let merge = self.ir.new_block();
-        let args = self.define_args(merge, merged);
+        let args = self.define_args(merge, &merged);
         let value_arg = (tail == Tail::Value).then(|| {
             self.ir
                 .define(merge, Slot::Arg, Kind::Argument, "value", vec![])
@@ -84,7 +112,13 @@ impl Lowerer {
                 out.push(arm.tokens);
                 continue;
             }
-            let mut ops = arm.vars.clone();
+            let mut ops: Vec<Operand> = arm
+                .vars
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(o, _)| o.clone())
+                .collect();
             if value_arg.is_some() {
                 ops.push(arm.value.clone());
             }
@@ -113,7 +147,7 @@ impl Lowerer {
         let value = value_arg
             .map(|(_, op)| op)
             .unwrap_or(Operand::Const("()".into()));
-        (out, value, Some(merge))
+        (out, value, Some(merge), keep)
     }
 
     /// `if c { A } else { B }` and `if let P = s { A } else { B }`.
@@ -129,6 +163,9 @@ impl Lowerer {
     /// }
     /// ```
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf, tail: Tail) -> Lowered {
+        if let Some(nested) = nest_let_chain(i) {
+            return self.if_expr(&nested, tail);
+        }
         // Without `else` the value is `()`: no merge argument for it.
         let tail = if tail == Tail::Value && i.else_branch.is_none() {
             Tail::Discard
@@ -154,11 +191,12 @@ impl Lowerer {
         let merged = if tail == Tail::Return {
             Vec::new()
         } else {
-            self.flowing(&assigned)
+            self.flowing_or_deferred(&assigned)
         };
         let then_b = self.ir.new_block();
         let else_b = i.else_branch.as_ref().map(|_| self.ir.new_block());
         let before = self.ops_of(&merged);
+        let before_init = self.initialised(&merged);
         // Branches of the start block; the merge block is not numbered yet, so an `if` without
         // `else` patches its branch's target afterwards.
         let (cond_tokens, then_jump, else_jump, let_pat) = match cond {
@@ -230,6 +268,7 @@ impl Lowerer {
                 tokens: TokenStream::new(),
                 block: start,
                 vars: before.clone(),
+                init: before_init.clone(),
                 value: Operand::Const("()".into()),
                 diverges: tail == Tail::Return,
             }),
@@ -237,11 +276,24 @@ impl Lowerer {
         if i.else_branch.is_none() {
             // The implicit `else` is the start block's own branch to the merge block.
             let implicit = arms.pop().expect("implicit else arm");
-            let (toks, value, merge) = self.merge(arms, &merged, tail);
+            let (toks, value, merge, keep) = self.merge(arms, &merged, tail, Some(&implicit.init));
+            let merged: Vec<syn::Ident> = merged
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(i, _)| i.clone())
+                .collect();
+            let implicit_vars: Vec<Operand> = implicit
+                .vars
+                .into_iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(o, _)| o)
+                .collect();
             // When the `then` arm diverges, the continuation is reached only from here, and
             // the variables keep their values: it needs no arguments.
             let (merge, vars) = match merge {
-                Some(m) => (m, implicit.vars),
+                Some(m) => (m, implicit_vars),
                 None => (self.block, Vec::new()),
             };
             let entry = &mut self.ir.entries[else_jump.index()];
@@ -264,7 +316,7 @@ impl Lowerer {
                 loud: true,
             };
         }
-        let (toks, value, _) = self.merge(arms, &merged, tail);
+        let (toks, value, _, _) = self.merge(arms, &merged, tail, None);
         let (t, e) = (&toks[0], &toks[1]);
         Lowered {
             tokens: quote!(if #cond_tokens { #t } else { #e }),
@@ -293,7 +345,7 @@ impl Lowerer {
         let merged = if tail == Tail::Return {
             Vec::new()
         } else {
-            self.flowing(&assigned)
+            self.flowing_or_deferred(&assigned)
         };
         let saved = self.save();
         let n = m.arms.len();
@@ -340,7 +392,7 @@ impl Lowerer {
             let (attrs, pat) = (&arm.attrs, &arm.pat);
             heads.push(quote!(#(#attrs)* #pat #guard));
         }
-        let (toks, value, _) = self.merge(ends, &merged, tail);
+        let (toks, value, _, _) = self.merge(ends, &merged, tail, None);
         let st = s.tokens;
         let arms = heads.iter().zip(&toks).map(|(h, t)| quote!(#h => { #t }));
         Lowered {
@@ -376,6 +428,7 @@ impl Lowerer {
         );
         let header_args = self.block_args(header, &carried);
         let enter_tokens = self.jump_with_args(enter, &header_args, None);
+        let deferred = self.deferred_in(body);
         self.loops.push(LoopCtx {
             label: label_name,
             header,
@@ -383,6 +436,10 @@ impl Lowerer {
             carried: header_args,
             exit_args: Vec::new(),
             exit_value: None,
+            block: false,
+            deferred_init: vec![true; deferred.len()],
+            deferred,
+            exit_deferred: std::mem::take(&mut self.exit_deferred),
         });
         (enter_tokens, header, has_break)
     }
@@ -395,7 +452,8 @@ impl Lowerer {
     ) -> (u32, Vec<(syn::Ident, EntryId, Operand)>) {
         let exit = self.ir.new_block();
         let ctx = self.loops.last().expect("open loop");
-        let carried: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
+        let mut carried: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
+        carried.extend(ctx.exit_deferred.iter().cloned());
         let args = if has_break {
             self.define_args(exit, &carried)
         } else {
@@ -421,6 +479,15 @@ impl Lowerer {
         let ctx = self.loops.last().expect("open loop");
         let vars: Vec<syn::Ident> = ctx.carried.iter().map(|(i, _)| i.clone()).collect();
         self.ops_of(&vars)
+    }
+
+    /// At a way out of loop `k` (a `break`, the end of a labelled block): which of its
+    /// deferred variables are initialised there.
+    fn note_deferred_exit(&mut self, k: usize) {
+        let init = self.initialised(&self.loops[k].deferred);
+        for (all, now) in self.loops[k].deferred_init.iter_mut().zip(init) {
+            *all &= now;
+        }
     }
 
     /// The back edge at the end of a loop body: jump to the header with the carried values.
@@ -450,9 +517,15 @@ impl Lowerer {
             let var = self.ir.var(*id);
             self.set(&ident.to_string(), Operand::Var(var));
         }
+        // A variable the body initialises is readable after the loop only if it is an exit
+        // argument: every way out initialised it.
+        for ident in &ctx.deferred {
+            self.set_uninit(&ident.to_string());
+        }
         for (ident, _, op) in exit_args {
             self.set(&ident.to_string(), op.clone());
         }
+        self.deferred_seen = ctx.deferred_init;
         self.block = exit;
         ctx.exit_value
             .map(|(_, op)| op)
@@ -470,6 +543,15 @@ impl Lowerer {
     /// }
     /// ```
     pub(super) fn while_expr(&mut self, w: &syn::ExprWhile) -> Lowered {
+        if chain_links(&w.cond).len() > 1 {
+            // `while let P = e && c { B }` is `loop { if let P = e && c { B } else { break } }`.
+            let (cond, body, label) = (&w.cond, &w.body, &w.label);
+            let lifetime = label.as_ref().map(|l| &l.name);
+            let as_loop: syn::ExprLoop = syn::parse_quote!(
+                #label loop { if #cond #body else { break #lifetime; } }
+            );
+            return self.loop_expr(&as_loop);
+        }
         let (enter, header, has_break) = self.open_loop(w.label.as_ref(), &w.body, Some(&w.cond));
         self.block = header;
         let body_b;
@@ -553,6 +635,24 @@ impl Lowerer {
     /// `loop { body }`: the body is the header block; breaks pass the carried variables and
     /// the break value to the exit block.
     pub(super) fn loop_expr(&mut self, l: &syn::ExprLoop) -> Lowered {
+        let deferred = self.deferred_in(&l.body);
+        let label_name = l.label.as_ref().map(|l| l.name.ident.to_string());
+        if !deferred.is_empty() && scan::breaks_of(&l.body, label_name.as_deref()).0 {
+            let init = self.dry_run(|this| {
+                this.loop_inner(l);
+                std::mem::take(&mut this.deferred_seen)
+            });
+            self.exit_deferred = deferred
+                .into_iter()
+                .zip(init)
+                .filter(|(_, i)| *i)
+                .map(|(d, _)| d)
+                .collect();
+        }
+        self.loop_inner(l)
+    }
+
+    fn loop_inner(&mut self, l: &syn::ExprLoop) -> Lowered {
         let label_name = l.label.as_ref().map(|l| l.name.ident.to_string());
         let (_, with_value) = scan::breaks_of(&l.body, label_name.as_deref());
         let (enter, header, has_break) = self.open_loop(l.label.as_ref(), &l.body, None);
@@ -569,6 +669,135 @@ impl Lowerer {
         Lowered {
             tokens: quote!({ #enter #label loop { { #body } #back } }),
             op: value,
+            loud: true,
+        }
+    }
+
+    /// `'a: { … break 'a v; … }`: the body continues in the current block; its end and every
+    /// `break 'a` jump to an exit block whose arguments are the variables the body assigns (and
+    /// the block's value when it is used), as a loop's exit. Without a `break 'a` it is an
+    /// ordinary block.
+    ///
+    /// Before: `let r = 'a: { if x < 0.0 { break 'a 0.0; } x * 2.0 };`
+    /// After (IR): `1: br 3 unless %2; br 2`, `2: br 4 (0.0)`, `3: %3 = %1 * 2.0; br 4 (%3)`,
+    /// `4: (%4)`; the code keeps the label:
+    /// ```ignore
+    /// 'a: { let __irtrack_value = { …; { __irtrack.jump(2, 1); …; break 'a __irtrack_value } … };
+    ///       __irtrack.jump(3, 1); …; __irtrack_value }
+    /// ```
+    pub(super) fn labelled_block(&mut self, b: &syn::ExprBlock, tail: Tail) -> Lowered {
+        let Some(label) = &b.label else {
+            let (inner, op) = self.block_inner(&b.block, tail);
+            return Lowered {
+                tokens: quote!({ #inner }),
+                op,
+                loud: true,
+            };
+        };
+        let name = label.name.ident.to_string();
+        let attrs = &b.attrs;
+        if !scan::breaks_of_labelled(&b.block, Some(&name)) {
+            let (inner, op) = self.block_inner(&b.block, tail);
+            return Lowered {
+                tokens: quote!(#(#attrs)* #label { #inner }),
+                op,
+                loud: true,
+            };
+        }
+        let deferred = self.deferred_in(&b.block);
+        if !deferred.is_empty() {
+            let init = self.dry_run(|this| {
+                this.labelled_inner(b, tail, &deferred, Vec::new());
+                std::mem::take(&mut this.deferred_seen)
+            });
+            let keep = deferred
+                .iter()
+                .zip(init)
+                .filter(|(_, i)| *i)
+                .map(|(d, _)| d.clone())
+                .collect();
+            return self.labelled_inner(b, tail, &deferred, keep);
+        }
+        self.labelled_inner(b, tail, &deferred, Vec::new())
+    }
+
+    fn labelled_inner(
+        &mut self,
+        b: &syn::ExprBlock,
+        tail: Tail,
+        deferred: &[syn::Ident],
+        exit_deferred: Vec<syn::Ident>,
+    ) -> Lowered {
+        let label = b.label.as_ref().expect("a labelled block");
+        let attrs = &b.attrs;
+        let assigned = scan::assigned_names(|v| v.visit_block(&b.block));
+        let mut vars = self.flowing(&assigned);
+        vars.extend(exit_deferred.iter().cloned());
+        let exit = self.ir.new_block();
+        let args = self.define_args(exit, &vars);
+        let pairs: Vec<(syn::Ident, EntryId)> =
+            args.iter().map(|(i, e, _)| (i.clone(), *e)).collect();
+        let with_value = tail == Tail::Value;
+        let value_arg = with_value.then(|| {
+            self.ir
+                .define(exit, Slot::Arg, Kind::Argument, "value", vec![])
+        });
+        self.loops.push(super::LoopCtx {
+            label: Some(label.name.ident.to_string()),
+            header: 0,
+            exit,
+            carried: Vec::new(),
+            exit_args: pairs.clone(),
+            exit_value: value_arg.clone(),
+            block: true,
+            deferred: deferred.to_vec(),
+            deferred_init: vec![true; deferred.len()],
+            exit_deferred,
+        });
+        let inner_tail = if with_value {
+            Tail::Value
+        } else {
+            Tail::Discard
+        };
+        let (inner, op) = self.block_inner(&b.block, inner_tail);
+        let k = self.loops.len() - 1;
+        let tokens = if scan::block_diverges(&b.block) {
+            quote!(#(#attrs)* #label { #inner })
+        } else {
+            self.note_deferred_exit(k);
+            let mut ops = self.ops_of(&vars);
+            if with_value {
+                ops.push(op);
+            }
+            let j = self
+                .ir
+                .branch(self.block, Kind::Jump, exit, ops, Operand::None, "");
+            let v = private_ident("__irtrack_value");
+            match value_arg {
+                Some((vid, _)) => {
+                    let jump = self.jump_with_args(j, &pairs, Some((vid, &v.to_token_stream())));
+                    quote!(#(#attrs)* #label { let #v = { #inner }; #jump #v })
+                }
+                None => {
+                    let jump = self.jump_with_args(j, &pairs, None);
+                    quote!(#(#attrs)* #label { { #inner }; #jump })
+                }
+            }
+        };
+        let ctx = self.loops.pop().expect("the labelled block");
+        for ident in &ctx.deferred {
+            self.set_uninit(&ident.to_string());
+        }
+        for (ident, _, op) in &args {
+            self.set(&ident.to_string(), op.clone());
+        }
+        self.deferred_seen = ctx.deferred_init;
+        self.block = exit;
+        Lowered {
+            tokens,
+            op: value_arg
+                .map(|(_, op)| op)
+                .unwrap_or(Operand::Const("()".into())),
             loud: true,
         }
     }
@@ -657,7 +886,7 @@ impl Lowerer {
                 .loops
                 .iter()
                 .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
-            None => self.loops.len().checked_sub(1),
+            None => self.loops.iter().rposition(|c| !c.block),
         };
         let _ = span;
         found
@@ -669,6 +898,7 @@ impl Lowerer {
         let Some(k) = self.target_loop(b.label.as_ref(), b.span()) else {
             return Lowered::quiet(no_target(), Operand::None);
         };
+        self.note_deferred_exit(k);
         let (exit, exit_args, exit_value) = {
             let ctx = &self.loops[k];
             (ctx.exit, ctx.exit_args.clone(), ctx.exit_value.clone())
@@ -708,7 +938,10 @@ impl Lowerer {
 
     /// `continue 'l`: a jump back to the loop's header with the carried variables.
     pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue) -> Lowered {
-        let Some(k) = self.target_loop(c.label.as_ref(), c.span()) else {
+        let Some(k) = self
+            .target_loop(c.label.as_ref(), c.span())
+            .filter(|&k| !self.loops[k].block)
+        else {
             return Lowered::quiet(no_target(), Operand::None);
         };
         let (header, carried) = (self.loops[k].header, self.loops[k].carried.clone());
@@ -731,6 +964,23 @@ impl Lowerer {
     }
 
     pub(super) fn return_expr(&mut self, r: &syn::ExprReturn) -> Lowered {
+        // `return if c { A } else { B }` returns from each arm, as the body's last expression
+        // does: the arms' values are captured with the declared return type, not merged first
+        // into a value whose type may still be open (`Ok(0.0)` has no error type yet).
+        if let Some(e) = &r.expr {
+            if matches!(
+                strip_parens(e),
+                Expr::If(_) | Expr::Match(_) | Expr::Unsafe(_)
+            ) || matches!(strip_parens(e), Expr::Block(b) if b.label.is_none())
+            {
+                let ret = self.tail_return(strip_parens(e));
+                return Lowered {
+                    tokens: quote!(return #ret),
+                    op: Operand::None,
+                    loud: true,
+                };
+            }
+        }
         let (value, op) = match &r.expr {
             Some(e) => {
                 let l = self.expr(e, Ctx::Value);
@@ -886,4 +1136,52 @@ impl Lowerer {
 /// more, confusingly, as a jump out of the closure holding the copy).
 fn no_target() -> TokenStream {
     quote!(::core::unreachable!())
+}
+
+/// The links of a `&&` chain, left to right (one link for anything else).
+fn chain_links(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            let mut links = chain_links(&b.left);
+            links.extend(chain_links(&b.right));
+            links
+        }
+        e => vec![e],
+    }
+}
+
+/// A `let` chain (`if let P = e && c { A } else { B }`, edition 2024) as nested `if`s, each
+/// with the `else` of the whole chain: `if let P = e { if c { A } else { B } } else { B }`. The
+/// bindings of each link are in scope in the links after it and in `A`, as in the chain. `None`
+/// when the condition has no `let` in a chain.
+fn nest_let_chain(i: &syn::ExprIf) -> Option<syn::ExprIf> {
+    let links = chain_links(&i.cond);
+    if links.len() < 2 || !links.iter().any(|l| matches!(l, Expr::Let(_))) {
+        return None;
+    }
+    let mut then_branch = i.then_branch.clone();
+    for link in links[1..].iter().rev() {
+        let inner = syn::ExprIf {
+            attrs: Vec::new(),
+            if_token: i.if_token,
+            cond: Box::new((*link).clone()),
+            then_branch,
+            else_branch: i.else_branch.clone(),
+        };
+        then_branch = syn::parse_quote!({ #inner });
+    }
+    Some(syn::ExprIf {
+        attrs: i.attrs.clone(),
+        if_token: i.if_token,
+        cond: Box::new(links[0].clone()),
+        then_branch,
+        else_branch: i.else_branch.clone(),
+    })
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        e => e,
+    }
 }

@@ -261,10 +261,7 @@ impl Lowerer {
                     loud: true,
                 }
             }
-            Expr::Block(b) => {
-                self.error(b.span(), "#[tracked] does not lower labelled blocks yet; use a `loop` with `break 'label value` instead");
-                Lowered::quiet(e.to_token_stream(), Operand::None)
-            }
+            Expr::Block(b) => self.labelled_block(b, super::Tail::Value),
             Expr::Unsafe(u) => {
                 let (inner, op) = self.block_inner(&u.block, super::Tail::Value);
                 Lowered {
@@ -351,9 +348,15 @@ impl Lowerer {
         // value can be a snapshot, as a receiver (`w.dot(&x)` in a closure) needs.
         if matches!(e, Expr::Path(_)) && !capture {
             // `None`, `Default::default`: a constant's type may still be open here.
-            quote_spanned! {span=> (&&#f.late_peek(#site, &#place)).rec() }
+            let late = if self.generic {
+                TokenStream::new()
+            } else {
+                quote!(&&)
+            };
+            quote_spanned! {span=> (#late #f.late_peek(#site, &#place)).rec() }
         } else {
-            quote_spanned! {span=> (&&&#f.peek(#site, &#place)).rec() }
+            let rich = self.rich();
+            quote_spanned! {span=> (#rich #f.peek(#site, &#place)).rec() }
         }
     }
 
@@ -1122,8 +1125,15 @@ impl Lowerer {
             .chain(self.captured.iter().cloned())
             .collect();
         let closures = self.closures();
-        let lowered = crate::closure::check(c)
-            .and_then(|()| Lowerer::lower_closure(c, captured, closures.clone()));
+        let lowered = crate::closure::check(c).and_then(|()| {
+            Lowerer::lower_closure(
+                c,
+                captured,
+                closures.clone(),
+                self.generic,
+                self.type_params.clone(),
+            )
+        });
         let stat = lowered.and_then(|lowered| {
             let n = closures.borrow().idents.len() + 1;
             let ident = syn::Ident::new(&format!("__IRTRACK_CLOSURE_{n}"), Span::mixed_site());
@@ -1154,6 +1164,8 @@ impl Lowerer {
         c: &syn::ExprClosure,
         captured: Vec<String>,
         closures: std::rc::Rc<std::cell::RefCell<super::Closures>>,
+        generic: bool,
+        type_params: Vec<String>,
     ) -> Result<LoweredFn, syn::Error> {
         let params: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
         let body_block: syn::Block = match &*c.body {
@@ -1165,6 +1177,8 @@ impl Lowerer {
             syn::ReturnType::Default => None,
         };
         Lowerer::new(captured)
+            .generic(generic, type_params)
+            .for_closure()
             .with_closures(closures)
             .with_return_type(ret_ty)
             .lower_fn(&params, &body_block)

@@ -28,7 +28,9 @@ struct Local {
     uninit: bool,
 }
 
-/// A loop (or `while`/`for`) being lowered: where `continue` and `break` go.
+/// A loop (or `while`/`for`, or a labelled block) being lowered: where `continue` and `break`
+/// go.
+#[derive(Clone)]
 struct LoopCtx {
     label: Option<String>,
     header: u32,
@@ -38,6 +40,28 @@ struct LoopCtx {
     /// Exit-block arguments (carried variables, when the body breaks), then the break value.
     exit_args: Vec<(syn::Ident, EntryId)>,
     exit_value: Option<(EntryId, Operand)>,
+    /// A labelled block, not a loop: no `continue`, and an unlabelled `break` passes it by.
+    block: bool,
+    /// Variables declared without a value that the body assigns, and whether every `break`
+    /// lowered so far leaves each initialised (so that it may be an exit argument).
+    deferred: Vec<syn::Ident>,
+    deferred_init: Vec<bool>,
+    /// The deferred variables every way out initialises: exit arguments after the carried ones.
+    exit_deferred: Vec<syn::Ident>,
+}
+
+/// What a dry run of the lowering changes, to undo it (see [`Lowerer::dry_run`]).
+struct State {
+    entries: usize,
+    var_count: u32,
+    block_count: u32,
+    block: u32,
+    scopes: Vec<Vec<Local>>,
+    loops: Vec<LoopCtx>,
+    errors: usize,
+    statics: usize,
+    closure_idents: usize,
+    late: bool,
 }
 
 /// Where the value of a block goes.
@@ -112,6 +136,21 @@ pub struct Lowerer {
     /// The declared return type, which types the capture of returned values (their type may
     /// otherwise be decided only by the return itself).
     ret_ty: Option<syn::Type>,
+    /// The function is generic: a value's type may be an inference variable that resolves to a
+    /// type parameter or a projection only after it is recorded (`ix << 1`, `.cast()`, an untyped
+    /// closure parameter), and the autoref probe would commit to a capture the final type does
+    /// not allow. Values are then captured by type alone (scalars are still typed), except
+    /// arguments and returns, whose types are written in the signature.
+    generic: bool,
+    /// The type parameters in scope, whose paths (`F::Int`) are projections.
+    type_params: Vec<String>,
+    /// Lowering a closure: its parameters may have no written type.
+    closure: bool,
+    /// The deferred variables every way out of the next loop or labelled block initialises,
+    /// learnt by a dry run (see [`Lowerer::dry_run`]).
+    exit_deferred: Vec<syn::Ident>,
+    /// Which deferred variables every way out of the construct just closed initialised.
+    deferred_seen: Vec<bool>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -135,6 +174,11 @@ impl Lowerer {
             errors: Vec::new(),
             late: false,
             ret_ty: None,
+            generic: false,
+            type_params: Vec::new(),
+            closure: false,
+            exit_deferred: Vec::new(),
+            deferred_seen: Vec::new(),
         }
     }
 
@@ -147,6 +191,30 @@ impl Lowerer {
     /// The statics of the closures lowered so far (and, once lowering is done, all of them).
     pub fn closures(&self) -> Rc<RefCell<Closures>> {
         self.closures.clone()
+    }
+
+    /// Captures values by type alone (see [`Lowerer::generic`]), with the names of the type
+    /// parameters in scope.
+    pub fn generic(mut self, generic: bool, type_params: Vec<String>) -> Self {
+        self.generic = generic;
+        self.type_params = type_params;
+        self
+    }
+
+    /// Lowers a closure, whose parameters may have no written type.
+    pub fn for_closure(mut self) -> Self {
+        self.closure = true;
+        self
+    }
+
+    /// The autoref prefix that makes a probe pick the richest capture; none in generic code,
+    /// where the probe's only method is the capture by type.
+    fn rich(&self) -> TokenStream {
+        if self.generic {
+            TokenStream::new()
+        } else {
+            quote!(&&&)
+        }
     }
 
     /// Sets the declared return type (`None` when it cannot be named, as for `impl Trait`).
@@ -169,11 +237,13 @@ impl Lowerer {
     pub fn lower_fn(mut self, params: &[Pat], body: &Block) -> Result<LoweredFn, syn::Error> {
         let mut prologue = TokenStream::new();
         for (k, pat) in params.iter().enumerate() {
+            let typed = !self.closure
+                || matches!(pat, Pat::Type(t) if !matches!(&*t.ty, syn::Type::Infer(_)));
             for ident in scan::pattern_bindings(pat) {
                 let (id, op) =
                     self.ir
                         .define(1, Slot::Arg, Kind::Argument, ident.to_string(), vec![]);
-                prologue.extend(self.record_param(id, k, &ident));
+                prologue.extend(self.record_param(id, k, &ident, typed));
                 self.bind(ident, op);
             }
         }
@@ -235,20 +305,50 @@ impl Lowerer {
     }
 
     /// The variables among `names` that are in scope and initialised, in declaration order:
-    /// the block arguments of a loop header or merge block.
+    /// the block arguments of a loop header.
     fn flowing(&self, names: &std::collections::BTreeSet<String>) -> Vec<syn::Ident> {
+        self.in_scope(names, false)
+    }
+
+    /// The variables among `names` in scope, initialised or declared without a value (`let y;`):
+    /// the candidate arguments of a merge block. One declared without a value becomes an
+    /// argument only if every way into the merge block assigned it (see [`Lowerer::merge`]).
+    fn flowing_or_deferred(&self, names: &std::collections::BTreeSet<String>) -> Vec<syn::Ident> {
+        self.in_scope(names, true)
+    }
+
+    fn in_scope(
+        &self,
+        names: &std::collections::BTreeSet<String>,
+        deferred: bool,
+    ) -> Vec<syn::Ident> {
         let mut out: Vec<syn::Ident> = Vec::new();
         for scope in &self.scopes {
             for l in scope {
                 if names.contains(&l.ident.to_string()) {
                     out.retain(|i| *i != l.ident);
-                    if !l.uninit {
+                    if deferred || !l.uninit {
                         out.push(l.ident.clone());
                     }
                 }
             }
         }
         out
+    }
+
+    /// Whether each of `vars` holds a value (was initialised on the path being lowered).
+    fn initialised(&self, vars: &[syn::Ident]) -> Vec<bool> {
+        vars.iter()
+            .map(|v| self.lookup(&v.to_string()).is_some_and(|l| !l.uninit))
+            .collect()
+    }
+
+    /// Marks `name` as holding no value (assigned on some ways into a merge, not on others).
+    fn set_uninit(&mut self, name: &str) {
+        if let Some(l) = self.lookup_mut(name) {
+            l.op = Operand::None;
+            l.uninit = true;
+        }
     }
 
     fn ops_of(&self, vars: &[syn::Ident]) -> Vec<Operand> {
@@ -261,20 +361,63 @@ impl Lowerer {
             .collect()
     }
 
-    /// A snapshot of every variable's operand, to restore between the arms of a branch.
-    fn save(&self) -> Vec<Vec<Operand>> {
+    /// A snapshot of every variable's operand and whether it is initialised, to restore between
+    /// the arms of a branch.
+    fn save(&self) -> Vec<Vec<(Operand, bool)>> {
         self.scopes
             .iter()
-            .map(|s| s.iter().map(|l| l.op.clone()).collect())
+            .map(|s| s.iter().map(|l| (l.op.clone(), l.uninit)).collect())
             .collect()
     }
 
-    fn restore(&mut self, saved: &[Vec<Operand>]) {
+    fn restore(&mut self, saved: &[Vec<(Operand, bool)>]) {
         for (scope, ops) in self.scopes.iter_mut().zip(saved) {
-            for (l, op) in scope.iter_mut().zip(ops) {
+            for (l, (op, uninit)) in scope.iter_mut().zip(ops) {
                 l.op = op.clone();
+                l.uninit = *uninit;
             }
         }
+    }
+
+    /// Lowers with `f` and undoes everything it did to the lowering, keeping what `f` returns:
+    /// a loop or labelled block is lowered once to learn which variables declared without a
+    /// value every way out of it initialises, before its exit block's arguments are numbered.
+    fn dry_run<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let state = State {
+            entries: self.ir.entries.len(),
+            var_count: self.ir.var_count,
+            block_count: self.ir.block_count,
+            block: self.block,
+            scopes: self.scopes.clone(),
+            loops: self.loops.clone(),
+            errors: self.errors.len(),
+            statics: self.closures.borrow().statics.len(),
+            closure_idents: self.closures.borrow().idents.len(),
+            late: self.late,
+        };
+        let out = f(self);
+        self.ir.entries.truncate(state.entries);
+        self.ir.var_count = state.var_count;
+        self.ir.block_count = state.block_count;
+        self.block = state.block;
+        self.scopes = state.scopes;
+        self.loops = state.loops;
+        self.errors.truncate(state.errors);
+        let mut closures = self.closures.borrow_mut();
+        closures.statics.truncate(state.statics);
+        closures.idents.truncate(state.closure_idents);
+        self.late = state.late;
+        out
+    }
+
+    /// The variables in scope declared without a value that `body` assigns.
+    fn deferred_in(&self, body: &Block) -> Vec<syn::Ident> {
+        use syn::visit::Visit;
+        let assigned = scan::assigned_names(|v| v.visit_block(body));
+        self.in_scope(&assigned, true)
+            .into_iter()
+            .filter(|i| self.lookup(&i.to_string()).is_some_and(|l| l.uninit))
+            .collect()
     }
 
     // ----- generated calls -----
@@ -284,7 +427,8 @@ impl Lowerer {
     fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
         let f = frame();
         let site = self.ir.site(id);
-        quote_spanned! {span=> (&&&#f.at(#site, #value)).rec() }
+        let rich = self.rich();
+        quote_spanned! {span=> (#rich #f.at(#site, #value)).rec() }
     }
 
     /// Records a value whose type may only be decided after this point: `Debug` first (see
@@ -293,8 +437,13 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let v = private_ident("v");
+        let late = if self.generic {
+            TokenStream::new()
+        } else {
+            quote!(&&)
+        };
         quote_spanned! {span=>
-            #f.record(#site, #value, |#v| (&&::irtrack::__private::LateProbe(#v)).__irtrack_capture())
+            #f.record(#site, #value, |#v| (#late ::irtrack::__private::LateProbe(#v)).__irtrack_capture())
         }
     }
 
@@ -304,8 +453,9 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let v = private_ident("v");
+        let rich = self.rich();
         quote_spanned! {span=>
-            #f.record(#site, #value, |#v| (&&&::irtrack::__private::Probe(#v)).__irtrack_capture())
+            #f.record(#site, #value, |#v| (#rich ::irtrack::__private::Probe(#v)).__irtrack_capture())
         }
     }
 
@@ -314,15 +464,19 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let span = place.span();
-        quote_spanned! {span=> (&&&#f.peek(#site, &#place)).rec(); }
+        let rich = self.rich();
+        quote_spanned! {span=> (#rich #f.peek(#site, &#place)).rec(); }
     }
 
     /// Records parameter number `k`, bound to `ident` by argument entry `id`.
-    fn record_param(&self, id: EntryId, k: usize, ident: &syn::Ident) -> TokenStream {
+    /// A parameter's type is written in the signature (a function's, or a closure parameter
+    /// with its type), so its capture can be the richest one even in generic code.
+    fn record_param(&self, id: EntryId, k: usize, ident: &syn::Ident, typed: bool) -> TokenStream {
         let f = frame();
         let site = self.ir.site(id);
         let k = proc_macro2::Literal::usize_unsuffixed(k);
-        quote_spanned! {ident.span()=> (&&&#f.param(#site, #k, &#ident)).rec(); }
+        let rich = if typed { quote!(&&&) } else { self.rich() };
+        quote_spanned! {ident.span()=> (#rich #f.param(#site, #k, &#ident)).rec(); }
     }
 
     fn jump(&self, id: EntryId) -> TokenStream {
@@ -359,8 +513,9 @@ impl Lowerer {
         for (n, (ident, arg)) in args.iter().enumerate().skip(nodes) {
             let site = self.ir.site(*arg);
             if literal(n) {
+                let rich = self.rich();
                 out.extend(
-                    quote_spanned! {ident.span()=> (&&&#f.block_value(#site, &#ident)).rec(); },
+                    quote_spanned! {ident.span()=> (#rich #f.block_value(#site, &#ident)).rec(); },
                 );
             } else {
                 let n = proc_macro2::Literal::usize_unsuffixed(n);
@@ -369,7 +524,8 @@ impl Lowerer {
         }
         if let Some((arg, v)) = value {
             let site = self.ir.site(arg);
-            out.extend(quote! { (&&&#f.block_value(#site, &#v)).rec(); });
+            let rich = self.rich();
+            out.extend(quote! { (#rich #f.block_value(#site, &#v)).rec(); });
         }
         out
     }
@@ -408,7 +564,10 @@ impl Lowerer {
                 Stmt::Expr(e, None) if last => {
                     match tail {
                         Tail::Return => out.extend(self.tail_return(e)),
-                        _ => {
+                        // A discarded value needs no merge argument (and a diverging one must
+                        // not get one: its type would be `!`).
+                        Tail::Discard => out.extend(self.expr_stmt(e)),
+                        Tail::Value => {
                             let l = self.expr(e, Ctx::Value);
                             out.extend(l.tokens);
                             value = l.op;
@@ -467,8 +626,20 @@ impl Lowerer {
     fn ret_probe(&self, id: EntryId, value: &TokenStream, span: Span) -> TokenStream {
         let f = frame();
         let site = self.ir.site(id);
+        // A projection (`F::Int`) in generic code may not be normalised where the probe is
+        // resolved: the return is captured by type, like other values there.
+        let projection = self.generic
+            && self
+                .ret_ty
+                .as_ref()
+                .is_some_and(|ty| scan::mentions_projection(ty, &self.type_params));
         let turbofish = self.ret_ty.as_ref().map(|ty| quote!(::<#ty>));
-        quote_spanned! {span=> (&&&#f.ret #turbofish (#site, #value)).rec() }
+        let rich = if projection || (self.generic && self.ret_ty.is_none()) {
+            TokenStream::new()
+        } else {
+            quote!(&&&)
+        };
+        quote_spanned! {span=> (#rich #f.ret #turbofish (#site, #value)).rec() }
     }
 
     fn stmt(&mut self, stmt: &Stmt) -> TokenStream {
@@ -505,6 +676,7 @@ impl Lowerer {
                 let inner = self.block_contents(&b.block, Tail::Discard);
                 quote!({ #inner })
             }
+            Expr::Block(b) => self.labelled_block(b, Tail::Discard).tokens,
             _ => self.expr(e, Ctx::Value).tokens,
         }
     }

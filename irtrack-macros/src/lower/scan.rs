@@ -86,6 +86,7 @@ pub fn breaks_of(body: &syn::Block, label: Option<&str>) -> (bool, bool) {
     let mut v = Breaks {
         label: label.map(str::to_owned),
         depth: 0,
+        unlabelled: true,
         found: false,
         with_value: false,
     };
@@ -93,9 +94,25 @@ pub fn breaks_of(body: &syn::Block, label: Option<&str>) -> (bool, bool) {
     (v.found, v.with_value)
 }
 
+/// Whether `body`, the body of a block labelled `label`, contains a `break 'label` (an
+/// unlabelled `break` leaves the enclosing loop, not the block).
+pub fn breaks_of_labelled(body: &syn::Block, label: Option<&str>) -> bool {
+    let mut v = Breaks {
+        label: label.map(str::to_owned),
+        depth: 0,
+        unlabelled: false,
+        found: false,
+        with_value: false,
+    };
+    v.visit_block(body);
+    v.found
+}
+
 struct Breaks {
     label: Option<String>,
     depth: usize,
+    /// Whether an unlabelled `break` at depth 0 leaves the construct (a loop, not a block).
+    unlabelled: bool,
     found: bool,
     with_value: bool,
 }
@@ -104,7 +121,7 @@ impl<'ast> Visit<'ast> for Breaks {
     fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
         let ours = match &e.label {
             Some(l) => Some(l.ident.to_string()) == self.label,
-            None => self.depth == 0,
+            None => self.unlabelled && self.depth == 0,
         };
         if ours {
             self.found = true;
@@ -131,6 +148,27 @@ impl<'ast> Visit<'ast> for Breaks {
     }
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether a type names a projection: a qualified path (`<F as Float>::Int`) or a path through a
+/// type parameter or `Self` (`F::Int`, `Self::Output`).
+pub fn mentions_projection(ty: &syn::Type, type_params: &[String]) -> bool {
+    struct Find<'a>(&'a [String], bool);
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
+            let first = t.path.segments.first().map(|s| s.ident.to_string());
+            if t.qself.is_some()
+                || (t.path.segments.len() > 1
+                    && first.is_some_and(|f| f == "Self" || self.0.contains(&f)))
+            {
+                self.1 = true;
+            }
+            syn::visit::visit_type_path(self, t);
+        }
+    }
+    let mut f = Find(type_params, false);
+    f.visit_type(ty);
+    f.1
 }
 
 /// The identifiers a pattern binds, in source order.
@@ -170,14 +208,16 @@ pub fn is_irrefutable(pat: &Pat) -> bool {
     }
 }
 
-/// Whether control never reaches the end of `block` (it ends in `return`, `break`, `continue`
-/// or a panicking macro).
+/// Whether control never reaches the end of `block`: a statement in it diverges (`return`,
+/// `break`, `continue`, a panicking macro, or an `if`/`match`/block all of whose ways out do).
+/// The instrumented copy must not bind the value of such a block: its type would be `!`, which
+/// falls back to `()` (a hard error in edition 2024, and a lint before).
 pub fn block_diverges(block: &syn::Block) -> bool {
-    match block.stmts.last() {
-        Some(syn::Stmt::Expr(e, _)) => expr_diverges(e),
-        Some(syn::Stmt::Macro(m)) => macro_diverges(&m.mac),
+    block.stmts.iter().any(|s| match s {
+        syn::Stmt::Expr(e, _) => expr_diverges(e),
+        syn::Stmt::Macro(m) => macro_diverges(&m.mac),
         _ => false,
-    }
+    })
 }
 
 pub fn expr_diverges(e: &Expr) -> bool {
@@ -185,6 +225,18 @@ pub fn expr_diverges(e: &Expr) -> bool {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(m) => macro_diverges(&m.mac),
         Expr::Block(b) if b.label.is_none() => block_diverges(&b.block),
+        Expr::Block(b) => {
+            let label = b.label.as_ref().map(|l| l.name.ident.to_string());
+            block_diverges(&b.block) && !breaks_of_labelled(&b.block, label.as_deref())
+        }
+        Expr::Unsafe(u) => block_diverges(&u.block),
+        Expr::Paren(p) => expr_diverges(&p.expr),
+        Expr::Group(g) => expr_diverges(&g.expr),
+        Expr::If(i) => match &i.else_branch {
+            Some((_, e)) => block_diverges(&i.then_branch) && expr_diverges(e),
+            None => false,
+        },
+        Expr::Match(m) => m.arms.iter().all(|a| expr_diverges(&a.body)),
         Expr::Loop(l) => {
             !breaks_of(
                 &l.body,

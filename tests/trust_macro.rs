@@ -1,0 +1,361 @@
+//! Issue 11: `#[tracked]` takes all valid Rust and never changes what it computes.
+//!
+//! Each `repro_<n>` holds the issue's case `n` and further code of the same shapes. Every
+//! function is written once, through `both!`, as a tracked function and as a plain one, so a test
+//! can compare the two bit for bit; every trace a test reads is verified (`verify-traces`).
+
+use irtrack::{track_output, tracked, Callable};
+
+/// Writes each function twice: `name::tracked` under `#[tracked]`, `name::plain` as written.
+macro_rules! both {
+    ($($(#[$m:meta])* fn $name:ident $(<$($g:ident: $b:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty $body:block)*) => {$(
+        #[allow(dead_code, unused_mut, clippy::all)]
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tracked]
+            $(#[$m])*
+            pub fn tracked $(<$($g: $b),*>)? ($($a: $t),*) -> $r $body
+            $(#[$m])*
+            pub fn plain $(<$($g: $b),*>)? ($($a: $t),*) -> $r $body
+        }
+    )*};
+}
+
+/// Central finite difference of `f` at `x`.
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+/// Checks a tracked `f64 -> f64` function against its plain copy at each point: the untracked
+/// call and the recorded call return the plain result bit for bit, the trace is well formed, and
+/// the gradient is the central difference (points must be away from kinks) or a typed error.
+/// Returns how many gradients were numbers.
+fn check_f64<F>(tracked: F, plain: fn(f64) -> f64, xs: &[f64]) -> usize
+where
+    F: Callable<(f64,), Output = f64> + Fn(f64) -> f64 + Copy,
+{
+    let mut numbers = 0;
+    for &x in xs {
+        let want = plain(x);
+        assert_eq!(
+            tracked(x).to_bits(),
+            want.to_bits(),
+            "untracked call at {x}"
+        );
+        let (out, trace) = track_output(tracked, (x,));
+        assert_eq!(out.to_bits(), want.to_bits(), "recorded call at {x}");
+        trace.verify().unwrap();
+        let Ok(g) = irtrack::gradient(tracked, (x,)) else {
+            continue;
+        };
+        assert_eq!(g.value.to_bits(), want.to_bits());
+        let d = g.scalars()[0].expect("a float argument has a gradient");
+        let fd = central(plain, x);
+        assert!(
+            (d - fd).abs() <= 1e-5 * fd.abs().max(1.0),
+            "gradient at {x}: {d}, central difference {fd}\n{}",
+            trace.root()
+        );
+        numbers += 1;
+    }
+    numbers
+}
+
+// ----- 8: variables declared without a value -----
+
+both! {
+    fn deferred_if(x: f64) -> f64 {
+        let y: f64;
+        if x > 0.0 { y = x * 2.0 } else { y = -x }
+        y + 1.0
+    }
+    fn deferred_returned(x: f64) -> f64 {
+        let a: f64;
+        if x > 0.0 { a = x * 2.0 } else { a = x }
+        a
+    }
+}
+
+#[test]
+fn repro_8_deferred_initialisation_keeps_its_edges() {
+    assert_eq!(
+        check_f64(deferred_if::tracked, deferred_if::plain, &[-1.5, 2.0]),
+        2
+    );
+    assert_eq!(
+        check_f64(
+            deferred_returned::tracked,
+            deferred_returned::plain,
+            &[-1.5, 2.0]
+        ),
+        2
+    );
+}
+
+// ----- 10: #[cfg] -----
+
+both! {
+    fn cfg_statement(x: f64) -> f64 {
+        let mut a = x;
+        #[cfg(any())]
+        {
+            a = 100.0;
+        }
+        a
+    }
+    fn cfg_let_tuple(x: f64) -> f64 {
+        #[cfg(all())]
+        let (a, b) = (x, 2.0 * x);
+        #[cfg(any())]
+        let (a, b) = (0.0, 0.0);
+        a * b
+    }
+    fn cfg_tail_blocks(x: f64) -> f64 {
+        #[cfg(all())]
+        {
+            x * x
+        }
+        #[cfg(any())]
+        {
+            x + 1.0
+        }
+    }
+}
+
+#[test]
+fn repro_10_cfg_is_honoured() {
+    assert_eq!(
+        check_f64(cfg_statement::tracked, cfg_statement::plain, &[1.0, -2.0]),
+        2
+    );
+    // A tuple has no gradient rule: a typed error, never a number.
+    check_f64(cfg_let_tuple::tracked, cfg_let_tuple::plain, &[1.0, -2.0]);
+    assert_eq!(
+        check_f64(
+            cfg_tail_blocks::tracked,
+            cfg_tail_blocks::plain,
+            &[1.0, -2.0]
+        ),
+        2
+    );
+}
+
+// ----- 11: values of any type -----
+
+#[derive(Debug, PartialEq)]
+pub struct NotClone(u8);
+
+both! {
+    fn result_not_clone(a: f64) -> Result<f64, NotClone> {
+        return if a < -1.0 { Ok(0.0) } else { Ok(1.0) };
+    }
+}
+
+#[derive(Debug, PartialEq)]
+pub enum ShapeError {
+    ShapeTooSmall,
+}
+
+pub struct P<F> {
+    pub l: F,
+}
+
+#[tracked]
+impl<F: Copy + PartialOrd + Default> P<F> {
+    pub fn new(l: F) -> Result<P<F>, ShapeError> {
+        if l < F::default() {
+            return Err(ShapeError::ShapeTooSmall);
+        }
+        Ok(P { l })
+    }
+}
+
+#[test]
+fn repro_11_values_of_any_type_are_recorded() {
+    for a in [-2.0, 0.0] {
+        let (out, trace) = track_output(result_not_clone::tracked, (a,));
+        assert_eq!(out, result_not_clone::plain(a));
+        trace.verify().unwrap();
+    }
+    let (out, trace) = track_output(P::<f64>::new, (1.0,));
+    assert_eq!(out.map(|p| p.l), Ok(1.0));
+    trace.verify().unwrap();
+    let (out, _) = track_output(P::<f64>::new, (-1.0,));
+    assert!(matches!(out, Err(ShapeError::ShapeTooSmall)));
+}
+
+// ----- 12b: never type, associated types, generic closure parameters -----
+
+both! {
+    fn nested_returns(x: f64) -> f64 {
+        if x > 2.0 {
+            if x > 1.0 {
+                return 1.0;
+            } else if x > 0.5 {
+                return 0.0;
+            } else {
+                return -1.0;
+            }
+        }
+        x
+    }
+}
+
+/// A float trait of the shape of libm's generic helpers: an associated integer type whose
+/// bounds name other associated types, constants of it, and casts whose target is inferred.
+pub trait MinInt:
+    Copy + core::fmt::Debug + core::ops::BitOr<Output = Self> + core::ops::Shl<u32, Output = Self>
+{
+    type OtherSign: MinInt;
+    type Unsigned: MinInt;
+    const ZERO: Self;
+    const ONE: Self;
+}
+
+pub trait CastInto<T: Copy>: Copy {
+    fn cast(self) -> T;
+}
+
+impl CastInto<i32> for u32 {
+    fn cast(self) -> i32 {
+        self as i32
+    }
+}
+
+pub trait Int:
+    MinInt + PartialEq + core::ops::BitAnd<Output = Self> + core::ops::Shr<u32, Output = Self>
+{
+    fn signed(self) -> <Self::Unsigned as MinInt>::OtherSign;
+}
+
+impl MinInt for u64 {
+    type OtherSign = i64;
+    type Unsigned = u64;
+    const ZERO: u64 = 0;
+    const ONE: u64 = 1;
+}
+
+impl MinInt for i64 {
+    type OtherSign = u64;
+    type Unsigned = u64;
+    const ZERO: i64 = 0;
+    const ONE: i64 = 1;
+}
+
+impl Int for u64 {
+    fn signed(self) -> i64 {
+        self as i64
+    }
+}
+
+pub trait Float:
+    Copy
+    + core::fmt::Debug
+    + PartialOrd
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+{
+    type Int: Int<OtherSign = Self::SignedInt, Unsigned = Self::Int>;
+    type SignedInt: MinInt<OtherSign = Self::Int, Unsigned = Self::Int>;
+    const ZERO: Self;
+    const ONE: Self;
+    const EPSILON: Self;
+    const SIG_BITS: u32;
+    const EXP_BIAS: u32;
+    const SIGN_MASK: Self::Int;
+    fn to_bits(self) -> Self::Int;
+    fn from_bits(i: Self::Int) -> Self;
+    fn exp(self) -> i32;
+}
+
+impl Float for f64 {
+    type Int = u64;
+    type SignedInt = i64;
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    const EPSILON: f64 = f64::EPSILON;
+    const SIG_BITS: u32 = 52;
+    const EXP_BIAS: u32 = 1023;
+    const SIGN_MASK: u64 = 1 << 63;
+    fn to_bits(self) -> u64 {
+        f64::to_bits(self)
+    }
+    fn from_bits(i: u64) -> f64 {
+        f64::from_bits(i)
+    }
+    fn exp(self) -> i32 {
+        ((f64::to_bits(self) >> 52) & 0x7ff) as i32
+    }
+}
+
+/// libm's `ceil`: a deferred `let y: F`, a cast whose target is inferred from a comparison.
+#[tracked]
+pub fn generic_ceil<F: Float>(x: F) -> F {
+    let toint = F::ONE / F::EPSILON;
+    let e = x.exp();
+    let y: F;
+    if e >= (F::SIG_BITS + F::EXP_BIAS).cast() || x == F::ZERO {
+        return x;
+    }
+    y = if x < F::ZERO {
+        x - toint + toint - x
+    } else {
+        x + toint - toint - x
+    };
+    if y < F::ZERO {
+        x + y + F::ONE
+    } else {
+        x + y
+    }
+}
+
+/// Shifts by integer literals of `F::Int` values, whose type is settled only by the shift's
+/// bound, and a projection through two associated types.
+#[tracked]
+pub fn generic_bits<F: Float>(x: F) -> F {
+    let zero = F::Int::ZERO;
+    let ix = x.to_bits();
+    if ix << 1 != zero {
+        let _signed = ix.signed();
+        let kept = (ix & (F::SIGN_MASK >> 1)) | (ix & F::SIGN_MASK) | ix;
+        return F::from_bits(kept);
+    }
+    F::from_bits(ix)
+}
+
+/// A closure whose parameter has no written type: it is `F`, known only after the closure.
+#[tracked]
+pub fn generic_closure<F: Float>(x: F) -> F {
+    let force = |v| v;
+    let sq = |v: F| v * v;
+    force(sq(x))
+}
+
+#[test]
+fn repro_12b_never_type_and_generic_values() {
+    assert_eq!(
+        check_f64(nested_returns::tracked, nested_returns::plain, &[3.0, 1.0]),
+        2
+    );
+    // Values only: a gradient differentiates the rounding trick's arithmetic (`x + y` with
+    // `y = x + t - t - x` has slope 1), not the step function `ceil` is.
+    for x in [1.25, -2.5, 7.0] {
+        let (out, trace) = track_output(generic_ceil::<f64>, (x,));
+        assert_eq!(out.to_bits(), x.ceil().to_bits());
+        assert_eq!(generic_ceil(x).to_bits(), x.ceil().to_bits());
+        trace.verify().unwrap();
+    }
+    for x in [1.5, -3.25, 0.0] {
+        let (out, trace) = track_output(generic_bits::<f64>, (x,));
+        assert_eq!(out.to_bits(), x.to_bits());
+        trace.verify().unwrap();
+    }
+    assert_eq!(
+        check_f64(generic_closure::<f64>, |x| x * x, &[1.5, -2.0]),
+        2
+    );
+}
