@@ -573,3 +573,8 @@ pub use irtrack_runtime::Snapshot;
 
 #[doc(hidden)]
 pub use irtrack_runtime::__private;
+
+/// The README's examples, compiled and run as doc tests so that the tour stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;
