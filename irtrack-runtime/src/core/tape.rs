@@ -143,6 +143,21 @@ macro_rules! columns {
                 $(self.$field.clear();)*
             }
 
+            /// Overwrites the scalar at `index` of `s`'s column; false when there is none.
+            pub(crate) fn set(&mut self, index: u32, s: Scalar) -> bool {
+                let i = index as usize;
+                match s {
+                    Scalar::Unit => false,
+                    $(Scalar::$variant(v) => match self.$field.get_mut(i) {
+                        Some(x) => {
+                            *x = v;
+                            true
+                        }
+                        None => false,
+                    },)*
+                }
+            }
+
             pub(crate) fn capacity_bytes(&self) -> usize {
                 0 $(+ self.$field.capacity_bytes())*
             }
@@ -335,6 +350,43 @@ impl Store {
 
     pub fn value(&self, id: NodeId) -> Value {
         self.value_at(self.slot(id))
+    }
+
+    /// Replaces node `id`'s value and returns the one it had. The value is written where the
+    /// old one was when it is stored the same way (a scalar of the same type and form, or a
+    /// boxed value), so that an incremental update (`program::update`) does not grow the
+    /// store; otherwise it goes to a new slot the node then points at. A block argument shares
+    /// its source's slot: callers write both, and undo in reverse order.
+    pub(crate) fn set_value(&mut self, id: NodeId, value: Value) -> Value {
+        let slot = self.slot(id);
+        let old = self.value_at(slot);
+        let written = match &value.0 {
+            Repr::Boxed(_) if slot.tag & BOXED != 0 => {
+                self.boxed[slot.index as usize] = value;
+                return old;
+            }
+            Repr::Scalar(Scalar::Unit, Form::Val) if slot.tag == 0 => return old,
+            Repr::Scalar(s, form) if slot.tag & BOXED == 0 => {
+                let form_bits = match form {
+                    Form::Val => 0,
+                    Form::Ref => FORM_REF,
+                    Form::RefMut => FORM_MUT,
+                };
+                s.tag() != 0 && slot.tag == s.tag() | form_bits && self.columns.set(slot.index, *s)
+            }
+            _ => false,
+        };
+        if !written {
+            let slot = self.put(value);
+            let n = &mut self.nodes[id.index()];
+            if n.kind == NodeKind::NestedCall {
+                self.calls[n.value as usize].value = slot;
+            } else {
+                n.value = slot.index;
+                n.tag = slot.tag;
+            }
+        }
+        old
     }
 
     /// Node `id`'s value, borrowed when it is boxed.

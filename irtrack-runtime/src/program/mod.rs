@@ -43,6 +43,7 @@ mod build;
 pub mod checkpoint;
 mod fast;
 mod run;
+pub mod update;
 
 use crate::core::eval::EvalError;
 use crate::core::ids::NodeId;
@@ -53,6 +54,7 @@ use std::fmt;
 
 pub use build::Input;
 pub use checkpoint::{checkpoint, collect, inject, Checkpoints};
+pub use update::{Change, Keep, RerunCause, Updatable, Update, UpdateError};
 
 /// A recorded path, replayable on new inputs: see the [module docs](self).
 #[derive(Clone, Debug)]
