@@ -293,6 +293,7 @@ impl Float for f64 {
 }
 
 /// libm's `ceil`: a deferred `let y: F`, a cast whose target is inferred from a comparison.
+#[allow(clippy::needless_late_init)]
 #[tracked]
 pub fn generic_ceil<F: Float>(x: F) -> F {
     let toint = F::ONE / F::EPSILON;
@@ -358,4 +359,264 @@ fn repro_12b_never_type_and_generic_values() {
         check_f64(generic_closure::<f64>, |x| x * x, &[1.5, -2.0]),
         2
     );
+}
+
+// ----- 13: edition-2024 syntax (let chains are in the `tracked` docs, an edition-2024 doc test:
+// this crate is edition 2021) -----
+
+both! {
+    fn labelled_value(x: f64) -> f64 {
+        let r = 'done: {
+            if x < 0.0 {
+                break 'done x * x;
+            }
+            let mut t = x;
+            if t > 2.0 {
+                t *= 0.5;
+                break 'done t + 1.0;
+            }
+            t * 3.0
+        };
+        r + x
+    }
+    fn labelled_assigns(x: f64) -> f64 {
+        let mut acc = x;
+        'outer: {
+            if x > 1.0 {
+                acc *= 2.0;
+                break 'outer;
+            }
+            acc += x.sin();
+        }
+        acc
+    }
+    fn labelled_deferred(x: f64) -> f64 {
+        let y: f64;
+        'pick: {
+            if x > 0.0 {
+                y = x.exp();
+                break 'pick;
+            }
+            y = -x;
+        }
+        y * 2.0
+    }
+    fn loop_deferred(x: f64) -> f64 {
+        let y: f64;
+        let mut k = 0;
+        loop {
+            k += 1;
+            if k > 2 {
+                y = x * k as f64;
+                break;
+            }
+            if x < -5.0 {
+                y = x;
+                break;
+            }
+        }
+        y
+    }
+    fn labelled_in_loop(x: f64) -> f64 {
+        let mut s = 0.0;
+        'outer: for i in 0..4 {
+            let step = 'b: {
+                if i % 2 == 0 {
+                    break 'b x;
+                }
+                if i == 3 {
+                    continue 'outer;
+                }
+                x * x
+            };
+            s += step;
+        }
+        s
+    }
+}
+
+#[test]
+fn repro_13_labelled_blocks() {
+    assert_eq!(
+        check_f64(
+            labelled_value::tracked,
+            labelled_value::plain,
+            &[-1.5, 1.0, 3.0]
+        ),
+        3
+    );
+    assert_eq!(
+        check_f64(
+            labelled_assigns::tracked,
+            labelled_assigns::plain,
+            &[0.5, 2.0]
+        ),
+        2
+    );
+    assert_eq!(
+        check_f64(
+            labelled_deferred::tracked,
+            labelled_deferred::plain,
+            &[-0.5, 2.0]
+        ),
+        2
+    );
+    assert_eq!(
+        check_f64(loop_deferred::tracked, loop_deferred::plain, &[-6.0, 1.5]),
+        2
+    );
+    assert_eq!(
+        check_f64(
+            labelled_in_loop::tracked,
+            labelled_in_loop::plain,
+            &[-0.5, 2.0]
+        ),
+        2
+    );
+}
+
+// ----- 9: inner attributes stay at the start of the body -----
+
+mod inner_attributes {
+    use super::*;
+
+    #[tracked]
+    pub fn tracked(x: f64) -> f64 {
+        #![allow(clippy::let_and_return)]
+        let y = x * 3.0;
+        y
+    }
+
+    #[allow(clippy::let_and_return)]
+    pub fn plain(x: f64) -> f64 {
+        let y = x * 3.0;
+        y
+    }
+}
+
+#[test]
+fn repro_9_inner_attributes() {
+    assert_eq!(
+        check_f64(
+            inner_attributes::tracked,
+            inner_attributes::plain,
+            &[1.0, -2.0]
+        ),
+        2
+    );
+}
+
+// ----- more of the same shapes -----
+
+both! {
+    /// libm's `exp`: several variables declared without a value, assigned in nested branches.
+    fn deferred_nested(x: f64) -> f64 {
+        let hi: f64;
+        let lo: f64;
+        let k: i32;
+        if x.abs() > 0.5 {
+            if x > 0.0 {
+                k = 1;
+                hi = x - 0.5;
+                lo = 0.25;
+            } else {
+                k = -1;
+                hi = x + 0.5;
+                lo = -0.25;
+            }
+        } else {
+            k = 0;
+            hi = x;
+            lo = 0.0;
+        }
+        (hi - lo) * k as f64 + hi * hi
+    }
+    /// A deferred variable assigned in a `match`, and one assigned only on some arms and
+    /// assigned again before it is read.
+    fn deferred_match(x: f64) -> f64 {
+        let y;
+        let mut z: f64;
+        match (x * 2.0) as i64 {
+            0 => {
+                y = x + 1.0;
+            }
+            1 | 2 => y = x * x,
+            _ => y = -x,
+        }
+        z = y * 0.5;
+        y + z
+    }
+    /// `if` without `else` in a loop body whose arms return: the never type must not leak.
+    fn returns_in_loop(x: f64) -> f64 {
+        let mut t = x;
+        for _ in 0..3 {
+            if t > 10.0 {
+                if t > 20.0 {
+                    return t;
+                } else {
+                    return -t;
+                }
+            }
+            t *= 3.0;
+        }
+        t
+    }
+    /// A `match` whose arms all return, in statement position.
+    fn match_all_return(x: f64) -> f64 {
+        if x > 0.0 {
+            match x as i64 {
+                0 => return x,
+                1 => return x * 2.0,
+                _ => return x * 3.0,
+            }
+        }
+        x.sin()
+    }
+}
+
+#[test]
+fn more_shapes_of_cases_8_and_12b() {
+    assert_eq!(
+        check_f64(
+            deferred_nested::tracked,
+            deferred_nested::plain,
+            &[-1.5, 0.25, 2.0]
+        ),
+        3
+    );
+    assert_eq!(
+        check_f64(
+            deferred_match::tracked,
+            deferred_match::plain,
+            &[0.1, 0.7, 3.0]
+        ),
+        3
+    );
+    assert_eq!(
+        check_f64(
+            returns_in_loop::tracked,
+            returns_in_loop::plain,
+            &[1.0, 1.5, -2.0]
+        ),
+        3
+    );
+    assert_eq!(
+        check_f64(
+            match_all_return::tracked,
+            match_all_return::plain,
+            &[0.5, 1.5, 2.5, -1.0]
+        ),
+        4
+    );
+}
+
+// A deferred variable's trace: the merge block's argument refers to the value computed in the
+// arm that ran (the issue's `⟨_⟩` is gone).
+#[test]
+fn repro_8_the_merge_argument_refers_to_the_arm() {
+    let (_, trace) = track_output(deferred_if::tracked, (2.0,));
+    let text = trace.root().to_string();
+    assert!(!text.contains("⟨_⟩"), "{text}");
+    let ret = trace.root().children().last().unwrap();
+    assert_eq!(ret.value::<f64>(), Some(&5.0));
 }

@@ -168,9 +168,13 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     // The body's inner attributes (`#![allow(…)]`), which syn keeps with the outer ones, stay
     // at the start of the body.
     let (outer, inner) = split_attributes(&f.attrs);
-    f.output = quote! {
-        #(#outer)* #vis #defaultness #sig { #(#inner)* #body }
-    };
+    let mut output = quote! { #(#outer)* #vis #defaultness #sig };
+    // The body's braces are the user's: an item whose span ends in a token of the macro's own
+    // is taken for macro-generated, and rustc's `dead_code` lint skips it.
+    f.block.brace_token.surround(&mut output, |out| {
+        out.extend(quote! { #(#inner)* #body });
+    });
+    f.output = output;
     Ok(())
 }
 

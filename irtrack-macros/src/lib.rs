@@ -274,3 +274,5 @@ fn try_tracked(
 
 #[cfg(test)]
 mod expansion_tests;
+#[cfg(test)]
+mod fuzz_tests;
