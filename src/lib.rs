@@ -474,12 +474,15 @@
 //!   is never claimed, so that call is recorded as a primitive. Comparisons and
 //!   indexing are never claimed: a tracked `PartialOrd`, `PartialEq` or `Index` impl is recorded
 //!   as a primitive.
-//! - **Some syntax is rejected with a compile error:** labelled blocks (use a `loop` with
-//!   `break 'label value`), `let` chains (nest the conditions), `async fn`, async blocks and
-//!   closures, `.await`, `try` blocks, `yield`, a `static` in an inner block of the body (move
-//!   it to the top level), and `const`, `extern` and variadic functions. `#[tracked]` itself
-//!   goes on functions, methods and `impl` blocks (for a trait, on its `impl`s), and takes no
-//!   arguments.
+//! - **Some syntax is rejected with a compile error:** `async fn`, async blocks and closures,
+//!   `.await`, `try` blocks, `yield`, a `static` in an inner block of the body (move it to the
+//!   top level), `const`, `extern` and variadic functions, and in [`tracked_fn!`] a `#[cfg]`
+//!   inside the closure (write the closure in a `#[tracked]` function). `#[tracked]` itself goes
+//!   on functions, methods and `impl` blocks (for a trait, on its `impl`s), and takes no
+//!   argument but `primitive`. Everything else is lowered: labelled blocks, edition-2024 `let`
+//!   chains (as nested `if let`s, each with the chain's `else`), variables declared without a
+//!   value, and `#[cfg]`/`#[cfg_attr]` anywhere in the body, which rustc evaluates before the
+//!   body is lowered, so that the IR holds entries for the compiled code only.
 //! - **A user macro that returns leaves an error node.** `return` (or `?`) inside a macro is
 //!   not lowered, so when it fires the call ends in an `error` node saying so instead of a
 //!   return (and without the macro's own node); the call's value is what the function

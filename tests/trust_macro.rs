@@ -620,3 +620,86 @@ fn repro_8_the_merge_argument_refers_to_the_arm() {
     let ret = trace.root().children().last().unwrap();
     assert_eq!(ret.value::<f64>(), Some(&5.0));
 }
+
+// ----- 10, more places a `cfg` can be -----
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    pub a: f64,
+    #[cfg(any())]
+    pub gone: f64,
+    pub b: f64,
+}
+
+both! {
+    fn cfg_arms_fields_args(x: f64) -> f64 {
+        let p = Pair {
+            a: x,
+            #[cfg(any())]
+            gone: 100.0,
+            b: 2.0 * x,
+        };
+        let k = match (x * 2.0) as i64 {
+            #[cfg(any())]
+            0 => 100.0,
+            #[cfg(all())]
+            0 => 3.0,
+            _ => 5.0,
+        };
+        let v = [p.a, #[cfg(any())] 100.0, p.b];
+        let m = f64::max(v[0], v[1]);
+        #[cfg_attr(all(), allow(unused_variables))]
+        let unused = 1.0;
+        #[cfg(not(any()))]
+        let w = m * k;
+        #[cfg(any())]
+        let w = 0.0;
+        w + x
+    }
+    fn cfg_shadowed_let(x: f64) -> f64 {
+        let t = x + 1.0;
+        #[cfg(any())]
+        let t = 100.0;
+        #[cfg(all())]
+        let t = t * t;
+        t
+    }
+    fn cfg_deferred(x: f64) -> f64 {
+        let y: f64;
+        #[cfg(all())]
+        {
+            y = x * 4.0;
+        }
+        #[cfg(any())]
+        {
+            y = 0.0;
+        }
+        y
+    }
+}
+
+#[test]
+fn repro_10_cfg_on_arms_fields_elements_and_lets() {
+    // `Pair` is no `Snapshot`: a gradient through its field reads is a typed error.
+    check_f64(
+        cfg_arms_fields_args::tracked,
+        cfg_arms_fields_args::plain,
+        &[0.25, 2.0],
+    );
+    assert_eq!(
+        check_f64(
+            cfg_shadowed_let::tracked,
+            cfg_shadowed_let::plain,
+            &[0.5, -3.0]
+        ),
+        2
+    );
+    assert_eq!(
+        check_f64(cfg_deferred::tracked, cfg_deferred::plain, &[0.5, -3.0]),
+        2
+    );
+    // The IR holds the compiled code only: no entry mentions the configured-out literal.
+    let (_, trace) = track_output(cfg_statement::tracked, (1.0,));
+    let ir = trace.root().callee_ir().unwrap().to_string();
+    assert!(!ir.contains("100"), "{ir}");
+}

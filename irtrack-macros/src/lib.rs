@@ -59,6 +59,46 @@ use proc_macro::TokenStream;
 /// ```
 ///
 /// Any other argument is an error: `#[tracked]` takes `primitive` or nothing.
+///
+/// # Any valid Rust, computed as written
+///
+/// The instrumented copy computes exactly what the body does. `#[cfg]`/`#[cfg_attr]` inside the
+/// body are evaluated by rustc before the body is lowered (the attribute expands in two stages
+/// then), so the IR has entries for the compiled code only. Edition-2024 `let` chains are
+/// lowered as nested `if let`s, labelled blocks as blocks with an exit, and a variable declared
+/// without a value (`let y;`) as any variable assigned in branches:
+///
+/// ```edition2024
+/// use irtrack::{track_output, tracked};
+///
+/// #[tracked]
+/// fn first_positive(xs: &[f64]) -> f64 {
+///     let y: f64;
+///     if let Some(&x) = xs.first() && x > 0.0 {
+///         y = x * 2.0;
+///     } else {
+///         y = 0.0;
+///     }
+///     let z = 'done: {
+///         if y > 3.0 {
+///             break 'done y - 3.0;
+///         }
+///         y
+///     };
+///     #[cfg(any())]
+///     let z = 100.0;
+///     z + 1.0
+/// }
+///
+/// for xs in [&[2.5][..], &[1.0], &[-1.0], &[]] {
+///     let (out, trace) = track_output(first_positive, (xs,));
+///     assert_eq!(out, first_positive(xs));
+///     trace.verify().unwrap();
+/// }
+/// let (out, trace) = track_output(first_positive, (&[2.5][..],));
+/// assert_eq!(out, 3.0);
+/// assert!(!trace.root().to_string().contains("100"));
+/// ```
 #[proc_macro_attribute]
 pub fn tracked(args: TokenStream, item: TokenStream) -> TokenStream {
     tracked_impl(args.into(), item.into()).into()
