@@ -237,3 +237,94 @@ fn lowering_of_h_alone() {
         Some(irtrack_runtime::Operand::Var(5))
     );
 }
+
+/// Issue 11, case 8: `y` is declared without a value and assigned in both arms; the merge
+/// block takes it as an argument, recorded from the value each arm's jump passed.
+#[test]
+fn deferred_initialisation() {
+    insta::assert_snapshot!(expand(quote! {
+        fn deferred(x: f64) -> f64 {
+            let y: f64;
+            if x > 0.0 { y = x * 2.0 } else { y = -x }
+            y + 1.0
+        }
+    }));
+}
+
+/// Issue 11, case 13: a labelled block's breaks and end jump to its exit block with its value.
+#[test]
+fn labelled_block() {
+    insta::assert_snapshot!(expand(quote! {
+        fn clamp(x: f64) -> f64 {
+            let y = 'done: {
+                if x < 0.0 {
+                    break 'done 0.0;
+                }
+                x
+            };
+            y
+        }
+    }));
+}
+
+/// Issue 11, case 10: a body with `cfg`s is re-emitted under one probe per predicate, for
+/// rustc to evaluate before the second stage lowers what is compiled.
+#[test]
+fn cfg_first_stage() {
+    insta::assert_snapshot!(expand(quote! {
+        fn f(x: f64) -> f64 {
+            let mut a = x;
+            #[cfg(feature = "big")]
+            {
+                a = 100.0;
+            }
+            #[cfg_attr(test, allow(unused))]
+            let b = a;
+            b
+        }
+    }));
+}
+
+/// The second stage, with the probe of `feature = "big"` gone (off): the block is not lowered.
+#[test]
+fn cfg_second_stage() {
+    let first = crate::tracked_impl(
+        proc_macro2::TokenStream::new(),
+        quote! {
+            fn f(x: f64) -> f64 {
+                let mut a = x;
+                #[cfg(feature = "big")]
+                {
+                    a = 100.0;
+                }
+                a
+            }
+        },
+    );
+    // rustc keeps the probes whose predicate holds: none here.
+    let mut item: syn::ItemFn = syn::parse2(first).expect("the first stage is an item");
+    item.attrs.retain(|a| {
+        !a.path().is_ident("cfg_attr")
+            && !a
+                .path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "tracked")
+    });
+    let args: proc_macro2::TokenStream = crate::cfg::RESOLVED.parse().unwrap();
+    let out = crate::tracked_impl(args, quote!(#item));
+    let file: syn::File = syn::parse2(out).expect("the second stage is an item");
+    insta::assert_snapshot!(prettyplease::unparse(&file));
+}
+
+/// Issue 11, cases 11 and 12b: in generic code values are captured by type (no autoref
+/// probe), arguments and the return by their written types.
+#[test]
+fn generic_capture() {
+    insta::assert_snapshot!(expand(quote! {
+        fn shifted<F: Float>(x: F) -> F {
+            let ix = x.to_bits();
+            F::from_bits(ix << 1)
+        }
+    }));
+}
