@@ -545,6 +545,7 @@
 #![allow(clippy::tabs_in_doc_comments)]
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
+pub use irtrack_runtime::program::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 pub use irtrack_runtime::{
     core, export, program, program::Updatable, record, register_operation, track, track_output,
     track_with, track_within, track_within_with, try_track, try_track_with, view, Action, Arg,

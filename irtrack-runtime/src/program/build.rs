@@ -2,7 +2,8 @@
 //! giving every node a source — a constant, a dynamic input, or an operation — then removing
 //! the operations nothing uses.
 
-use super::{Guard, InputSlot, Op, Origin, Program, ReplayError, Src, Step};
+use super::control::{Control, ControlKind};
+use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
 use crate::core::ir::EntryKind;
 use crate::core::op::Builtin;
@@ -11,6 +12,8 @@ use crate::core::trace::Trace;
 use crate::core::value::Value;
 use crate::view::operation::Operation;
 use crate::view::trace::{Arg, NodeRef};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// How a root argument enters a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,13 +27,20 @@ pub enum Input {
 
 struct Builder<'t> {
     trace: &'t Trace,
-    /// The source of each node, by arena index (`None` until the node is seen, and for nodes
-    /// without a value).
+    /// The call the program replays: the trace's root, or a call inside it (the branch of a
+    /// `switch`).
+    root: NodeId,
+    /// The arena index of `root`: `src` covers its subtree.
+    base: usize,
+    /// The source of each node of the subtree, by arena index from `base` (`None` until the
+    /// node is seen, and for nodes without a value).
     src: Vec<Option<Src>>,
     steps: Vec<Step>,
     ops: Vec<Op>,
     guards: Vec<Guard>,
     any_dynamic: bool,
+    /// The elements of each tuple placeholder (`OpKind::Tuple`), by operation.
+    tuples: HashMap<usize, Vec<Src>>,
 }
 
 /// Whether the node calls an operation every replay must run (a checkpoint).
@@ -47,7 +57,7 @@ fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
     n.ir()?.builtin(n.trace().store.node(n.id()).entry as usize)
 }
 
-fn origin(n: NodeRef<'_>) -> Origin {
+pub(super) fn origin(n: NodeRef<'_>) -> Origin {
     Origin {
         node: n.id(),
         function: n
@@ -79,9 +89,35 @@ fn same(a: &Value, b: &Value) -> bool {
 
 impl<'t> Builder<'t> {
     fn src_of(&self, id: NodeId) -> Src {
-        self.src[id.index()].clone().unwrap_or_else(|| {
+        let known = id
+            .index()
+            .checked_sub(self.base)
+            .and_then(|i| self.src.get(i).cloned().flatten());
+        known.unwrap_or_else(|| {
             Src::Const(self.trace.node(id).map_or(Value::UNIT, |n| n.raw_value()))
         })
+    }
+
+    /// Whether `id` has been given a source that depends on a dynamic input.
+    fn is_dynamic(&self, id: NodeId) -> bool {
+        id.index()
+            .checked_sub(self.base)
+            .and_then(|i| self.src.get(i))
+            .is_some_and(|s| s.as_ref().is_some_and(Src::is_dynamic))
+    }
+
+    /// The operation behind `s`, when it is one.
+    fn op_of(&self, s: &Src) -> Option<&Op> {
+        match s {
+            Src::Op(k) => self.ops.get(*k),
+            _ => None,
+        }
+    }
+
+    /// Whether `s` is the result of a `while_loop`, which a program only ever gives as `Ok`.
+    fn is_loop(&self, s: &Src) -> bool {
+        self.op_of(s)
+            .is_some_and(|op| matches!(&op.kind, OpKind::Control(c) if c.is_loop()))
     }
 
     /// The source of a value that passed unchanged from `from` to `at` (a return, a block or
@@ -122,13 +158,19 @@ impl<'t> Builder<'t> {
     }
 
     fn set(&mut self, id: NodeId, s: Src) {
-        self.src[id.index()] = Some(s);
+        if let Some(slot) = id
+            .index()
+            .checked_sub(self.base)
+            .and_then(|i| self.src.get_mut(i))
+        {
+            *slot = Some(s);
+        }
     }
 
-    fn push_op(&mut self, n: NodeRef<'_>, operation: Operation, args: Vec<Src>) {
+    fn push_op(&mut self, n: NodeRef<'_>, kind: OpKind, args: Vec<Src>) {
         let k = self.ops.len();
         self.ops.push(Op {
-            operation,
+            kind,
             args,
             origin: origin(n),
             recorded: n.raw_value(),
@@ -140,9 +182,19 @@ impl<'t> Builder<'t> {
     /// A primitive call, a special, or a registered nested call.
     fn operation(&mut self, n: NodeRef<'_>) -> Result<(), ReplayError> {
         let args = self.operands(n);
+        // A tuple a program cannot build, used by anything but a `switch`: its own error.
+        let tuple = args
+            .iter()
+            .find_map(|a| match self.op_of(a).map(|o| &o.kind) {
+                Some(OpKind::Tuple(e)) => Some(e),
+                _ => None,
+            });
+        if let Some(e) = tuple {
+            return Err((**e).clone());
+        }
         if is_volatile(n) {
             let operation = n.operation().map_err(ReplayError::NotReexecutable)?;
-            self.push_op(n, operation, args);
+            self.push_op(n, OpKind::Run(operation), args);
             return Ok(());
         }
         if !args.iter().any(Src::is_dynamic) {
@@ -164,8 +216,29 @@ impl<'t> Builder<'t> {
                  value instead (`let w = …`)",
             ));
         }
-        let operation = n.operation().map_err(ReplayError::NotReexecutable)?;
-        self.push_op(n, operation, args);
+        let builtin = if n.kind() == NodeKind::Special {
+            builtin_of(n)
+        } else {
+            None
+        };
+        // `?` on a `while_loop`: its recorded operand may be kept as text, but the program's
+        // loop gives an `Ok` snapshot, which `?` reads.
+        if builtin == Some(Builtin::Question) && args.len() == 1 && self.is_loop(&args[0]) {
+            self.push_op(n, OpKind::Run(Operation::Builtin(Builtin::Question)), args);
+            return Ok(());
+        }
+        let operation = match n.operation() {
+            Ok(o) => o,
+            Err(e) if builtin == Some(Builtin::Tuple) => {
+                let k = self.ops.len();
+                self.tuples.insert(k, args.clone());
+                let e = ReplayError::NotReexecutable(e);
+                self.push_op(n, OpKind::Tuple(Box::new(e)), args);
+                return Ok(());
+            }
+            Err(e) => return Err(ReplayError::NotReexecutable(e)),
+        };
+        self.push_op(n, OpKind::Run(operation), args);
         // A condition nothing refers to decided a branch the trace does not link to it (a
         // `match` arm's guard `Some(v) if v > x`): the path is right only while it holds.
         if let Some(&expected) = n.value::<bool>() {
@@ -198,7 +271,7 @@ impl<'t> Builder<'t> {
             return Ok(());
         }
         let k = n.position().unwrap_or(1) - 1;
-        if parent.id() == self.trace.root().id() {
+        if parent.id() == self.root {
             let s = match inputs.get(k) {
                 Some(Input::Dynamic) => {
                     self.any_dynamic = true;
@@ -226,6 +299,11 @@ impl<'t> Builder<'t> {
             return Ok(());
         }
         let kind = n.entry().map(|e| e.kind);
+        if kind == Some(EntryKind::Jump) && self.is_loop(&condition) && falls_through_question(n) {
+            // A program's `while_loop` gives only `Ok` (it fails instead of giving `Err`), so
+            // the `?` after it falls through as it did when recorded.
+            return Ok(());
+        }
         // A pattern's test is not a recorded value (and a `match` arm's guard is not the
         // branch's condition), so the path a new value takes cannot be checked.
         let fell_through_a_pattern =
@@ -265,7 +343,16 @@ impl Program {
     /// [`ReplayError::NotReexecutable`] or [`ReplayError::Unsupported`] naming the first node
     /// that depends on a dynamic input and cannot be replayed, and what to do about it.
     pub fn from_trace(trace: &Trace, inputs: &[Input]) -> Result<Program, ReplayError> {
-        let root = trace.root();
+        Program::from_call(trace, trace.root(), inputs)
+    }
+
+    /// Builds the program of the call `root` of `trace` (the root, or a nested call whose
+    /// arguments are then the inputs).
+    pub(crate) fn from_call(
+        trace: &Trace,
+        root: NodeRef<'_>,
+        inputs: &[Input],
+    ) -> Result<Program, ReplayError> {
         if root.kind() != NodeKind::NestedCall {
             return Err(unsupported(
                 root,
@@ -280,21 +367,26 @@ impl Program {
                 got: inputs.len(),
             });
         }
+        let base = root.id().index();
+        let end = trace
+            .store
+            .call(root.id())
+            .map_or(trace.len(), |c| c.end as usize);
         let mut b = Builder {
             trace,
-            src: vec![None; trace.len()],
+            root: root.id(),
+            base,
+            src: vec![None; end.saturating_sub(base)],
             steps: Vec::new(),
             ops: Vec::new(),
             guards: Vec::new(),
             any_dynamic: false,
+            tuples: HashMap::new(),
         };
         let mut output = None;
-        // Nested calls replayed as one registered operation: skip their bodies.
+        // Nested calls replayed as one operation: skip their bodies.
         let mut skip_below: Option<(NodeId, u32)> = None;
-        for n in trace.nodes() {
-            if n.id() == root.id() {
-                continue;
-            }
+        for n in (base + 1..end).filter_map(|i| trace.node(NodeId(i as u32))) {
             if let Some((_, end)) = skip_below {
                 if n.id().get() < end {
                     continue;
@@ -317,6 +409,12 @@ impl Program {
                 }
                 NodeKind::PrimitiveCall | NodeKind::Special => b.operation(n)?,
                 NodeKind::NestedCall => {
+                    if let Some(kind) = ControlKind::of(n)? {
+                        b.control(n, kind)?;
+                        let end = trace.store.call(n.id()).map_or(0, |c| c.end);
+                        skip_below = Some((n.id(), end));
+                        continue;
+                    }
                     let registered = matches!(n.operation(), Ok(Operation::Registered(_)));
                     if registered && b.operands(n).iter().any(Src::is_dynamic) {
                         b.operation(n)?;
@@ -340,10 +438,9 @@ impl Program {
                 }
                 NodeKind::Error => {
                     let parent = n.parent().expect("an error is inside a call");
-                    let dynamic = parent.children().any(|c| {
-                        c.kind() == NodeKind::Argument
-                            && b.src[c.id().index()].as_ref().is_some_and(Src::is_dynamic)
-                    });
+                    let dynamic = parent
+                        .children()
+                        .any(|c| c.kind() == NodeKind::Argument && b.is_dynamic(c.id()));
                     if dynamic || parent.id() == root.id() && b.any_dynamic {
                         return Err(unsupported(
                             n,
@@ -384,10 +481,23 @@ impl Program {
             ops: b.ops,
             guards: b.guards,
             output,
-            name: root.function_name().unwrap_or("?").to_string(),
+            name: root
+                .callee_ir()
+                .map(|ir| ir.name.clone())
+                .or_else(|| root.function_name().map(str::to_string))
+                .unwrap_or_else(|| "?".into()),
             fast: None,
         };
         p.remove_dead();
+        // A tuple placeholder still used: something other than a `switch` needs the tuple.
+        if let Some(OpKind::Tuple(e)) = p
+            .ops
+            .iter()
+            .map(|o| &o.kind)
+            .find(|k| matches!(k, OpKind::Tuple(_)))
+        {
+            return Err((**e).clone());
+        }
         p.fast = super::fast::Fast::compile(&p);
         Ok(p)
     }
@@ -444,7 +554,94 @@ impl Program {
     }
 }
 
+/// Whether the jump `n` is the fall-through of a `?` (taken when the value `?` tests is neither
+/// `Err` nor `None`).
+fn falls_through_question(n: NodeRef<'_>) -> bool {
+    let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
+        return false;
+    };
+    let (Some(var), crate::core::ir::Slot::Branch(k)) = (entry.control.var(), entry.location.slot)
+    else {
+        return false;
+    };
+    (1..k).all(|j| {
+        ir.branch_index(entry.location.block, j)
+            .map(|i| &ir.entries[i as usize])
+            .is_some_and(|e| {
+                e.kind == EntryKind::JumpIfMatches
+                    && e.condition.var() == Some(var)
+                    && e.head == "Err(_) | None"
+            })
+    })
+}
+
 impl Builder<'_> {
+    /// A `switch` or `while_loop` at `n`: one operation deciding at every call.
+    fn control(&mut self, n: NodeRef<'_>, kind: ControlKind) -> Result<(), ReplayError> {
+        let kids: Vec<NodeRef<'_>> = n.children().collect();
+        if kids.last().map(|k| k.kind()) != Some(NodeKind::Return) {
+            return Err(unsupported(
+                n,
+                "the call ended without a return (a panic): there is no decision to replay",
+            ));
+        }
+        // Each value the caller passed, through the parameter that received it.
+        let mut params = Vec::new();
+        for (a, p) in n.arguments().into_iter().zip(&kids) {
+            params.push(match a {
+                Arg::Node(m) => self.through(m, *p)?,
+                Arg::Const(_) => Src::Const(p.raw_value()),
+            });
+        }
+        let (control, args) = match kind {
+            ControlKind::Switch { arity } => {
+                if params.get(1).is_some_and(Src::is_dynamic) {
+                    return Err(unsupported(
+                        n,
+                        "the branches of the `switch` depend on a dynamic input: build them from \
+                         constants",
+                    ));
+                }
+                let elements = match params.get(2) {
+                    Some(Src::Const(_)) => (0..arity)
+                        .map(|i| Src::Const(kids.get(4 + i).map_or(Value::UNIT, |k| k.raw_value())))
+                        .collect(),
+                    Some(Src::Op(k)) if self.tuples.contains_key(k) => self.tuples[k].clone(),
+                    _ => {
+                        return Err(unsupported(
+                            n,
+                            "the arguments of the `switch` are a tuple value that depends on a \
+                             dynamic input, whose elements a program cannot take apart: write \
+                             the tuple in the call (`switch(key, &branches, (x, y))`)",
+                        ))
+                    }
+                };
+                let key = params.first().cloned().unwrap_or(Src::Const(Value::UNIT));
+                let inputs = elements
+                    .iter()
+                    .map(|e: &Src| {
+                        if e.is_dynamic() {
+                            Input::Dynamic
+                        } else {
+                            Input::Static
+                        }
+                    })
+                    .collect();
+                let control = Control::switch(n, &kids, inputs)?;
+                (control, std::iter::once(key).chain(elements).collect())
+            }
+            ControlKind::Loop => {
+                let control = Control::while_loop(n, &kids)?;
+                (
+                    control,
+                    params.get(2..4).map(<[Src]>::to_vec).unwrap_or_default(),
+                )
+            }
+        };
+        self.push_op(n, OpKind::Control(Arc::new(control)), args);
+        Ok(())
+    }
+
     /// The root's return: its recorded value must be the root's (a value changed in place
     /// after the return was recorded would not be).
     fn through_root(

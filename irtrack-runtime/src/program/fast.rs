@@ -3,7 +3,7 @@
 //! indices, the float operations as direct calls. Anything it has no instruction for runs
 //! through the general evaluator on that one instruction.
 
-use super::{InputSlot, Program, ReplayError, Src, Step};
+use super::{InputSlot, OpKind, Program, ReplayError, Src, Step};
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
 use crate::core::value::{Form, Repr, Scalar, Value};
 use crate::view::operation::{run_operation, Operation};
@@ -114,8 +114,12 @@ fn f64_binary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
 }
 
 impl Fast {
-    /// Compiles `p`, if every value it handles is a scalar.
+    /// Compiles `p`, if every value it handles is a scalar and every operation is a
+    /// re-executable one (a `switch` or `while_loop` runs programs of its own).
     pub(crate) fn compile(p: &Program) -> Option<Fast> {
+        if !p.ops.iter().all(|op| matches!(op.kind, OpKind::Run(_))) {
+            return None;
+        }
         let mut template = Vec::new();
         let mut inputs = Vec::new();
         let mut input_reg = Vec::new();
@@ -195,14 +199,18 @@ impl Fast {
             match *step {
                 Step::Op(k) => {
                     let op = &p.ops[k];
+                    let OpKind::Run(operation) = &op.kind else {
+                        return None;
+                    };
+                    let operation = *operation;
                     let regs: Vec<u32> = srcs_regs[k].iter().map(|&r| fix(r)).collect();
                     let ty = |i: usize| template.get(regs[i] as usize).map(scalar_type);
                     let out_ty = scalar_type(&template[(base as usize) + k]);
-                    let code = code_of(op.operation, &regs, ty, out_ty);
+                    let code = code_of(operation, &regs, ty, out_ty);
                     let code = match code {
                         Some(c) => c,
                         None => {
-                            general.push((op.operation, regs.clone()));
+                            general.push((operation, regs.clone()));
                             Code::General(general.len() - 1)
                         }
                     };
@@ -337,7 +345,14 @@ impl Fast {
             .take(op.args.len())
             .map(|&r| Value(Repr::Scalar(regs[r as usize], Form::Val)))
             .collect();
-        match run_operation(op.operation, &values) {
+        // Only re-executable operations are compiled (see `compile`).
+        let OpKind::Run(operation) = &op.kind else {
+            return Err(ReplayError::Unsupported {
+                at: op.origin.clone(),
+                reason: "not a compiled operation".into(),
+            });
+        };
+        match run_operation(*operation, &values) {
             Err(error) => Err(ReplayError::Eval {
                 at: op.origin.clone(),
                 error,

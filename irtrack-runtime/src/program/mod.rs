@@ -9,7 +9,9 @@
 //! ([`NodeRef::operation`]), or construction fails naming it. Every branch the trace took on a
 //! condition that depends on a dynamic input becomes a **guard**: a call whose inputs would
 //! take another path fails with [`ReplayError::Guard`] instead of returning a number from the
-//! wrong path.
+//! wrong path. A decision that must stay one at every call is written with [`switch`] or
+//! [`while_loop`] ([`control`]): each is one operation of the program, which picks the branch
+//! or iterates anew.
 //!
 //! ```
 //! use irtrack::{track, tracked, program::{Input, Program, ReplayError}, Value};
@@ -41,6 +43,7 @@
 
 mod build;
 pub mod checkpoint;
+pub mod control;
 mod fast;
 mod run;
 pub mod update;
@@ -51,9 +54,11 @@ use crate::core::ir::Location;
 use crate::core::value::Value;
 use crate::view::operation::{Operation, ReexecError};
 use std::fmt;
+use std::sync::Arc;
 
 pub use build::Input;
 pub use checkpoint::{checkpoint, collect, inject, Checkpoints};
+pub use control::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 pub use update::{Change, Keep, RerunCause, Updatable, Update, UpdateError};
 
 /// A recorded path, replayable on new inputs: see the [module docs](self).
@@ -107,11 +112,34 @@ enum Step {
 /// One operation: what it runs, on what, and where it came from.
 #[derive(Clone, Debug)]
 struct Op {
-    operation: Operation,
+    kind: OpKind,
     args: Vec<Src>,
     origin: Origin,
     /// The value the node recorded (its type is the operation's result type).
     recorded: Value,
+}
+
+/// What an operation runs.
+#[derive(Clone, Debug)]
+enum OpKind {
+    /// A re-executable operation.
+    Run(Operation),
+    /// A `switch` or `while_loop`: a decision made at every call.
+    Control(Arc<control::Control>),
+    /// A tuple with an element that depends on a dynamic input, which a program cannot build:
+    /// it stands for the tuple only so that a `switch` can take the elements as its branch's
+    /// arguments. Building fails with the error if anything else uses it.
+    Tuple(Box<ReplayError>),
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpKind::Run(o) => write!(f, "{o}"),
+            OpKind::Control(c) => write!(f, "{c}"),
+            OpKind::Tuple(_) => f.write_str("tuple"),
+        }
+    }
 }
 
 /// A branch the trace took on a condition that depends on a dynamic input.
@@ -204,6 +232,31 @@ pub enum ReplayError {
         /// What failed.
         error: EvalError,
     },
+    /// A [`switch`] was given a key none of its branches has (the Rust function panics there).
+    NoBranch {
+        /// The `switch`.
+        at: Origin,
+        /// The key.
+        key: String,
+    },
+    /// A [`while_loop`] ran its body `max_iters` times and its condition still held (the Rust
+    /// function returns `Err(MaxItersExceeded)` there).
+    MaxIters {
+        /// The `while_loop`.
+        at: Origin,
+        /// The bound it was given.
+        max_iters: usize,
+    },
+    /// A branch of a [`switch`], or the condition or body of a [`while_loop`], cannot be
+    /// replayed: its program could not be built, or failed.
+    Branch {
+        /// The `switch` or `while_loop`.
+        at: Origin,
+        /// The function (`long`, `cond`).
+        function: String,
+        /// Why, inside that function.
+        error: Box<ReplayError>,
+    },
 }
 
 impl fmt::Display for ReplayError {
@@ -243,6 +296,20 @@ impl fmt::Display for ReplayError {
                  run time)"
             ),
             ReplayError::Eval { at, error } => write!(f, "{at}: {error}"),
+            ReplayError::NoBranch { at, key } => write!(
+                f,
+                "{at}: no branch of the `switch` has the key {key} (the Rust function panics here)"
+            ),
+            ReplayError::MaxIters { at, max_iters } => write!(
+                f,
+                "{at}: `while_loop` ran its body max_iters = {max_iters} times and its condition \
+                 still holds (the Rust function returns `Err(MaxItersExceeded)` here)"
+            ),
+            ReplayError::Branch {
+                at,
+                function,
+                error,
+            } => write!(f, "{at}: `{function}` cannot be replayed: {error}"),
         }
     }
 }
@@ -346,7 +413,7 @@ impl fmt::Display for Program {
                         f,
                         "  ${} = {}({})\t# {}",
                         k + 1,
-                        op.operation,
+                        op.kind,
                         args.join(", "),
                         op.origin
                     )?;

@@ -1,7 +1,7 @@
 //! Running a program: check the arguments, run the operations in order into registers,
 //! check each guard when its condition is computed.
 
-use super::{Args, InputSlot, Program, ReplayError, Src, Step};
+use super::{Args, InputSlot, OpKind, Program, ReplayError, Src, Step};
 use crate::core::value::Value;
 use crate::view::operation::run_operation;
 
@@ -52,12 +52,17 @@ impl Program {
                     let op = &self.ops[k];
                     operands.clear();
                     operands.extend(op.args.iter().map(|a| read(a, &regs)));
-                    let v = run_operation(op.operation, &operands).map_err(|error| {
-                        ReplayError::Eval {
-                            at: op.origin.clone(),
-                            error,
+                    let v = match &op.kind {
+                        OpKind::Run(o) => {
+                            run_operation(*o, &operands).map_err(|error| ReplayError::Eval {
+                                at: op.origin.clone(),
+                                error,
+                            })?
                         }
-                    })?;
+                        OpKind::Control(c) => c.run(&operands, &op.origin)?,
+                        // Building refuses a program that would run one.
+                        OpKind::Tuple(e) => return Err((**e).clone()),
+                    };
                     regs.push(v);
                 }
                 Step::Guard(g) => {
