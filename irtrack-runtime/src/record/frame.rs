@@ -185,6 +185,17 @@ impl Frame {
         }
     }
 
+    /// Like [`block_value`](Frame::block_value), for a value whose type may be decided only
+    /// later (a merge of `Ok(…)` arms whose error type comes from the return).
+    #[inline]
+    pub fn late_block_value<'v, T: ?Sized>(&self, var: u32, value: &'v T) -> LatePeek<'_, 'v, T> {
+        LatePeek(Peek {
+            frame: self,
+            site: Site::block_value(var),
+            value,
+        })
+    }
+
     /// The return `§block:&k`, read through a reference (the residual an early `?` returns).
     #[inline]
     pub fn ret_peek<'v, T: ?Sized>(&self, block: u32, k: u32, value: &'v T) -> Peek<'_, 'v, T> {
