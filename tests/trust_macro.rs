@@ -153,6 +153,23 @@ both! {
     }
 }
 
+both! {
+    fn merged_not_clone(a: f64) -> Result<f64, NotClone> {
+        let r = if a < -1.0 { Ok(0.0) } else { Ok(a) };
+        r
+    }
+    fn matched_not_clone(a: f64) -> Result<f64, NotClone> {
+        if a < -5.0 {
+            return Err(NotClone(1));
+        }
+        let v = match a as i64 {
+            0 => Ok(a * 2.0),
+            _ => Err(NotClone(2)),
+        };
+        v
+    }
+}
+
 #[derive(Debug, PartialEq)]
 pub enum ShapeError {
     ShapeTooSmall,
@@ -177,6 +194,14 @@ fn repro_11_values_of_any_type_are_recorded() {
     for a in [-2.0, 0.0] {
         let (out, trace) = track_output(result_not_clone::tracked, (a,));
         assert_eq!(out, result_not_clone::plain(a));
+        trace.verify().unwrap();
+    }
+    for a in [-2.0, 0.5, 3.0, -6.0] {
+        let (out, trace) = track_output(merged_not_clone::tracked, (a,));
+        assert_eq!(out, merged_not_clone::plain(a));
+        trace.verify().unwrap();
+        let (out, trace) = track_output(matched_not_clone::tracked, (a,));
+        assert_eq!(out, matched_not_clone::plain(a));
         trace.verify().unwrap();
     }
     let (out, trace) = track_output(P::<f64>::new, (1.0,));

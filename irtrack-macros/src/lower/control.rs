@@ -105,6 +105,14 @@ impl Lowerer {
             self.ir
                 .define(merge, Slot::Arg, Kind::Argument, "value", vec![])
         });
+        if let Some((id, _)) = value_arg {
+            let late = arms
+                .iter()
+                .any(|a| matches!(a.value, Operand::Var(v) if self.late_vars.contains(&v)));
+            if late {
+                self.late_vars.insert(self.ir.var(id));
+            }
+        }
         let value_ident = private_ident("__irtrack_value");
         let mut out = Vec::new();
         for arm in arms {

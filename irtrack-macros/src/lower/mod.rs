@@ -62,6 +62,7 @@ struct State {
     statics: usize,
     closure_idents: usize,
     late: bool,
+    late_vars: std::collections::BTreeSet<u32>,
 }
 
 /// Where the value of a block goes.
@@ -151,6 +152,9 @@ pub struct Lowerer {
     exit_deferred: Vec<syn::Ident>,
     /// Which deferred variables every way out of the construct just closed initialised.
     deferred_seen: Vec<bool>,
+    /// The variables recorded with a late capture (their type may be decided after the
+    /// recording): a block argument merging one is captured late too.
+    late_vars: std::collections::BTreeSet<u32>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -179,6 +183,7 @@ impl Lowerer {
             closure: false,
             exit_deferred: Vec::new(),
             deferred_seen: Vec::new(),
+            late_vars: Default::default(),
         }
     }
 
@@ -394,6 +399,7 @@ impl Lowerer {
             statics: self.closures.borrow().statics.len(),
             closure_idents: self.closures.borrow().idents.len(),
             late: self.late,
+            late_vars: self.late_vars.clone(),
         };
         let out = f(self);
         self.ir.entries.truncate(state.entries);
@@ -407,6 +413,7 @@ impl Lowerer {
         closures.statics.truncate(state.statics);
         closures.idents.truncate(state.closure_idents);
         self.late = state.late;
+        self.late_vars = state.late_vars;
         out
     }
 
@@ -433,7 +440,8 @@ impl Lowerer {
 
     /// Records a value whose type may only be decided after this point: `Debug` first (see
     /// `LateProbe` in the runtime). Checked with the type the code around expects.
-    fn record_late(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+    fn record_late(&mut self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
+        self.late_vars.insert(self.ir.var(id));
         let f = frame();
         let site = self.ir.site(id);
         let v = private_ident("v");
@@ -524,8 +532,14 @@ impl Lowerer {
         }
         if let Some((arg, v)) = value {
             let site = self.ir.site(arg);
-            let rich = self.rich();
-            out.extend(quote! { (#rich #f.block_value(#site, &#v)).rec(); });
+            if self.late_vars.contains(&self.ir.var(arg)) && !self.generic {
+                // `Debug` first: an `Ok(…)` merged before its error type is known must not
+                // commit to a clone of it.
+                out.extend(quote! { (&&#f.late_block_value(#site, &#v)).rec(); });
+            } else {
+                let rich = self.rich();
+                out.extend(quote! { (#rich #f.block_value(#site, &#v)).rec(); });
+            }
         }
         out
     }
