@@ -409,3 +409,20 @@ fn the_arguments_of_a_program_call_are_values_too() {
     let e = p.call((7i32, 1.0, 1i64)).unwrap_err();
     assert!(matches!(e, ReplayError::Type { index: 0, .. }), "{e}");
 }
+
+#[test]
+fn what_a_trace_of_a_switch_or_loop_cannot_do_is_a_typed_error() {
+    // A trace read back from JSON keeps the listing, not the functions to call.
+    let back = irtrack::Trace::from_json(&track(routed, (1, 2.0)).to_json()).unwrap();
+    let e = Program::from_trace(&back, &[Dynamic, Dynamic]).unwrap_err();
+    assert!(
+        e.to_string().contains("a `switch` read back from a file"),
+        "{e}"
+    );
+    let back = irtrack::Trace::from_json(&track(grow, (30.0, 10)).to_json()).unwrap();
+    let e = Program::from_trace(&back, &[Dynamic, Dynamic]).unwrap_err();
+    assert!(e.to_string().contains("a `while_loop` read back"), "{e}");
+    // Gradients do not pass through a switch's arguments yet: an error, not a zero.
+    let e = irtrack::gradient(routed, (1, 2.0)).unwrap_err();
+    assert!(matches!(e, irtrack::GradError::NoRule { .. }), "{e}");
+}
