@@ -4,13 +4,17 @@
 
 use std::path::Path;
 
-const LAYERS: [(&str, &[&str]); 6] = [
-    ("core", &["record", "view", "export", "grad", "program"]),
-    ("record", &["view", "export", "grad", "program"]),
-    ("view", &["export", "grad", "program"]),
-    ("export", &["grad", "program"]),
-    ("grad", &["export", "program"]),
-    ("program", &["export", "grad"]),
+const LAYERS: [(&str, &[&str]); 7] = [
+    (
+        "core",
+        &["record", "view", "export", "grad", "program", "ppl"],
+    ),
+    ("record", &["view", "export", "grad", "program", "ppl"]),
+    ("view", &["export", "grad", "program", "ppl"]),
+    ("export", &["grad", "program", "ppl"]),
+    ("grad", &["export", "program", "ppl"]),
+    ("program", &["export", "grad", "ppl"]),
+    ("ppl", &[]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

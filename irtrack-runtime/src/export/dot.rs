@@ -50,6 +50,30 @@ impl Trace {
     pub fn to_dot(&self) -> String {
         self.root().to_dot()
     }
+
+    /// The whole trace drawn with `style`; see [`NodeRef::to_dot_styled`].
+    ///
+    /// ```
+    /// use irtrack::{tracked, track_with, Context, Draft, export::dot::DotStyle};
+    ///
+    /// struct Tag;
+    /// impl Context for Tag {
+    ///     fn primitive_call(&self, node: &mut Draft<'_>) {
+    ///         node.set("checked", true);
+    ///     }
+    /// }
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 { x.sin() }
+    ///
+    /// let trace = track_with(Tag, f, (1.0,));
+    /// let dot = trace.to_dot_styled(&DotStyle { metadata: true, node: None });
+    /// assert!(dot.contains("\\n[checked = true]"));
+    /// assert_eq!(trace.to_dot_styled(&DotStyle::default()), trace.to_dot());
+    /// ```
+    pub fn to_dot_styled(&self, style: &DotStyle<'_>) -> String {
+        self.root().to_dot_styled(style)
+    }
 }
 
 impl NodeRef<'_> {
@@ -82,46 +106,81 @@ impl NodeRef<'_> {
     /// assert_eq!(dot.matches("[label=\"2\"").count(), 1);
     /// ```
     pub fn to_dot(&self) -> String {
-        let mut nodes = Vec::new();
-        collect(*self, &mut nodes);
-        let inside: HashSet<NodeId> = nodes.iter().map(|n| n.id()).collect();
+        render(*self, None)
+    }
 
-        let mut out = String::new();
-        out.push_str("digraph irtrack {\n");
-        out.push_str("  graph [fontname=\"DejaVu Sans\", fontsize=11, labeljust=l];\n");
-        out.push_str("  node [fontname=\"DejaVu Sans\", fontsize=10, shape=box, style=rounded];\n");
-        out.push_str("  edge [fontname=\"DejaVu Sans\", fontsize=9];\n");
-        write_tree(&mut out, *self, 1);
+    /// Like [`to_dot`](NodeRef::to_dot), styled by `style`: metadata in the labels, extra
+    /// Graphviz attributes per node.
+    ///
+    /// ```
+    /// use irtrack::{tracked, track, export::dot::DotStyle};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 { x.sin() }
+    ///
+    /// let trace = track(f, (1.0,));
+    /// let red = |n: irtrack::NodeRef<'_>| (n.function_name() == Some("sin")).then(|| "color=red".to_string());
+    /// let dot = trace.root().to_dot_styled(&DotStyle { metadata: false, node: Some(&red) });
+    /// assert_eq!(dot.matches("color=red").count(), 1);
+    /// ```
+    pub fn to_dot_styled(&self, style: &DotStyle<'_>) -> String {
+        render(*self, Some(style))
+    }
+}
 
-        for node in &nodes {
-            let to = name(node.id());
-            for (k, r) in node.referenced_numbered() {
-                if inside.contains(&r.id()) {
-                    let _ = writeln!(out, "  {} -> {to} [label=\"{k}\"];", name(r.id()));
-                }
-            }
-            if let Some((jump, n)) = node.block_argument_of() {
-                if inside.contains(&jump.id()) {
-                    let _ = writeln!(
-                        out,
-                        "  {} -> {to} [label=\"#{n}\", style=dotted];",
-                        name(jump.id())
-                    );
-                }
-            }
-            if let Some(Arg::Node(value)) = node.parent_argument() {
-                if inside.contains(&value.id()) {
-                    let _ = writeln!(
-                        out,
-                        "  {} -> {to} [style=dashed, color=blue, arrowhead=empty];",
-                        name(value.id())
-                    );
-                }
+/// A styling hook: extra Graphviz attributes for a node, or `None`.
+pub type NodeStyle = dyn Fn(NodeRef<'_>) -> Option<String>;
+
+/// How [`Trace::to_dot_styled`] draws nodes beyond [`Trace::to_dot`].
+#[derive(Clone, Copy, Default)]
+pub struct DotStyle<'f> {
+    /// Whether a node's label shows its metadata, on a second line as `[key = value, …]`.
+    pub metadata: bool,
+    /// Extra Graphviz attributes for a node (`"style=filled, fillcolor=lightblue"`), written
+    /// after the default ones, which they override; `None` keeps the defaults.
+    pub node: Option<&'f NodeStyle>,
+}
+
+fn render(root: NodeRef<'_>, style: Option<&DotStyle<'_>>) -> String {
+    let mut nodes = Vec::new();
+    collect(root, &mut nodes);
+    let inside: HashSet<NodeId> = nodes.iter().map(|n| n.id()).collect();
+
+    let mut out = String::new();
+    out.push_str("digraph irtrack {\n");
+    out.push_str("  graph [fontname=\"DejaVu Sans\", fontsize=11, labeljust=l];\n");
+    out.push_str("  node [fontname=\"DejaVu Sans\", fontsize=10, shape=box, style=rounded];\n");
+    out.push_str("  edge [fontname=\"DejaVu Sans\", fontsize=9];\n");
+    write_tree(&mut out, root, 1, style);
+
+    for node in &nodes {
+        let to = name(node.id());
+        for (k, r) in node.referenced_numbered() {
+            if inside.contains(&r.id()) {
+                let _ = writeln!(out, "  {} -> {to} [label=\"{k}\"];", name(r.id()));
             }
         }
-        out.push_str("}\n");
-        out
+        if let Some((jump, n)) = node.block_argument_of() {
+            if inside.contains(&jump.id()) {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {to} [label=\"#{n}\", style=dotted];",
+                    name(jump.id())
+                );
+            }
+        }
+        if let Some(Arg::Node(value)) = node.parent_argument() {
+            if inside.contains(&value.id()) {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {to} [style=dashed, color=blue, arrowhead=empty];",
+                    name(value.id())
+                );
+            }
+        }
     }
+    out.push_str("}\n");
+    out
 }
 
 /// The node and its descendants in listing order (depth first, children in order).
@@ -136,7 +195,7 @@ fn name(id: NodeId) -> String {
     format!("n{}", id.0)
 }
 
-fn write_tree(out: &mut String, node: NodeRef<'_>, depth: usize) {
+fn write_tree(out: &mut String, node: NodeRef<'_>, depth: usize, style: Option<&DotStyle<'_>>) {
     let indent = "  ".repeat(depth);
     if node.kind() == NodeKind::NestedCall {
         let _ = writeln!(out, "{indent}subgraph cluster_{} {{", node.id().0);
@@ -145,17 +204,17 @@ fn write_tree(out: &mut String, node: NodeRef<'_>, depth: usize) {
             "{indent}  label=\"{}\"; style=rounded; color=gray50;",
             escape(&cluster_label(node))
         );
-        write_node(out, node, depth + 1);
+        write_node(out, node, depth + 1, style);
         for child in node.children() {
-            write_tree(out, child, depth + 1);
+            write_tree(out, child, depth + 1, style);
         }
         let _ = writeln!(out, "{indent}}}");
     } else {
-        write_node(out, node, depth);
+        write_node(out, node, depth, style);
     }
 }
 
-fn write_node(out: &mut String, node: NodeRef<'_>, depth: usize) {
+fn write_node(out: &mut String, node: NodeRef<'_>, depth: usize, styled: Option<&DotStyle<'_>>) {
     let indent = "  ".repeat(depth);
     let style = match node.kind() {
         NodeKind::Argument => "shape=ellipse, style=solid",
@@ -167,14 +226,28 @@ fn write_node(out: &mut String, node: NodeRef<'_>, depth: usize) {
         NodeKind::Return => "shape=doubleoctagon, style=bold",
         NodeKind::Error => "shape=octagon, style=bold, color=red, fontcolor=red",
     };
+    let mut text = label(node);
+    if styled.is_some_and(|s| s.metadata) && node.metadata_values().next().is_some() {
+        text.push_str("\n[");
+        for (i, (k, v)) in node.metadata_values().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            let _ = write!(text, "{k} = {}", cut(&format!("{v}")));
+        }
+        text.push(']');
+    }
     let _ = write!(
         out,
         "{indent}{} [label=\"{}\", {style}",
         name(node.id()),
-        escape(&label(node))
+        escape(&text)
     );
     if let Some(loc) = node.location() {
         let _ = write!(out, ", tooltip=\"{}\"", escape(&loc.to_string()));
+    }
+    if let Some(extra) = styled.and_then(|s| s.node).and_then(|f| f(node)) {
+        let _ = write!(out, ", {extra}");
     }
     out.push_str("];\n");
 }

@@ -1,0 +1,1045 @@
+//! Distributions of random choices: sampling from `rand_distr`, log-densities from `statrs`
+//! (Dirichlet and MvNormal, which `statrs` has only with `nalgebra`, are computed here).
+//!
+//! A distribution is a plain value holding its parameters. Its constructor never fails: a
+//! parameter out of range (a negative standard deviation, probabilities that do not sum to 1)
+//! is reported by [`Distribution::check`] when the distribution is sampled or scored, as a
+//! typed [`PplError::InvalidDistribution`](super::PplError::InvalidDistribution) naming the
+//! address, so that a model can build a distribution from any value it computed.
+//!
+//! Every built-in distribution is a [`Snapshot`] (its listing shows its parameters) and its
+//! constructor is registered as a re-executable operation, so that an incremental update can
+//! recompute a distribution whose parameters depend on a changed choice.
+
+use crate::core::value::{Owned, Snapshot, Value};
+use rand::rngs::SmallRng;
+use rand::Rng;
+use rand_distr::Distribution as _;
+use statrs::distribution::{Continuous as _, Discrete as _};
+use std::fmt;
+
+/// The random number generator choices are drawn with (rand's `SmallRng`): every interface
+/// function seeds one from the generator it is given, so a run is deterministic given that
+/// generator's seed. Passed to tracked code, it records only its type (`_::&mut PplRng`), not
+/// its state.
+///
+/// ```
+/// use irtrack::ppl::PplRng;
+/// use rand::{Rng, SeedableRng};
+/// let mut a = PplRng::seed_from_u64(9);
+/// let mut b = PplRng::seed_from_u64(9);
+/// assert_eq!(a.random::<u64>(), b.random::<u64>());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct PplRng(SmallRng);
+
+impl fmt::Debug for PplRng {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PplRng { .. }")
+    }
+}
+
+impl rand::RngCore for PplRng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    #[inline]
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.0.fill_bytes(dst)
+    }
+}
+
+impl rand::SeedableRng for PplRng {
+    type Seed = <SmallRng as rand::SeedableRng>::Seed;
+    fn from_seed(seed: Self::Seed) -> PplRng {
+        PplRng(SmallRng::from_seed(seed))
+    }
+    fn seed_from_u64(state: u64) -> PplRng {
+        PplRng(SmallRng::seed_from_u64(state))
+    }
+}
+
+/// A generator's state is neither readable nor useful in a listing, and formatting it at every
+/// call would cost more than the call: it records only its type.
+impl Snapshot for PplRng {
+    fn snapshot(&self) -> Value {
+        Value::opaque::<PplRng>()
+    }
+}
+
+/// A distribution a random choice is drawn from.
+///
+/// Implement it for your own distributions; [`name`](Distribution::name) and
+/// [`parameters`](Distribution::parameters) are what the trace records, and what
+/// [`score_graph`](super::score_graph) needs to score a reloaded trace (which it can do for
+/// the built-in distributions only).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, PplRng};
+/// use rand::Rng;
+///
+/// /// A fair die: 1 to 6.
+/// #[derive(Clone, Debug)]
+/// struct Die;
+///
+/// impl Distribution for Die {
+///     type Value = u64;
+///     fn name(&self) -> &'static str { "die" }
+///     fn parameters(&self) -> Vec<f64> { Vec::new() }
+///     fn check(&self) -> Result<(), String> { Ok(()) }
+///     fn draw(&self, rng: &mut PplRng) -> u64 { rng.random_range(1..=6) }
+///     fn log_density(&self, x: &u64) -> f64 {
+///         if (1..=6).contains(x) { -(6f64.ln()) } else { f64::NEG_INFINITY }
+///     }
+/// }
+///
+/// let (trace, _) = irtrack::ppl::generate(|| irtrack::ppl::sample("roll", Die), (), &Default::default(),
+///     &mut <PplRng as rand::SeedableRng>::seed_from_u64(1)).unwrap();
+/// assert!((1..=6).contains(&trace.value::<u64>("roll").unwrap()));
+/// ```
+pub trait Distribution: Clone + fmt::Debug + Send + Sync + 'static {
+    /// The type of a draw.
+    type Value: Owned + Snapshot;
+
+    /// The distribution's name, as traces record it (`"normal"`).
+    fn name(&self) -> &'static str;
+
+    /// The parameters, as traces record them.
+    fn parameters(&self) -> Vec<f64>;
+
+    /// `Ok` when the parameters define a distribution; else why not.
+    fn check(&self) -> Result<(), String>;
+
+    /// A draw; called only after [`check`](Distribution::check) succeeded.
+    fn draw(&self, rng: &mut PplRng) -> Self::Value;
+
+    /// The log-density (or log-probability) of `value`: `-∞` outside the support, never NaN
+    /// for a value of the support; called only after [`check`](Distribution::check) succeeded.
+    fn log_density(&self, value: &Self::Value) -> f64;
+
+    /// Whether draws are `f64`s with a density with respect to Lebesgue measure on an interval,
+    /// so that HMC may move them continuously.
+    fn is_continuous(&self) -> bool {
+        false
+    }
+}
+
+fn finite(name: &str, x: f64) -> Result<(), String> {
+    if x.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{name} = {x} is not finite"))
+    }
+}
+
+fn positive(name: &str, x: f64) -> Result<(), String> {
+    finite(name, x)?;
+    if x > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{name} = {x} is not positive"))
+    }
+}
+
+fn probability(name: &str, p: f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(format!("{name} = {p} is not in [0, 1]"))
+    }
+}
+
+/// How far from 1 a vector of probabilities may sum (rounding of a computed softmax).
+const SUM_TOLERANCE: f64 = 1e-9;
+
+fn simplex(name: &str, p: &[f64]) -> Result<(), String> {
+    if p.is_empty() {
+        return Err(format!("{name} is empty"));
+    }
+    for (i, &x) in p.iter().enumerate() {
+        probability(&format!("{name}[{i}]"), x)?;
+    }
+    let sum: f64 = p.iter().sum();
+    if (sum - 1.0).abs() > SUM_TOLERANCE * p.len() as f64 {
+        return Err(format!("{name} sums to {sum}, not 1"));
+    }
+    Ok(())
+}
+
+macro_rules! snapshot_dists {
+    ($($t:ty),*) => {$(
+        impl Owned for $t {}
+        impl Snapshot for $t {
+            fn snapshot(&self) -> Value {
+                Value::snapshot(self.clone())
+            }
+        }
+    )*};
+}
+snapshot_dists!(
+    Normal,
+    Uniform,
+    Bernoulli,
+    Beta,
+    Gamma,
+    Exponential,
+    Poisson,
+    Geometric,
+    Categorical,
+    Dirichlet,
+    MvNormal
+);
+
+/// The normal distribution with mean `mu` and standard deviation `sigma` (> 0).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Normal};
+/// let d = Normal::new(0.0, 1.0);
+/// assert!((d.log_density(&0.0) + 0.5 * (2.0 * std::f64::consts::PI).ln()).abs() < 1e-15);
+/// assert!(Normal::new(0.0, -1.0).check().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Normal {
+    /// The mean.
+    pub mu: f64,
+    /// The standard deviation.
+    pub sigma: f64,
+}
+
+impl Normal {
+    /// `N(mu, sigma²)`.
+    pub fn new(mu: f64, sigma: f64) -> Normal {
+        Normal { mu, sigma }
+    }
+}
+
+impl Distribution for Normal {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "normal"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.mu, self.sigma]
+    }
+    fn check(&self) -> Result<(), String> {
+        finite("mu", self.mu)?;
+        positive("sigma", self.sigma)
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        match rand_distr::Normal::new(self.mu, self.sigma) {
+            Ok(d) => d.sample(rng),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        match statrs::distribution::Normal::new(self.mu, self.sigma) {
+            Ok(d) => d.ln_pdf(*x),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn is_continuous(&self) -> bool {
+        true
+    }
+}
+
+/// The continuous uniform distribution on `[low, high]` (`low < high`).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Uniform};
+/// assert_eq!(Uniform::new(0.0, 4.0).log_density(&1.0), -(4f64.ln()));
+/// assert_eq!(Uniform::new(0.0, 4.0).log_density(&5.0), f64::NEG_INFINITY);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Uniform {
+    /// The lower bound.
+    pub low: f64,
+    /// The upper bound.
+    pub high: f64,
+}
+
+impl Uniform {
+    /// `U(low, high)`.
+    pub fn new(low: f64, high: f64) -> Uniform {
+        Uniform { low, high }
+    }
+}
+
+impl Distribution for Uniform {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "uniform"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.low, self.high]
+    }
+    fn check(&self) -> Result<(), String> {
+        finite("low", self.low)?;
+        finite("high", self.high)?;
+        if self.low < self.high {
+            Ok(())
+        } else {
+            Err(format!(
+                "low = {} is not below high = {}",
+                self.low, self.high
+            ))
+        }
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        match rand::distr::Uniform::new(self.low, self.high) {
+            Ok(d) => d.sample(rng),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        match statrs::distribution::Uniform::new(self.low, self.high) {
+            Ok(_) if x.is_nan() => f64::NAN,
+            Ok(d) => d.ln_pdf(*x),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn is_continuous(&self) -> bool {
+        true
+    }
+}
+
+/// The Bernoulli distribution: `true` with probability `p`.
+///
+/// ```
+/// use irtrack::ppl::{Bernoulli, Distribution};
+/// assert_eq!(Bernoulli::new(0.25).log_density(&true), 0.25f64.ln());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bernoulli {
+    /// The probability of `true`.
+    pub p: f64,
+}
+
+impl Bernoulli {
+    /// `Bernoulli(p)`.
+    pub fn new(p: f64) -> Bernoulli {
+        Bernoulli { p }
+    }
+}
+
+impl Distribution for Bernoulli {
+    type Value = bool;
+    fn name(&self) -> &'static str {
+        "bernoulli"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.p]
+    }
+    fn check(&self) -> Result<(), String> {
+        probability("p", self.p)
+    }
+    fn draw(&self, rng: &mut PplRng) -> bool {
+        match rand::distr::Bernoulli::new(self.p) {
+            Ok(d) => d.sample(rng),
+            Err(_) => false,
+        }
+    }
+    fn log_density(&self, x: &bool) -> f64 {
+        match statrs::distribution::Bernoulli::new(self.p) {
+            Ok(d) => d.ln_pmf(u64::from(*x)),
+            Err(_) => f64::NAN,
+        }
+    }
+}
+
+/// The beta distribution on `[0, 1]` with shapes `a`, `b` (> 0).
+///
+/// ```
+/// use irtrack::ppl::{Beta, Distribution};
+/// assert!((Beta::new(2.0, 2.0).log_density(&0.5) - 1.5f64.ln()).abs() < 1e-12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Beta {
+    /// The first shape.
+    pub a: f64,
+    /// The second shape.
+    pub b: f64,
+}
+
+impl Beta {
+    /// `Beta(a, b)`.
+    pub fn new(a: f64, b: f64) -> Beta {
+        Beta { a, b }
+    }
+}
+
+impl Distribution for Beta {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "beta"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.a, self.b]
+    }
+    fn check(&self) -> Result<(), String> {
+        positive("a", self.a)?;
+        positive("b", self.b)
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        match rand_distr::Beta::new(self.a, self.b) {
+            Ok(d) => d.sample(rng),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        match statrs::distribution::Beta::new(self.a, self.b) {
+            Ok(_) if x.is_nan() => f64::NAN,
+            Ok(d) => d.ln_pdf(*x),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn is_continuous(&self) -> bool {
+        true
+    }
+}
+
+/// The gamma distribution with `shape` and `scale` (both > 0; mean `shape * scale`).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Gamma};
+/// // Gamma(1, scale) is the exponential distribution with rate 1 / scale.
+/// assert!((Gamma::new(1.0, 2.0).log_density(&3.0) - (0.5f64.ln() - 1.5)).abs() < 1e-12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gamma {
+    /// The shape.
+    pub shape: f64,
+    /// The scale.
+    pub scale: f64,
+}
+
+impl Gamma {
+    /// `Gamma(shape, scale)`.
+    pub fn new(shape: f64, scale: f64) -> Gamma {
+        Gamma { shape, scale }
+    }
+}
+
+impl Distribution for Gamma {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "gamma"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.shape, self.scale]
+    }
+    fn check(&self) -> Result<(), String> {
+        positive("shape", self.shape)?;
+        positive("scale", self.scale)
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        match rand_distr::Gamma::new(self.shape, self.scale) {
+            Ok(d) => d.sample(rng),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        match statrs::distribution::Gamma::new(self.shape, 1.0 / self.scale) {
+            Ok(_) if x.is_nan() => f64::NAN,
+            Ok(_) if *x < 0.0 => f64::NEG_INFINITY,
+            Ok(d) => d.ln_pdf(*x),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn is_continuous(&self) -> bool {
+        true
+    }
+}
+
+/// The exponential distribution with `rate` (> 0).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Exponential};
+/// assert!((Exponential::new(2.0).log_density(&1.0) - (2f64.ln() - 2.0)).abs() < 1e-15);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exponential {
+    /// The rate.
+    pub rate: f64,
+}
+
+impl Exponential {
+    /// `Exponential(rate)`.
+    pub fn new(rate: f64) -> Exponential {
+        Exponential { rate }
+    }
+}
+
+impl Distribution for Exponential {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "exponential"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.rate]
+    }
+    fn check(&self) -> Result<(), String> {
+        positive("rate", self.rate)
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        match rand_distr::Exp::new(self.rate) {
+            Ok(d) => d.sample(rng),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        match statrs::distribution::Exp::new(self.rate) {
+            Ok(_) if x.is_nan() => f64::NAN,
+            Ok(d) => d.ln_pdf(*x),
+            Err(_) => f64::NAN,
+        }
+    }
+    fn is_continuous(&self) -> bool {
+        true
+    }
+}
+
+/// The Poisson distribution with mean `rate` (> 0): counts.
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Poisson};
+/// assert!((Poisson::new(2.0).log_density(&0) + 2.0).abs() < 1e-15);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Poisson {
+    /// The mean.
+    pub rate: f64,
+}
+
+impl Poisson {
+    /// `Poisson(rate)`.
+    pub fn new(rate: f64) -> Poisson {
+        Poisson { rate }
+    }
+}
+
+impl Distribution for Poisson {
+    type Value = u64;
+    fn name(&self) -> &'static str {
+        "poisson"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.rate]
+    }
+    fn check(&self) -> Result<(), String> {
+        positive("rate", self.rate)?;
+        // rand_distr's rejection sampler is exact up to here.
+        if self.rate > 1e15 {
+            return Err(format!("rate = {} is above 1e15", self.rate));
+        }
+        Ok(())
+    }
+    fn draw(&self, rng: &mut PplRng) -> u64 {
+        match rand_distr::Poisson::new(self.rate) {
+            // Draws are whole numbers below 2^53 for rates up to 1e15.
+            Ok(d) => d.sample(rng) as u64,
+            Err(_) => 0,
+        }
+    }
+    fn log_density(&self, k: &u64) -> f64 {
+        match statrs::distribution::Poisson::new(self.rate) {
+            Ok(d) => d.ln_pmf(*k),
+            Err(_) => f64::NAN,
+        }
+    }
+}
+
+/// The geometric distribution: the number of failures before the first success of trials
+/// that succeed with probability `p` (in `(0, 1]`), so `0, 1, 2, …` (as `rand_distr` counts).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, Geometric};
+/// assert!((Geometric::new(0.5).log_density(&2) - 0.125f64.ln()).abs() < 1e-15);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Geometric {
+    /// The probability of success of each trial.
+    pub p: f64,
+}
+
+impl Geometric {
+    /// `Geometric(p)`, counting failures.
+    pub fn new(p: f64) -> Geometric {
+        Geometric { p }
+    }
+}
+
+impl Distribution for Geometric {
+    type Value = u64;
+    fn name(&self) -> &'static str {
+        "geometric"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.p]
+    }
+    fn check(&self) -> Result<(), String> {
+        probability("p", self.p)?;
+        if self.p == 0.0 {
+            return Err("p = 0: no trial ever succeeds".into());
+        }
+        Ok(())
+    }
+    fn draw(&self, rng: &mut PplRng) -> u64 {
+        match rand_distr::Geometric::new(self.p) {
+            Ok(d) => d.sample(rng),
+            Err(_) => 0,
+        }
+    }
+    fn log_density(&self, k: &u64) -> f64 {
+        // statrs counts trials (1, 2, …): k failures are k + 1 trials.
+        match (
+            statrs::distribution::Geometric::new(self.p),
+            k.checked_add(1),
+        ) {
+            (Ok(d), Some(trials)) => d.ln_pmf(trials),
+            (Ok(_), None) => *k as f64 * (1.0 - self.p).ln() + self.p.ln(),
+            (Err(_), _) => f64::NAN,
+        }
+    }
+}
+
+/// The categorical distribution over `0..probabilities.len()`: index `i` with probability
+/// `probabilities[i]` (which must sum to 1, within rounding).
+///
+/// ```
+/// use irtrack::ppl::{Categorical, Distribution};
+/// let d = Categorical::new(vec![0.2, 0.8]);
+/// assert_eq!(d.log_density(&1), 0.8f64.ln());
+/// assert_eq!(d.log_density(&2), f64::NEG_INFINITY);
+/// assert!(Categorical::new(vec![0.2, 0.7]).check().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Categorical {
+    /// The probability of each index.
+    pub probabilities: Vec<f64>,
+}
+
+impl Categorical {
+    /// `Categorical(probabilities)`.
+    pub fn new(probabilities: Vec<f64>) -> Categorical {
+        Categorical { probabilities }
+    }
+}
+
+impl Distribution for Categorical {
+    type Value = usize;
+    fn name(&self) -> &'static str {
+        "categorical"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        self.probabilities.clone()
+    }
+    fn check(&self) -> Result<(), String> {
+        simplex("probabilities", &self.probabilities)
+    }
+    fn draw(&self, rng: &mut PplRng) -> usize {
+        match rand::distr::weighted::WeightedIndex::new(&self.probabilities) {
+            Ok(d) => d.sample(rng),
+            Err(_) => 0,
+        }
+    }
+    fn log_density(&self, k: &usize) -> f64 {
+        if *k >= self.probabilities.len() {
+            return f64::NEG_INFINITY;
+        }
+        match statrs::distribution::Categorical::new(&self.probabilities) {
+            Ok(d) => d.ln_pmf(*k as u64),
+            Err(_) => f64::NAN,
+        }
+    }
+}
+
+/// The Dirichlet distribution on the probability simplex with concentrations `alpha` (each
+/// positive, at least two). Sampled as normalised `rand_distr` gamma draws; its density is computed
+/// here (`statrs` has it only with `nalgebra`).
+///
+/// ```
+/// use irtrack::ppl::{Beta, Dirichlet, Distribution};
+/// // A two-dimensional Dirichlet is a beta distribution of the first coordinate.
+/// let d = Dirichlet::new(vec![2.0, 3.0]);
+/// assert!((d.log_density(&vec![0.3, 0.7]) - Beta::new(2.0, 3.0).log_density(&0.3)).abs() < 1e-12);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dirichlet {
+    /// The concentrations.
+    pub alpha: Vec<f64>,
+}
+
+impl Dirichlet {
+    /// `Dirichlet(alpha)`.
+    pub fn new(alpha: Vec<f64>) -> Dirichlet {
+        Dirichlet { alpha }
+    }
+}
+
+impl Distribution for Dirichlet {
+    type Value = Vec<f64>;
+    fn name(&self) -> &'static str {
+        "dirichlet"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        self.alpha.clone()
+    }
+    fn check(&self) -> Result<(), String> {
+        if self.alpha.len() < 2 {
+            return Err(format!(
+                "alpha has {} concentrations, at least 2 are needed",
+                self.alpha.len()
+            ));
+        }
+        for (i, &a) in self.alpha.iter().enumerate() {
+            positive(&format!("alpha[{i}]"), a)?;
+        }
+        Ok(())
+    }
+    fn draw(&self, rng: &mut PplRng) -> Vec<f64> {
+        let mut x: Vec<f64> = self
+            .alpha
+            .iter()
+            .map(|&a| match rand_distr::Gamma::new(a, 1.0) {
+                Ok(g) => g.sample(rng),
+                Err(_) => f64::NAN,
+            })
+            .collect();
+        let sum: f64 = x.iter().sum();
+        if sum > 0.0 {
+            x.iter_mut().for_each(|v| *v /= sum);
+        } else {
+            // Every gamma draw underflowed (all concentrations tiny): the mass is at a vertex,
+            // drawn in proportion to the concentrations.
+            let total: f64 = self.alpha.iter().sum();
+            let mut u = rng.random::<f64>() * total;
+            let mut k = self.alpha.len() - 1;
+            for (i, a) in self.alpha.iter().enumerate() {
+                if u < *a {
+                    k = i;
+                    break;
+                }
+                u -= a;
+            }
+            x.iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = f64::from(u8::from(i == k)));
+        }
+        x
+    }
+    fn log_density(&self, x: &Vec<f64>) -> f64 {
+        use statrs::function::gamma::ln_gamma;
+        if x.iter().any(|v| v.is_nan()) {
+            return f64::NAN;
+        }
+        if x.len() != self.alpha.len()
+            || x.iter().any(|&v| !(0.0..=1.0).contains(&v))
+            || (x.iter().sum::<f64>() - 1.0).abs() > SUM_TOLERANCE * x.len() as f64
+        {
+            return f64::NEG_INFINITY;
+        }
+        let total: f64 = self.alpha.iter().sum();
+        let mut lp = ln_gamma(total);
+        for (&a, &v) in self.alpha.iter().zip(x) {
+            lp -= ln_gamma(a);
+            // (a - 1) ln 0 is -∞ for a > 1, 0 for a = 1 and +∞ for a < 1 (the density's pole).
+            if a != 1.0 {
+                lp += (a - 1.0) * v.ln();
+            }
+        }
+        lp
+    }
+}
+
+/// The multivariate normal distribution with `mean` and a symmetric positive definite
+/// `covariance` (a square matrix, by rows). Sampled as `mean + L z` with `L` the Cholesky
+/// factor and `z` standard normal draws from `rand_distr`; its density is computed here
+/// (`statrs` has it only with `nalgebra`).
+///
+/// ```
+/// use irtrack::ppl::{Distribution, MvNormal, Normal};
+/// let d = MvNormal::new(vec![0.0, 1.0], vec![vec![4.0, 0.0], vec![0.0, 1.0]]);
+/// let product = Normal::new(0.0, 2.0).log_density(&0.5) + Normal::new(1.0, 1.0).log_density(&-1.0);
+/// assert!((d.log_density(&vec![0.5, -1.0]) - product).abs() < 1e-12);
+/// assert!(MvNormal::new(vec![0.0], vec![vec![-1.0]]).check().is_err());
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct MvNormal {
+    mean: Vec<f64>,
+    covariance: Vec<Vec<f64>>,
+    /// The lower Cholesky factor by rows (`n * n`), or why there is none.
+    cholesky: Result<Vec<f64>, String>,
+}
+
+impl fmt::Debug for MvNormal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MvNormal")
+            .field("mean", &self.mean)
+            .field("covariance", &self.covariance)
+            .finish()
+    }
+}
+
+impl MvNormal {
+    /// `N(mean, covariance)`; the Cholesky factor is computed here, once.
+    pub fn new(mean: Vec<f64>, covariance: Vec<Vec<f64>>) -> MvNormal {
+        let cholesky = cholesky(&mean, &covariance);
+        MvNormal {
+            mean,
+            covariance,
+            cholesky,
+        }
+    }
+
+    /// The mean.
+    pub fn mean(&self) -> &[f64] {
+        &self.mean
+    }
+
+    /// The covariance, by rows.
+    pub fn covariance(&self) -> &[Vec<f64>] {
+        &self.covariance
+    }
+}
+
+fn cholesky(mean: &[f64], cov: &[Vec<f64>]) -> Result<Vec<f64>, String> {
+    let n = mean.len();
+    if n == 0 {
+        return Err("the mean is empty".into());
+    }
+    for (i, &m) in mean.iter().enumerate() {
+        finite(&format!("mean[{i}]"), m)?;
+    }
+    if cov.len() != n || cov.iter().any(|r| r.len() != n) {
+        return Err(format!("the covariance is not a {n}×{n} matrix"));
+    }
+    for (i, row) in cov.iter().enumerate() {
+        for (j, &c) in row.iter().enumerate() {
+            finite(&format!("covariance[{i}][{j}]"), c)?;
+            if (c - cov[j][i]).abs() > 1e-12 * (c.abs() + cov[j][i].abs()) {
+                return Err(format!("the covariance is not symmetric at [{i}][{j}]"));
+            }
+        }
+    }
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut s = cov[i][j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            if i == j {
+                if s <= 0.0 || !s.is_finite() {
+                    return Err("the covariance is not positive definite".into());
+                }
+                l[i * n + i] = s.sqrt();
+            } else {
+                l[i * n + j] = s / l[j * n + j];
+            }
+        }
+    }
+    Ok(l)
+}
+
+impl Distribution for MvNormal {
+    type Value = Vec<f64>;
+    fn name(&self) -> &'static str {
+        "mvnormal"
+    }
+    /// The mean, then the covariance by rows.
+    fn parameters(&self) -> Vec<f64> {
+        let mut p = self.mean.clone();
+        p.extend(self.covariance.iter().flatten());
+        p
+    }
+    fn check(&self) -> Result<(), String> {
+        self.cholesky.as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+    fn draw(&self, rng: &mut PplRng) -> Vec<f64> {
+        let n = self.mean.len();
+        let Ok(l) = &self.cholesky else {
+            return vec![f64::NAN; n];
+        };
+        let z: Vec<f64> = (0..n)
+            .map(|_| rng.sample::<f64, _>(rand_distr::StandardNormal))
+            .collect();
+        (0..n)
+            .map(|i| self.mean[i] + (0..=i).map(|k| l[i * n + k] * z[k]).sum::<f64>())
+            .collect()
+    }
+    fn log_density(&self, x: &Vec<f64>) -> f64 {
+        let n = self.mean.len();
+        let Ok(l) = &self.cholesky else {
+            return f64::NAN;
+        };
+        if x.iter().any(|v| v.is_nan()) {
+            return f64::NAN;
+        }
+        if x.len() != n {
+            return f64::NEG_INFINITY;
+        }
+        // Solve L y = x - mean; the quadratic form is |y|².
+        let mut y = vec![0.0; n];
+        let mut log_det = 0.0;
+        for i in 0..n {
+            let mut s = x[i] - self.mean[i];
+            for k in 0..i {
+                s -= l[i * n + k] * y[k];
+            }
+            y[i] = s / l[i * n + i];
+            log_det += l[i * n + i].ln();
+        }
+        let q: f64 = y.iter().map(|v| v * v).sum();
+        -0.5 * (n as f64 * (2.0 * std::f64::consts::PI).ln() + q) - log_det
+    }
+}
+
+/// A built-in distribution rebuilt from the name and parameters a trace recorded: what scores
+/// a reloaded trace and redraws a choice in an incremental update.
+#[derive(Clone, Debug)]
+pub(crate) enum Builtin {
+    Normal(Normal),
+    Uniform(Uniform),
+    Bernoulli(Bernoulli),
+    Beta(Beta),
+    Gamma(Gamma),
+    Exponential(Exponential),
+    Poisson(Poisson),
+    Geometric(Geometric),
+    Categorical(Categorical),
+    Dirichlet(Dirichlet),
+    MvNormal(MvNormal),
+}
+
+macro_rules! each_builtin {
+    ($b:expr, $d:ident => $body:expr) => {
+        match $b {
+            Builtin::Normal($d) => $body,
+            Builtin::Uniform($d) => $body,
+            Builtin::Bernoulli($d) => $body,
+            Builtin::Beta($d) => $body,
+            Builtin::Gamma($d) => $body,
+            Builtin::Exponential($d) => $body,
+            Builtin::Poisson($d) => $body,
+            Builtin::Geometric($d) => $body,
+            Builtin::Categorical($d) => $body,
+            Builtin::Dirichlet($d) => $body,
+            Builtin::MvNormal($d) => $body,
+        }
+    };
+}
+
+impl Builtin {
+    /// The distribution named `name` with `parameters` (as [`Distribution::parameters`]
+    /// gives them); `None` for a name that is not built in or parameters of the wrong count.
+    pub(crate) fn from_parameters(name: &str, p: &[f64]) -> Option<Builtin> {
+        let two = || (p.len() == 2).then(|| (p[0], p[1]));
+        let one = || (p.len() == 1).then(|| p[0]);
+        Some(match name {
+            "normal" => two().map(|(a, b)| Builtin::Normal(Normal::new(a, b)))?,
+            "uniform" => two().map(|(a, b)| Builtin::Uniform(Uniform::new(a, b)))?,
+            "bernoulli" => one().map(|a| Builtin::Bernoulli(Bernoulli::new(a)))?,
+            "beta" => two().map(|(a, b)| Builtin::Beta(Beta::new(a, b)))?,
+            "gamma" => two().map(|(a, b)| Builtin::Gamma(Gamma::new(a, b)))?,
+            "exponential" => one().map(|a| Builtin::Exponential(Exponential::new(a)))?,
+            "poisson" => one().map(|a| Builtin::Poisson(Poisson::new(a)))?,
+            "geometric" => one().map(|a| Builtin::Geometric(Geometric::new(a)))?,
+            "categorical" => Builtin::Categorical(Categorical::new(p.to_vec())),
+            "dirichlet" => Builtin::Dirichlet(Dirichlet::new(p.to_vec())),
+            "mvnormal" => {
+                // n + n² parameters.
+                let n = ((((1 + 4 * p.len()) as f64).sqrt() - 1.0) / 2.0).round() as usize;
+                if n == 0 || n + n * n != p.len() {
+                    return None;
+                }
+                let cov = p[n..].chunks(n).map(<[f64]>::to_vec).collect();
+                Builtin::MvNormal(MvNormal::new(p[..n].to_vec(), cov))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The built-in distribution a recorded value holds (a sample node's operand).
+    pub(crate) fn from_value(v: &Value) -> Option<Builtin> {
+        macro_rules! try_types {
+            ($($t:ident),*) => {$(
+                if let Some(d) = v.downcast_ref::<$t>() {
+                    return Some(Builtin::$t(d.clone()));
+                }
+            )*};
+        }
+        try_types!(
+            Normal,
+            Uniform,
+            Bernoulli,
+            Beta,
+            Gamma,
+            Exponential,
+            Poisson,
+            Geometric,
+            Categorical,
+            Dirichlet,
+            MvNormal
+        );
+        None
+    }
+
+    pub(crate) fn name(&self) -> &'static str {
+        each_builtin!(self, d => d.name())
+    }
+
+    pub(crate) fn parameters(&self) -> Vec<f64> {
+        each_builtin!(self, d => d.parameters())
+    }
+
+    pub(crate) fn check(&self) -> Result<(), String> {
+        each_builtin!(self, d => d.check())
+    }
+
+    pub(crate) fn draw(&self, rng: &mut PplRng) -> Value {
+        each_builtin!(self, d => Value::snapshot(d.draw(rng)))
+    }
+
+    /// The log-density of a recorded value; `None` when the value is not of the
+    /// distribution's type (a value read back from JSON is typed for every built-in type).
+    pub(crate) fn log_density(&self, v: &Value) -> Option<f64> {
+        each_builtin!(self, d => typed_value(d, v).map(|x| d.log_density(&x)))
+    }
+}
+
+/// `v` as a value of `D`'s type (integers read back as another integer type converted).
+fn typed_value<D: Distribution>(_: &D, v: &Value) -> Option<D::Value> {
+    if let Some(x) = v.downcast_ref::<D::Value>() {
+        return Some(x.clone());
+    }
+    let i = v.as_i64()?;
+    let any: Box<dyn std::any::Any> = match std::any::TypeId::of::<D::Value>() {
+        t if t == std::any::TypeId::of::<u64>() => Box::new(u64::try_from(i).ok()?),
+        t if t == std::any::TypeId::of::<usize>() => Box::new(usize::try_from(i).ok()?),
+        _ => return None,
+    };
+    any.downcast::<D::Value>().ok().map(|b| *b)
+}
+
+/// Registers the built-in constructors as re-executable operations, once per process.
+pub(crate) fn register_constructors() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use crate::core::eval::register_operation;
+        register_operation(Normal::new);
+        register_operation(Uniform::new);
+        register_operation(Bernoulli::new);
+        register_operation(Beta::new);
+        register_operation(Gamma::new);
+        register_operation(Exponential::new);
+        register_operation(Poisson::new);
+        register_operation(Geometric::new);
+        register_operation(Categorical::new);
+        register_operation(Dirichlet::new);
+    });
+}

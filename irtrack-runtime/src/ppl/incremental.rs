@@ -1,0 +1,229 @@
+//! Metropolis-Hastings steps in place: resample a few choices and recompute only what depends
+//! on them, from the trace's graph, instead of running the model again.
+//!
+//! A step starts at the nodes of the selected choices and visits, in recording order, the
+//! nodes that use a changed value ([`NodeRef::dependents`]):
+//! - a choice node whose distribution changed is rescored (its value stays; a selected one is
+//!   drawn from its new distribution);
+//! - a node irtrack can run again ([`NodeRef::operation`]: an operator, a float method, a
+//!   built-in distribution's constructor, a registered function) is recomputed, and its users
+//!   are visited when its value changed;
+//! - anything else — a branch, a return, an argument of a nested call, an untracked call, a
+//!   choice whose address or observed value changed — ends the attempt, and the step runs the
+//!   model again instead ([`regenerate`](super::regenerate)). So does a graph in which a
+//!   closure captured a value or a call ended without a return after the first change: the
+//!   trace does not show what those depend on.
+//!
+//! The new values are kept beside the graph (the trace's overrides) until the graph is asked
+//! for, when the model runs again on the current choices.
+
+use super::choices::{Origin, Selection};
+use super::dist::{Builtin, PplRng};
+use super::handler::{same_value, LogSum, Weight};
+use super::interface::PplTrace;
+use super::PplError;
+use crate::core::ids::NodeId;
+use crate::core::tape::NodeKind;
+use crate::core::value::Value;
+use crate::record::session::Callable;
+use crate::view::trace::{Arg, NodeRef, Trace};
+use std::collections::{BTreeSet, HashMap};
+
+/// A step computed beside the graph, to apply if accepted.
+pub(crate) struct InPlace {
+    /// New node values.
+    side: HashMap<NodeId, Value>,
+    /// Choices with a new value or log-density: index, value, log-density, parameters.
+    rescored: Vec<(usize, Value, f64, Vec<f64>)>,
+    /// The regenerate weight.
+    pub weight: f64,
+}
+
+/// The last node whose dependents the graph may not show, or `Some(NodeId(u32::MAX))` when the
+/// graph has an error node (a call without a return).
+fn unseen(graph: &Trace) -> Option<NodeId> {
+    let store = &graph.store;
+    let mut last = None;
+    for call in &store.calls {
+        if !call.ir.is_closure() {
+            continue;
+        }
+        for child in store.children(call.node) {
+            if store.node(child).kind == NodeKind::Constant {
+                last = last.max(Some(child));
+            }
+        }
+    }
+    for node in graph.nodes() {
+        match node.kind() {
+            NodeKind::Error => return Some(NodeId(u32::MAX)),
+            NodeKind::PrimitiveCall | NodeKind::Special | NodeKind::NestedCall
+                if node
+                    .arguments()
+                    .iter()
+                    .any(|a| matches!(a, Arg::Const("_"))) =>
+            {
+                last = last.max(Some(node.id()));
+            }
+            _ => {}
+        }
+    }
+    last
+}
+
+/// The value of `node` now: a new value of this step, an override of an earlier one, or the
+/// recorded value.
+fn current(
+    node: NodeRef<'_>,
+    side: &HashMap<NodeId, Value>,
+    overrides: &HashMap<NodeId, Value>,
+) -> Value {
+    side.get(&node.id())
+        .or_else(|| overrides.get(&node.id()))
+        .cloned()
+        .unwrap_or_else(|| node.raw_value())
+}
+
+/// The operand values of `node` now, and whether any changed in this step; `None` when the
+/// operands cannot be matched to their nodes.
+fn operands_now(
+    node: NodeRef<'_>,
+    side: &HashMap<NodeId, Value>,
+    overrides: &HashMap<NodeId, Value>,
+) -> Option<(Vec<Value>, Vec<bool>)> {
+    let mut values = node.operand_values();
+    let args = node.arguments();
+    if args.len() != values.len() {
+        return None;
+    }
+    let mut changed = vec![false; values.len()];
+    for (k, a) in args.iter().enumerate() {
+        if let Arg::Node(n) = a {
+            if side.contains_key(&n.id()) {
+                changed[k] = true;
+            }
+            if side.contains_key(&n.id()) || overrides.contains_key(&n.id()) {
+                values[k] = current(*n, side, overrides);
+            }
+        }
+    }
+    Some((values, changed))
+}
+
+/// Resamples the choices `selection` names (exact addresses) in place; `None` when the step
+/// must run the model instead.
+pub(crate) fn regenerate_in_place<M, A>(
+    trace: &PplTrace<M, A>,
+    selection: &Selection,
+    rng: &mut PplRng,
+) -> Option<Result<InPlace, PplError>>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    let Selection::Of(addresses) = selection else {
+        return None;
+    };
+    let graph = trace.recorded_graph();
+    let mut selected = Vec::with_capacity(addresses.len());
+    for a in addresses {
+        // An address that names a call (a prefix of several choices) needs a scan: not here.
+        let (i, c) = trace.choices.get(a)?;
+        if c.origin == Origin::Latent {
+            selected.push((trace.nodes.of_choice.get(i).copied().flatten()?, i));
+        }
+    }
+    let first = selected.iter().map(|(n, _)| *n).min()?;
+    let unseen = *trace.unseen.get_or_init(|| unseen(graph));
+    if unseen.is_some_and(|u| u >= first) {
+        return None;
+    }
+    let overrides = &trace.overrides;
+    let mut side: HashMap<NodeId, Value> = HashMap::new();
+    let mut rescored = Vec::new();
+    let mut weight = Weight::default();
+    let mut queue: BTreeSet<NodeId> = selected.iter().map(|(n, _)| *n).collect();
+    let is_selected = |id: NodeId| selected.iter().any(|(n, _)| *n == id);
+    while let Some(id) = queue.pop_first() {
+        let node = graph.node(id)?;
+        if let Some(&ci) = trace.nodes.choice_of.get(&id) {
+            let choice = &trace.choices.list[ci];
+            let (operands, changed) = operands_now(node, &side, overrides)?;
+            // The distribution is the operand holding a built-in one; any other operand (the
+            // address, an observed value) must be as recorded.
+            let k = operands
+                .iter()
+                .position(|v| Builtin::from_value(v).is_some())?;
+            if changed.iter().enumerate().any(|(j, &c)| c && j != k) {
+                return None;
+            }
+            let dist = Builtin::from_value(&operands[k])?;
+            if let Err(reason) = dist.check() {
+                return Some(Err(PplError::InvalidDistribution {
+                    address: choice.address.clone(),
+                    distribution: dist.name(),
+                    reason,
+                }));
+            }
+            let (value, lp) = if is_selected(id) {
+                let v = dist.draw(rng);
+                let lp = dist.log_density(&v)?;
+                (v, lp)
+            } else {
+                let lp = dist.log_density(&choice.value)?;
+                weight.new.add(lp);
+                weight.old.add(choice.log_density);
+                (choice.value.clone(), lp)
+            };
+            if lp.is_nan() {
+                return Some(Err(PplError::NotANumber(choice.address.clone())));
+            }
+            if is_selected(id) {
+                side.insert(id, value.clone());
+                queue.extend(node.dependents().iter().map(NodeRef::id));
+            }
+            rescored.push((ci, value, lp, dist.parameters()));
+            continue;
+        }
+        match node.kind() {
+            NodeKind::PrimitiveCall | NodeKind::Special => {}
+            _ => return None,
+        }
+        node.operation().ok()?;
+        let (operands, _) = operands_now(node, &side, overrides)?;
+        let new = node.reexecute(&operands).ok()?;
+        if same_value(&new, &current(node, &side, overrides)) {
+            continue;
+        }
+        side.insert(id, new);
+        queue.extend(node.dependents().iter().map(NodeRef::id));
+    }
+    Some(weight.value().map(|weight| InPlace {
+        side,
+        rescored,
+        weight,
+    }))
+}
+
+/// Makes an accepted step part of the trace.
+pub(crate) fn apply<M, A>(trace: &mut PplTrace<M, A>, step: InPlace) -> Result<(), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    let choices = std::sync::Arc::make_mut(&mut trace.choices);
+    for (ci, value, lp, parameters) in step.rescored {
+        let c = &mut choices.list[ci];
+        c.value = value;
+        c.log_density = lp;
+        c.parameters = parameters;
+    }
+    let mut score = LogSum::default();
+    for c in &choices.list {
+        score.add(c.log_density);
+    }
+    score.add(trace.factors);
+    trace.score = score.value()?;
+    trace.overrides.extend(step.side);
+    Ok(())
+}

@@ -1,0 +1,458 @@
+//! Inference on traces: Metropolis-Hastings (resimulation, single-site or block, and with a
+//! user's proposal), Hamiltonian Monte Carlo on continuous choices, importance sampling.
+//! Every step takes a generator and is deterministic given its seed.
+
+use super::choices::{ChoiceMap, Origin, Selection};
+use super::dist::PplRng;
+use super::error::PplError;
+use super::handler::{Mode, Run};
+use super::incremental;
+use super::interface::{execute_plain, generate_shared, seeded, update_counted, PplTrace};
+use super::Address;
+use crate::record::session::Callable;
+use rand::{Rng, RngCore};
+use std::sync::Arc;
+
+fn accept<R: RngCore + ?Sized>(log_ratio: f64, rng: &mut R) -> bool {
+    if log_ratio >= 0.0 {
+        return true;
+    }
+    let u: f64 = rng.random();
+    u.ln() < log_ratio
+}
+
+/// One Metropolis-Hastings step that draws the selected choices anew from their
+/// distributions (resimulation MH, Gen's `mh(trace, selection)`): a single-site step when the
+/// selection is one address, a block step for several. Returns the trace after the step and
+/// whether the proposal was accepted.
+///
+/// When the selection names choices by their exact addresses and the graph shows that only
+/// re-executable nodes and other choices' distributions depend on them, the step is computed
+/// in place, from the graph, without running the model (see `docs/ppl.md`); otherwise it runs
+/// the model again ([`regenerate`](super::regenerate)). Both give the same chain.
+///
+/// ```
+/// use irtrack::ppl::{mh, observe, sample, generate, Beta, Bernoulli, ChoiceMap, PplRng, Selection};
+/// use irtrack::tracked;
+/// use rand::SeedableRng;
+///
+/// #[tracked]
+/// fn coin(flips: Vec<bool>) {
+///     let p = sample("p", Beta::new(2.0, 2.0));
+///     for (i, &f) in flips.iter().enumerate() {
+///         observe(("flip", i), Bernoulli::new(p), f);
+///     }
+/// }
+///
+/// let mut rng = PplRng::seed_from_u64(1);
+/// let flips = vec![true, true, true, false];
+/// let (mut t, _) = generate(coin, (flips,), &ChoiceMap::new(), &mut rng).unwrap();
+/// let mut sum = 0.0;
+/// for _ in 0..2000 {
+///     t = mh(t, &Selection::of(["p"]), &mut rng).unwrap().0;
+///     sum += t.value::<f64>("p").unwrap();
+/// }
+/// // The posterior is Beta(5, 3): mean 0.625.
+/// assert!((sum / 2000.0 - 0.625).abs() < 0.05);
+/// ```
+///
+/// # Errors
+/// What running the model returns ([`PplError`]).
+pub fn mh<M, A, R>(
+    mut trace: PplTrace<M, A>,
+    selection: &Selection,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, bool), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let mut inner = seeded(rng);
+    if let Some(step) = incremental::regenerate_in_place(&trace, selection, &mut inner) {
+        let step = step?;
+        if accept(step.weight, rng) {
+            incremental::apply(&mut trace, step)?;
+            return Ok((trace, true));
+        }
+        return Ok((trace, false));
+    }
+    let mut run = Run::new(Mode::Regenerate, inner).replaying(trace.choices.clone(), trace.factors);
+    run.selection = Some(selection.clone());
+    let (run, graph, retval) = super::interface::execute(&trace.model, &trace.args, run)?;
+    let weight = run.weight.value()?;
+    if accept(weight, rng) {
+        let new = super::interface::assemble(
+            trace.model.clone(),
+            trace.args.clone(),
+            run,
+            graph,
+            retval,
+        )?;
+        Ok((new, true))
+    } else {
+        Ok((trace, false))
+    }
+}
+
+/// Like [`mh`], always running the model again: the reference the in-place step is checked
+/// against, and the baseline of its benchmark.
+///
+/// ```
+/// use irtrack::ppl::{mh_rerun, sample, simulate, Normal, PplRng, Selection};
+/// use rand::SeedableRng;
+///
+/// let mut rng = PplRng::seed_from_u64(2);
+/// let t = simulate(|| sample("x", Normal::new(0.0, 1.0)), (), &mut rng).unwrap();
+/// let (t, accepted) = mh_rerun(t, &Selection::of(["x"]), &mut rng).unwrap();
+/// assert!(accepted); // resimulating the only choice is always accepted
+/// assert!(t.is_graph_current());
+/// ```
+///
+/// # Errors
+/// As [`mh`].
+pub fn mh_rerun<M, A, R>(
+    trace: PplTrace<M, A>,
+    selection: &Selection,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, bool), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let (new, weight) = super::interface::regenerate(&trace, selection, rng)?;
+    if accept(weight, rng) {
+        Ok((new, true))
+    } else {
+        Ok((trace, false))
+    }
+}
+
+/// One Metropolis-Hastings step with a user's proposal (Gen's `mh(trace, proposal, args)`):
+/// `proposal` reads the current trace and proposes new values by calling
+/// [`sample`](super::sample) at the model's addresses (written out in full: the proposal runs
+/// untracked). The step updates the trace with the proposed values and accepts with
+/// `w - log q(fwd) + log q(bwd)`, where the backward proposal is scored on the new trace with
+/// the discarded values.
+///
+/// ```
+/// use irtrack::ppl::{mh_propose, sample, simulate, Normal, PplRng};
+/// use rand::SeedableRng;
+///
+/// let model = || sample("x", Normal::new(3.0, 1.0));
+/// let mut rng = PplRng::seed_from_u64(3);
+/// let mut t = simulate(model, (), &mut rng).unwrap();
+/// let mut sum = 0.0;
+/// for _ in 0..3000 {
+///     // A random walk around the current value.
+///     t = mh_propose(t, |cur| {
+///         let x: f64 = cur.value("x").unwrap();
+///         sample("x", Normal::new(x, 0.5));
+///     }, &mut rng).unwrap().0;
+///     sum += t.value::<f64>("x").unwrap();
+/// }
+/// assert!((sum / 3000.0 - 3.0).abs() < 0.15);
+/// ```
+///
+/// # Errors
+/// As [`mh`]; [`PplError::NotReversible`] when the proposal, run on the new trace, cannot
+/// propose back the discarded values.
+pub fn mh_propose<M, A, R, P>(
+    trace: PplTrace<M, A>,
+    proposal: P,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, bool), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+    P: Fn(&PplTrace<M, A>),
+{
+    let (fwd_run, ()) = execute_plain(Run::new(Mode::Draw, seeded(rng)), || proposal(&trace))?;
+    let forward = fwd_run.choices.to_map();
+    let fwd_score = fwd_run.score.value()?;
+    let updated = update_counted(&trace, trace.args.clone(), &forward, rng)?;
+    let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(updated.discard));
+    let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
+        Ok((run, ())) => run.score.value()?,
+        Err(PplError::UnvisitedConstraints(v)) => return Err(PplError::NotReversible(v)),
+        Err(PplError::MissingValue(a)) => return Err(PplError::NotReversible(vec![a])),
+        Err(e) => return Err(e),
+    };
+    let log_ratio = updated.weight - fwd_score + bwd_score;
+    if accept(log_ratio, rng) {
+        Ok((updated.trace, true))
+    } else {
+        Ok((trace, false))
+    }
+}
+
+/// Hamiltonian Monte Carlo's settings.
+///
+/// ```
+/// use irtrack::ppl::Hmc;
+/// let h = Hmc::default();
+/// assert_eq!((h.step_size, h.steps), (0.1, 10));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hmc {
+    /// The leapfrog step size.
+    pub step_size: f64,
+    /// How many leapfrog steps a proposal takes (1 makes it MALA).
+    pub steps: usize,
+}
+
+impl Default for Hmc {
+    fn default() -> Hmc {
+        Hmc {
+            step_size: 0.1,
+            steps: 10,
+        }
+    }
+}
+
+/// The gradient of the score with respect to the values of `addresses` at `trace`'s values,
+/// by central differences of the exact score (each a run of the model on its choices).
+///
+/// irtrack's reverse mode (`gradient`, `pullback`) differentiates a tracked function's result
+/// with respect to its arguments; a model's score is neither, so it cannot be used here yet
+/// (`docs/ppl.md`, "HMC"). The difference quotient only steers the proposal: the acceptance
+/// test uses exact scores, so the chain's target is exact whatever the gradient's error.
+pub(crate) fn score_gradient<M, A>(
+    trace: &PplTrace<M, A>,
+    addresses: &[Address],
+    at: &[f64],
+) -> Result<Vec<f64>, PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    // The gradient's runs draw nothing (a run that would is refused below).
+    let mut rng = <PplRng as rand::SeedableRng>::seed_from_u64(0);
+    let score_at = |values: &[f64], rng: &mut PplRng| -> Result<f64, PplError> {
+        let mut c = ChoiceMap::new();
+        for (a, &v) in addresses.iter().zip(values) {
+            c.insert_value(a.clone(), crate::core::value::Value::snapshot(v));
+        }
+        let u = update_counted(trace, trace.args.clone(), &c, rng)?;
+        if u.drawn > 0 {
+            return Ok(f64::NAN);
+        }
+        Ok(u.trace.score)
+    };
+    let mut g = Vec::with_capacity(at.len());
+    for i in 0..at.len() {
+        let h = 1e-6 * at[i].abs().max(1.0);
+        let mut plus = at.to_vec();
+        plus[i] += h;
+        let mut minus = at.to_vec();
+        minus[i] -= h;
+        let (a, b) = (score_at(&plus, &mut rng)?, score_at(&minus, &mut rng)?);
+        g.push(if a.is_finite() && b.is_finite() {
+            (a - b) / (2.0 * h)
+        } else {
+            // At the edge of the support the proposal is steered nowhere; the exact acceptance
+            // test rejects what leaves the support.
+            0.0
+        });
+    }
+    Ok(g)
+}
+
+/// One HMC step on the selected continuous choices (`f64` choices of normal, uniform, beta,
+/// gamma or exponential distributions; observed ones are left alone): momenta drawn from a
+/// standard normal, `config.steps` leapfrog steps of `config.step_size` along the gradient of
+/// the score, and an exact Metropolis-Hastings test on the score and kinetic energy. A
+/// trajectory that leaves a choice's support, or changes which choices the model makes, is
+/// rejected. Returns the trace after the step and whether the proposal was accepted.
+///
+/// ```
+/// use irtrack::ppl::{generate, hmc, observe, sample, ChoiceMap, Hmc, Normal, PplRng, Selection};
+/// use rand::SeedableRng;
+///
+/// let model = |y: f64| {
+///     let mu = sample("mu", Normal::new(0.0, 1.0));
+///     observe("y", Normal::new(mu, 1.0), y);
+/// };
+/// let mut rng = PplRng::seed_from_u64(4);
+/// let (mut t, _) = generate(model, (2.0,), &ChoiceMap::new(), &mut rng).unwrap();
+/// let mut sum = 0.0;
+/// for _ in 0..400 {
+///     t = hmc(t, &Selection::of(["mu"]), &Hmc { step_size: 0.3, steps: 5 }, &mut rng).unwrap().0;
+///     sum += t.value::<f64>("mu").unwrap();
+/// }
+/// // The posterior is N(1, 1/2).
+/// assert!((sum / 400.0 - 1.0).abs() < 0.2);
+/// ```
+///
+/// # Errors
+/// [`PplError::NotContinuous`] when a selected choice is not a continuous `f64`; as [`mh`].
+pub fn hmc<M, A, R>(
+    trace: PplTrace<M, A>,
+    selection: &Selection,
+    config: &Hmc,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, bool), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let mut addresses = Vec::new();
+    let mut q0 = Vec::new();
+    for c in &trace.choices.list {
+        if c.origin != Origin::Latent || !selection.contains(&c.address) {
+            continue;
+        }
+        match (c.continuous, c.value.as_f64()) {
+            (true, Some(v)) => {
+                addresses.push(c.address.clone());
+                q0.push(v);
+            }
+            _ => return Err(PplError::NotContinuous(c.address.clone())),
+        }
+    }
+    if addresses.is_empty() {
+        return Ok((trace, false));
+    }
+    let normal = rand_distr::StandardNormal;
+    let p0: Vec<f64> = (0..q0.len())
+        .map(|_| rng.sample::<f64, _>(normal))
+        .collect();
+    let kinetic = |p: &[f64]| 0.5 * p.iter().map(|x| x * x).sum::<f64>();
+    let eps = config.step_size;
+    let mut q = q0.clone();
+    let mut p = p0.clone();
+    let mut g = score_gradient(&trace, &addresses, &q)?;
+    for _ in 0..config.steps {
+        for (pi, gi) in p.iter_mut().zip(&g) {
+            *pi += 0.5 * eps * gi;
+        }
+        for (qi, pi) in q.iter_mut().zip(&p) {
+            *qi += eps * pi;
+        }
+        g = score_gradient(&trace, &addresses, &q)?;
+        for (pi, gi) in p.iter_mut().zip(&g) {
+            *pi += 0.5 * eps * gi;
+        }
+    }
+    let mut proposed = ChoiceMap::new();
+    for (a, &v) in addresses.iter().zip(&q) {
+        proposed.insert_value(a.clone(), crate::core::value::Value::snapshot(v));
+    }
+    let updated = update_counted(&trace, trace.args.clone(), &proposed, rng)?;
+    let structure_kept =
+        updated.drawn == 0 && updated.discard.addresses().all(|a| proposed.contains(a));
+    let log_ratio = updated.weight - kinetic(&p) + kinetic(&p0);
+    if structure_kept && !log_ratio.is_nan() && accept(log_ratio, rng) {
+        Ok((updated.trace, true))
+    } else {
+        Ok((trace, false))
+    }
+}
+
+/// Weighted traces from importance sampling, and the log marginal likelihood estimate.
+pub struct Importance<M: Callable<A>, A> {
+    /// The traces, each generated with the observations as constraints.
+    pub traces: Vec<PplTrace<M, A>>,
+    /// Each trace's log-weight: the log-density of the observations given its other choices.
+    pub log_weights: Vec<f64>,
+    /// `log (1/n Σ exp(w_i))`: an unbiased estimate of the marginal likelihood, in logs.
+    pub log_marginal_likelihood: f64,
+}
+
+impl<M: Callable<A>, A> Importance<M, A> {
+    /// The weights normalised to sum to 1 (all zero when every trace is impossible).
+    pub fn normalized_weights(&self) -> Vec<f64> {
+        let max = self
+            .log_weights
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        if max == f64::NEG_INFINITY {
+            return vec![0.0; self.log_weights.len()];
+        }
+        let w: Vec<f64> = self.log_weights.iter().map(|l| (l - max).exp()).collect();
+        let s: f64 = w.iter().sum();
+        w.into_iter().map(|x| x / s).collect()
+    }
+
+    /// The effective sample size `1 / Σ w_i²` of the normalised weights.
+    pub fn effective_sample_size(&self) -> f64 {
+        let s: f64 = self.normalized_weights().iter().map(|w| w * w).sum();
+        if s == 0.0 {
+            0.0
+        } else {
+            1.0 / s
+        }
+    }
+
+    /// The weighted mean of `f` over the traces.
+    pub fn mean(&self, f: impl Fn(&PplTrace<M, A>) -> f64) -> f64 {
+        self.normalized_weights()
+            .iter()
+            .zip(&self.traces)
+            .map(|(w, t)| if *w == 0.0 { 0.0 } else { w * f(t) })
+            .sum()
+    }
+}
+
+/// Importance sampling with the prior as proposal: `n` traces generated with `observations`
+/// as constraints, their weights, and the log marginal likelihood estimate `log p(observations)`.
+///
+/// ```
+/// use irtrack::ppl::{importance_sampling, sample, ChoiceMap, Normal, PplRng};
+/// use rand::SeedableRng;
+///
+/// let model = || {
+///     let mu = sample("mu", Normal::new(0.0, 1.0));
+///     sample("y", Normal::new(mu, 1.0))
+/// };
+/// let obs = ChoiceMap::new().with("y", 1.0);
+/// let is = importance_sampling(model, (), &obs, 4000, &mut PplRng::seed_from_u64(5)).unwrap();
+/// // p(y) = N(y; 0, 2): log p(1) = -0.25 - 0.5 ln(4π).
+/// let exact = -0.25 - 0.5 * (4.0 * std::f64::consts::PI).ln();
+/// assert!((is.log_marginal_likelihood - exact).abs() < 0.05);
+/// assert!((is.mean(|t| t.value::<f64>("mu").unwrap()) - 0.5).abs() < 0.1);
+/// ```
+///
+/// # Errors
+/// What [`generate`](super::generate) returns.
+pub fn importance_sampling<M, A, R>(
+    model: M,
+    args: A,
+    observations: &ChoiceMap,
+    n: usize,
+    rng: &mut R,
+) -> Result<Importance<M, A>, PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let constraints = Arc::new(observations.clone());
+    let mut traces = Vec::with_capacity(n);
+    let mut log_weights = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (t, w) = generate_shared(model.clone(), args.clone(), constraints.clone(), rng)?;
+        traces.push(t);
+        log_weights.push(w);
+    }
+    let max = log_weights
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    let log_marginal_likelihood = if max == f64::NEG_INFINITY || n == 0 {
+        f64::NEG_INFINITY
+    } else if max == f64::INFINITY {
+        f64::INFINITY
+    } else {
+        max + (log_weights.iter().map(|w| (w - max).exp()).sum::<f64>() / n as f64).ln()
+    };
+    Ok(Importance {
+        traces,
+        log_weights,
+        log_marginal_likelihood,
+    })
+}
