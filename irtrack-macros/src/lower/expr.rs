@@ -351,11 +351,11 @@ impl Lowerer {
             let late = if self.generic {
                 TokenStream::new()
             } else {
-                quote!(&&)
+                quote_spanned!(span=> &&)
             };
             quote_spanned! {span=> (#late #f.late_peek(#site, &#place)).rec() }
         } else {
-            let rich = self.rich();
+            let rich = self.rich(span);
             quote_spanned! {span=> (#rich #f.peek(#site, &#place)).rec() }
         }
     }

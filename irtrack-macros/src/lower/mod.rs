@@ -214,11 +214,13 @@ impl Lowerer {
 
     /// The autoref prefix that makes a probe pick the richest capture; none in generic code,
     /// where the probe's only method is the capture by type.
-    fn rich(&self) -> TokenStream {
+    /// The prefix has the value's span: an error about the capture points at the user's
+    /// expression, not at the attribute.
+    fn rich(&self, span: Span) -> TokenStream {
         if self.generic {
             TokenStream::new()
         } else {
-            quote!(&&&)
+            quote_spanned!(span=> &&&)
         }
     }
 
@@ -434,7 +436,7 @@ impl Lowerer {
     fn record(&self, id: EntryId, value: TokenStream, span: Span) -> TokenStream {
         let f = frame();
         let site = self.ir.site(id);
-        let rich = self.rich();
+        let rich = self.rich(span);
         quote_spanned! {span=> (#rich #f.at(#site, #value)).rec() }
     }
 
@@ -448,7 +450,7 @@ impl Lowerer {
         let late = if self.generic {
             TokenStream::new()
         } else {
-            quote!(&&)
+            quote_spanned!(span=> &&)
         };
         quote_spanned! {span=>
             #f.record(#site, #value, |#v| (#late ::irtrack::__private::LateProbe(#v)).__irtrack_capture())
@@ -461,7 +463,7 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let v = private_ident("v");
-        let rich = self.rich();
+        let rich = self.rich(span);
         quote_spanned! {span=>
             #f.record(#site, #value, |#v| (#rich ::irtrack::__private::Probe(#v)).__irtrack_capture())
         }
@@ -472,7 +474,7 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let span = place.span();
-        let rich = self.rich();
+        let rich = self.rich(span);
         quote_spanned! {span=> (#rich #f.peek(#site, &#place)).rec(); }
     }
 
@@ -483,7 +485,11 @@ impl Lowerer {
         let f = frame();
         let site = self.ir.site(id);
         let k = proc_macro2::Literal::usize_unsuffixed(k);
-        let rich = if typed { quote!(&&&) } else { self.rich() };
+        let rich = if typed {
+            quote_spanned!(ident.span()=> &&&)
+        } else {
+            self.rich(ident.span())
+        };
         quote_spanned! {ident.span()=> (#rich #f.param(#site, #k, &#ident)).rec(); }
     }
 
@@ -521,7 +527,7 @@ impl Lowerer {
         for (n, (ident, arg)) in args.iter().enumerate().skip(nodes) {
             let site = self.ir.site(*arg);
             if literal(n) {
-                let rich = self.rich();
+                let rich = self.rich(ident.span());
                 out.extend(
                     quote_spanned! {ident.span()=> (#rich #f.block_value(#site, &#ident)).rec(); },
                 );
@@ -537,7 +543,7 @@ impl Lowerer {
                 // commit to a clone of it.
                 out.extend(quote! { (&&#f.late_block_value(#site, &#v)).rec(); });
             } else {
-                let rich = self.rich();
+                let rich = self.rich(Span::call_site());
                 out.extend(quote! { (#rich #f.block_value(#site, &#v)).rec(); });
             }
         }
@@ -651,7 +657,7 @@ impl Lowerer {
         let rich = if projection || (self.generic && self.ret_ty.is_none()) {
             TokenStream::new()
         } else {
-            quote!(&&&)
+            quote_spanned!(span=> &&&)
         };
         quote_spanned! {span=> (#rich #f.ret #turbofish (#site, #value)).rec() }
     }

@@ -3,12 +3,11 @@ use irtrack::tracked;
 
 #[tracked]
 fn both(x: f64) -> f64 {
-    let a = 'a: {
-        break 'a x;
-    };
+    let c = async move |y: f64| y;
+    let _ = c;
     let b = async { 1.0 };
     let _ = b;
-    a
+    x
 }
 
 fn main() {}
