@@ -2,7 +2,8 @@
 //! on them, from the trace's graph, instead of running the model again.
 //!
 //! A step starts at the nodes of the selected choices and visits, in recording order, the
-//! nodes that use a changed value ([`NodeRef::dependents`]):
+//! nodes that use a changed value ([`NodeRef::dependents`]; a value some branch tests, or
+//! another call uses, ends the attempt):
 //! - a choice node whose distribution changed is rescored (its value stays; a selected one is
 //!   drawn from its new distribution);
 //! - a node irtrack can run again ([`NodeRef::operation`]: an operator, a float method, a
@@ -69,6 +70,20 @@ fn unseen(graph: &Trace) -> Option<NodeId> {
         }
     }
     last
+}
+
+/// The nodes that use `node`'s value, or `None` when some node refers to it in a way an update
+/// in place cannot follow: as a branch's condition (a control reference, which
+/// [`NodeRef::dependents`] leaves out), or from another call.
+fn users(node: NodeRef<'_>) -> Option<Vec<NodeId>> {
+    let index = node.trace().index();
+    let i = node.id().index();
+    let all = &index.dependents
+        [index.dependents_start[i] as usize..index.dependents_start[i + 1] as usize];
+    let data: Vec<NodeId> = node.dependents().iter().map(NodeRef::id).collect();
+    all.iter()
+        .all(|&d| data.contains(&NodeId(d)))
+        .then_some(data)
 }
 
 /// The value of `node` now: a new value of this step, an override of an earlier one, or the
@@ -180,7 +195,7 @@ where
             }
             if is_selected(id) {
                 side.insert(id, value.clone());
-                queue.extend(node.dependents().iter().map(NodeRef::id));
+                queue.extend(users(node)?);
             }
             rescored.push((ci, value, lp, dist.parameters()));
             continue;
@@ -196,7 +211,7 @@ where
             continue;
         }
         side.insert(id, new);
-        queue.extend(node.dependents().iter().map(NodeRef::id));
+        queue.extend(users(node)?);
     }
     Some(weight.value().map(|weight| InPlace {
         side,

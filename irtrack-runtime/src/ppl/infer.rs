@@ -68,8 +68,11 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
-    let mut inner = seeded(rng);
-    if let Some(step) = incremental::regenerate_in_place(&trace, selection, &mut inner) {
+    let inner = seeded(rng);
+    // The attempt draws from a copy: if it gives up, the run draws the same values, so both
+    // paths give the same chain.
+    let mut attempt = inner.clone();
+    if let Some(step) = incremental::regenerate_in_place(&trace, selection, &mut attempt) {
         let step = step?;
         if accept(step.weight, rng) {
             incremental::apply(&mut trace, step)?;

@@ -22,6 +22,7 @@ use super::error::PplError;
 use super::handler::{within, Mode, PplContext, Run};
 use super::Address;
 use crate::core::ids::NodeId;
+use crate::core::tape::{NodeKind, Slot};
 use crate::core::value::Value;
 use crate::record::session::{try_track_with, Callable};
 use crate::view::trace::Trace;
@@ -193,7 +194,7 @@ where
     let (mut run, result) = within(run, || {
         try_track_with(PplContext::default(), model.clone(), args.clone())
     });
-    let (graph, out) = match result {
+    let (mut graph, out) = match result {
         Ok(r) => r,
         // `try_track_with` catches the model's panics; this is one of irtrack's own.
         Err(payload) => std::panic::resume_unwind(payload),
@@ -211,7 +212,25 @@ where
         return Err(e);
     }
     run.finish()?;
+    unit_root(&mut graph);
     Ok((run, graph, out))
+}
+
+/// `track` stores a tracked root's `()` result as a value known only by its type (`_::()`),
+/// which is not its return's `()` (and `Trace::verify` says so): the root gets `()` back.
+fn unit_root(graph: &mut Trace) {
+    let root = *graph.store.node(graph.root);
+    if root.kind != NodeKind::NestedCall {
+        return;
+    }
+    let c = root.value as usize;
+    let Some(call) = graph.store.calls.get(c) else {
+        return;
+    };
+    let v = graph.store.value_at(call.value);
+    if v.is_opaque() && v.type_id() == Some(std::any::TypeId::of::<()>()) {
+        graph.store.calls[c].value = Slot::UNIT;
+    }
 }
 
 /// Runs `f` (a proposal, untracked) under `run`.
