@@ -1,0 +1,534 @@
+//! The `ppl` layer's interface: weights of `update` and `regenerate` against brute-force
+//! re-scoring (property tests), addresses, errors, distributions (`rand_distr`'s draws against
+//! `statrs`'s densities), and what a model debugger sees (listing, DOT, JSON).
+
+use irtrack::ppl::{
+    assess, draw, generate, mh, observe, regenerate, sample, score_graph, simulate, update,
+    Address, Bernoulli, Beta, Categorical, ChoiceMap, Dirichlet, Distribution, Exponential, Gamma,
+    Geometric, MvNormal, Normal, Poisson, PplError, PplRng, PplTrace, Selection, Uniform,
+};
+use irtrack::{tracked, Callable, Trace};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use std::collections::HashSet;
+
+// ---------------------------------------------------------------------------------------------
+// Weights against brute force.
+
+#[tracked]
+fn branchy(scale: f64) -> f64 {
+    let n = sample("n", Poisson::new(1.5));
+    let mut s = 0.0;
+    for i in 0..n {
+        s += sample(("x", i), Normal::new(s * 0.5, scale));
+    }
+    if sample("b", Bernoulli::new(0.5)) {
+        s += sample("extra", Gamma::new(2.0, 1.0));
+    }
+    observe("y", Normal::new(s, 1.0), 0.3);
+    s
+}
+
+fn addresses<M: Callable<A> + Clone, A: Clone>(t: &PplTrace<M, A>) -> HashSet<Address> {
+    t.addresses().cloned().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Gen's update weight is `log p(t') - log p(t)` less the log-densities of the choices
+    /// drawn anew; the discard holds the old values of constrained and removed choices.
+    #[test]
+    fn update_weight_is_the_score_difference(
+        seed in 0u64..10_000,
+        n in proptest::option::of(0u64..4),
+        b in proptest::option::of(any::<bool>()),
+        x0 in proptest::option::of(-2.0f64..2.0),
+        scale in 0.5f64..2.0,
+    ) {
+        let mut rng = PplRng::seed_from_u64(seed);
+        let old = simulate(branchy, (1.0,), &mut rng).unwrap();
+        let mut c = ChoiceMap::new();
+        if let Some(n) = n {
+            c.insert("n", n);
+        }
+        if let Some(b) = b {
+            c.insert("b", b);
+        }
+        let new_n = n.unwrap_or_else(|| old.value::<u64>("n").unwrap());
+        if let (Some(x0), true) = (x0, new_n > 0) {
+            c.insert(("x", 0), x0);
+        }
+        let (new, w, discard) = update(&old, (scale,), &c, &mut rng).unwrap();
+        let (before, after) = (addresses(&old), addresses(&new));
+        let fresh: f64 = after
+            .iter()
+            .filter(|a| !before.contains(*a) && !c.contains(*a))
+            .map(|a| new.log_density(a).unwrap())
+            .sum();
+        let expected = new.score() - old.score() - fresh;
+        prop_assert!((w - expected).abs() < 1e-9, "{} vs {}", w, expected);
+        let mut discarded: Vec<String> = discard.addresses().map(|a| a.to_string()).collect();
+        let mut expected_discard: Vec<String> = before
+            .iter()
+            .filter(|a| c.contains(*a) || !after.contains(*a))
+            .map(|a| a.to_string())
+            .collect();
+        discarded.sort();
+        expected_discard.sort();
+        prop_assert_eq!(discarded, expected_discard);
+        for (a, v) in discard.iter() {
+            prop_assert_eq!(v.to_string(), old.choices().value(a).unwrap().to_string());
+        }
+        for (a, v) in c.iter() {
+            prop_assert_eq!(new.choices().value(a).unwrap().to_string(), v.to_string());
+        }
+    }
+
+    /// Gen's regenerate weight sums `log p'(a) - log p(a)` over the choices kept (present in
+    /// both traces and not redrawn).
+    #[test]
+    fn regenerate_weight_is_the_kept_choices_ratio(
+        seed in 0u64..10_000,
+        picks in proptest::collection::vec(0usize..4, 0..3),
+    ) {
+        let names = ["n", "b", "x", "extra"];
+        let selection = Selection::of(picks.iter().map(|&i| names[i]));
+        let mut rng = PplRng::seed_from_u64(seed);
+        let old = simulate(branchy, (1.0,), &mut rng).unwrap();
+        let (new, w) = regenerate(&old, &selection, &mut rng).unwrap();
+        let before = addresses(&old);
+        let expected: f64 = new
+            .addresses()
+            .filter(|a| before.contains(*a) && (!selection.contains(a) || old.is_observed(*a)))
+            .map(|a| new.log_density(a).unwrap() - old.log_density(a).unwrap())
+            .sum();
+        prop_assert!((w - expected).abs() < 1e-9, "{} vs {}", w, expected);
+        // Unselected choices that remain keep their values.
+        for a in new.addresses().filter(|a| before.contains(*a) && !selection.contains(a)) {
+            prop_assert_eq!(
+                new.choices().value(a).unwrap().to_string(),
+                old.choices().value(a).unwrap().to_string()
+            );
+        }
+    }
+
+    /// `assess` of a trace's choices is its score; `generate` with all of them is too, with
+    /// the score as its weight.
+    #[test]
+    fn assess_and_generate_agree_with_the_score(seed in 0u64..10_000) {
+        let mut rng = PplRng::seed_from_u64(seed);
+        let t = simulate(branchy, (1.3,), &mut rng).unwrap();
+        let mut latent = ChoiceMap::new();
+        for (a, v) in t.choices().iter() {
+            if a.to_string() != "y" {
+                latent.insert_value(a.clone(), v.clone());
+            }
+        }
+        let (lp, s) = assess(branchy, (1.3,), &latent).unwrap();
+        prop_assert!((lp - t.score()).abs() < 1e-12);
+        prop_assert_eq!(s, *t.retval());
+        let (g, w) = generate(branchy, (1.3,), &latent, &mut rng).unwrap();
+        prop_assert!((w - t.score()).abs() < 1e-12 && (g.score() - t.score()).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_trace() {
+    let a = simulate(branchy, (1.0,), &mut PplRng::seed_from_u64(5)).unwrap();
+    let b = simulate(branchy, (1.0,), &mut PplRng::seed_from_u64(5)).unwrap();
+    assert_eq!(a.choices().to_string(), b.choices().to_string());
+    assert_eq!(a.score().to_bits(), b.score().to_bits());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Addresses.
+
+#[tracked]
+fn component(k: usize) -> f64 {
+    sample("x", Normal::new(k as f64, 1.0)) + draw(Normal::new(0.0, 1.0))
+}
+
+#[tracked]
+fn two_components() -> f64 {
+    let a = component(0);
+    let b = component(1);
+    a + b + draw(Normal::new(0.0, 1.0))
+}
+
+#[test]
+fn calls_nest_addresses_and_unnamed_draws_count_by_distribution() {
+    let t = simulate(two_components, (), &mut PplRng::seed_from_u64(1)).unwrap();
+    let a: Vec<String> = t.addresses().map(|a| a.to_string()).collect();
+    assert_eq!(
+        a,
+        [
+            "component/x",
+            "component/normal#0",
+            "component[1]/x",
+            "component[1]/normal#0",
+            "normal#0"
+        ]
+    );
+    for a in t.addresses() {
+        assert_eq!(Address::parse(&a.to_string()).as_ref(), Some(a));
+    }
+}
+
+#[test]
+fn listing_shows_each_choice_with_its_address_and_log_density() {
+    let mut t = simulate(two_components, (), &mut PplRng::seed_from_u64(1)).unwrap();
+    let lp = t
+        .log_density(Address::parse("component[1]/x").unwrap())
+        .unwrap();
+    let listing = t.graph().unwrap().to_string();
+    assert!(
+        listing.contains(&format!(
+            "\t[address = \"component[1]/x\", distribution = \"normal\", parameters = [1.0, 1.0], logpdf = {lp:?}]"
+        )),
+        "{listing}"
+    );
+}
+
+#[tracked]
+fn with_rng(rng: &mut PplRng) -> f64 {
+    let u: f64 = rand::Rng::random(rng);
+    u * 2.0
+}
+
+#[test]
+fn a_generator_records_its_type_only() {
+    let mut rng = PplRng::seed_from_u64(1);
+    let trace = irtrack::track(with_rng, (&mut rng,));
+    let line = format!("{:?}", trace.root().child(1).unwrap());
+    assert_eq!(line, "@1: [Arg:§1:%1] _::&mut PplRng");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors.
+
+#[test]
+fn errors_are_typed() {
+    let mut rng = PplRng::seed_from_u64(1);
+    let twice = || sample("x", Normal::new(0.0, 1.0)) + sample("x", Normal::new(0.0, 1.0));
+    assert!(matches!(
+        simulate(twice, (), &mut rng),
+        Err(PplError::DuplicateAddress(a)) if a.to_string() == "x"
+    ));
+    let bad = || sample("s", Normal::new(0.0, -1.0));
+    let e = simulate(bad, (), &mut rng).unwrap_err();
+    assert!(e.to_string().contains("sigma = -1 is not positive"), "{e}");
+    let slash = || sample(String::from("a/b"), Normal::new(0.0, 1.0));
+    assert!(matches!(
+        simulate(slash, (), &mut rng),
+        Err(PplError::BadAddress { .. })
+    ));
+    let model = || sample("x", Normal::new(0.0, 1.0));
+    let wrong = ChoiceMap::new().with("x", true);
+    assert!(matches!(
+        generate(model, (), &wrong, &mut rng),
+        Err(PplError::TypeMismatch { .. })
+    ));
+    let elsewhere = ChoiceMap::new().with("z", 1.0);
+    assert!(matches!(
+        generate(model, (), &elsewhere, &mut rng),
+        Err(PplError::UnvisitedConstraints(v)) if v[0].to_string() == "z"
+    ));
+    let obs = |y: f64| observe("y", Normal::new(0.0, 1.0), y);
+    assert!(matches!(
+        generate(obs, (1.0,), &ChoiceMap::new().with("y", 2.0), &mut rng),
+        Err(PplError::ObservedAndConstrained(_))
+    ));
+    assert!(matches!(
+        assess(model, (), &ChoiceMap::new()),
+        Err(PplError::MissingValue(_))
+    ));
+    let nan = || sample("x", Normal::new(0.0, 1.0));
+    assert!(matches!(
+        generate(nan, (), &ChoiceMap::new().with("x", f64::NAN), &mut rng),
+        Err(PplError::NotANumber(_))
+    ));
+    // A literal count is converted when exact.
+    let count = || sample("k", Poisson::new(2.0));
+    let (t, _) = generate(count, (), &ChoiceMap::new().with("k", 3), &mut rng).unwrap();
+    assert_eq!(t.value::<u64>("k"), Some(3));
+}
+
+#[test]
+fn a_panicking_model_is_an_error_and_the_thread_runs_models_again() {
+    let mut rng = PplRng::seed_from_u64(1);
+    let boom = || -> f64 {
+        let x = sample("x", Normal::new(0.0, 1.0));
+        assert!(x > 100.0, "too small");
+        x
+    };
+    assert!(matches!(simulate(boom, (), &mut rng), Err(PplError::Panicked(m)) if m == "too small"));
+    let ok = simulate(|| sample("x", Normal::new(0.0, 1.0)), (), &mut rng).unwrap();
+    assert_eq!(ok.len(), 1);
+}
+
+static FLIP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tracked]
+fn hidden_randomness(data: f64) -> f64 {
+    let x = sample("x", Normal::new(0.0, 1.0));
+    observe("y", Normal::new(x, 1.0), data);
+    // Randomness `sample` does not see decides an address.
+    if FLIP.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 2 == 0 {
+        sample("a", Normal::new(0.0, 1.0))
+    } else {
+        sample("b", Normal::new(0.0, 1.0))
+    }
+}
+
+#[test]
+fn a_model_with_randomness_sample_does_not_see_is_refused() {
+    let mut rng = PplRng::seed_from_u64(1);
+    let mut t = simulate(hidden_randomness, (0.5,), &mut rng).unwrap();
+    let mut moved = false;
+    for _ in 0..20 {
+        let (next, accepted) = mh(t, &Selection::of(["x"]), &mut rng).unwrap();
+        t = next;
+        moved |= accepted;
+    }
+    assert!(moved && !t.is_graph_current());
+    assert!(matches!(t.graph(), Err(PplError::NotReproducible(_))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// In place or not, the answer is the same.
+
+#[tracked]
+fn captured(y: f64) -> f64 {
+    let x = sample("x", Normal::new(0.0, 1.0));
+    let shift = irtrack::tracked_fn!(|v: f64| -> f64 { v + x });
+    let m = shift(0.0);
+    observe("y", Normal::new(m, 1.0), y);
+    m
+}
+
+#[test]
+fn a_closure_capturing_a_choice_runs_the_model_again() {
+    // The closure's use of `x` is not an edge of the graph: an update in place could not see
+    // that `y`'s distribution depends on `x`, so the step must run the model.
+    let mut rng = PplRng::seed_from_u64(3);
+    let (mut t, _) = generate(captured, (2.0,), &ChoiceMap::new(), &mut rng).unwrap();
+    for _ in 0..30 {
+        t = mh(t, &Selection::of(["x"]), &mut rng).unwrap().0;
+        assert!(t.is_graph_current());
+        let x = t.value::<f64>("x").unwrap();
+        let expected =
+            Normal::new(x, 1.0).log_density(&2.0) + Normal::new(0.0, 1.0).log_density(&x);
+        assert!((t.score() - expected).abs() < 1e-12);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a model debugger sees.
+
+#[tracked]
+fn geom(p: f64) -> u64 {
+    if sample("stop", Bernoulli::new(p)) {
+        0
+    } else {
+        1 + geom(p)
+    }
+}
+
+#[tracked]
+fn debugged(y: f64) -> u64 {
+    let n = geom(0.3);
+    let w = sample("w", Dirichlet::new(vec![1.0, 2.0, 3.0]));
+    let k = sample("k", Categorical::new(w.clone()));
+    let m = sample(
+        "m",
+        MvNormal::new(vec![0.0, 0.0], vec![vec![1.0, 0.5], vec![0.5, 2.0]]),
+    );
+    observe("y", Normal::new(n as f64 + m[0] + k as f64, 1.0), y);
+    n
+}
+
+#[test]
+fn a_saved_trace_reloads_and_scores() {
+    let mut t = simulate(debugged, (2.0,), &mut PplRng::seed_from_u64(9)).unwrap();
+    let score = t.score();
+    let json = t.graph().unwrap().to_json();
+    let back = Trace::from_json(&json).unwrap();
+    let scored = score_graph(&back).unwrap();
+    assert_eq!(scored.choices.len(), t.len());
+    assert!(
+        (scored.score - score).abs() < 1e-12,
+        "{} vs {score}",
+        scored.score
+    );
+    // Addresses, distributions, parameters and log-densities come back typed.
+    let node = back
+        .nodes()
+        .find(|n| n.metadata::<String>("address").map(String::as_str) == Some("geom/stop"))
+        .unwrap();
+    assert_eq!(
+        node.metadata::<String>("distribution").unwrap(),
+        "bernoulli"
+    );
+    assert_eq!(node.metadata::<Vec<f64>>("parameters").unwrap(), &vec![0.3]);
+    assert!(node.metadata::<f64>("logpdf").is_some());
+    assert_eq!(back.to_string(), t.graph().unwrap().to_string());
+}
+
+#[test]
+fn dot_highlights_choices_and_observations() {
+    let mut t = simulate(debugged, (2.0,), &mut PplRng::seed_from_u64(9)).unwrap();
+    let dot = irtrack::ppl::dot(t.graph().unwrap());
+    assert_eq!(dot.matches("fillcolor=salmon").count(), 1);
+    assert_eq!(dot.matches("fillcolor=lightblue").count(), t.len() - 1);
+    assert!(dot.contains("\\n[address = \\\"w\\\", distribution = \\\"dirichlet\\\""));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distributions: rand_distr's draws against statrs's (or our) densities.
+
+/// Draws `n` values and compares the share in each bin with the integral of the density
+/// there: each bin with at least 20 expected draws must be within 5 binomial
+/// standard deviations.
+fn check_continuous<D: Distribution<Value = f64>>(d: D, lo: f64, hi: f64, seed: u64) {
+    let (n, bins) = (20_000usize, 20usize);
+    let mut rng = PplRng::seed_from_u64(seed);
+    let mut counts = vec![0usize; bins];
+    for _ in 0..n {
+        let x = d.draw(&mut rng);
+        assert!(
+            d.log_density(&x) > f64::NEG_INFINITY,
+            "{d:?} drew {x} outside its support"
+        );
+        if (lo..hi).contains(&x) {
+            counts[((x - lo) / (hi - lo) * bins as f64) as usize] += 1;
+        }
+    }
+    let width = (hi - lo) / bins as f64;
+    for (b, &count) in counts.iter().enumerate() {
+        // The midpoint rule: it never evaluates a pole at a bin's edge (Gamma(0.8) at 0).
+        let (a, steps) = (lo + b as f64 * width, 1000);
+        let h = width / steps as f64;
+        let p: f64 = (0..steps)
+            .map(|i| d.log_density(&(a + (i as f64 + 0.5) * h)).exp() * h)
+            .sum();
+        let expected = p * n as f64;
+        if expected < 20.0 {
+            continue;
+        }
+        let z = (count as f64 - expected) / (expected * (1.0 - p)).sqrt();
+        assert!(
+            z.abs() < 5.0,
+            "{d:?}, bin {b}: {count} draws, {expected:.1} expected"
+        );
+    }
+}
+
+fn check_discrete<D: Distribution>(d: D, values: &[D::Value], seed: u64)
+where
+    D::Value: PartialEq,
+{
+    let n = 20_000usize;
+    let mut rng = PplRng::seed_from_u64(seed);
+    let draws: Vec<D::Value> = (0..n).map(|_| d.draw(&mut rng)).collect();
+    for v in values {
+        let p = d.log_density(v).exp();
+        let count = draws.iter().filter(|x| *x == v).count() as f64;
+        let sd = (n as f64 * p * (1.0 - p)).sqrt().max(1.0);
+        assert!(
+            (count - n as f64 * p).abs() < 5.0 * sd,
+            "{d:?} at {v:?}: {count} draws, {} expected",
+            n as f64 * p
+        );
+    }
+    let total: f64 = values.iter().map(|v| d.log_density(v).exp()).sum();
+    assert!(
+        total > 0.99,
+        "{d:?}: the values checked hold {total} of the mass"
+    );
+}
+
+#[test]
+fn draws_match_densities() {
+    check_continuous(Normal::new(1.0, 2.0), -7.0, 9.0, 1);
+    check_continuous(Uniform::new(-1.0, 3.0), -1.0, 3.0, 2);
+    check_continuous(Beta::new(2.0, 5.0), 0.0, 1.0, 3);
+    check_continuous(Beta::new(0.7, 0.9), 0.0, 1.0, 4);
+    check_continuous(Gamma::new(2.5, 1.5), 0.0, 15.0, 5);
+    check_continuous(Gamma::new(0.8, 1.0), 0.0, 6.0, 6);
+    check_continuous(Exponential::new(1.5), 0.0, 5.0, 7);
+    check_discrete(Bernoulli::new(0.3), &[true, false], 8);
+    check_discrete(Poisson::new(3.5), &(0..16).collect::<Vec<u64>>(), 9);
+    check_discrete(Poisson::new(30.0), &(5..70).collect::<Vec<u64>>(), 10);
+    check_discrete(Geometric::new(0.35), &(0..20).collect::<Vec<u64>>(), 11);
+    check_discrete(Categorical::new(vec![0.1, 0.6, 0.3]), &[0, 1, 2], 12);
+}
+
+#[test]
+fn dirichlet_and_mvnormal_draws_match_their_densities() {
+    // A Dirichlet's first coordinate is Beta(a0, sum - a0).
+    let alpha = vec![1.5, 2.0, 3.5];
+    let mut rng = PplRng::seed_from_u64(13);
+    let d = Dirichlet::new(alpha.clone());
+    let beta = Beta::new(1.5, 5.5);
+    let (n, bins) = (20_000, 10);
+    let mut counts = vec![0usize; bins];
+    for _ in 0..n {
+        let x = d.draw(&mut rng);
+        assert!(d.log_density(&x).is_finite());
+        counts[((x[0] * bins as f64) as usize).min(bins - 1)] += 1;
+    }
+    for (b, &c) in counts.iter().enumerate() {
+        let (lo, hi) = (b as f64 / bins as f64, (b + 1) as f64 / bins as f64);
+        let steps = 200;
+        let h = (hi - lo) / steps as f64;
+        let p: f64 = (0..steps)
+            .map(|i| beta.log_density(&(lo + (i as f64 + 0.5) * h)).exp() * h)
+            .sum();
+        let z = (c as f64 - p * n as f64) / (n as f64 * p * (1.0 - p)).sqrt();
+        assert!(z.abs() < 5.0, "Dirichlet bin {b}: {c} vs {}", p * n as f64);
+    }
+    // The density integrates to 1 on the simplex (a grid over the first two coordinates).
+    let steps = 400;
+    let h = 1.0 / steps as f64;
+    let mut mass = 0.0;
+    for i in 0..steps {
+        for j in 0..steps {
+            let (a, b) = ((i as f64 + 0.5) * h, (j as f64 + 0.5) * h);
+            if a + b < 1.0 {
+                mass += d.log_density(&vec![a, b, 1.0 - a - b]).exp() * h * h;
+            }
+        }
+    }
+    assert!((mass - 1.0).abs() < 0.01, "Dirichlet mass {mass}");
+
+    // MvNormal: sample moments, and the density against the bivariate formula.
+    let cov = vec![vec![2.0, 0.6], vec![0.6, 1.0]];
+    let m = MvNormal::new(vec![1.0, -1.0], cov.clone());
+    let draws: Vec<Vec<f64>> = (0..n).map(|_| m.draw(&mut rng)).collect();
+    let mean0 = draws.iter().map(|x| x[0]).sum::<f64>() / n as f64;
+    let mean1 = draws.iter().map(|x| x[1]).sum::<f64>() / n as f64;
+    let c01 = draws
+        .iter()
+        .map(|x| (x[0] - mean0) * (x[1] - mean1))
+        .sum::<f64>()
+        / n as f64;
+    let v0 = draws.iter().map(|x| (x[0] - mean0).powi(2)).sum::<f64>() / n as f64;
+    assert!((mean0 - 1.0).abs() < 5.0 * (2.0f64 / n as f64).sqrt());
+    assert!((mean1 + 1.0).abs() < 5.0 * (1.0 / n as f64).sqrt());
+    assert!(
+        (v0 - 2.0).abs() < 0.1 && (c01 - 0.6).abs() < 0.06,
+        "{v0} {c01}"
+    );
+    let (x, y) = (0.3, 0.2);
+    let (s1, s2, rho) = (2f64.sqrt(), 1.0, 0.6 / 2f64.sqrt());
+    let (dx, dy) = ((x - 1.0) / s1, (y + 1.0) / s2);
+    let q = (dx * dx - 2.0 * rho * dx * dy + dy * dy) / (1.0 - rho * rho);
+    let exact = -(2.0 * std::f64::consts::PI * s1 * s2 * (1.0 - rho * rho).sqrt()).ln() - q / 2.0;
+    assert!((m.log_density(&vec![x, y]) - exact).abs() < 1e-12);
+    assert!(
+        MvNormal::new(vec![0.0, 0.0], vec![vec![1.0, 2.0], vec![2.0, 1.0]])
+            .check()
+            .is_err()
+    );
+}
