@@ -9,7 +9,7 @@ use irtrack::{track_output, tracked, Callable};
 /// Writes each function twice: `name::tracked` under `#[tracked]`, `name::plain` as written.
 macro_rules! both {
     ($($(#[$m:meta])* fn $name:ident $(<$($g:ident: $b:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty $body:block)*) => {$(
-        #[allow(dead_code, unused_mut, clippy::all)]
+        #[allow(dead_code, unused_mut, redundant_semicolons, clippy::all)]
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -727,4 +727,25 @@ fn repro_10_cfg_on_arms_fields_elements_and_lets() {
     let (_, trace) = track_output(cfg_statement::tracked, (1.0,));
     let ir = trace.root().callee_ir().unwrap().to_string();
     assert!(!ir.contains("100"), "{ir}");
+}
+
+// Found by the fuzzer: an empty statement (`;;`) is valid Rust.
+both! {
+    fn empty_statements(x: f64) -> f64 {
+        let a = x * 2.0;;
+        ;
+        a + 1.0
+    }
+}
+
+#[test]
+fn repro_fuzz_1_empty_statements() {
+    assert_eq!(
+        check_f64(
+            empty_statements::tracked,
+            empty_statements::plain,
+            &[1.0, -2.0]
+        ),
+        2
+    );
 }

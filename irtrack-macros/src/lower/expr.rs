@@ -304,6 +304,10 @@ impl Lowerer {
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
             Expr::Const(_) | Expr::Infer(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
+            // An empty statement (`;;`) parses as empty verbatim tokens.
+            Expr::Verbatim(tokens) if tokens.is_empty() => {
+                Lowered::quiet(TokenStream::new(), Operand::Const("()".into()))
+            }
             _ => {
                 self.error(e.span(), "#[tracked] does not know how to record this expression; move it into a function that is not tracked");
                 Lowered::quiet(e.to_token_stream(), Operand::None)
