@@ -555,6 +555,7 @@ pub use irtrack_runtime::{
     Program, Reason, ReexecError, ScalarType, Slot, Timing, Trace, UnOp, Value, VerifyError,
 };
 pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};
+pub use irtrack_runtime::diff::{self, differentiate, DiffError};
 
 /// The IR of tracked functions (`irtrack::core::ir`).
 pub use irtrack_runtime::core::ir;

@@ -1,20 +1,24 @@
 //! The runtime's layers import only downward (docs/architecture.md): `core` ← `record` ←
-//! `view` ← {`export`, `grad`}. A file that imports a layer above its own fails here, naming
-//! the file and the line.
+//! `view` ← {`export`, `grad`, `program`} ← `diff`. A file that imports a layer above its own
+//! fails here, naming the file and the line.
 
 use std::path::Path;
 
-const LAYERS: [(&str, &[&str]); 7] = [
+const LAYERS: [(&str, &[&str]); 8] = [
     (
         "core",
-        &["record", "view", "export", "grad", "program", "ppl"],
+        &["record", "view", "export", "grad", "program", "ppl", "diff"],
     ),
-    ("record", &["view", "export", "grad", "program", "ppl"]),
-    ("view", &["export", "grad", "program", "ppl"]),
-    ("export", &["grad", "program", "ppl"]),
-    ("grad", &["export", "program", "ppl"]),
-    ("program", &["export", "grad", "ppl"]),
+    (
+        "record",
+        &["view", "export", "grad", "program", "ppl", "diff"],
+    ),
+    ("view", &["export", "grad", "program", "ppl", "diff"]),
+    ("export", &["grad", "program", "ppl", "diff"]),
+    ("grad", &["export", "program", "ppl", "diff"]),
+    ("program", &["export", "grad", "ppl", "diff"]),
     ("ppl", &[]),
+    ("diff", &["export", "ppl"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

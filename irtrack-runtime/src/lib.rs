@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod core;
+pub mod diff;
 pub mod export;
 pub mod grad;
 #[cfg(feature = "ppl")]

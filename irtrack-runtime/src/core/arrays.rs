@@ -31,6 +31,18 @@ impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<View
     }
 }
 
+/// A registered operation can take owned arrays of `f64` (`fn roll(x: Array1<f64>, k: i64)`):
+/// from an array of that dimension, owned or shared.
+impl<D: Dimension + 'static> super::eval::FromValue for ndarray::Array<f64, D> {
+    fn from_value(v: &Value) -> Option<Self> {
+        if let Some(a) = v.downcast_ref::<ndarray::Array<f64, D>>() {
+            return Some(a.clone());
+        }
+        let a = array_primal(v)?;
+        a.into_owned().into_dimensionality::<D>().ok()
+    }
+}
+
 /// An array kept by a trace (owned or shared), printed on one line.
 fn kept<S, A, D>(a: ArrayBase<S, D>) -> Value
 where

@@ -487,6 +487,8 @@ impl Program {
                 .or_else(|| root.function_name().map(str::to_string))
                 .unwrap_or_else(|| "?".into()),
             fast: None,
+            stages: Vec::new(),
+            samples: super::parts::recorded_arguments(root),
         };
         p.remove_dead();
         // A tuple placeholder still used: something other than a `switch` needs the tuple.

@@ -45,6 +45,7 @@ mod build;
 pub mod checkpoint;
 pub mod control;
 mod fast;
+mod parts;
 mod run;
 pub mod update;
 
@@ -57,6 +58,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use build::Input;
+pub(crate) use parts::{PartGuard, PartInput, PartOp, Parts};
 pub use checkpoint::{checkpoint, collect, inject, Checkpoints};
 pub use control::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 pub use update::{Change, Keep, RerunCause, Updatable, Update, UpdateError};
@@ -78,6 +80,11 @@ pub struct Program {
     name: String,
     /// The compiled form, when every value is a scalar.
     fast: Option<fast::Fast>,
+    /// Which differentiation added each input (0: the recorded function's own; `k`: the
+    /// direction of the `k`-th derivative, `crate::diff`); empty when none did.
+    stages: Vec<u32>,
+    /// The value each input had when the trace was recorded: a witness of its type and shape.
+    samples: Vec<Value>,
 }
 
 #[derive(Clone, Debug)]

@@ -261,7 +261,9 @@ impl<'t> NodeRef<'t> {
             (EntryKind::Call, Some(Builtin::Index))
                 if !self.trace.store.callees.contains_key(&self.id()) =>
             {
-                let floats = operands.first().and_then(Value::floats).is_some();
+                let floats = operands
+                    .first()
+                    .is_some_and(|v| v.floats().is_some() || is_vector_array(v));
                 if floats && self.raw_value().scalar_type() == Some(ScalarType::F64) {
                     Ok(Operation::Builtin(Builtin::Index))
                 } else {
@@ -497,7 +499,33 @@ fn by_value(operands: &[Value]) -> Vec<Value> {
     operands.iter().map(Value::by_value).collect()
 }
 
+/// Whether `v` is a one-dimensional `ndarray` array of floats (indexed as a vector is).
+fn is_vector_array(v: &Value) -> bool {
+    #[cfg(feature = "ndarray")]
+    if let Some(a) = crate::core::arrays::array_primal(v) {
+        return a.ndim() == 1;
+    }
+    let _ = v;
+    false
+}
+
 fn index(operands: &[Value]) -> Result<Value, EvalError> {
+    #[cfg(feature = "ndarray")]
+    if let (Some(a), Some(i)) = (
+        operands
+            .first()
+            .and_then(crate::core::arrays::array_primal)
+            .filter(|a| a.ndim() == 1),
+        operands.get(1).and_then(Value::as_i64),
+    ) {
+        return usize::try_from(i)
+            .ok()
+            .and_then(|i| a.get(ndarray::IxDyn(&[i])).copied())
+            .map(|x| crate::core::value::Snapshot::snapshot(&x))
+            .ok_or_else(|| {
+                EvalError::Domain(format!("index {i} out of bounds of {} elements", a.len()))
+            });
+    }
     let (Some(v), Some(i)) = (
         operands.first().and_then(Value::floats),
         operands.get(1).and_then(Value::as_i64),

@@ -1,0 +1,528 @@
+//! Entry points on tracked functions: `jvp`, `vjp`, `jacobian`, `hessian`. Each records the
+//! function once, builds the program of the recorded path (differentiable arguments dynamic,
+//! the others fixed) and differentiates it.
+
+use super::error::DiffError;
+use super::forward::differentiate;
+use super::graph::{shape, Kind};
+use super::reverse::reverse;
+use super::stage::Staged;
+use crate::core::value::{Snapshot, Value};
+use crate::program::{Args, Input, Program};
+use crate::record::session::{track_output, Callable};
+use crate::view::trace::{Arg, Trace};
+use std::fmt;
+
+/// The value of a function and its directional derivative ([`jvp`]).
+#[derive(Clone, Debug)]
+pub struct Jvp<T> {
+    /// What the function returned.
+    pub value: T,
+    /// `f'(x)·v`, of the output's type.
+    pub tangent: Value,
+}
+
+/// The value of a function and the cotangents of its arguments ([`vjp`]).
+#[derive(Clone, Debug)]
+pub struct Vjp<T> {
+    /// What the function returned.
+    pub value: T,
+    /// `uᵀ ∂f/∂xᵢ` for each argument, of its type; `None` for an argument that is not
+    /// differentiable (an integer, a `bool`, anything but floats, `Vec<f64>` and arrays of
+    /// `f64`).
+    pub cotangents: Vec<Option<Value>>,
+}
+
+/// A dense matrix of `f64`, stored column by column (a Jacobian or Hessian is built a column
+/// at a time).
+///
+/// ```
+/// use irtrack::diff::Matrix;
+///
+/// let m = Matrix::from_columns(2, vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
+/// assert_eq!(m[(0, 1)], 3.0);
+/// assert_eq!(m.row(1), vec![2.0, 4.0]);
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    /// Column-major.
+    data: Vec<f64>,
+}
+
+impl Matrix {
+    /// A matrix of `rows` rows from its columns.
+    ///
+    /// # Panics
+    /// When a column does not have `rows` elements.
+    pub fn from_columns(rows: usize, columns: Vec<Vec<f64>>) -> Matrix {
+        let cols = columns.len();
+        let mut data = Vec::with_capacity(rows * cols);
+        for c in columns {
+            assert_eq!(
+                c.len(),
+                rows,
+                "a column of {} elements, not {rows}",
+                c.len()
+            );
+            data.extend(c);
+        }
+        Matrix { rows, cols, data }
+    }
+
+    /// How many rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// How many columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> Vec<f64> {
+        (0..self.cols).map(|j| self[(i, j)]).collect()
+    }
+
+    /// Column `j`.
+    pub fn column(&self, j: usize) -> &[f64] {
+        &self.data[j * self.rows..(j + 1) * self.rows]
+    }
+
+    /// The elements, column by column.
+    pub fn as_column_major(&self) -> &[f64] {
+        &self.data
+    }
+}
+
+impl std::ops::Index<(usize, usize)> for Matrix {
+    type Output = f64;
+    fn index(&self, (i, j): (usize, usize)) -> &f64 {
+        assert!(
+            i < self.rows && j < self.cols,
+            "({i}, {j}) out of a {}×{} matrix",
+            self.rows,
+            self.cols
+        );
+        &self.data[j * self.rows + i]
+    }
+}
+
+impl fmt::Debug for Matrix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rows: Vec<Vec<f64>> = (0..self.rows).map(|i| self.row(i)).collect();
+        f.debug_struct("Matrix").field("rows", &rows).finish()
+    }
+}
+
+/// How [`hessian_by`] builds a Hessian.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HessianMethod {
+    /// Differentiate the reverse (gradient) program forward: `n` Hessian-vector products,
+    /// each the cost of a few evaluations of `f`.
+    ForwardOverReverse,
+    /// Differentiate forward twice, as FrechetDiff does: `f''(x)(eᵢ, eⱼ)` for every pair,
+    /// `n²` evaluations of the last stage.
+    ForwardOverForward,
+}
+
+/// The trace of `f(args)`, the program of its path with the differentiable arguments dynamic,
+/// and which arguments those are.
+fn program_of<F, A>(f: F, args: A) -> Result<(F::Output, Trace, Program, Vec<usize>), DiffError>
+where
+    F: Callable<A>,
+{
+    let (value, trace) = track_output(f, args);
+    let values = arguments(&trace);
+    let inputs: Vec<Input> = values
+        .iter()
+        .map(|v| {
+            if Kind::of(v).differentiable() {
+                Input::Dynamic
+            } else {
+                Input::Static
+            }
+        })
+        .collect();
+    let wrt = (0..inputs.len())
+        .filter(|&k| inputs[k] == Input::Dynamic)
+        .collect();
+    let program = Program::from_trace(&trace, &inputs)?;
+    Ok((value, trace, program, wrt))
+}
+
+fn arguments(trace: &Trace) -> Vec<Value> {
+    trace
+        .root()
+        .arguments()
+        .into_iter()
+        .map(|a| match a {
+            Arg::Node(n) => n.raw_value(),
+            Arg::Const(c) => crate::core::literal::value(c),
+        })
+        .collect()
+}
+
+/// Checks that `given` can stand for a direction of `like` (same type and shape).
+fn check_direction(index: usize, like: &Value, given: &Value) -> Result<(), DiffError> {
+    let fits = Kind::of(like) == Kind::of(given)
+        && given.type_name() == like.type_name()
+        && shape(like) == shape(given);
+    if fits {
+        return Ok(());
+    }
+    let describe = |v: &Value| match shape(v) {
+        Some(s) if !s.is_empty() => format!("{} of shape {s:?}", v.type_name()),
+        _ => v.type_name().to_string(),
+    };
+    Err(DiffError::Direction {
+        index,
+        expected: describe(like),
+        given: describe(given),
+    })
+}
+
+/// The value of `f` at `args` and its directional derivative `f'(x)·v` along `tangents`: one
+/// tangent per argument, of the argument's type, and `()` for an argument that is not
+/// differentiable (an integer, a `bool`, …).
+///
+/// ```
+/// use irtrack::diff::jvp;
+/// use irtrack::tracked;
+///
+/// #[tracked]
+/// fn f(x: f64, y: f64, n: i32) -> f64 {
+///     x.powi(n) * y
+/// }
+///
+/// // ∂f/∂x · 1 + ∂f/∂y · 2 = 3 x² y + 2 x³ at (2, 5).
+/// let j = jvp(f, (2.0, 5.0, 3), (1.0, 2.0, ())).unwrap();
+/// assert_eq!(j.value, 40.0);
+/// assert_eq!(j.tangent.as_f64(), Some(76.0));
+/// ```
+///
+/// # Errors
+/// [`DiffError::Direction`] for a tangent of the wrong type or shape, and those of
+/// [`differentiate`](super::differentiate) and of building the program
+/// ([`DiffError::Replay`]).
+pub fn jvp<F, A, T>(f: F, args: A, tangents: T) -> Result<Jvp<F::Output>, DiffError>
+where
+    F: Callable<A>,
+    T: Args,
+{
+    let tangents = tangents.into_values();
+    let (value, trace, program, wrt) = program_of(f, args)?;
+    let values = arguments(&trace);
+    if tangents.len() != values.len() {
+        return Err(DiffError::Replay(crate::program::ReplayError::Arity {
+            expected: values.len(),
+            got: tangents.len(),
+        }));
+    }
+    for (k, (x, t)) in values.iter().zip(&tangents).enumerate() {
+        if wrt.contains(&k) {
+            check_direction(k, x, t)?;
+        } else if !t.is_unit() {
+            return Err(DiffError::Direction {
+                index: k,
+                expected: "()".into(),
+                given: t.type_name().to_string(),
+            });
+        }
+    }
+    let d = differentiate(&program, &wrt)?;
+    let mut call = values;
+    call.extend(wrt.iter().map(|&k| tangents[k].clone()));
+    let tangent = d.call(call)?;
+    Ok(Jvp { value, tangent })
+}
+
+/// The value of `f` at `args` and `uᵀ f'(x)` for the cotangent `u` of its output: one
+/// cotangent per argument (`None` for those that are not differentiable). With a float output
+/// and `u = 1.0` this is the gradient.
+///
+/// ```
+/// use irtrack::diff::vjp;
+/// use irtrack::tracked;
+///
+/// #[tracked]
+/// fn f(x: Vec<f64>, k: f64) -> Vec<f64> {
+///     let a = x[0] * k;
+///     let b = x[1] * x[0];
+///     vec![a, b]
+/// }
+///
+/// let r = vjp(f, (vec![2.0, 3.0], 10.0), vec![1.0, 1.0]).unwrap();
+/// assert_eq!(r.cotangents[0].as_ref().unwrap().downcast_ref::<Vec<f64>>(), Some(&vec![13.0, 2.0]));
+/// assert_eq!(r.cotangents[1].as_ref().unwrap().as_f64(), Some(2.0));
+/// ```
+///
+/// # Errors
+/// [`DiffError::Direction`] for a cotangent of another type or shape than the output, and
+/// those of [`reverse`](super::reverse).
+pub fn vjp<F, A>(f: F, args: A, cotangent: impl Snapshot) -> Result<Vjp<F::Output>, DiffError>
+where
+    F: Callable<A>,
+{
+    let u = cotangent.snapshot();
+    let (value, trace, program, wrt) = program_of(f, args)?;
+    let out = trace.root().raw_value();
+    check_direction(0, &out, &u)?;
+    let values = arguments(&trace);
+    let mut cotangents = vec![None; values.len()];
+    for &k in &wrt {
+        let r = reverse(&program, k)?;
+        let mut call = values.clone();
+        call.push(u.clone());
+        cotangents[k] = Some(r.call(call)?);
+    }
+    Ok(Vjp { value, cotangents })
+}
+
+/// The elements of a float, vector or array value, in order.
+pub(crate) fn elements(v: &Value) -> Option<Vec<f64>> {
+    if let Some(x) = v.by_value().as_f64() {
+        return Some(vec![x]);
+    }
+    if let Some(x) = v.floats() {
+        return Some(x.into_owned());
+    }
+    #[cfg(feature = "ndarray")]
+    if let Some(a) = crate::core::arrays::array_primal(v) {
+        return Some(a.iter().copied().collect());
+    }
+    None
+}
+
+/// The basis vectors of `x`'s space: `eⱼ` of `x`'s type, for a float, a `Vec<f64>` or a 1-D
+/// array.
+fn basis(x: &Value) -> Result<Vec<Value>, DiffError> {
+    let unsupported = || DiffError::Input {
+        index: 0,
+        reason: format!(
+            "a Jacobian or Hessian is taken with respect to a float, a `Vec<f64>` or a 1-D array \
+             of `f64`, not a `{}`",
+            x.type_name()
+        ),
+    };
+    match Kind::of(x) {
+        Kind::Float(crate::core::op::ScalarType::F32) => Ok(vec![1.0f32.snapshot()]),
+        Kind::Float(_) => Ok(vec![1.0f64.snapshot()]),
+        Kind::Vector => {
+            let n = elements(x).map_or(0, |e| e.len());
+            Ok((0..n)
+                .map(|j| {
+                    let mut e = vec![0.0; n];
+                    e[j] = 1.0;
+                    e.snapshot()
+                })
+                .collect())
+        }
+        #[cfg(feature = "ndarray")]
+        Kind::Array(1) => {
+            let n = elements(x).map_or(0, |e| e.len());
+            Ok((0..n)
+                .map(|j| {
+                    let mut e = ndarray::Array1::zeros(n);
+                    e[j] = 1.0;
+                    e.snapshot()
+                })
+                .collect())
+        }
+        _ => Err(unsupported()),
+    }
+}
+
+fn column(v: &Value, what: &str) -> Result<Vec<f64>, DiffError> {
+    elements(v).ok_or_else(|| DiffError::Output {
+        reason: format!(
+            "{what} needs a float, `Vec<f64>` or array output, and the derivative is a `{}`",
+            v.type_name()
+        ),
+    })
+}
+
+/// The Jacobian of `f` with respect to its first argument at `args` (the other arguments held
+/// at their values): one column per element of the argument, each a directional derivative
+/// along a basis vector, with what depends only on `args` computed once.
+///
+/// ```
+/// use irtrack::diff::jacobian;
+/// use irtrack::tracked;
+///
+/// #[tracked]
+/// fn f(x: Vec<f64>) -> Vec<f64> {
+///     let a = x[0] * x[1];
+///     let b = x[1].sin();
+///     vec![a, b]
+/// }
+///
+/// let j = jacobian(f, (vec![2.0, 0.0],)).unwrap();
+/// assert_eq!(j.row(0), vec![0.0, 2.0]);
+/// assert_eq!(j.row(1), vec![0.0, 1.0]);
+/// ```
+///
+/// # Errors
+/// [`DiffError::Input`] when the first argument is not a float, a `Vec<f64>` or a 1-D array,
+/// and those of [`differentiate`](super::differentiate).
+pub fn jacobian<F, A>(f: F, args: A) -> Result<Matrix, DiffError>
+where
+    F: Callable<A>,
+{
+    let (_, trace, program, wrt) = program_of(f, args)?;
+    let values = arguments(&trace);
+    first_differentiable(&wrt, &values)?;
+    let d = differentiate(&program, &[0])?;
+    let staged = Staged::new(&d)?;
+    let v = values.len();
+    let mut inputs = values.clone();
+    inputs.push(values[0].clone());
+    let mut env = staged.env(inputs);
+    staged.run(&mut env, 0, &[])?;
+    let basis = basis(&values[0])?;
+    let rows = column(&trace.root().raw_value(), "a Jacobian")?.len();
+    let mut columns = Vec::with_capacity(basis.len());
+    for e in basis {
+        let mut at = env.clone();
+        staged.run(&mut at, 1, &[(v, e)])?;
+        columns.push(column(&staged.output(&at), "a Jacobian")?);
+    }
+    Ok(Matrix::from_columns(rows, columns))
+}
+
+fn first_differentiable(wrt: &[usize], values: &[Value]) -> Result<(), DiffError> {
+    if wrt.first() == Some(&0) {
+        return Ok(());
+    }
+    Err(DiffError::Input {
+        index: 0,
+        reason: format!(
+            "a `{}` has no derivative: the first argument is the one differentiated",
+            values.first().map_or("()", |v| v.type_name())
+        ),
+    })
+}
+
+/// The Hessian of `f` (with a float output) with respect to its first argument at `args`, the
+/// other arguments held at their values, by the faster method measured
+/// ([`HessianMethod::ForwardOverReverse`]; `benches/diff.rs`).
+///
+/// ```
+/// use irtrack::diff::hessian;
+/// use irtrack::tracked;
+///
+/// #[tracked]
+/// fn f(x: Vec<f64>) -> f64 {
+///     x[0] * x[0] * x[1]
+/// }
+///
+/// let h = hessian(f, (vec![3.0, 2.0],)).unwrap();
+/// assert_eq!(h.row(0), vec![4.0, 6.0]);
+/// assert_eq!(h.row(1), vec![6.0, 0.0]);
+/// ```
+///
+/// # Errors
+/// [`DiffError::Output`] when `f` does not return a float, and those of [`jacobian`].
+pub fn hessian<F, A>(f: F, args: A) -> Result<Matrix, DiffError>
+where
+    F: Callable<A>,
+{
+    hessian_by(f, args, HessianMethod::ForwardOverReverse)
+}
+
+/// [`hessian`] by the method `method`.
+///
+/// ```
+/// use irtrack::diff::{hessian_by, HessianMethod};
+/// use irtrack::tracked;
+///
+/// #[tracked]
+/// fn f(x: Vec<f64>) -> f64 {
+///     x[0] * x[0] * x[1]
+/// }
+///
+/// let a = hessian_by(f, (vec![3.0, 2.0],), HessianMethod::ForwardOverForward).unwrap();
+/// let b = hessian_by(f, (vec![3.0, 2.0],), HessianMethod::ForwardOverReverse).unwrap();
+/// assert_eq!(a, b);
+/// ```
+///
+/// # Errors
+/// As [`hessian`].
+pub fn hessian_by<F, A>(f: F, args: A, method: HessianMethod) -> Result<Matrix, DiffError>
+where
+    F: Callable<A>,
+{
+    let (_, trace, program, wrt) = program_of(f, args)?;
+    let values = arguments(&trace);
+    first_differentiable(&wrt, &values)?;
+    let out = trace.root().raw_value();
+    if !matches!(Kind::of(&out), Kind::Float(_)) {
+        return Err(DiffError::Output {
+            reason: format!(
+                "a Hessian needs a float output, and `{}` returns a `{}`",
+                program.name(),
+                out.type_name()
+            ),
+        });
+    }
+    let basis = basis(&values[0])?;
+    let n = basis.len();
+    let v = values.len();
+    match method {
+        HessianMethod::ForwardOverReverse => {
+            // (x…, u) ↦ uᵀ f'(x), then (x…, u, w) ↦ u f''(x) w.
+            let g = reverse(&program, 0)?;
+            let h = differentiate(&g, &[0])?;
+            let staged = Staged::new(&h)?;
+            let one = if matches!(
+                Kind::of(&out),
+                Kind::Float(crate::core::op::ScalarType::F32)
+            ) {
+                1.0f32.snapshot()
+            } else {
+                1.0f64.snapshot()
+            };
+            let mut inputs = values.clone();
+            inputs.push(one);
+            inputs.push(values[0].clone());
+            let mut env = staged.env(inputs);
+            staged.run(&mut env, 0, &[])?;
+            staged.run(&mut env, 1, &[])?;
+            let mut columns = Vec::with_capacity(n);
+            for e in basis {
+                let mut at = env.clone();
+                staged.run(&mut at, 2, &[(v + 1, e)])?;
+                columns.push(column(&staged.output(&at), "a Hessian")?);
+            }
+            Ok(Matrix::from_columns(n, columns))
+        }
+        HessianMethod::ForwardOverForward => {
+            let d2 = differentiate(&differentiate(&program, &[0])?, &[0])?;
+            let staged = Staged::new(&d2)?;
+            let mut inputs = values.clone();
+            inputs.push(values[0].clone());
+            inputs.push(values[0].clone());
+            let mut env = staged.env(inputs);
+            staged.run(&mut env, 0, &[])?;
+            let mut columns = Vec::with_capacity(n);
+            for ei in &basis {
+                let mut at_i = env.clone();
+                staged.run(&mut at_i, 1, &[(v, ei.clone())])?;
+                let mut col = Vec::with_capacity(n);
+                for ej in &basis {
+                    let mut at = at_i.clone();
+                    staged.run(&mut at, 2, &[(v + 1, ej.clone())])?;
+                    let x = staged.output(&at).by_value().as_f64();
+                    col.push(x.ok_or_else(|| DiffError::Output {
+                        reason: "a second derivative that is not a float".into(),
+                    })?);
+                }
+                columns.push(col);
+            }
+            Ok(Matrix::from_columns(n, columns))
+        }
+    }
+}

@@ -1,0 +1,640 @@
+//! Rust source of a program (FrechetDiff's `emit_code`): a function taking the recorded
+//! function's dynamic inputs and returning one closure per differentiation, each operation in
+//! the outermost closure whose inputs it needs, so calling `f(x)` once and its closure on many
+//! directions computes what depends on `x` once.
+
+use super::error::DiffError;
+use super::graph::Kind;
+use super::kernels::Kernel;
+use crate::core::op::{ArrayOp, Builtin, FloatFn, ScalarType, UnOp};
+use crate::core::value::Value;
+use crate::program::{Origin, PartInput, Parts, Program, Src};
+use crate::view::operation::Operation;
+use std::fmt::Write;
+
+/// The Rust source of `program` as a function named `name`, formatted with prettyplease.
+///
+/// The function takes the program's dynamic inputs of stage 0 (the recorded function's
+/// arguments; static ones are constants in the body) and returns
+/// `Result<…, &'static str>`: `Err` names the guard of the recorded path the inputs fail.
+/// A program differentiated `n` times gives `Ok` of a closure taking the first direction and
+/// returning a boxed closure taking the second, and so on; the last returns the value
+/// `f⁽ⁿ⁾(x)(v₁, …, vₙ)`. Each operation sits in the outermost closure whose inputs it needs.
+/// Calls of registered functions are written as calls of their name, which must be in scope
+/// where the source is included.
+///
+/// The emitted code uses `ndarray` for arrays and `irtrack::diff::sum_like` where reverse mode
+/// sums a broadcast cotangent; an array operation on shapes that do not fit panics there, as
+/// `ndarray`'s operators do.
+///
+/// ```
+/// use irtrack::diff::{differentiate, emit_rust};
+/// use irtrack::program::{Input, Program};
+/// use irtrack::{track, tracked};
+///
+/// #[tracked]
+/// fn f(x: f64) -> f64 {
+///     x.sin() * x
+/// }
+///
+/// let p = Program::from_trace(&track(f, (1.0,)), &[Input::Dynamic]).unwrap();
+/// let src = emit_rust(&differentiate(&p, &[0]).unwrap(), "df").unwrap();
+/// assert!(src.contains("pub fn df(x1: f64) -> Result<impl Fn(f64) -> f64, &'static str>"), "{src}");
+/// assert!(src.contains("let s1 = x1.sin();"), "{src}");
+/// ```
+///
+/// # Errors
+/// [`DiffError::Unsupported`] for an operation or a value type the emitter has no Rust for
+/// (a `switch`, a `?`, a struct), or a guard on a direction.
+pub fn emit_rust(program: &Program, name: &str) -> Result<String, DiffError> {
+    let parts = program
+        .parts()
+        .map_err(|(at, what)| DiffError::Unsupported {
+            at,
+            reason: format!("`{what}` has no emitted Rust"),
+        })?;
+    let text = Emitter::new(&parts, name)?.function()?;
+    let file = syn::parse_file(&text).map_err(|e| DiffError::Unsupported {
+        at: origin(&parts.name),
+        reason: format!("the emitted source does not parse ({e}): {text}"),
+    })?;
+    Ok(prettyplease::unparse(&file))
+}
+
+fn origin(name: &str) -> Origin {
+    Origin {
+        node: crate::core::ids::NodeId::NONE,
+        function: name.to_string(),
+        location: None,
+        position: 0,
+    }
+}
+
+/// The Rust type of a value.
+#[derive(Clone, Debug, PartialEq)]
+enum Ty {
+    Scalar(ScalarType),
+    Vector,
+    Array(usize),
+}
+
+impl Ty {
+    fn of(v: &Value) -> Option<Ty> {
+        if let Some(t) = v.scalar_type() {
+            return Some(Ty::Scalar(t));
+        }
+        match Kind::of(v) {
+            Kind::Vector => Some(Ty::Vector),
+            Kind::Array(r) => Some(Ty::Array(r)),
+            _ => None,
+        }
+    }
+
+    fn rust(&self) -> String {
+        match self {
+            Ty::Scalar(t) => t.name().to_string(),
+            Ty::Vector => "Vec<f64>".into(),
+            Ty::Array(r) if *r <= 3 => format!("ndarray::Array{r}<f64>"),
+            Ty::Array(_) => "ndarray::ArrayD<f64>".into(),
+        }
+    }
+
+    fn is_copy(&self) -> bool {
+        matches!(self, Ty::Scalar(_))
+    }
+
+    fn is_array(&self) -> bool {
+        matches!(self, Ty::Array(_))
+    }
+}
+
+/// A value as the emitted code reads it.
+#[derive(Clone)]
+struct Atom {
+    code: String,
+    ty: Ty,
+    /// A literal, which needs parentheses as a receiver.
+    literal: bool,
+}
+
+impl Atom {
+    /// The value by value (cloned when it is not `Copy`).
+    fn owned(&self) -> String {
+        if self.ty.is_copy() {
+            self.code.clone()
+        } else {
+            format!("{}.clone()", self.code)
+        }
+    }
+
+    /// The value as a method receiver.
+    fn recv(&self) -> String {
+        if self.literal {
+            format!("({})", self.code)
+        } else {
+            self.code.clone()
+        }
+    }
+
+    /// The value as an operand of an arithmetic operator: arrays by reference.
+    fn operand(&self) -> String {
+        if self.ty.is_array() {
+            format!("&{}", self.code)
+        } else {
+            self.recv()
+        }
+    }
+}
+
+struct Emitter<'p> {
+    parts: &'p Parts,
+    name: String,
+    input_stage: Vec<u32>,
+    op_stage: Vec<u32>,
+    /// The number of closures.
+    stages: u32,
+}
+
+fn unsupported(at: &Origin, reason: impl Into<String>) -> DiffError {
+    DiffError::Unsupported {
+        at: at.clone(),
+        reason: reason.into(),
+    }
+}
+
+/// A float as a Rust literal of its type, exactly (`{:?}` prints the shortest text that
+/// reads back to the same bits).
+fn float_literal(x: f64, ty: &str) -> String {
+    if x.is_nan() {
+        format!("{ty}::NAN")
+    } else if x.is_infinite() {
+        format!(
+            "{ty}::{}",
+            if x > 0.0 { "INFINITY" } else { "NEG_INFINITY" }
+        )
+    } else {
+        format!("{x:?}_{ty}")
+    }
+}
+
+fn scalar_literal(v: &Value) -> Option<String> {
+    let v = v.by_value();
+    let t = v.scalar_type()?;
+    Some(match t {
+        ScalarType::F64 => float_literal(*v.downcast_ref::<f64>()?, "f64"),
+        ScalarType::F32 => {
+            let x = *v.downcast_ref::<f32>()?;
+            if x.is_finite() {
+                format!("{x:?}_f32")
+            } else {
+                float_literal(x as f64, "f32")
+            }
+        }
+        ScalarType::Bool => v.downcast_ref::<bool>()?.to_string(),
+        ScalarType::Char => format!("{:?}", v.downcast_ref::<char>()?),
+        t => format!("{}_{}", v, t.name()),
+    })
+}
+
+impl<'p> Emitter<'p> {
+    fn new(parts: &'p Parts, name: &str) -> Result<Emitter<'p>, DiffError> {
+        if syn::parse_str::<syn::Ident>(name).is_err() {
+            return Err(unsupported(
+                &origin(&parts.name),
+                format!("`{name}` is not a Rust identifier"),
+            ));
+        }
+        let input_stage: Vec<u32> = parts
+            .inputs
+            .iter()
+            .map(|i| match i {
+                PartInput::Dynamic { stage, .. } => *stage,
+                PartInput::Static(_) => 0,
+            })
+            .collect();
+        let mut op_stage: Vec<u32> = Vec::with_capacity(parts.ops.len());
+        for op in &parts.ops {
+            let s = op
+                .args
+                .iter()
+                .map(|a| match a {
+                    Src::Input(k) => input_stage[*k],
+                    Src::Op(k) => op_stage[*k],
+                    Src::Const(_) => 0,
+                })
+                .max()
+                .unwrap_or(0);
+            op_stage.push(s);
+        }
+        let stages = input_stage.iter().copied().max().unwrap_or(0);
+        Ok(Emitter {
+            parts,
+            name: name.to_string(),
+            input_stage,
+            op_stage,
+            stages,
+        })
+    }
+
+    fn stage(&self, s: &Src) -> u32 {
+        match s {
+            Src::Input(k) => self.input_stage[*k],
+            Src::Op(k) => self.op_stage[*k],
+            Src::Const(_) => 0,
+        }
+    }
+
+    /// The name of input `k`: `x1, x2, …` for the function's own, `v1, v2, …` for the
+    /// direction of each differentiation (`v1_1, v1_2` when one took several).
+    fn input_name(&self, k: usize) -> String {
+        let stage = self.input_stage[k];
+        let same: Vec<usize> = (0..self.parts.inputs.len())
+            .filter(|&j| {
+                self.input_stage[j] == stage
+                    && matches!(self.parts.inputs[j], PartInput::Dynamic { .. })
+            })
+            .collect();
+        let pos = same.iter().position(|&j| j == k).unwrap_or(0) + 1;
+        match (stage, same.len()) {
+            (0, _) => format!("x{pos}"),
+            (s, 1) => format!("v{s}"),
+            (s, _) => format!("v{s}_{pos}"),
+        }
+    }
+
+    fn input_ty(&self, k: usize, at: &Origin) -> Result<Ty, DiffError> {
+        let v = match &self.parts.inputs[k] {
+            PartInput::Dynamic { sample, .. } => sample,
+            PartInput::Static(v) => v,
+        };
+        Ty::of(v).ok_or_else(|| {
+            unsupported(
+                at,
+                format!("an input of type `{}` has no emitted Rust", v.type_name()),
+            )
+        })
+    }
+
+    fn atom(&self, s: &Src, at: &Origin) -> Result<Atom, DiffError> {
+        match s {
+            Src::Input(k) => Ok(Atom {
+                code: self.input_name(*k),
+                ty: self.input_ty(*k, at)?,
+                literal: false,
+            }),
+            Src::Op(k) => Ok(Atom {
+                code: format!("s{}", k + 1),
+                ty: self.op_ty(*k)?,
+                literal: false,
+            }),
+            Src::Const(v) => self.constant(v, at),
+        }
+    }
+
+    fn op_ty(&self, k: usize) -> Result<Ty, DiffError> {
+        let op = &self.parts.ops[k];
+        Ty::of(&op.value).ok_or_else(|| {
+            unsupported(
+                &op.origin,
+                format!(
+                    "`{}` gives a `{}`, which has no emitted Rust",
+                    op.operation,
+                    op.value.type_name()
+                ),
+            )
+        })
+    }
+
+    fn constant(&self, v: &Value, at: &Origin) -> Result<Atom, DiffError> {
+        if let Some(code) = scalar_literal(v) {
+            let ty = Ty::of(v).unwrap_or(Ty::Scalar(ScalarType::F64));
+            return Ok(Atom {
+                code,
+                ty,
+                literal: true,
+            });
+        }
+        let ty = Ty::of(v).ok_or_else(|| {
+            unsupported(
+                at,
+                format!("a constant of type `{}` has no emitted Rust", v.type_name()),
+            )
+        })?;
+        let elements = super::api::elements(v).unwrap_or_default();
+        let list = elements
+            .iter()
+            .map(|x| float_literal(*x, "f64"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Inline at each use: a constant that is not a scalar is rare (a vector the function
+        // built from static inputs), and a `let` would have to be cloned into every closure.
+        let code = match &ty {
+            Ty::Vector => format!("vec![{list}]"),
+            Ty::Array(1) => format!("ndarray::arr1(&[{list}])"),
+            Ty::Array(r) => {
+                let shape = super::graph::shape(v).unwrap_or_default();
+                format!(
+                    "ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&{shape:?}), vec![{list}]).expect(\"the recorded shape\").into_dimensionality::<ndarray::Ix{r}>().expect(\"the recorded rank\")"
+                )
+            }
+            Ty::Scalar(_) => unreachable!("scalars are literals"),
+        };
+        Ok(Atom {
+            code,
+            ty,
+            literal: true,
+        })
+    }
+
+    /// The expression of operation `k`.
+    fn expr(&self, k: usize) -> Result<String, DiffError> {
+        let op = &self.parts.ops[k];
+        let at = op.origin.clone();
+        let args = op
+            .args
+            .iter()
+            .map(|a| self.atom(a, &at))
+            .collect::<Result<Vec<_>, _>>()?;
+        let a = |i: usize| args[i].clone();
+        let no = |what: &str| unsupported(&at, format!("`{what}` has no emitted Rust"));
+        Ok(match op.operation {
+            Operation::Builtin(b) => match b {
+                Builtin::Binary(o) | Builtin::Assign(o) => {
+                    format!("{} {} {}", a(0).operand(), o.symbol(), a(1).operand())
+                }
+                Builtin::Compare(c) => format!("{} {} {}", a(0).recv(), c.symbol(), a(1).recv()),
+                Builtin::Unary(UnOp::Neg) => format!("-{}", a(0).operand()),
+                Builtin::Unary(UnOp::Not) => format!("!{}", a(0).recv()),
+                Builtin::Method(f) => {
+                    let rest: Vec<String> = args[1..].iter().map(|x| x.recv()).collect();
+                    format!("{}.{}({})", a(0).recv(), f.name(), rest.join(", "))
+                }
+                Builtin::Cast(t) => format!("{} as {}", a(0).recv(), t.name()),
+                Builtin::Index => {
+                    let i = match a(1).ty {
+                        Ty::Scalar(ScalarType::Usize) => a(1).code,
+                        _ => format!("{} as usize", a(1).recv()),
+                    };
+                    format!("{}[{i}]", a(0).code)
+                }
+                Builtin::Deref | Builtin::Bind | Builtin::Clone => a(0).owned(),
+                Builtin::VecOf | Builtin::ArrayOf => {
+                    let items: Vec<String> = args.iter().map(|x| x.recv()).collect();
+                    format!("vec![{}]", items.join(", "))
+                }
+                other => return Err(no(&other.to_string())),
+            },
+            Operation::Array(o) => match o {
+                ArrayOp::Sum => format!("{}.sum()", a(0).code),
+                ArrayOp::Dot => format!("{}.dot(&{})", a(0).code, a(1).code),
+                ArrayOp::Transpose => format!("{}.t().to_owned()", a(0).code),
+                ArrayOp::Copy => a(0).owned(),
+                ArrayOp::Map(f) => format!("{}.mapv(f64::{})", a(0).code, f.name()),
+                ArrayOp::Powi => format!(
+                    "{}.mapv(|e| e.{}({}))",
+                    a(0).code,
+                    FloatFn::Powi.name(),
+                    a(1).recv()
+                ),
+            },
+            Operation::Registered(key) => match Kernel::of(&op.operation) {
+                Some(kern) => self.kernel(kern, &args, &at)?,
+                None => {
+                    let name = key.name.rsplit("::").next().unwrap_or(key.name);
+                    let call: Vec<String> = args.iter().map(Atom::owned).collect();
+                    format!("{name}({})", call.join(", "))
+                }
+            },
+        })
+    }
+
+    fn kernel(&self, k: Kernel, args: &[Atom], at: &Origin) -> Result<String, DiffError> {
+        let a = |i: usize| args[i].clone();
+        Ok(match k {
+            Kernel::Select => format!(
+                "if {} {{ {} }} else {{ {} }}",
+                a(0).recv(),
+                a(1).owned(),
+                a(2).owned()
+            ),
+            Kernel::ZerosLike => match a(0).ty {
+                Ty::Scalar(t) => format!("0.0_{}", t.name()),
+                Ty::Vector => format!("vec![0.0_f64; {}.len()]", a(0).code),
+                Ty::Array(_) => format!("ndarray::Array::zeros({}.raw_dim())", a(0).code),
+            },
+            Kernel::BroadcastLike => match a(0).ty {
+                Ty::Scalar(_) => format!(
+                    "ndarray::Array::from_elem({}.raw_dim(), {})",
+                    a(1).code,
+                    a(0).recv()
+                ),
+                _ => format!(
+                    "{}.broadcast({}.raw_dim()).expect(\"shapes that broadcast\").to_owned()",
+                    a(0).code,
+                    a(1).code
+                ),
+            },
+            Kernel::SumLike => match a(1).ty {
+                Ty::Scalar(_) => match a(0).ty {
+                    Ty::Scalar(_) => a(0).code,
+                    _ => format!("{}.sum()", a(0).code),
+                },
+                _ => format!("irtrack::diff::sum_like(&{}, &{})", a(0).code, a(1).code),
+            },
+            Kernel::IndexAdd => {
+                let mut adds = String::new();
+                for pair in args[1..].chunks(2) {
+                    let i = match pair[0].ty {
+                        Ty::Scalar(ScalarType::Usize) => pair[0].code.clone(),
+                        _ => format!("{} as usize", pair[0].recv()),
+                    };
+                    let _ = write!(adds, "z[{i}] += {}; ", pair[1].recv());
+                }
+                match a(0).ty {
+                    Ty::Vector | Ty::Array(1) => {
+                        format!("{{ let mut z = {}; {adds}z }}", a(0).owned())
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            at,
+                            "`index_add` of that type has no emitted Rust",
+                        ))
+                    }
+                }
+            }
+            Kernel::VecAdd => format!(
+                "{}.iter().zip(&{}).map(|(p, q)| p + q).collect::<Vec<f64>>()",
+                a(0).code,
+                a(1).code
+            ),
+            Kernel::Outer => format!(
+                "ndarray::Array2::from_shape_fn(({x}.len(), {y}.len()), |(i, j)| {x}[i] * {y}[j])",
+                x = a(0).code,
+                y = a(1).code
+            ),
+        })
+    }
+
+    /// The type a closure of stage `s` returns (stage 0: the function's `Ok` type).
+    fn returns(&self, s: u32, out: &Ty) -> Result<String, DiffError> {
+        if s == self.stages {
+            return Ok(out.rust());
+        }
+        let params = self.params(s + 1)?;
+        let tys: Vec<String> = params.iter().map(|(_, t)| t.rust()).collect();
+        let inner = self.returns(s + 1, out)?;
+        Ok(if s == 0 {
+            format!("impl Fn({}) -> {inner}", tys.join(", "))
+        } else {
+            format!("Box<dyn Fn({}) -> {inner}>", tys.join(", "))
+        })
+    }
+
+    /// The inputs of stage `s`: name and type.
+    fn params(&self, s: u32) -> Result<Vec<(String, Ty)>, DiffError> {
+        let at = origin(&self.parts.name);
+        (0..self.parts.inputs.len())
+            .filter(|&k| {
+                self.input_stage[k] == s
+                    && matches!(self.parts.inputs[k], PartInput::Dynamic { .. })
+            })
+            .map(|k| Ok((self.input_name(k), self.input_ty(k, &at)?)))
+            .collect()
+    }
+
+    /// The stage, name and type of a value read by an operation (`None` for a constant).
+    fn value(&self, s: &Src) -> Result<Option<(u32, String, Ty)>, DiffError> {
+        let at = origin(&self.parts.name);
+        Ok(match s {
+            Src::Input(k) => Some((
+                self.input_stage[*k],
+                self.input_name(*k),
+                self.input_ty(*k, &at)?,
+            )),
+            Src::Op(k) => Some((self.op_stage[*k], format!("s{}", k + 1), self.op_ty(*k)?)),
+            Src::Const(_) => None,
+        })
+    }
+
+    fn function(self) -> Result<String, DiffError> {
+        let parts = self.parts;
+        let n = self.stages as usize;
+        if let Some(g) = parts.guards.iter().find(|g| self.stage(&g.condition) > 0) {
+            return Err(unsupported(
+                &g.origin,
+                "a guard on a direction has no emitted Rust",
+            ));
+        }
+        let guard = |test: String, g: &crate::program::PartGuard| {
+            let msg = format!(
+                "{}: @{} == {} expected; these inputs take a path the trace did not record",
+                g.origin, g.condition_at, g.expected
+            );
+            format!("if {test} {{ return Err({msg:?}); }}\n")
+        };
+        let mut bodies: Vec<String> = vec![String::new(); n + 1];
+        for g in &parts.guards {
+            if let Src::Input(_) = g.condition {
+                let c = self.atom(&g.condition, &g.origin)?;
+                let test = if g.expected {
+                    format!("!{}", c.code)
+                } else {
+                    c.code
+                };
+                bodies[0].push_str(&guard(test, g));
+            }
+        }
+        for k in 0..parts.ops.len() {
+            let e = self.expr(k)?;
+            let s = self.op_stage[k] as usize;
+            let _ = writeln!(bodies[s], "let s{} = {e};", k + 1);
+            for g in &parts.guards {
+                if matches!(g.condition, Src::Op(c) if c == k) {
+                    let test = if g.expected {
+                        format!("!s{}", k + 1)
+                    } else {
+                        format!("s{}", k + 1)
+                    };
+                    bodies[s].push_str(&guard(test, g));
+                }
+            }
+        }
+        // The values each closure reads from earlier stages, itself or through the closures
+        // it creates: a closure of stage t ≥ 2 is created inside the one of stage t - 1, a
+        // `Fn` whose captured values it cannot move, so those are cloned first.
+        let mut captured: Vec<Vec<(String, u32, Ty)>> = vec![Vec::new(); n + 1];
+        let mut note = |v: (u32, String, Ty), reader: u32| {
+            for t in (v.0 + 1)..=reader {
+                if !captured[t as usize].iter().any(|c| c.0 == v.1) {
+                    captured[t as usize].push((v.1.clone(), v.0, v.2.clone()));
+                }
+            }
+        };
+        for (k, op) in parts.ops.iter().enumerate() {
+            for a in &op.args {
+                if let Some(v) = self.value(a)? {
+                    note(v, self.op_stage[k]);
+                }
+            }
+        }
+        let out = self.atom(&parts.output.clone(), &origin(&parts.name))?;
+        let out_value = self.value(&parts.output)?;
+        if let Some(v) = out_value.clone() {
+            note(v, self.stages);
+        }
+        let out_code = match &out_value {
+            Some((s, _, ty)) if (*s as usize) < n && !ty.is_copy() => {
+                format!("{}.clone()", out.code)
+            }
+            _ => out.code.clone(),
+        };
+        let mut code = format!("{out_code}\n");
+        for s in (1..=n).rev() {
+            let mut clones = String::new();
+            if s < n {
+                for (name, stage, ty) in &captured[s + 1] {
+                    if (*stage as usize) < s && !ty.is_copy() {
+                        let _ = writeln!(clones, "let {name} = {name}.clone();");
+                    }
+                }
+            }
+            let params = self.params(s as u32)?;
+            let list: Vec<String> = params
+                .iter()
+                .map(|(p, t)| format!("{p}: {}", t.rust()))
+                .collect();
+            let ret = self.returns(s as u32, &out.ty)?;
+            let closure = format!(
+                "move |{}| -> {ret} {{\n{}{clones}{code}}}",
+                list.join(", "),
+                bodies[s]
+            );
+            code = if s == 1 {
+                format!("Ok({closure})\n")
+            } else {
+                format!("Box::new({closure})\n")
+            };
+        }
+        if n == 0 {
+            code = format!("Ok({out_code})\n");
+        }
+        let params = self.params(0)?;
+        let list: Vec<String> = params
+            .iter()
+            .map(|(p, t)| format!("{p}: {}", t.rust()))
+            .collect();
+        let ret = self.returns(0, &out.ty)?;
+        let doc = format!(
+            "/// The program `{}` ({} closure{}), emitted by `irtrack::diff::emit_rust`.",
+            parts.name,
+            n,
+            if n == 1 { "" } else { "s" }
+        );
+        Ok(format!(
+            "{doc}\n#[allow(clippy::all, unused_variables, unused_parens)]\npub fn {}({}) -> Result<{ret}, &'static str> {{\n{}{code}}}\n",
+            self.name,
+            list.join(", "),
+            bodies[0],
+        ))
+    }
+}

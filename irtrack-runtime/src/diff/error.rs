@@ -1,0 +1,115 @@
+//! Why a program could not be differentiated, emitted, or a derivative evaluated.
+
+use crate::core::eval::EvalError;
+use crate::program::{Origin, ReplayError};
+use std::fmt;
+
+/// Why a derivative could not be built or evaluated. Every variant names what failed; none
+/// stands for a number that would have been wrong.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// An operation on the path from a differentiated input to the output has no symbolic rule
+    /// (a registered function nobody gave a [`Rule`](super::Rule), an operation whose result
+    /// is not a float).
+    NoRule {
+        /// The operation, as the program listing prints it.
+        operation: String,
+        /// Where it came from.
+        at: Origin,
+        /// What to do.
+        hint: String,
+    },
+    /// Reverse mode needs the transpose of a linear operation, and it has none (a registered
+    /// function whose [`Rule`](super::Rule) gives no transpose).
+    NoTranspose {
+        /// The operation.
+        operation: String,
+        /// Where it came from.
+        at: Origin,
+    },
+    /// The program makes a decision at every call (a `switch`, a `while_loop`), which a
+    /// derivative program cannot see through.
+    Unsupported {
+        /// The operation.
+        at: Origin,
+        /// What it is.
+        reason: String,
+    },
+    /// An input cannot be differentiated with respect to.
+    Input {
+        /// The input, from 0.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
+    /// The output has no derivative (an integer, a `bool`, a value kept as text), or an entry
+    /// point needs another kind of output.
+    Output {
+        /// Why.
+        reason: String,
+    },
+    /// A tangent or cotangent passed to an entry point is not of its argument's type.
+    Direction {
+        /// The argument (or `0` for the output's cotangent), from 0.
+        index: usize,
+        /// The type it must have.
+        expected: String,
+        /// The type given.
+        given: String,
+    },
+    /// An operation failed on the recorded values while the derivative was built.
+    Eval {
+        /// The operation.
+        at: Origin,
+        /// What failed.
+        error: EvalError,
+    },
+    /// Building the program from the trace, or running a derivative program, failed.
+    Replay(ReplayError),
+}
+
+impl fmt::Display for DiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiffError::NoRule {
+                operation,
+                at,
+                hint,
+            } => write!(
+                f,
+                "{at}: `{operation}` has no symbolic derivative rule: {hint}"
+            ),
+            DiffError::NoTranspose { operation, at } => write!(
+                f,
+                "{at}: `{operation}` has no transpose, which reverse mode needs: give its rule one \
+                 (`Rule::linear(k).transpose(…)`)"
+            ),
+            DiffError::Unsupported { at, reason } => write!(f, "{at}: {reason}"),
+            DiffError::Input { index, reason } => {
+                write!(f, "input {}: {reason}", index + 1)
+            }
+            DiffError::Output { reason } => f.write_str(reason),
+            DiffError::Direction {
+                index,
+                expected,
+                given,
+            } => write!(
+                f,
+                "the direction for argument {} must be a `{expected}`, like the argument, not a \
+                 `{given}`",
+                index + 1
+            ),
+            DiffError::Eval { at, error } => write!(f, "{at}: {error}"),
+            DiffError::Replay(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+impl From<ReplayError> for DiffError {
+    fn from(e: ReplayError) -> DiffError {
+        DiffError::Replay(e)
+    }
+}

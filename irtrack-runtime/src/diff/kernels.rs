@@ -1,0 +1,376 @@
+//! The operations derivative programs need and traces never record: choosing a tangent by a
+//! condition, a zero of a value's shape, broadcasting and its transpose, a one-hot vector, the
+//! sum of two vectors, an outer product.
+//!
+//! Each is a registered operation under a key of its own (a private marker type), so a
+//! derivative program runs, prints and replays them as it does any operation, and nothing in
+//! `core`, `view` or `program` needs to know them.
+
+use crate::core::eval::{register_forward, EvalError};
+use crate::core::ids::CalleeKey;
+use crate::core::value::{Snapshot, Value};
+use crate::view::operation::Operation;
+use std::any::TypeId;
+use std::sync::{Arc, OnceLock};
+
+/// An operation of derivative programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kernel {
+    /// `select(c, a, b)`: `a` when `c`, else `b` (the derivative of `max`, `min`, `clamp`).
+    Select,
+    /// `zeros_like(a)`: zero of `a`'s type and shape.
+    ZerosLike,
+    /// `broadcast_like(t, y)`: `t` broadcast to the shape of the array `y`.
+    BroadcastLike,
+    /// `sum_like(t, a)`: `t` summed over the axes broadcasting added to `a`'s shape (the
+    /// transpose of `broadcast_like`).
+    SumLike,
+    /// `index_add(v, i₁, t₁, i₂, t₂, …)`: `v` with `tₖ` added at `iₖ` (the transpose of reading
+    /// `v[i₁]`, `v[i₂]`, …, gathered into one vector).
+    IndexAdd,
+    /// `vec_add(a, b)`: the elementwise sum of two `Vec<f64>` of one length.
+    VecAdd,
+    /// `outer(a, b)`: the matrix `a[i] * b[j]` of two 1-D arrays.
+    Outer,
+}
+
+struct Marker<const K: u8>;
+
+impl Kernel {
+    const ALL: [Kernel; 7] = [
+        Kernel::Select,
+        Kernel::ZerosLike,
+        Kernel::BroadcastLike,
+        Kernel::SumLike,
+        Kernel::IndexAdd,
+        Kernel::VecAdd,
+        Kernel::Outer,
+    ];
+
+    /// The name a listing prints.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Select => "select",
+            Kernel::ZerosLike => "zeros_like",
+            Kernel::BroadcastLike => "broadcast_like",
+            Kernel::SumLike => "sum_like",
+            Kernel::IndexAdd => "index_add",
+            Kernel::VecAdd => "vec_add",
+            Kernel::Outer => "outer",
+        }
+    }
+
+    fn type_id(self) -> TypeId {
+        match self {
+            Kernel::Select => TypeId::of::<Marker<0>>(),
+            Kernel::ZerosLike => TypeId::of::<Marker<1>>(),
+            Kernel::BroadcastLike => TypeId::of::<Marker<2>>(),
+            Kernel::SumLike => TypeId::of::<Marker<3>>(),
+            Kernel::IndexAdd => TypeId::of::<Marker<4>>(),
+            Kernel::VecAdd => TypeId::of::<Marker<5>>(),
+            Kernel::Outer => TypeId::of::<Marker<6>>(),
+        }
+    }
+
+    /// The operation, registered on first use.
+    pub(crate) fn operation(self) -> Operation {
+        static REGISTERED: OnceLock<()> = OnceLock::new();
+        REGISTERED.get_or_init(|| {
+            for k in Kernel::ALL {
+                register_forward(k.key(), Arc::new(move |args: &[Value]| k.eval(args)), false);
+            }
+        });
+        Operation::Registered(self.key())
+    }
+
+    fn key(self) -> CalleeKey {
+        CalleeKey {
+            id: self.type_id(),
+            name: self.name(),
+        }
+    }
+
+    /// The kernel an operation is, if it is one.
+    pub(crate) fn of(op: &Operation) -> Option<Kernel> {
+        match op {
+            Operation::Registered(k) => Kernel::ALL.into_iter().find(|c| c.type_id() == k.id),
+            _ => None,
+        }
+    }
+
+    /// How many operands it takes (`index_add`: at least this many, two more at a time).
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Kernel::ZerosLike => 1,
+            Kernel::Select | Kernel::IndexAdd => 3,
+            _ => 2,
+        }
+    }
+
+    /// Runs the kernel.
+    pub(crate) fn eval(self, args: &[Value]) -> Result<Value, EvalError> {
+        let fits = match self {
+            Kernel::IndexAdd => args.len() >= 3 && args.len() % 2 == 1,
+            _ => args.len() == self.arity(),
+        };
+        if !fits {
+            return Err(EvalError::Arity {
+                expected: self.arity(),
+                got: args.len(),
+            });
+        }
+        match self {
+            Kernel::Select => match args[0].by_value().downcast_ref::<bool>() {
+                Some(true) => Ok(args[1].clone()),
+                Some(false) => Ok(args[2].clone()),
+                None => Err(type_error(0, "a bool", &args[0])),
+            },
+            Kernel::ZerosLike => zeros_like(&args[0]),
+            Kernel::BroadcastLike => arrays::broadcast_like(&args[0], &args[1]),
+            Kernel::SumLike => arrays::sum_like(&args[0], &args[1]),
+            Kernel::IndexAdd => index_add(&args[0], &args[1..]),
+            Kernel::VecAdd => match (vector(&args[0]), vector(&args[1])) {
+                (Some(a), Some(b)) if a.len() == b.len() => Ok(a
+                    .iter()
+                    .zip(b)
+                    .map(|(p, q)| p + q)
+                    .collect::<Vec<f64>>()
+                    .snapshot()),
+                (Some(a), Some(b)) => Err(EvalError::Domain(format!(
+                    "vectors of lengths {} and {} added",
+                    a.len(),
+                    b.len()
+                ))),
+                (None, _) => Err(type_error(0, "a `Vec<f64>`", &args[0])),
+                (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
+            },
+            Kernel::Outer => arrays::outer(&args[0], &args[1]),
+        }
+    }
+}
+
+fn type_error(operand: usize, expected: &str, got: &Value) -> EvalError {
+    EvalError::Type {
+        operand,
+        expected: expected.into(),
+        got: got.type_name().to_string(),
+    }
+}
+
+fn vector(v: &Value) -> Option<&Vec<f64>> {
+    v.downcast_ref::<Vec<f64>>()
+}
+
+fn zeros_like(a: &Value) -> Result<Value, EvalError> {
+    let a = a.by_value();
+    if a.downcast_ref::<f64>().is_some() {
+        return Ok(0.0f64.snapshot());
+    }
+    if a.downcast_ref::<f32>().is_some() {
+        return Ok(0.0f32.snapshot());
+    }
+    if let Some(v) = vector(&a) {
+        return Ok(vec![0.0; v.len()].snapshot());
+    }
+    arrays::zeros_like(&a).ok_or_else(|| type_error(0, "a float, `Vec<f64>` or array of `f64`", &a))
+}
+
+fn index_add(base: &Value, pairs: &[Value]) -> Result<Value, EvalError> {
+    let mut z: Vec<f64> = match base.floats() {
+        Some(v) => v.into_owned(),
+        None => arrays::vector_elements(base).ok_or_else(|| type_error(0, "a vector", base))?,
+    };
+    for (k, pair) in pairs.chunks(2).enumerate() {
+        let i = pair[0]
+            .as_i64()
+            .and_then(|i| usize::try_from(i).ok())
+            .ok_or_else(|| type_error(1 + 2 * k, "an index", &pair[0]))?;
+        let x = pair[1]
+            .as_f64()
+            .ok_or_else(|| type_error(2 + 2 * k, "an `f64`", &pair[1]))?;
+        let len = z.len();
+        *z.get_mut(i).ok_or_else(|| {
+            EvalError::Domain(format!("index {i} out of bounds of {len} elements"))
+        })? += x;
+    }
+    if base.floats().is_some() {
+        Ok(z.snapshot())
+    } else {
+        arrays::vector(z).ok_or_else(|| type_error(0, "a vector", base))
+    }
+}
+
+#[cfg(feature = "ndarray")]
+mod arrays {
+    use super::type_error;
+    use crate::core::arrays::{array_primal, like};
+    use crate::core::eval::EvalError;
+    use crate::core::value::{Snapshot, Value};
+    use ndarray::{ArrayD, Axis, IxDyn};
+
+    pub(super) fn zeros_like(a: &Value) -> Option<Value> {
+        let shape = array_primal(a)?.raw_dim();
+        like(ArrayD::zeros(shape), a)
+    }
+
+    pub(super) fn vector_elements(v: &Value) -> Option<Vec<f64>> {
+        array_primal(v)
+            .filter(|a| a.ndim() == 1)
+            .map(|a| a.iter().copied().collect())
+    }
+
+    pub(super) fn vector(z: Vec<f64>) -> Option<Value> {
+        Some(ndarray::Array1::from(z).snapshot())
+    }
+
+    pub(super) fn broadcast_like(t: &Value, y: &Value) -> Result<Value, EvalError> {
+        let target = array_primal(y).ok_or_else(|| type_error(1, "an array of `f64`", y))?;
+        let shape = target.raw_dim();
+        if let Some(x) = t.by_value().as_f64() {
+            return like(ArrayD::from_elem(shape, x), y)
+                .ok_or_else(|| type_error(1, "an owned array of `f64`", y));
+        }
+        let a = array_primal(t).ok_or_else(|| type_error(0, "a float or an array", t))?;
+        if a.shape() == target.shape() {
+            return Ok(t.clone());
+        }
+        let b = a.broadcast(shape.clone()).ok_or_else(|| {
+            EvalError::Domain(format!(
+                "shape {:?} does not broadcast to {:?}",
+                a.shape(),
+                target.shape()
+            ))
+        })?;
+        like(b.to_owned(), y).ok_or_else(|| type_error(1, "an owned array of `f64`", y))
+    }
+
+    pub(super) fn sum_like(t: &Value, a: &Value) -> Result<Value, EvalError> {
+        let a = a.by_value();
+        if t.by_value().as_f64().is_some() {
+            if a.as_f64().is_some() {
+                return Ok(t.by_value());
+            }
+            return Err(type_error(
+                0,
+                "an array (the shape of operand 2 or wider)",
+                t,
+            ));
+        }
+        let ct = array_primal(t).ok_or_else(|| type_error(0, "a float or an array", t))?;
+        if a.downcast_ref::<f64>().is_some() {
+            return Ok(ct.sum().snapshot());
+        }
+        let target = array_primal(&a).ok_or_else(|| type_error(1, "a float or an array", &a))?;
+        if ct.shape() == target.shape() {
+            return Ok(t.clone());
+        }
+        let mut r: ArrayD<f64> = ct.into_owned();
+        while r.ndim() > target.ndim() {
+            r = r.sum_axis(Axis(0));
+        }
+        for (k, &n) in target.shape().iter().enumerate() {
+            if n == 1 && r.shape().get(k).is_some_and(|&m| m != 1) {
+                r = r.sum_axis(Axis(k)).insert_axis(Axis(k));
+            }
+        }
+        if r.shape() != target.shape() {
+            return Err(EvalError::Domain(format!(
+                "shape {:?} does not sum to {:?}",
+                r.shape(),
+                target.shape()
+            )));
+        }
+        like(
+            r.into_dimensionality::<IxDyn>()
+                .map_err(|e| EvalError::Domain(e.to_string()))?,
+            &a,
+        )
+        .ok_or_else(|| type_error(1, "an owned array of `f64`", &a))
+    }
+
+    pub(super) fn outer(a: &Value, b: &Value) -> Result<Value, EvalError> {
+        let x = array_primal(a)
+            .filter(|x| x.ndim() == 1)
+            .ok_or_else(|| type_error(0, "a 1-D array", a))?;
+        let y = array_primal(b)
+            .filter(|y| y.ndim() == 1)
+            .ok_or_else(|| type_error(1, "a 1-D array", b))?;
+        let (x, y): (Vec<f64>, Vec<f64>) =
+            (x.iter().copied().collect(), y.iter().copied().collect());
+        Ok(ndarray::Array2::from_shape_fn((x.len(), y.len()), |(i, j)| x[i] * y[j]).snapshot())
+    }
+}
+
+#[cfg(not(feature = "ndarray"))]
+mod arrays {
+    use crate::core::eval::EvalError;
+    use crate::core::value::Value;
+
+    fn needs() -> EvalError {
+        EvalError::Domain("arrays need irtrack's `ndarray` feature".into())
+    }
+    pub(super) fn zeros_like(_: &Value) -> Option<Value> {
+        None
+    }
+    pub(super) fn vector_elements(_: &Value) -> Option<Vec<f64>> {
+        None
+    }
+    pub(super) fn vector(_: Vec<f64>) -> Option<Value> {
+        None
+    }
+    pub(super) fn broadcast_like(_: &Value, _: &Value) -> Result<Value, EvalError> {
+        Err(needs())
+    }
+    pub(super) fn sum_like(t: &Value, a: &Value) -> Result<Value, EvalError> {
+        match (t.as_f64(), a.as_f64()) {
+            (Some(_), Some(_)) => Ok(t.by_value()),
+            _ => Err(needs()),
+        }
+    }
+    pub(super) fn outer(_: &Value, _: &Value) -> Result<Value, EvalError> {
+        Err(needs())
+    }
+}
+
+/// `t` summed over the axes broadcasting added to `like`'s shape (the transpose of
+/// broadcasting `like` to `t`'s shape): what code emitted by
+/// [`emit_rust`](super::emit_rust) calls where a reverse-mode program sends a cotangent back
+/// to an operand that was broadcast.
+///
+/// ```
+/// use ndarray::{array, Array1};
+///
+/// let t = array![[1.0, 2.0], [3.0, 4.0]];
+/// let like: Array1<f64> = array![0.0, 0.0];
+/// assert_eq!(irtrack::diff::sum_like(&t, &like), array![4.0, 6.0]);
+/// ```
+///
+/// # Panics
+/// When `t`'s shape is not `like`'s broadcast.
+#[cfg(feature = "ndarray")]
+pub fn sum_like<D, E>(
+    t: &ndarray::Array<f64, D>,
+    like: &ndarray::Array<f64, E>,
+) -> ndarray::Array<f64, E>
+where
+    D: ndarray::Dimension + 'static,
+    E: ndarray::Dimension + 'static,
+{
+    use ndarray::Axis;
+    let mut r = t.clone().into_dyn();
+    while r.ndim() > like.ndim() {
+        r = r.sum_axis(Axis(0));
+    }
+    for (k, &n) in like.shape().iter().enumerate() {
+        if n == 1 && r.shape()[k] != 1 {
+            r = r.sum_axis(Axis(k)).insert_axis(Axis(k));
+        }
+    }
+    assert_eq!(
+        r.shape(),
+        like.shape(),
+        "a cotangent that does not sum to its operand's shape"
+    );
+    r.into_dimensionality::<E>()
+        .expect("the shape was checked above")
+}

@@ -1,0 +1,832 @@
+//! Symbolic derivative rules: for each operation, the operations that compute its tangent
+//! from its operands, its result and its operands' tangents (FrechetDiff's `diff_rule`, JAX's
+//! `jvp` rules). One definition per operation: the built-in ones are the `match` below, keyed
+//! by the operation's typed key; a user's function has the [`Rule`] given for it in a
+//! [`Rules`] value (or registered with [`register_rule`]).
+//!
+//! A rule builds operations, so differentiating a derivative applies the rules to the rules'
+//! own output: that is how any order comes out of first-order rules. Each operation a rule
+//! builds is also evaluated at the recorded point as it is built, so the same definition gives
+//! the numeric tangent there (see `docs/derivatives.md` for how the numeric sweep can use it).
+
+use super::error::DiffError;
+use super::graph::{name_of, Builder, Graph, Kind, Var};
+use super::kernels::Kernel;
+use crate::core::eval::literal_as;
+use crate::core::op::{ArrayOp, BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
+use crate::program::Src;
+use crate::view::operation::Operation;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+type JvpFn = dyn Fn(&mut Builder<'_>, &[Var], &[Option<Var>]) -> Result<Option<Var>, DiffError>
+    + Send
+    + Sync;
+type TransposeFn = dyn Fn(&mut Builder<'_>, &[Var], &Var) -> Result<Var, DiffError> + Send + Sync;
+
+#[derive(Clone)]
+enum RuleKind {
+    Jvp(Arc<JvpFn>),
+    Linear(usize),
+}
+
+/// The derivative rule of a user's function (registered with
+/// [`register_operation`](crate::register_operation)): either a function building its tangent
+/// ([`Rule::jvp`]), or the statement that the function is linear in one operand
+/// ([`Rule::linear`]), with that operand's transpose for reverse mode ([`Rule::transpose`]).
+///
+/// ```
+/// use irtrack::diff::{Rule, Rules};
+///
+/// /// A circular shift: `roll(x, k)[i] = x[i - k]`.
+/// fn roll(x: Vec<f64>, k: i64) -> Vec<f64> {
+///     let n = x.len() as i64;
+///     (0..n).map(|i| x[(i - k).rem_euclid(n) as usize]).collect()
+/// }
+///
+/// // Linear in `x`: its tangent is `roll(dx, k)`, its transpose `roll(ct, -k)`.
+/// let rules = Rules::new().with(
+///     roll,
+///     Rule::linear(0).transpose(|b, args, ct| {
+///         let k = b.neg(&args[1])?;
+///         b.call(roll, &[ct.clone(), k])
+///     }),
+/// );
+/// # let _ = rules;
+/// ```
+#[derive(Clone)]
+pub struct Rule {
+    kind: RuleKind,
+    transpose: Option<Arc<TransposeFn>>,
+}
+
+impl Rule {
+    /// A rule building the tangent of the function's result from its operands (`args`) and
+    /// their tangents (`None` for an operand that does not depend on a differentiated input).
+    /// `Ok(None)` says the tangent is zero.
+    pub fn jvp(
+        f: impl Fn(&mut Builder<'_>, &[Var], &[Option<Var>]) -> Result<Option<Var>, DiffError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Rule {
+        Rule {
+            kind: RuleKind::Jvp(Arc::new(f)),
+            transpose: None,
+        }
+    }
+
+    /// The function is linear in operand `operand`, and its other operands are not
+    /// differentiated (a shift, an index, a size): its tangent is the function itself applied
+    /// to the operand's tangent.
+    pub fn linear(operand: usize) -> Rule {
+        Rule {
+            kind: RuleKind::Linear(operand),
+            transpose: None,
+        }
+    }
+
+    /// The transpose of a linear function in its linear operand, for reverse mode: given the
+    /// operands (`args`, the linear one replaced by a tangent) and a cotangent of the result,
+    /// the cotangent of the linear operand.
+    pub fn transpose(
+        mut self,
+        f: impl Fn(&mut Builder<'_>, &[Var], &Var) -> Result<Var, DiffError> + Send + Sync + 'static,
+    ) -> Rule {
+        self.transpose = Some(Arc::new(f));
+        self
+    }
+}
+
+/// A set of rules for users' functions, keyed by each function's type. The built-in operations
+/// have their rules already; [`Rules::global`] holds the rules given to [`register_rule`].
+///
+/// ```
+/// use irtrack::diff::{Rule, Rules};
+///
+/// fn double(x: f64) -> f64 {
+///     2.0 * x
+/// }
+/// let rules = Rules::new().with(double, Rule::linear(0).transpose(|b, _, ct| b.call(double, &[ct.clone()])));
+/// assert!(rules.has(double));
+/// ```
+#[derive(Clone, Default)]
+pub struct Rules {
+    map: HashMap<TypeId, Rule>,
+}
+
+impl Rules {
+    /// No rules for users' functions.
+    pub fn new() -> Rules {
+        Rules::default()
+    }
+
+    /// These rules and `rule` for the function `f` (replacing one it had).
+    pub fn with<F: 'static>(mut self, f: F, rule: Rule) -> Rules {
+        self.map.insert(crate::core::ids::key_of(&f).id, rule);
+        self
+    }
+
+    /// Whether `f` has a rule here.
+    pub fn has<F: 'static>(&self, f: F) -> bool {
+        self.map.contains_key(&crate::core::ids::key_of(&f).id)
+    }
+
+    /// The rules registered with [`register_rule`] so far.
+    pub fn global() -> Rules {
+        global().read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn get(&self, op: &Operation) -> Option<&Rule> {
+        match op {
+            Operation::Registered(k) => self.map.get(&k.id),
+            _ => None,
+        }
+    }
+}
+
+fn global() -> &'static RwLock<Rules> {
+    static RULES: OnceLock<RwLock<Rules>> = OnceLock::new();
+    RULES.get_or_init(Default::default)
+}
+
+/// Gives the function `f` the derivative rule `rule` for [`differentiate`](super::differentiate)
+/// and the entry points ([`jvp`](super::jvp), [`hessian`](super::hessian), …), replacing an
+/// earlier one. [`differentiate_with`](super::differentiate_with) takes a [`Rules`] value
+/// instead.
+///
+/// ```
+/// use irtrack::diff::{register_rule, Rule, Rules};
+///
+/// fn double(x: f64) -> f64 {
+///     2.0 * x
+/// }
+/// register_rule(double, Rule::linear(0));
+/// assert!(Rules::global().has(double));
+/// ```
+pub fn register_rule<F: 'static>(f: F, rule: Rule) {
+    let mut rules = global().write().unwrap_or_else(|e| e.into_inner());
+    rules.map.insert(crate::core::ids::key_of(&f).id, rule);
+}
+
+// Small constructors over the graph, so the rules below read like the formulas they are.
+
+fn op(g: &mut Graph, o: Operation, args: Vec<Src>) -> Result<Src, DiffError> {
+    g.apply(o, args)
+}
+
+fn bin(g: &mut Graph, b: BinOp, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    op(
+        g,
+        Operation::Builtin(Builtin::Binary(b)),
+        vec![x.clone(), y.clone()],
+    )
+}
+
+pub(crate) fn add(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    if g.kind(x) == Kind::Vector {
+        return op(g, Kernel::VecAdd.operation(), vec![x.clone(), y.clone()]);
+    }
+    bin(g, BinOp::Add, x, y)
+}
+
+fn sub(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    bin(g, BinOp::Sub, x, y)
+}
+
+pub(crate) fn mul(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    bin(g, BinOp::Mul, x, y)
+}
+
+pub(crate) fn div(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    bin(g, BinOp::Div, x, y)
+}
+
+pub(crate) fn neg(g: &mut Graph, x: &Src) -> Result<Src, DiffError> {
+    op(
+        g,
+        Operation::Builtin(Builtin::Unary(UnOp::Neg)),
+        vec![x.clone()],
+    )
+}
+
+fn cmp(g: &mut Graph, c: CmpOp, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    op(
+        g,
+        Operation::Builtin(Builtin::Compare(c)),
+        vec![x.clone(), y.clone()],
+    )
+}
+
+pub(crate) fn kernel(g: &mut Graph, k: Kernel, args: Vec<Src>) -> Result<Src, DiffError> {
+    op(g, k.operation(), args)
+}
+
+/// The float method `f` on `args`: elementwise for an array receiver.
+fn method(g: &mut Graph, f: FloatFn, args: Vec<Src>) -> Result<Src, DiffError> {
+    match g.kind(&args[0]) {
+        Kind::Array(_) if f == FloatFn::Powi => op(g, Operation::Array(ArrayOp::Powi), args),
+        Kind::Array(_) if f.arity() == 1 => op(g, Operation::Array(ArrayOp::Map(f)), args),
+        _ => op(g, Operation::Builtin(Builtin::Method(f)), args),
+    }
+}
+
+fn m1(g: &mut Graph, f: FloatFn, x: &Src) -> Result<Src, DiffError> {
+    method(g, f, vec![x.clone()])
+}
+
+fn c(g: &Graph, like: &Src, x: f64) -> Src {
+    g.float_like(like, x)
+}
+
+/// The sum of the tangents present (`None` when none is).
+fn sum(g: &mut Graph, terms: Vec<Option<Src>>) -> Result<Option<Src>, DiffError> {
+    let mut total: Option<Src> = None;
+    for t in terms.into_iter().flatten() {
+        total = Some(match total {
+            None => t,
+            Some(s) => add(g, &s, &t)?,
+        });
+    }
+    Ok(total)
+}
+
+/// `coefficient * dx`, when `dx` is present.
+fn scaled(g: &mut Graph, coefficient: &Src, dx: &Option<Src>) -> Result<Option<Src>, DiffError> {
+    dx.as_ref().map(|d| mul(g, coefficient, d)).transpose()
+}
+
+/// A zero tangent of `like`'s type and shape.
+pub(crate) fn zero(g: &mut Graph, like: &Src) -> Result<Src, DiffError> {
+    match g.kind(like) {
+        Kind::Float(_) => Ok(c(g, like, 0.0)),
+        _ => kernel(g, Kernel::ZerosLike, vec![like.clone()]),
+    }
+}
+
+/// `t`, a tangent of operand `k` of an elementwise operation whose other operand is `other`,
+/// brought to the result `y`'s shape: broadcasting may have widened it.
+fn fit(g: &mut Graph, t: Src, other: &Src, y: &Src) -> Result<Src, DiffError> {
+    match (g.kind(y), g.kind(other)) {
+        (Kind::Array(_), Kind::Array(_)) => kernel(g, Kernel::BroadcastLike, vec![t, y.clone()]),
+        (Kind::Array(_), _) if !matches!(g.kind(&t), Kind::Array(_)) => {
+            kernel(g, Kernel::BroadcastLike, vec![t, y.clone()])
+        }
+        _ => Ok(t),
+    }
+}
+
+/// The tangent of the result of `o` applied to `args` (with result `y`), given the tangents
+/// `dx` of its operands; `None` when it is zero.
+pub(crate) fn jvp(
+    g: &mut Graph,
+    o: Operation,
+    args: &[Src],
+    y: &Src,
+    dx: &[Option<Src>],
+    rules: &Rules,
+) -> Result<Option<Src>, DiffError> {
+    let no_rule = |g: &Graph, hint: &str| DiffError::NoRule {
+        operation: name_of(&o),
+        at: g.origin.clone(),
+        hint: hint.to_string(),
+    };
+    let d = |k: usize| dx.get(k).cloned().flatten();
+    match o {
+        Operation::Builtin(b) => match b {
+            Builtin::Binary(bo) | Builtin::Assign(bo) => {
+                binary(g, bo, &args[0], &args[1], y, d(0), d(1))
+            }
+            Builtin::Unary(UnOp::Neg) => d(0).map(|t| neg(g, &t)).transpose(),
+            // Comparisons and `!` give bools: nothing to differentiate.
+            Builtin::Unary(UnOp::Not) | Builtin::Compare(_) => Ok(None),
+            Builtin::Method(f) => float_method(g, f, args, y, dx),
+            // A cast between floats carries the tangent; a cast to an integer is piecewise
+            // constant, as `floor` is.
+            Builtin::Cast(to) if to.is_float() => d(0)
+                .map(|t| op(g, Operation::Builtin(Builtin::Cast(to)), vec![t]))
+                .transpose(),
+            Builtin::Cast(_) => Ok(None),
+            Builtin::Index => d(0)
+                .map(|t| {
+                    op(
+                        g,
+                        Operation::Builtin(Builtin::Index),
+                        vec![t, args[1].clone()],
+                    )
+                })
+                .transpose(),
+            Builtin::Deref | Builtin::Bind | Builtin::Clone => Ok(d(0)),
+            Builtin::VecOf | Builtin::ArrayOf => {
+                if dx.iter().all(Option::is_none) {
+                    return Ok(None);
+                }
+                let mut elements = Vec::with_capacity(args.len());
+                for (k, a) in args.iter().enumerate() {
+                    elements.push(match d(k) {
+                        Some(t) => t,
+                        None => c(g, a, 0.0),
+                    });
+                }
+                op(g, Operation::Builtin(Builtin::VecOf), elements).map(Some)
+            }
+            _ => Err(no_rule(
+                g,
+                "the value it reads depends on a differentiated input, and irtrack has no \
+                 derivative for it",
+            )),
+        },
+        Operation::Array(a) => match a {
+            ArrayOp::Sum | ArrayOp::Transpose => d(0)
+                .map(|t| op(g, Operation::Array(a), vec![t]))
+                .transpose(),
+            ArrayOp::Copy => Ok(d(0)),
+            ArrayOp::Dot => {
+                let first = d(0)
+                    .map(|t| op(g, Operation::Array(ArrayOp::Dot), vec![t, args[1].clone()]))
+                    .transpose()?;
+                let second = d(1)
+                    .map(|t| op(g, Operation::Array(ArrayOp::Dot), vec![args[0].clone(), t]))
+                    .transpose()?;
+                sum(g, vec![first, second])
+            }
+            ArrayOp::Map(f) => unary(g, f, &args[0], y, &d(0)),
+            ArrayOp::Powi => powi(g, &args[0], &args[1], &d(0)),
+        },
+        Operation::Registered(_) => {
+            if let Some(k) = Kernel::of(&o) {
+                return kernel_jvp(g, k, args, dx);
+            }
+            let Some(rule) = rules.get(&o).cloned() else {
+                return Err(no_rule(
+                    g,
+                    "give it one: `Rules::new().with(f, Rule::jvp(…))` for `differentiate_with`, \
+                     or `irtrack::diff::register_rule(f, …)`",
+                ));
+            };
+            let vars: Vec<Var> = args.iter().cloned().map(Var).collect();
+            match rule.kind {
+                RuleKind::Jvp(f) => {
+                    let tangents: Vec<Option<Var>> =
+                        dx.iter().cloned().map(|t| t.map(Var)).collect();
+                    f(&mut Builder { g }, &vars, &tangents).map(|r| r.map(|v| v.0))
+                }
+                RuleKind::Linear(k) => {
+                    if let Some(j) = (0..args.len()).find(|&j| j != k && d(j).is_some()) {
+                        return Err(no_rule(
+                            g,
+                            &format!(
+                                "its rule says it is linear in operand {} alone, and operand {} \
+                                 depends on a differentiated input",
+                                k + 1,
+                                j + 1
+                            ),
+                        ));
+                    }
+                    let Some(t) = d(k) else { return Ok(None) };
+                    let mut a = args.to_vec();
+                    a[k] = t;
+                    op(g, o, a).map(Some)
+                }
+            }
+        }
+    }
+}
+
+/// The transpose rule of a user's linear function, if it has one: `(operand, rule)`.
+pub(crate) fn user_transpose(rules: &Rules, o: &Operation) -> Option<(usize, Arc<TransposeFn>)> {
+    let rule = rules.get(o)?;
+    match (&rule.kind, &rule.transpose) {
+        (RuleKind::Linear(k), Some(t)) => Some((*k, t.clone())),
+        _ => None,
+    }
+}
+
+fn binary(
+    g: &mut Graph,
+    b: BinOp,
+    x: &Src,
+    z: &Src,
+    y: &Src,
+    dx: Option<Src>,
+    dz: Option<Src>,
+) -> Result<Option<Src>, DiffError> {
+    Ok(Some(match b {
+        BinOp::Add => match (dx, dz) {
+            (Some(p), Some(q)) => add(g, &p, &q)?,
+            (Some(p), None) => fit(g, p, z, y)?,
+            (None, Some(q)) => fit(g, q, x, y)?,
+            (None, None) => return Ok(None),
+        },
+        BinOp::Sub => match (dx, dz) {
+            (Some(p), Some(q)) => sub(g, &p, &q)?,
+            (Some(p), None) => fit(g, p, z, y)?,
+            (None, Some(q)) => {
+                let n = neg(g, &q)?;
+                fit(g, n, x, y)?
+            }
+            (None, None) => return Ok(None),
+        },
+        BinOp::Mul => {
+            let first = dx.map(|p| mul(g, &p, z)).transpose()?;
+            let second = dz.map(|q| mul(g, x, &q)).transpose()?;
+            match sum(g, vec![first, second])? {
+                Some(t) => t,
+                None => return Ok(None),
+            }
+        }
+        // d(x / z) = (dx - y dz) / z.
+        BinOp::Div => match (dx, dz) {
+            (Some(p), Some(q)) => {
+                let yq = mul(g, y, &q)?;
+                let n = sub(g, &p, &yq)?;
+                div(g, &n, z)?
+            }
+            (Some(p), None) => div(g, &p, z)?,
+            (None, Some(q)) => {
+                let yq = mul(g, y, &q)?;
+                let r = div(g, &yq, z)?;
+                neg(g, &r)?
+            }
+            (None, None) => return Ok(None),
+        },
+        // x % z = x - trunc(x / z) z.
+        BinOp::Rem => {
+            let q = dz
+                .map(|q| -> Result<Src, DiffError> {
+                    let ratio = div(g, x, z)?;
+                    let t = m1(g, FloatFn::Trunc, &ratio)?;
+                    let tq = mul(g, &t, &q)?;
+                    neg(g, &tq)
+                })
+                .transpose()?;
+            match sum(g, vec![dx, q])? {
+                Some(t) => t,
+                None => return Ok(None),
+            }
+        }
+        // Bitwise operators on floats do not compile; on integers there is no tangent.
+        _ => return Ok(None),
+    }))
+}
+
+fn float_method(
+    g: &mut Graph,
+    f: FloatFn,
+    args: &[Src],
+    y: &Src,
+    dx: &[Option<Src>],
+) -> Result<Option<Src>, DiffError> {
+    let d = |k: usize| dx.get(k).cloned().flatten();
+    if f.arity() == 1 {
+        return unary(g, f, &args[0], y, &d(0));
+    }
+    if f == FloatFn::Powi {
+        return powi(g, &args[0], &args[1], &d(0));
+    }
+    let (a, b) = (&args[0], &args[1]);
+    Ok(match f {
+        // d a^b = b a^(b-1) da + y ln(a) db.
+        FloatFn::Powf => {
+            let first = match d(0) {
+                Some(da) => {
+                    let one = c(g, a, 1.0);
+                    let bm1 = sub(g, b, &one)?;
+                    let p = method(g, FloatFn::Powf, vec![a.clone(), bm1])?;
+                    let k = mul(g, b, &p)?;
+                    Some(mul(g, &k, &da)?)
+                }
+                None => None,
+            };
+            let second = match d(1) {
+                Some(db) => {
+                    let l = m1(g, FloatFn::Ln, a)?;
+                    let k = mul(g, y, &l)?;
+                    Some(mul(g, &k, &db)?)
+                }
+                None => None,
+            };
+            sum(g, vec![first, second])?
+        }
+        // The tangent of the operand `max`/`min` returned (ties and NaN as they break).
+        FloatFn::Max | FloatFn::Min => {
+            if d(0).is_none() && d(1).is_none() {
+                return Ok(None);
+            }
+            let order = if f == FloatFn::Max {
+                CmpOp::Ge
+            } else {
+                CmpOp::Le
+            };
+            let first = cmp(g, order, a, b)?;
+            let nan = cmp(g, CmpOp::Ne, b, b)?;
+            let pick = bin(g, BinOp::BitOr, &first, &nan)?;
+            let da = match d(0) {
+                Some(t) => t,
+                None => c(g, a, 0.0),
+            };
+            let db = match d(1) {
+                Some(t) => t,
+                None => c(g, a, 0.0),
+            };
+            Some(kernel(g, Kernel::Select, vec![pick, da, db])?)
+        }
+        // d atan2(a, b) = (b da - a db) / (a² + b²).
+        FloatFn::Atan2 => {
+            let aa = mul(g, a, a)?;
+            let bb = mul(g, b, b)?;
+            let r = add(g, &aa, &bb)?;
+            let first = scaled(g, b, &d(0))?;
+            let second = match d(1) {
+                Some(db) => {
+                    let t = mul(g, a, &db)?;
+                    Some(neg(g, &t)?)
+                }
+                None => None,
+            };
+            match sum(g, vec![first, second])? {
+                Some(n) => Some(div(g, &n, &r)?),
+                None => None,
+            }
+        }
+        // d hypot(a, b) = (a da + b db) / y.
+        FloatFn::Hypot => {
+            let first = scaled(g, a, &d(0))?;
+            let second = scaled(g, b, &d(1))?;
+            match sum(g, vec![first, second])? {
+                Some(n) => Some(div(g, &n, y)?),
+                None => None,
+            }
+        }
+        // log_b(a) = ln a / ln b.
+        FloatFn::Log => {
+            let lb = m1(g, FloatFn::Ln, b)?;
+            let first = match d(0) {
+                Some(da) => {
+                    let k = mul(g, a, &lb)?;
+                    Some(div(g, &da, &k)?)
+                }
+                None => None,
+            };
+            let second = match d(1) {
+                Some(db) => {
+                    let la = m1(g, FloatFn::Ln, a)?;
+                    let lb2 = mul(g, &lb, &lb)?;
+                    let k = mul(g, b, &lb2)?;
+                    let r = div(g, &la, &k)?;
+                    let t = mul(g, &r, &db)?;
+                    Some(neg(g, &t)?)
+                }
+                None => None,
+            };
+            sum(g, vec![first, second])?
+        }
+        // copysign(a, b) = ±a: the sign flips with the signs of a and b.
+        FloatFn::Copysign => match d(0) {
+            Some(da) => {
+                let sa = m1(g, FloatFn::Signum, a)?;
+                let sb = m1(g, FloatFn::Signum, b)?;
+                let s = mul(g, &sa, &sb)?;
+                Some(mul(g, &s, &da)?)
+            }
+            None => None,
+        },
+        FloatFn::MulAdd => {
+            let first = scaled(g, b, &d(0))?;
+            let second = scaled(g, a, &d(1))?;
+            sum(g, vec![first, second, d(2)])?
+        }
+        // The tangent of whichever operand `clamp` returned.
+        FloatFn::Clamp => {
+            if dx.iter().all(Option::is_none) {
+                return Ok(None);
+            }
+            let (lo, hi) = (&args[1], &args[2]);
+            let z = |k: usize, g: &Graph| d(k).unwrap_or_else(|| c(g, a, 0.0));
+            let (dv, dlo, dhi) = (z(0, g), z(1, g), z(2, g));
+            let above = cmp(g, CmpOp::Gt, a, hi)?;
+            let inner = kernel(g, Kernel::Select, vec![above, dhi, dv])?;
+            let below = cmp(g, CmpOp::Lt, a, lo)?;
+            Some(kernel(g, Kernel::Select, vec![below, dlo, inner])?)
+        }
+        _ => {
+            return Err(DiffError::NoRule {
+                operation: f.name().into(),
+                at: g.origin.clone(),
+                hint: "irtrack has no derivative for it".into(),
+            })
+        }
+    })
+}
+
+/// The tangent of `f(x)` (a float method of one argument, or its elementwise form on arrays).
+fn unary(
+    g: &mut Graph,
+    f: FloatFn,
+    x: &Src,
+    y: &Src,
+    dx: &Option<Src>,
+) -> Result<Option<Src>, DiffError> {
+    use FloatFn::*;
+    let Some(dx) = dx else { return Ok(None) };
+    let one = c(g, x, 1.0);
+    let coefficient = match f {
+        Sin => m1(g, Cos, x)?,
+        Cos => {
+            let s = m1(g, Sin, x)?;
+            neg(g, &s)?
+        }
+        // 1 + tan² x.
+        Tan => {
+            let yy = mul(g, y, y)?;
+            add(g, &one, &yy)?
+        }
+        Asin | Acos => {
+            let xx = mul(g, x, x)?;
+            let r = sub(g, &one, &xx)?;
+            let s = m1(g, Sqrt, &r)?;
+            let q = div(g, dx, &s)?;
+            return Ok(Some(if f == Acos { neg(g, &q)? } else { q }));
+        }
+        Atan => {
+            let xx = mul(g, x, x)?;
+            let r = add(g, &one, &xx)?;
+            return div(g, dx, &r).map(Some);
+        }
+        Sinh => m1(g, Cosh, x)?,
+        Cosh => m1(g, Sinh, x)?,
+        Tanh => {
+            let yy = mul(g, y, y)?;
+            sub(g, &one, &yy)?
+        }
+        Asinh | Acosh => {
+            let xx = mul(g, x, x)?;
+            let r = if f == Asinh {
+                add(g, &xx, &one)?
+            } else {
+                sub(g, &xx, &one)?
+            };
+            let s = m1(g, Sqrt, &r)?;
+            return div(g, dx, &s).map(Some);
+        }
+        Atanh => {
+            let xx = mul(g, x, x)?;
+            let r = sub(g, &one, &xx)?;
+            return div(g, dx, &r).map(Some);
+        }
+        Exp => y.clone(),
+        Exp2 => {
+            let ln2 = c(g, x, std::f64::consts::LN_2);
+            mul(g, y, &ln2)?
+        }
+        ExpM1 => add(g, y, &one)?,
+        Ln => return div(g, dx, x).map(Some),
+        Ln1p => {
+            let r = add(g, &one, x)?;
+            return div(g, dx, &r).map(Some);
+        }
+        Log10 | Log2 => {
+            let base = if f == Log10 {
+                std::f64::consts::LN_10
+            } else {
+                std::f64::consts::LN_2
+            };
+            let lb = c(g, x, base);
+            let r = mul(g, x, &lb)?;
+            return div(g, dx, &r).map(Some);
+        }
+        // d sqrt(x) = dx / (2 y).
+        Sqrt => {
+            let two = c(g, x, 2.0);
+            let r = mul(g, &two, y)?;
+            return div(g, dx, &r).map(Some);
+        }
+        Cbrt => {
+            let three = c(g, x, 3.0);
+            let yy = mul(g, y, y)?;
+            let r = mul(g, &three, &yy)?;
+            return div(g, dx, &r).map(Some);
+        }
+        Abs => m1(g, Signum, x)?,
+        // d(1/x) = -y² dx.
+        Recip => {
+            let yy = mul(g, y, y)?;
+            neg(g, &yy)?
+        }
+        // Linear: the same scaling applies to the tangent.
+        ToDegrees | ToRadians => return m1(g, f, dx).map(Some),
+        // Piecewise constant: zero wherever it is differentiable.
+        Signum | Floor | Ceil | Round | RoundTiesEven | Trunc => return Ok(None),
+        Fract => return Ok(Some(dx.clone())),
+        _ => {
+            return Err(DiffError::NoRule {
+                operation: f.name().into(),
+                at: g.origin.clone(),
+                hint: "irtrack has no derivative for it".into(),
+            })
+        }
+    };
+    mul(g, &coefficient, dx).map(Some)
+}
+
+/// The tangent of `x.powi(n)`: `n x^(n-1) dx`, without `x^(n-1)` where `n` is 0, 1 or 2 (so
+/// that `x⁰` has the derivative 0 at `x = 0`, not `0 · ∞`).
+fn powi(g: &mut Graph, x: &Src, n: &Src, dx: &Option<Src>) -> Result<Option<Src>, DiffError> {
+    let Some(dx) = dx else { return Ok(None) };
+    let nv = g.value(n);
+    let ty = nv.scalar_type().unwrap_or(ScalarType::I32);
+    let int = |g: &Graph, k: i64| -> Result<Src, DiffError> {
+        literal_as(&k.to_string(), ty)
+            .map(Src::Const)
+            .ok_or_else(|| DiffError::Eval {
+                at: g.origin.clone(),
+                error: crate::core::eval::EvalError::Overflow(format!(
+                    "the exponent {k} of a derivative of `powi` does not fit in {}",
+                    ty.name()
+                )),
+            })
+    };
+    let coefficient = match (n, nv.as_i64()) {
+        (Src::Const(_), Some(0)) => return Ok(None),
+        (Src::Const(_), Some(1)) => return Ok(Some(dx.clone())),
+        (Src::Const(_), Some(2)) => {
+            let two = c(g, x, 2.0);
+            mul(g, &two, x)?
+        }
+        (Src::Const(_), Some(k)) => {
+            let e = int(g, k - 1)?;
+            let p = method(g, FloatFn::Powi, vec![x.clone(), e])?;
+            let kf = c(g, x, k as f64);
+            mul(g, &kf, &p)?
+        }
+        _ => {
+            let one = int(g, 1)?;
+            let e = bin(g, BinOp::Sub, n, &one)?;
+            let p = method(g, FloatFn::Powi, vec![x.clone(), e])?;
+            let to = match g.kind(x) {
+                Kind::Float(t) => t,
+                _ => ScalarType::F64,
+            };
+            let nf = op(g, Operation::Builtin(Builtin::Cast(to)), vec![n.clone()])?;
+            mul(g, &nf, &p)?
+        }
+    };
+    mul(g, &coefficient, dx).map(Some)
+}
+
+fn kernel_jvp(
+    g: &mut Graph,
+    k: Kernel,
+    args: &[Src],
+    dx: &[Option<Src>],
+) -> Result<Option<Src>, DiffError> {
+    let d = |i: usize| dx.get(i).cloned().flatten();
+    match k {
+        Kernel::ZerosLike => Ok(None),
+        Kernel::Select => {
+            if d(1).is_none() && d(2).is_none() {
+                return Ok(None);
+            }
+            let a = match d(1) {
+                Some(t) => t,
+                None => zero(g, &args[1])?,
+            };
+            let b = match d(2) {
+                Some(t) => t,
+                None => zero(g, &args[2])?,
+            };
+            kernel(g, Kernel::Select, vec![args[0].clone(), a, b]).map(Some)
+        }
+        // Linear in the first operand; the second gives only a shape.
+        Kernel::BroadcastLike | Kernel::SumLike => d(0)
+            .map(|t| kernel(g, k, vec![t, args[1].clone()]))
+            .transpose(),
+        // Linear in the base and in the values added; the indices are integers.
+        Kernel::IndexAdd => {
+            let mut a = Vec::with_capacity(args.len());
+            a.push(match d(0) {
+                Some(t) => t,
+                None => zero(g, &args[0])?,
+            });
+            for (k, pair) in args[1..].chunks(2).enumerate() {
+                a.push(pair[0].clone());
+                a.push(match d(2 + 2 * k) {
+                    Some(t) => t,
+                    None => c(g, &pair[1], 0.0),
+                });
+            }
+            kernel(g, Kernel::IndexAdd, a).map(Some)
+        }
+        Kernel::VecAdd => sum(g, vec![d(0), d(1)]),
+        Kernel::Outer => {
+            let first = d(0)
+                .map(|t| kernel(g, k, vec![t, args[1].clone()]))
+                .transpose()?;
+            let second = d(1)
+                .map(|t| kernel(g, k, vec![args[0].clone(), t]))
+                .transpose()?;
+            sum(g, vec![first, second])
+        }
+    }
+}

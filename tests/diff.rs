@@ -1,0 +1,439 @@
+//! Derivatives as graphs (`irtrack::diff`): programs differentiated to any order, reverse mode
+//! by transposition, the entry points, FrechetDiff's examples on `ndarray` vectors. Every
+//! number is checked against a closed form or finite differences.
+
+use irtrack::diff::{
+    differentiate, hessian, hessian_by, jacobian, jvp, register_rule, reverse, vjp, DiffError,
+    HessianMethod, Rule,
+};
+use irtrack::program::{Input, Program, ReplayError};
+use irtrack::{register_operation, track, tracked, Value};
+use ndarray::{array, Array1};
+
+fn close(got: f64, want: f64, rel: f64) -> bool {
+    (got - want).abs() <= rel * want.abs().max(1e-300) || got == want
+}
+
+/// `d^k f(x)[1, …, 1]`: the program differentiated `k` times, every direction 1.
+fn derivative_at(p: &Program, k: usize, x: f64, statics: &[Value]) -> f64 {
+    let mut d = p.clone();
+    for _ in 0..k {
+        d = differentiate(&d, &[0]).unwrap();
+    }
+    let mut args = vec![Value::snapshot(x)];
+    args.extend(statics.iter().cloned());
+    args.extend((0..k).map(|_| Value::snapshot(1.0f64)));
+    d.call(args).unwrap().as_f64().unwrap()
+}
+
+#[tracked]
+fn sin_exp(x: f64) -> f64 {
+    x.sin() * x.exp()
+}
+
+#[test]
+fn sin_exp_derivatives_of_orders_1_to_4_match_closed_forms() {
+    let p = Program::from_trace(&track(sin_exp, (0.3,)), &[Input::Dynamic]).unwrap();
+    let closed = |k: usize, x: f64| -> f64 {
+        let (s, c, e) = (x.sin(), x.cos(), x.exp());
+        match k {
+            1 => e * (s + c),
+            2 => 2.0 * e * c,
+            3 => 2.0 * e * (c - s),
+            4 => -4.0 * e * s,
+            _ => unreachable!(),
+        }
+    };
+    for x in [-1.3, 0.2, 0.7, 2.5] {
+        for k in 1..=4 {
+            let got = derivative_at(&p, k, x, &[]);
+            assert!(
+                close(got, closed(k, x), 1e-10),
+                "order {k} at {x}: {got} vs {}",
+                closed(k, x)
+            );
+        }
+    }
+}
+
+#[tracked]
+fn series(x: f64, n: i32) -> f64 {
+    let mut r = 0.0;
+    let mut i = 0;
+    while i < n {
+        r += x.powi(i);
+        i += 1;
+    }
+    r
+}
+
+/// `n! / (n - k)!`.
+fn falling(n: i32, k: usize) -> f64 {
+    (0..k as i32).map(|j| (n - j) as f64).product()
+}
+
+#[test]
+fn a_loop_differentiates_to_order_4() {
+    let n = 7;
+    let p =
+        Program::from_trace(&track(series, (0.5, n)), &[Input::Dynamic, Input::Static]).unwrap();
+    for x in [-1.7f64, 0.5, 1.3] {
+        for k in 1..=4 {
+            let want: f64 = (k as i32..n)
+                .map(|i| falling(i, k) * x.powi(i - k as i32))
+                .sum();
+            let got = derivative_at(&p, k, x, &[Value::snapshot(n)]);
+            assert!(close(got, want, 1e-10), "order {k} at {x}: {got} vs {want}");
+        }
+    }
+}
+
+#[tracked]
+fn power(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * power(x, n - 1)
+    }
+}
+
+#[test]
+fn a_recursion_differentiates_to_order_4() {
+    let n = 6u32;
+    let p = Program::from_trace(&track(power, (1.1, n)), &[Input::Dynamic, Input::Static]).unwrap();
+    for x in [-0.8f64, 1.1, 2.0] {
+        for k in 1..=4 {
+            let want = falling(n as i32, k) * x.powi(n as i32 - k as i32);
+            let got = derivative_at(&p, k, x, &[Value::snapshot(n)]);
+            assert!(close(got, want, 1e-10), "order {k} at {x}: {got} vs {want}");
+        }
+    }
+}
+
+#[tracked]
+fn rosenbrock(x: Vec<f64>, n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut i = 0;
+    while i + 1 < n {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        s += 100.0 * a * a + b * b;
+        i += 1;
+    }
+    s
+}
+
+fn rosenbrock_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        if i + 1 < n {
+            h[i][i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+            h[i][i + 1] = -400.0 * x[i];
+            h[i + 1][i] = -400.0 * x[i];
+        }
+        if i > 0 {
+            h[i][i] += 200.0;
+        }
+    }
+    h
+}
+
+#[test]
+fn rosenbrock_hessian_is_exact_at_integer_points() {
+    let x: Vec<f64> = vec![1.0, -2.0, 3.0, 0.0, 5.0, -1.0, 2.0, 4.0, -3.0, 1.0];
+    let want = rosenbrock_hessian(&x);
+    for method in [
+        HessianMethod::ForwardOverReverse,
+        HessianMethod::ForwardOverForward,
+    ] {
+        let h = hessian_by(rosenbrock, (x.clone(), 10), method).unwrap();
+        assert_eq!((h.rows(), h.cols()), (10, 10));
+        for (i, row) in want.iter().enumerate() {
+            assert_eq!(&h.row(i), row, "row {i} by {method:?}");
+        }
+    }
+    assert_eq!(
+        hessian(rosenbrock, (x.clone(), 10)).unwrap().row(3),
+        want[3]
+    );
+}
+
+#[tracked]
+fn mixed(x: Vec<f64>, y: f64, n: i32) -> Vec<f64> {
+    let a = x[0] * y.sin() + x[1].powi(n);
+    let b = (x[2] / y).exp() - x[0] * x[1];
+    let c = x[2].atan2(x[0]) * y.max(x[1]);
+    vec![a, b, c]
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+#[test]
+fn jvp_and_vjp_agree_with_finite_differences_and_with_each_other() {
+    let x = vec![0.7, -1.2, 0.4];
+    let y = 1.3;
+    let (vx, vy) = (vec![0.3, -0.5, 1.1], 0.7);
+    let u = vec![1.5, -0.4, 0.9];
+    let j = jvp(mixed, (x.clone(), y, 3), (vx.clone(), vy, ())).unwrap();
+    let jv = j.tangent.downcast_ref::<Vec<f64>>().unwrap().clone();
+    // Central differences along (vx, vy).
+    let h = 1e-6;
+    let at = |t: f64| {
+        let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, b)| a + t * b).collect();
+        mixed(xs, y + t * vy, 3)
+    };
+    let (p, m) = (at(h), at(-h));
+    for i in 0..3 {
+        let fd = (p[i] - m[i]) / (2.0 * h);
+        assert!(close(jv[i], fd, 1e-7), "J v [{i}]: {} vs {fd}", jv[i]);
+    }
+    let r = vjp(mixed, (x.clone(), y, 3), u.clone()).unwrap();
+    let ux = r.cotangents[0]
+        .as_ref()
+        .unwrap()
+        .downcast_ref::<Vec<f64>>()
+        .unwrap()
+        .clone();
+    let uy = r.cotangents[1].as_ref().unwrap().as_f64().unwrap();
+    assert!(r.cotangents[2].is_none(), "an integer has no cotangent");
+    // uᵀ J by finite differences, one input at a time.
+    for k in 0..4 {
+        let bump = |t: f64| {
+            let mut xs = x.clone();
+            let mut yy = y;
+            if k < 3 {
+                xs[k] += t;
+            } else {
+                yy += t;
+            }
+            dot(&u, &mixed(xs, yy, 3))
+        };
+        let fd = (bump(h) - bump(-h)) / (2.0 * h);
+        let got = if k < 3 { ux[k] } else { uy };
+        assert!(close(got, fd, 1e-7), "uᵀJ [{k}]: {got} vs {fd}");
+    }
+    // ⟨u, J v⟩ = ⟨Jᵀ u, v⟩.
+    let left = dot(&u, &jv);
+    let right = dot(&ux, &vx) + uy * vy;
+    assert!(close(left, right, 1e-12), "{left} vs {right}");
+}
+
+#[test]
+fn jvp_checks_its_directions() {
+    let e = jvp(
+        mixed,
+        (vec![0.7, -1.2, 0.4], 1.3, 3),
+        (vec![1.0, 2.0], 1.0, ()),
+    )
+    .unwrap_err();
+    assert!(matches!(e, DiffError::Direction { index: 0, .. }), "{e}");
+    assert!(e.to_string().contains("shape [3]"), "{e}");
+    let e = jvp(
+        mixed,
+        (vec![0.7, -1.2, 0.4], 1.3, 3),
+        (vec![1.0; 3], 1.0, 1),
+    )
+    .unwrap_err();
+    assert!(matches!(e, DiffError::Direction { index: 2, .. }), "{e}");
+}
+
+/// A circular shift (Julia's `circshift`): `roll(x, k)[i] = x[i - k]`, indices modulo `n`.
+fn roll(x: Array1<f64>, k: i32) -> Array1<f64> {
+    let n = x.len() as i64;
+    Array1::from_shape_fn(x.len(), |i| x[(i as i64 - k as i64).rem_euclid(n) as usize])
+}
+
+fn roll_rules() {
+    register_operation(roll);
+    register_rule(
+        roll,
+        Rule::linear(0).transpose(|b, args, ct| {
+            let k = b.neg(&args[1])?;
+            b.call(roll, &[ct.clone(), k])
+        }),
+    );
+}
+
+#[tracked]
+fn frechet_f(x: Array1<f64>) -> Array1<f64> {
+    &x * &roll(x.clone(), 1)
+}
+
+#[tracked]
+fn frechet_g(x: Array1<f64>) -> f64 {
+    let y = &x * &roll(x.clone(), 1);
+    x[0] * y.sum()
+}
+
+#[test]
+fn frechet_jacobian_of_x_times_its_shift() {
+    roll_rules();
+    let x = array![0.3, -1.2, 2.5, 0.8, -0.6, 1.9];
+    let n = x.len();
+    let j = jacobian(frechet_f, (x.clone(),)).unwrap();
+    for i in 0..n {
+        for k in 0..n {
+            let prev = (i + n - 1) % n;
+            let want = if k == i {
+                x[prev]
+            } else if k == prev {
+                x[i]
+            } else {
+                0.0
+            };
+            assert_eq!(j[(i, k)], want, "J[{i}, {k}]");
+        }
+    }
+}
+
+#[test]
+fn frechet_derivative_program_is_what_frechetdiff_prints() {
+    roll_rules();
+    let p = Program::from_trace(
+        &track(frechet_f, (array![1.0, 2.0, 3.0],)),
+        &[Input::Dynamic],
+    )
+    .unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    // FrechetDiff's `s2 = circshift(s1, 1)`, `s4 = circshift(s3, 1)`, `s3 .* s2 + s1 .* s4`;
+    // `$1` is the `x.clone()` the Rust function passes to `roll`.
+    assert_eq!(
+        d.to_string(),
+        "\
+program frechet_f'(%1: ArrayBase<OwnedRepr<f64>, Dim<[usize; 1]>>, %2: ArrayBase<OwnedRepr<f64>, Dim<[usize; 1]>>)
+  $1 = Copy(%1)\t# frechet_f [§1:%2]
+  $2 = diff::roll($1, ⟨1⟩)\t# frechet_f [§1:%3]
+  $3 = diff::roll(%2, ⟨1⟩)\t# frechet_f [§1:%3]
+  $4 = *(%2, $2)\t# frechet_f [§1:%4]
+  $5 = *(%1, $3)\t# frechet_f [§1:%4]
+  $6 = +($4, $5)\t# frechet_f [§1:%4]
+  return $6
+"
+    );
+    let v = array![0.5, -1.0, 2.0];
+    let x = array![1.5, 0.25, -2.0];
+    let got = d.call((x.clone(), v.clone())).unwrap();
+    let want = &v * &roll(x.clone(), 1) + &x * &roll(v.clone(), 1);
+    assert_eq!(got.downcast_ref::<Array1<f64>>(), Some(&want));
+}
+
+fn frechet_hessian(x: &Array1<f64>) -> Vec<Vec<f64>> {
+    // g = x₀ Σᵢ xᵢ xᵢ₋₁: ∂²g/∂xⱼ∂xₖ = [j = 0](xₖ₋₁ + xₖ₊₁) + [k = 0](xⱼ₋₁ + xⱼ₊₁)
+    // + x₀ ([k = j - 1] + [k = j + 1]), indices modulo n.
+    let n = x.len();
+    let (prev, next) = (|j: usize| (j + n - 1) % n, |j: usize| (j + 1) % n);
+    let entry = |j: usize, k: usize| {
+        let mut v = 0.0;
+        if j == 0 {
+            v += x[prev(k)] + x[next(k)];
+        }
+        if k == 0 {
+            v += x[prev(j)] + x[next(j)];
+        }
+        if k == prev(j) {
+            v += x[0];
+        }
+        if k == next(j) {
+            v += x[0];
+        }
+        v
+    };
+    (0..n)
+        .map(|j| (0..n).map(|k| entry(j, k)).collect())
+        .collect()
+}
+
+#[test]
+fn frechet_hessian_by_differentiating_twice() {
+    roll_rules();
+    let x = array![0.3, -1.2, 2.5, 0.8, -0.6, 1.9];
+    let want = frechet_hessian(&x);
+    for method in [
+        HessianMethod::ForwardOverForward,
+        HessianMethod::ForwardOverReverse,
+    ] {
+        let h = hessian_by(frechet_g, (x.clone(),), method).unwrap();
+        for (i, row) in want.iter().enumerate() {
+            for (k, w) in row.iter().enumerate() {
+                assert!(
+                    close(h[(i, k)], *w, 1e-14),
+                    "H[{i}, {k}] by {method:?}: {} vs {w}",
+                    h[(i, k)]
+                );
+            }
+        }
+    }
+}
+
+fn unruled(x: f64) -> f64 {
+    x * 3.0
+}
+
+#[tracked]
+fn uses_unruled(x: f64) -> f64 {
+    unruled(x).sin()
+}
+
+#[test]
+fn an_operation_without_a_rule_is_an_error_naming_it() {
+    register_operation(unruled);
+    let p = Program::from_trace(&track(uses_unruled, (1.0,)), &[Input::Dynamic]).unwrap();
+    let e = differentiate(&p, &[0]).unwrap_err();
+    let DiffError::NoRule { operation, .. } = &e else {
+        panic!("{e}")
+    };
+    assert!(operation.ends_with("unruled"), "{e}");
+    assert!(e.to_string().contains("register_rule"), "{e}");
+}
+
+#[tracked]
+fn relu_sum(x: f64) -> f64 {
+    let y = if x > 0.0 { x * x } else { 0.5 * x };
+    y + 1.0
+}
+
+#[test]
+fn a_derivative_keeps_the_guards_of_the_recorded_path() {
+    let p = Program::from_trace(&track(relu_sum, (2.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(d.call((3.0, 1.0)).unwrap().as_f64(), Some(6.0));
+    let e = d.call((-3.0, 1.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
+}
+
+#[test]
+fn static_and_integer_inputs_are_refused() {
+    let p =
+        Program::from_trace(&track(series, (0.5, 3)), &[Input::Dynamic, Input::Static]).unwrap();
+    let e = differentiate(&p, &[1]).unwrap_err();
+    assert!(matches!(e, DiffError::Input { index: 1, .. }), "{e}");
+    let p =
+        Program::from_trace(&track(series, (0.5, 3)), &[Input::Dynamic, Input::Dynamic]).unwrap();
+    let e = differentiate(&p, &[1]).unwrap_err();
+    assert!(e.to_string().contains("i32"), "{e}");
+}
+
+#[test]
+fn reverse_gives_the_gradient() {
+    let p = Program::from_trace(
+        &track(rosenbrock, (vec![1.0; 4], 4)),
+        &[Input::Dynamic, Input::Static],
+    )
+    .unwrap();
+    let g = reverse(&p, 0).unwrap();
+    let x = vec![0.5, -1.0, 2.0, 1.5];
+    let grad = g.call((x.clone(), 4usize, 1.0)).unwrap();
+    let grad = grad.downcast_ref::<Vec<f64>>().unwrap().clone();
+    let h = 1e-6;
+    for k in 0..4 {
+        let mut a = x.clone();
+        let mut b = x.clone();
+        a[k] += h;
+        b[k] -= h;
+        let fd = (rosenbrock(a, 4) - rosenbrock(b, 4)) / (2.0 * h);
+        assert!(close(grad[k], fd, 1e-7), "{k}: {} vs {fd}", grad[k]);
+    }
+}
