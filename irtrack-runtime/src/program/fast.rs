@@ -20,12 +20,8 @@ enum Code {
     F64Unary(fn(f64) -> f64),
     F64Binary(fn(f64, f64) -> f64),
     F64Powi,
-    I64Add,
-    I64Sub,
-    I64Mul,
-    I32Add,
-    I32Sub,
-    I32Mul,
+    /// `+ - *` on two integers of one type, checked.
+    IntArith(BinOp),
     IntCmp(CmpOp),
     /// Any other operation, through values.
     General(usize),
@@ -274,28 +270,8 @@ impl Fast {
                         None => return self.general(p, ins, &regs),
                     }
                 }
-                (Code::I64Add, Scalar::I64(x), Scalar::I64(y)) => match x.checked_add(y) {
-                    Some(r) => Scalar::I64(r),
-                    None => return self.general(p, ins, &regs),
-                },
-                (Code::I64Sub, Scalar::I64(x), Scalar::I64(y)) => match x.checked_sub(y) {
-                    Some(r) => Scalar::I64(r),
-                    None => return self.general(p, ins, &regs),
-                },
-                (Code::I64Mul, Scalar::I64(x), Scalar::I64(y)) => match x.checked_mul(y) {
-                    Some(r) => Scalar::I64(r),
-                    None => return self.general(p, ins, &regs),
-                },
-                (Code::I32Add, Scalar::I32(x), Scalar::I32(y)) => match x.checked_add(y) {
-                    Some(r) => Scalar::I32(r),
-                    None => return self.general(p, ins, &regs),
-                },
-                (Code::I32Sub, Scalar::I32(x), Scalar::I32(y)) => match x.checked_sub(y) {
-                    Some(r) => Scalar::I32(r),
-                    None => return self.general(p, ins, &regs),
-                },
-                (Code::I32Mul, Scalar::I32(x), Scalar::I32(y)) => match x.checked_mul(y) {
-                    Some(r) => Scalar::I32(r),
+                (Code::IntArith(o), x, y) => match int_arith(o, x, y) {
+                    Some(r) => r,
                     None => return self.general(p, ins, &regs),
                 },
                 (Code::IntCmp(c), x, y) => match (int_of(x), int_of(y)) {
@@ -365,6 +341,25 @@ impl Fast {
             }),
         }
     }
+}
+
+/// `a o b` for two integers of one type, `None` on overflow (the general evaluator then gives
+/// the error) or for other operands.
+fn int_arith(o: BinOp, a: Scalar, b: Scalar) -> Option<Scalar> {
+    macro_rules! arith {
+        ($($v:ident),*) => {
+            match (a, b) {
+                $((Scalar::$v(x), Scalar::$v(y)) => Some(Scalar::$v(match o {
+                    BinOp::Add => x.checked_add(y)?,
+                    BinOp::Sub => x.checked_sub(y)?,
+                    BinOp::Mul => x.checked_mul(y)?,
+                    _ => return None,
+                })),)*
+                _ => None,
+            }
+        };
+    }
+    arith!(I8, I16, I32, I64, Isize, U8, U16, U32, U64, Usize)
 }
 
 fn same_bits(a: Scalar, b: Scalar) -> bool {
@@ -447,20 +442,12 @@ fn code_of(
             BinOp::Rem => Code::F64Rem,
             _ => return None,
         },
-        Builtin::Binary(o) | Builtin::Assign(o) if two && t0 == Some(T::I64) && t1 == t0 => match o
+        Builtin::Binary(o @ (BinOp::Add | BinOp::Sub | BinOp::Mul))
+        | Builtin::Assign(o @ (BinOp::Add | BinOp::Sub | BinOp::Mul))
+            if two && t0 == t1 && int_like(t0) =>
         {
-            BinOp::Add => Code::I64Add,
-            BinOp::Sub => Code::I64Sub,
-            BinOp::Mul => Code::I64Mul,
-            _ => return None,
-        },
-        Builtin::Binary(o) | Builtin::Assign(o) if two && t0 == Some(T::I32) && t1 == t0 => match o
-        {
-            BinOp::Add => Code::I32Add,
-            BinOp::Sub => Code::I32Sub,
-            BinOp::Mul => Code::I32Mul,
-            _ => return None,
-        },
+            Code::IntArith(o)
+        }
         Builtin::Unary(UnOp::Neg) if t0 == Some(T::F64) && !two => Code::F64Neg,
         Builtin::Compare(c) if f64s && two => Code::F64Cmp(c),
         Builtin::Compare(c) if two && t0 == t1 && int_like(t0) => Code::IntCmp(c),
