@@ -437,3 +437,242 @@ fn reverse_gives_the_gradient() {
         assert!(close(grad[k], fd, 1e-7), "{k}: {} vs {fd}", grad[k]);
     }
 }
+
+// Emitted Rust, checked in (`emitted_modules_are_fresh` regenerates it) and called below.
+
+#[rustfmt::skip]
+#[path = "emitted/scalar.rs"]
+mod emitted_scalar;
+#[rustfmt::skip]
+#[path = "emitted/vector.rs"]
+mod emitted_vector;
+#[rustfmt::skip]
+#[path = "emitted/frechet.rs"]
+mod emitted_frechet;
+
+/// `program` differentiated `k` times with respect to its first input.
+fn nth(program: &Program, k: usize) -> Program {
+    (0..k).fold(program.clone(), |p, _| differentiate(&p, &[0]).unwrap())
+}
+
+/// The source of each module under `tests/emitted/`.
+fn emitted_modules() -> Vec<(&'static str, String)> {
+    use irtrack::diff::emit_rust;
+    roll_rules();
+    let header = |preamble: &str| {
+        format!(
+            "//! Emitted by `irtrack::diff::emit_rust` from the programs of `tests/diff.rs`; do not\n\
+             //! edit. `emitted_modules_are_fresh` fails when it is stale, and\n\
+             //! `IRTRACK_BLESS=1 cargo test --test diff emitted` writes it again.\n{preamble}"
+        )
+    };
+    let module = |preamble: &str, functions: Vec<(&str, Program)>| {
+        let mut src = header(preamble);
+        for (name, p) in functions {
+            src.push('\n');
+            src.push_str(&emit_rust(&p, name).unwrap());
+        }
+        src
+    };
+    let dynamic = |t: &irtrack::Trace| Program::from_trace(t, &[Input::Dynamic]).unwrap();
+    let sin_exp_p = dynamic(&track(sin_exp, (0.3,)));
+    let series_p =
+        Program::from_trace(&track(series, (0.5, 7)), &[Input::Dynamic, Input::Static]).unwrap();
+    let power_p =
+        Program::from_trace(&track(power, (1.1, 6u32)), &[Input::Dynamic, Input::Static]).unwrap();
+    let relu_p = dynamic(&track(relu_sum, (2.0,)));
+    let scalar = module(
+        "",
+        vec![
+            ("sin_exp_d1", nth(&sin_exp_p, 1)),
+            ("sin_exp_d2", nth(&sin_exp_p, 2)),
+            ("sin_exp_d3", nth(&sin_exp_p, 3)),
+            ("sin_exp_d4", nth(&sin_exp_p, 4)),
+            ("series_d2", nth(&series_p, 2)),
+            ("power_d3", nth(&power_p, 3)),
+            ("relu_sum_d1", nth(&relu_p, 1)),
+        ],
+    );
+    let rosen = Program::from_trace(
+        &track(rosenbrock, (vec![1.0; 10], 10)),
+        &[Input::Dynamic, Input::Static],
+    )
+    .unwrap();
+    let rosen_grad = reverse(&rosen, 0).unwrap();
+    let mixed_p = Program::from_trace(
+        &track(mixed, (vec![0.7, -1.2, 0.4], 1.3, 3)),
+        &[Input::Dynamic, Input::Dynamic, Input::Static],
+    )
+    .unwrap();
+    let vector = module(
+        "",
+        vec![
+            ("rosenbrock_grad", rosen_grad.clone()),
+            ("rosenbrock_hvp", differentiate(&rosen_grad, &[0]).unwrap()),
+            ("mixed_jvp", differentiate(&mixed_p, &[0, 1]).unwrap()),
+        ],
+    );
+    let f = dynamic(&track(frechet_f, (array![1.0, 2.0, 3.0],)));
+    let g = dynamic(&track(frechet_g, (array![1.0, 2.0, 3.0],)));
+    let frechet = module(
+        "\nuse super::roll;\n",
+        vec![
+            ("frechet_f", f.clone()),
+            ("frechet_f_d1", nth(&f, 1)),
+            ("frechet_g_d2", nth(&g, 2)),
+            ("frechet_g_grad", reverse(&g, 0).unwrap()),
+        ],
+    );
+    vec![
+        ("tests/emitted/scalar.rs", scalar),
+        ("tests/emitted/vector.rs", vector),
+        ("tests/emitted/frechet.rs", frechet),
+    ]
+}
+
+#[test]
+fn emitted_modules_are_fresh() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bless = std::env::var_os("IRTRACK_BLESS").is_some();
+    let mut stale = Vec::new();
+    for (path, src) in emitted_modules() {
+        let file = root.join(path);
+        if std::fs::read_to_string(&file).ok().as_deref() == Some(src.as_str()) {
+            continue;
+        }
+        if bless {
+            std::fs::write(&file, &src).unwrap();
+        } else {
+            stale.push(path);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale emitted code in {stale:?}: run `IRTRACK_BLESS=1 cargo test --test diff emitted`, \
+         review the diff and commit it"
+    );
+}
+
+#[test]
+fn emitted_scalar_derivatives_match_closed_forms() {
+    use emitted_scalar::*;
+    for x in [-1.3f64, 0.2, 0.7, 2.5] {
+        let (s, c, e) = (x.sin(), x.cos(), x.exp());
+        let got = [
+            sin_exp_d1(x).unwrap()(1.0),
+            sin_exp_d2(x).unwrap()(1.0)(1.0),
+            sin_exp_d3(x).unwrap()(1.0)(1.0)(1.0),
+            sin_exp_d4(x).unwrap()(1.0)(1.0)(1.0)(1.0),
+        ];
+        let want = [e * (s + c), 2.0 * e * c, 2.0 * e * (c - s), -4.0 * e * s];
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(close(*g, w, 1e-10), "order {} at {x}: {g} vs {w}", k + 1);
+        }
+        // Multilinear in the directions.
+        let d2 = sin_exp_d2(x).unwrap();
+        assert!(close(d2(2.0)(-3.0), -6.0 * want[1], 1e-12));
+        let series_want: f64 = (2..7).map(|i| falling(i, 2) * x.powi(i - 2)).sum();
+        assert!(close(series_d2(x).unwrap()(1.0)(1.0), series_want, 1e-10));
+        let power_want = falling(6, 3) * x.powi(3);
+        assert!(close(
+            power_d3(x).unwrap()(1.0)(1.0)(1.0),
+            power_want,
+            1e-10
+        ));
+    }
+    assert_eq!(relu_sum_d1(3.0).unwrap()(1.0), 6.0);
+    let e = relu_sum_d1(-3.0).err().unwrap();
+    assert!(
+        e.contains("relu_sum") && e.contains("== true expected"),
+        "{e}"
+    );
+}
+
+fn basis(n: usize) -> Vec<Vec<f64>> {
+    (0..n)
+        .map(|j| (0..n).map(|i| if i == j { 1.0 } else { 0.0 }).collect())
+        .collect()
+}
+
+#[test]
+fn emitted_reverse_programs_give_the_gradient_and_the_hessian() {
+    use emitted_vector::*;
+    let x: Vec<f64> = vec![1.0, -2.0, 3.0, 0.0, 5.0, -1.0, 2.0, 4.0, -3.0, 1.0];
+    let grad = rosenbrock_grad(x.clone()).unwrap()(1.0);
+    let h = 1e-6;
+    for k in 0..10 {
+        let (mut a, mut b) = (x.clone(), x.clone());
+        a[k] += h;
+        b[k] -= h;
+        let fd = (rosenbrock(a, 10) - rosenbrock(b, 10)) / (2.0 * h);
+        assert!(close(grad[k], fd, 1e-7), "{k}: {} vs {fd}", grad[k]);
+    }
+    // Hessian-vector products with basis vectors: the Hessian, exactly.
+    let want = rosenbrock_hessian(&x);
+    let hvp = rosenbrock_hvp(x.clone()).unwrap()(1.0);
+    for (j, e) in basis(10).into_iter().enumerate() {
+        let column = hvp(e);
+        for (i, row) in want.iter().enumerate() {
+            assert_eq!(column[i], row[j], "H[{i}, {j}]");
+        }
+    }
+}
+
+#[test]
+fn emitted_jvp_of_two_inputs_matches_finite_differences() {
+    let (x, y) = (vec![0.7, -1.2, 0.4], 1.3);
+    let (vx, vy) = (vec![0.3, -0.5, 1.1], 0.7);
+    let jv = emitted_vector::mixed_jvp(x.clone(), y).unwrap()(vx.clone(), vy);
+    let h = 1e-6;
+    let at = |t: f64| {
+        let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, b)| a + t * b).collect();
+        mixed(xs, y + t * vy, 3)
+    };
+    let (p, m) = (at(h), at(-h));
+    for i in 0..3 {
+        let fd = (p[i] - m[i]) / (2.0 * h);
+        assert!(close(jv[i], fd, 1e-7), "[{i}]: {} vs {fd}", jv[i]);
+    }
+}
+
+#[test]
+fn emitted_frechet_examples() {
+    use emitted_frechet::*;
+    let x = array![0.3, -1.2, 2.5, 0.8, -0.6, 1.9];
+    let n = x.len();
+    assert_eq!(frechet_f(x.clone()).unwrap(), &x * &roll(x.clone(), 1));
+    // The Jacobian from basis vectors, as FrechetDiff's example builds it.
+    let df = frechet_f_d1(x.clone()).unwrap();
+    for (k, e) in basis(n).into_iter().enumerate() {
+        let column = df(Array1::from(e));
+        for i in 0..n {
+            let prev = (i + n - 1) % n;
+            let want = if k == i {
+                x[prev]
+            } else if k == prev {
+                x[i]
+            } else {
+                0.0
+            };
+            assert_eq!(column[i], want, "J[{i}, {k}]");
+        }
+    }
+    let want = frechet_hessian(&x);
+    let d2 = frechet_g_d2(x.clone()).unwrap();
+    let grad = frechet_g_grad(x.clone()).unwrap()(1.0);
+    let h = 1e-6;
+    for (j, ej) in basis(n).into_iter().enumerate() {
+        let row = d2(Array1::from(ej));
+        for (k, ek) in basis(n).into_iter().enumerate() {
+            assert!(
+                close(row(Array1::from(ek)), want[j][k], 1e-14),
+                "H[{j}, {k}]"
+            );
+        }
+        let (mut a, mut b) = (x.clone(), x.clone());
+        a[j] += h;
+        b[j] -= h;
+        let fd = (frechet_g(a) - frechet_g(b)) / (2.0 * h);
+        assert!(close(grad[j], fd, 1e-7), "∇g[{j}]: {} vs {fd}", grad[j]);
+    }
+}

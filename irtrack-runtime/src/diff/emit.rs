@@ -153,6 +153,9 @@ struct Emitter<'p> {
     op_stage: Vec<u32>,
     /// The number of closures.
     stages: u32,
+    /// The variable of each operation: `s1, s2, …` in the order the code runs them (stage by
+    /// stage).
+    op_names: Vec<String>,
 }
 
 fn unsupported(at: &Origin, reason: impl Into<String>) -> DiffError {
@@ -227,12 +230,19 @@ impl<'p> Emitter<'p> {
             op_stage.push(s);
         }
         let stages = input_stage.iter().copied().max().unwrap_or(0);
+        let mut order: Vec<usize> = (0..parts.ops.len()).collect();
+        order.sort_by_key(|&k| op_stage[k]);
+        let mut op_names = vec![String::new(); parts.ops.len()];
+        for (i, &k) in order.iter().enumerate() {
+            op_names[k] = format!("s{}", i + 1);
+        }
         Ok(Emitter {
             parts,
             name: name.to_string(),
             input_stage,
             op_stage,
             stages,
+            op_names,
         })
     }
 
@@ -283,7 +293,7 @@ impl<'p> Emitter<'p> {
                 literal: false,
             }),
             Src::Op(k) => Ok(Atom {
-                code: format!("s{}", k + 1),
+                code: self.op_names[*k].clone(),
                 ty: self.op_ty(*k)?,
                 literal: false,
             }),
@@ -366,7 +376,7 @@ impl<'p> Emitter<'p> {
                 Builtin::Unary(UnOp::Neg) => format!("-{}", a(0).operand()),
                 Builtin::Unary(UnOp::Not) => format!("!{}", a(0).recv()),
                 Builtin::Method(f) => {
-                    let rest: Vec<String> = args[1..].iter().map(|x| x.recv()).collect();
+                    let rest: Vec<String> = args[1..].iter().map(|x| x.code.clone()).collect();
                     format!("{}.{}({})", a(0).recv(), f.name(), rest.join(", "))
                 }
                 Builtin::Cast(t) => format!("{} as {}", a(0).recv(), t.name()),
@@ -511,7 +521,11 @@ impl<'p> Emitter<'p> {
                 self.input_name(*k),
                 self.input_ty(*k, &at)?,
             )),
-            Src::Op(k) => Some((self.op_stage[*k], format!("s{}", k + 1), self.op_ty(*k)?)),
+            Src::Op(k) => Some((
+                self.op_stage[*k],
+                self.op_names[*k].clone(),
+                self.op_ty(*k)?,
+            )),
             Src::Const(_) => None,
         })
     }
@@ -547,13 +561,13 @@ impl<'p> Emitter<'p> {
         for k in 0..parts.ops.len() {
             let e = self.expr(k)?;
             let s = self.op_stage[k] as usize;
-            let _ = writeln!(bodies[s], "let s{} = {e};", k + 1);
+            let _ = writeln!(bodies[s], "let {} = {e};", self.op_names[k]);
             for g in &parts.guards {
                 if matches!(g.condition, Src::Op(c) if c == k) {
                     let test = if g.expected {
-                        format!("!s{}", k + 1)
+                        format!("!{}", self.op_names[k])
                     } else {
-                        format!("s{}", k + 1)
+                        self.op_names[k].clone()
                     };
                     bodies[s].push_str(&guard(test, g));
                 }
@@ -625,10 +639,13 @@ impl<'p> Emitter<'p> {
             .collect();
         let ret = self.returns(0, &out.ty)?;
         let doc = format!(
-            "/// The program `{}` ({} closure{}), emitted by `irtrack::diff::emit_rust`.",
+            "/// The program `{}` ({}), emitted by `irtrack::diff::emit_rust`.",
             parts.name,
-            n,
-            if n == 1 { "" } else { "s" }
+            match n {
+                0 => "no direction".to_string(),
+                1 => "a direction, in a closure".to_string(),
+                n => format!("{n} directions, a closure each"),
+            }
         );
         Ok(format!(
             "{doc}\n#[allow(clippy::all, unused_variables, unused_parens)]\npub fn {}({}) -> Result<{ret}, &'static str> {{\n{}{code}}}\n",

@@ -1,0 +1,104 @@
+//! Emitted by `irtrack::diff::emit_rust` from the programs of `tests/diff.rs`; do not
+//! edit. `emitted_modules_are_fresh` fails when it is stale, and
+//! `IRTRACK_BLESS=1 cargo test --test diff emitted` writes it again.
+
+use super::roll;
+
+/// The program `frechet_f` (no direction), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn frechet_f(
+    x1: ndarray::Array1<f64>,
+) -> Result<ndarray::Array1<f64>, &'static str> {
+    let s1 = x1.clone();
+    let s2 = roll(s1.clone(), 1_i32);
+    let s3 = &x1 * &s2;
+    Ok(s3)
+}
+
+/// The program `frechet_f'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn frechet_f_d1(
+    x1: ndarray::Array1<f64>,
+) -> Result<impl Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>, &'static str> {
+    let s1 = x1.clone();
+    let s2 = roll(s1.clone(), 1_i32);
+    Ok(move |v1: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
+        let s3 = roll(v1.clone(), 1_i32);
+        let s4 = &v1 * &s2;
+        let s5 = &x1 * &s3;
+        let s6 = &s4 + &s5;
+        s6
+    })
+}
+
+/// The program `frechet_g''` (2 directions, a closure each), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn frechet_g_d2(
+    x1: ndarray::Array1<f64>,
+) -> Result<
+    impl Fn(ndarray::Array1<f64>) -> Box<dyn Fn(ndarray::Array1<f64>) -> f64>,
+    &'static str,
+> {
+    let s1 = x1.clone();
+    let s2 = roll(s1.clone(), 1_i32);
+    let s3 = x1[0_usize];
+    Ok(move |v1: ndarray::Array1<f64>| -> Box<dyn Fn(ndarray::Array1<f64>) -> f64> {
+        let s4 = roll(v1.clone(), 1_i32);
+        let s5 = &v1 * &s2;
+        let s6 = &x1 * &s4;
+        let s7 = &s5 + &s6;
+        let s8 = v1[0_usize];
+        let s9 = s7.sum();
+        let s2 = s2.clone();
+        let x1 = x1.clone();
+        Box::new(move |v2: ndarray::Array1<f64>| -> f64 {
+            let s10 = roll(v2.clone(), 1_i32);
+            let s11 = &v2 * &s2;
+            let s12 = &x1 * &s10;
+            let s13 = &s11 + &s12;
+            let s14 = v2[0_usize];
+            let s15 = s13.sum();
+            let s16 = &v1 * &s10;
+            let s17 = &v2 * &s4;
+            let s18 = &s16 + &s17;
+            let s19 = s18.sum();
+            let s20 = s8 * s15;
+            let s21 = s9 * s14;
+            let s22 = s3 * s19;
+            let s23 = s21 + s22;
+            let s24 = s20 + s23;
+            s24
+        })
+    })
+}
+
+/// The program `frechet_g*` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn frechet_g_grad(
+    x1: ndarray::Array1<f64>,
+) -> Result<impl Fn(f64) -> ndarray::Array1<f64>, &'static str> {
+    let s1 = x1.clone();
+    let s2 = roll(s1.clone(), 1_i32);
+    let s3 = &x1 * &s2;
+    let s4 = x1[0_usize];
+    let s5 = s3.sum();
+    Ok(move |v1: f64| -> ndarray::Array1<f64> {
+        let s6 = v1 * s4;
+        let s7 = v1 * s5;
+        let s8 = ndarray::Array::from_elem(s3.raw_dim(), s6);
+        let s9 = irtrack::diff::sum_like(&s8, &s2);
+        let s10 = irtrack::diff::sum_like(&s8, &x1);
+        let s11 = &x1 * &s10;
+        let s12 = irtrack::diff::sum_like(&s11, &s2);
+        let s13 = &s2 * &s9;
+        let s14 = irtrack::diff::sum_like(&s13, &x1);
+        let s15 = roll(s12.clone(), -1_i32);
+        let s16 = &s14 + &s15;
+        let s17 = {
+            let mut z = s16.clone();
+            z[0_usize] += s7;
+            z
+        };
+        s17
+    })
+}
