@@ -368,6 +368,24 @@ fn frechet_hessian_by_differentiating_twice() {
     }
 }
 
+#[test]
+fn frechet_second_derivative_program_is_the_hessians_bilinear_form() {
+    roll_rules();
+    let x = array![0.3, -1.2, 2.5, 0.8, -0.6, 1.9];
+    let p = Program::from_trace(&track(frechet_g, (x.clone(),)), &[Input::Dynamic]).unwrap();
+    let d2 = differentiate(&differentiate(&p, &[0]).unwrap(), &[0]).unwrap();
+    let h = frechet_hessian(&x);
+    // Directions that are not basis vectors: every entry of the Hessian takes part.
+    let u = array![0.5, -1.5, 0.25, 2.0, -0.75, 1.0];
+    let w = array![-1.0, 0.5, 1.5, -0.25, 2.0, 0.125];
+    let want: f64 = (0..x.len())
+        .flat_map(|j| (0..x.len()).map(move |k| (j, k)))
+        .map(|(j, k)| u[j] * h[j][k] * w[k])
+        .sum();
+    let got = d2.call((x.clone(), u, w)).unwrap().as_f64().unwrap();
+    assert!(close(got, want, 1e-13), "{got} vs {want}");
+}
+
 fn unruled(x: f64) -> f64 {
     x * 3.0
 }
