@@ -104,6 +104,14 @@ fn check_at<O: Real + PartialEq + Debug>(
     };
     let p: Vec<f64> = point.iter().map(|&x| round(x)).collect();
     let g = grad(&p);
+    // The fast path (a flat tape) where it answers, and the general sweep it stands in for:
+    // the same gradient, bit for bit (the text of floats is exact).
+    let general = irtrack::grad::with_general_sweep(|| grad(&p));
+    assert_eq!(
+        format!("{:?}", g.wrt),
+        format!("{:?}", general.wrt),
+        "{name} at {p:?}: the fast path and the general sweep differ"
+    );
     let direct = eval(&p);
     assert_eq!(
         g.value, direct,

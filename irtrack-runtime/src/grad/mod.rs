@@ -34,6 +34,7 @@
 
 mod custom;
 mod error;
+mod fast;
 mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
@@ -48,6 +49,8 @@ pub use custom::{
     register_rule, FromArgument, FromArguments, FromTangent, IntoSensitivities, IntoSensitivity,
 };
 pub use error::{GradError, Place};
+#[doc(hidden)]
+pub use fast::{fast_gradients_taken, with_general_sweep};
 pub use site::Site;
 pub use tangent::Tangent;
 
@@ -107,6 +110,12 @@ where
 {
     let (value, trace) = track_output(f, args);
     let seed = scalar_seed(&trace)?;
+    if fast::enabled() {
+        if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
+            let wrt = tape.sweep(1.0).wrt;
+            return Ok(Gradient { value, wrt });
+        }
+    }
     let sweep = run(&trace, seed)?;
     let wrt = argument_gradients(&trace, &sweep);
     Ok(Gradient { value, wrt })
@@ -137,18 +146,37 @@ where
     F: Callable<A>,
 {
     let (value, trace) = track_output(f, args);
-    (value, Pullback { trace })
+    (
+        value,
+        Pullback {
+            trace,
+            tape: std::sync::OnceLock::new(),
+        },
+    )
 }
 
 /// A backpropagator returned by [`pullback`]: it owns the trace of the call.
 pub struct Pullback {
     trace: Trace,
+    /// The fast path's tape, built at the first call with a float sensitivity (`None` when
+    /// the trace needs the general sweep).
+    tape: std::sync::OnceLock<Option<fast::Tape>>,
 }
 
 impl Pullback {
     /// The sensitivities of the arguments for the sensitivity `seed` of the output.
     pub fn call(&self, seed: impl Into<Tangent>) -> Result<Vec<Option<Tangent>>, GradError> {
-        let sweep = run(&self.trace, seed.into())?;
+        let seed = seed.into();
+        if let (Tangent::Scalar(s), true) = (&seed, fast::enabled()) {
+            let tape = self.tape.get_or_init(|| {
+                let root = tracked_root(&self.trace).ok()?;
+                fast::tape(&self.trace.store, root.id())
+            });
+            if let Some(tape) = tape {
+                return Ok(tape.sweep(*s).wrt);
+            }
+        }
+        let sweep = run(&self.trace, seed)?;
         Ok(argument_gradients(&self.trace, &sweep))
     }
 

@@ -188,6 +188,24 @@ fn float_method(f: FloatFn) -> Option<Rule> {
     }
 }
 
+/// The partial derivatives of the float method `f` (not `powi`) at `xs` with value `y`, as
+/// its rule computes them: the fast path's tape holds these, so the products it forms are the
+/// general sweep's.
+pub(crate) fn float_partials(f: FloatFn, xs: &[f64], y: f64) -> Option<[f64; 3]> {
+    Some(match (float_method(f)?, xs) {
+        (Rule::Unary(d), [x]) => [d(*x, y), 0.0, 0.0],
+        (Rule::Binary(d), [a, b]) => {
+            let (da, db) = d(*a, *b, y);
+            [da, db, 0.0]
+        }
+        (Rule::Ternary(d), [a, b, c]) => {
+            let (da, db, dc) = d(*a, *b, *c, y);
+            [da, db, dc]
+        }
+        _ => return None,
+    })
+}
+
 /// Whether running the float method `f` on the site's operands gives its recorded value, bit
 /// for bit: the witness that a call method resolution may have sent elsewhere reached `f`.
 pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {

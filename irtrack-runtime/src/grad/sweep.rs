@@ -88,25 +88,12 @@ impl<'s> Sweep<'s> {
     /// A float argument whose value was not recorded (kept only as its type) would silently
     /// get no gradient: that is an error instead.
     fn check_arguments_recorded(&self) -> Result<(), GradError> {
-        use std::any::TypeId;
-        let floats = [
-            TypeId::of::<f64>(),
-            TypeId::of::<f32>(),
-            TypeId::of::<&'static f64>(),
-            TypeId::of::<&'static f32>(),
-            TypeId::of::<Vec<f64>>(),
-            TypeId::of::<Vec<f32>>(),
-            TypeId::of::<&'static [f64]>(),
-            TypeId::of::<&'static [f32]>(),
-            TypeId::of::<&'static Vec<f64>>(),
-        ];
         for c in self.store.children(self.root) {
             if self.store.node(c).kind != NodeKind::Argument || self.is_block_argument(c) {
                 continue;
             }
             let value = self.store.value_cow(c);
-            let float_like = value.type_id().is_some_and(|t| floats.contains(&t));
-            if float_like && !is_differentiable(&value) {
+            if float_like(&value) && !is_differentiable(&value) {
                 return Err(GradError::Unrecorded {
                     at: self.place(c),
                     type_name: value.type_name().to_string(),
@@ -791,6 +778,24 @@ impl Sweep<'_> {
             }
         }
     }
+}
+
+/// Whether a value's type is a float or a vector of floats (also when irtrack kept only its
+/// type, or its text: then it has no gradient, and that is an error).
+pub(crate) fn float_like(value: &Value) -> bool {
+    use std::any::TypeId;
+    let floats = [
+        TypeId::of::<f64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<&'static f64>(),
+        TypeId::of::<&'static f32>(),
+        TypeId::of::<Vec<f64>>(),
+        TypeId::of::<Vec<f32>>(),
+        TypeId::of::<&'static [f64]>(),
+        TypeId::of::<&'static [f32]>(),
+        TypeId::of::<&'static Vec<f64>>(),
+    ];
+    value.type_id().is_some_and(|t| floats.contains(&t))
 }
 
 /// A value that may hold differentiable fields: neither a number, a vector or an array, nor

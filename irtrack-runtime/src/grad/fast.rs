@@ -1,0 +1,725 @@
+//! The fast path of a gradient: a flat tape of `(from, to, partial)` edges built in one pass
+//! over the trace, swept backward over `f64` adjoints.
+//!
+//! The general sweep ([`super::sweep`]) interprets every node of a trace each time: it finds
+//! the node's parent call (a walk up the calls), its static entry, its references and its
+//! rule (by operator, receiver and operand types), and builds a [`Value`] per operand read.
+//! Most traces a gradient is asked for are made only of float arithmetic, float methods,
+//! comparisons, integer counters, branches, nested calls and element reads of a vector
+//! argument. For those, this module does the same work once per static entry (a [`Plan`]) and
+//! once per node (a few loads from the typed columns), writes each active node's partial
+//! derivatives into a tape, and the backward pass is a loop over that tape.
+//!
+//! **Right or an error.** The fast path returns a gradient only for traces in which every node
+//! is one it knows exactly what the general sweep does with; at the first node it does not
+//! (a user's rule, a closure's capture, an iterator, a field of a struct argument, a float
+//! re-encoded as an integer, an `f32`, a witness that fails, a node left by a panic, …) it
+//! declines and [`super::gradient`] runs the general sweep, which returns the gradient or the
+//! typed error. Where it does answer, it computes the same products and adds them in the same
+//! order as the general sweep, so the two agree bit for bit (`tests/gradient_fast.rs` checks
+//! that, node kind by node kind, and that the declined cases still get their errors).
+
+use super::custom;
+use super::primal::{is_differentiable, primal, Primal};
+use super::tangent::Tangent;
+use crate::core::ids::NodeId;
+use crate::core::ir::{EntryKind, FnIr, Operand};
+use crate::core::literal;
+use crate::core::op::{BinOp, Builtin, FloatFn, Receiver, UnOp};
+use crate::core::tape::{NodeKind, Store, NO_ENTRY};
+use crate::core::value::Value;
+use std::cell::Cell;
+use std::collections::HashMap;
+
+thread_local! {
+    /// Set by [`with_general_sweep`]: the fast path declines everything.
+    static OFF: Cell<bool> = const { Cell::new(false) };
+    /// How many gradients the fast path answered on this thread.
+    static TAKEN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `f` with the fast path turned off on this thread, so that every gradient it takes
+/// goes through the general sweep: the reference the fast path is tested against.
+#[doc(hidden)]
+pub fn with_general_sweep<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OFF.with(|o| o.set(self.0));
+        }
+    }
+    let _restore = Restore(OFF.with(|o| o.replace(true)));
+    f()
+}
+
+/// How many gradients the fast path has answered on this thread (the rest went through the
+/// general sweep): lets a test prove the path it measures is the one taken.
+#[doc(hidden)]
+pub fn fast_gradients_taken() -> u64 {
+    TAKEN.with(Cell::get)
+}
+
+/// What a static entry is, for the fast path: computed once per entry of each function met.
+#[derive(Clone, Copy)]
+struct Plan {
+    kind: EntryKind,
+    builtin: Option<Builtin>,
+    /// The number of data operands (operands and condition; a branch's control carries no
+    /// value).
+    data: u8,
+    /// A block argument (not a function argument).
+    block: bool,
+    /// For a function argument, its position among the function's parameters.
+    position: u32,
+    /// An operand is `Operand::None` (a closure, an unrecorded place) in an entry that is not a
+    /// special: the general sweep counts it as depending on the inputs.
+    unrecorded: bool,
+    /// A field read `s.f`.
+    field: bool,
+    /// A method call named `len`, or `next`, with one operand.
+    len: bool,
+    next: bool,
+    /// The literal operands read as floats and as integers (the first three operands).
+    float_lits: [Option<f64>; 3],
+    int_lits: [Option<i64>; 3],
+    /// How many operands the entry has.
+    operands: u8,
+}
+
+impl Plan {
+    fn new(ir: &FnIr, index: usize) -> Plan {
+        let e = &ir.entries[index];
+        // The references recorded: never more than the step says, as `Store::refs` reads.
+        let nrefs = ir.step(index).nrefs;
+        let data = match e.kind {
+            EntryKind::Argument => nrefs,
+            _ => (e.operands.len() + usize::from(e.condition != Operand::None)).min(nrefs as usize)
+                as u8,
+        };
+        let mut float_lits = [None; 3];
+        let mut int_lits = [None; 3];
+        for (k, o) in e.operands.iter().take(3).enumerate() {
+            if let Operand::Const(c) = o {
+                float_lits[k] = literal::as_f64(c);
+                int_lits[k] = literal::as_i64(c);
+            }
+        }
+        let method = e.kind == EntryKind::MethodCall;
+        Plan {
+            kind: e.kind,
+            builtin: ir.builtin(index),
+            data,
+            block: e.location.block != 1,
+            position: ir.arg_position(index).map_or(u32::MAX, |p| p as u32),
+            unrecorded: e.kind != EntryKind::Special && e.operands.contains(&Operand::None),
+            field: e.head.starts_with('.'),
+            len: method && e.head == "len" && e.operands.len() == 1,
+            next: method && e.head == "next",
+            float_lits,
+            int_lits,
+            operands: e.operands.len().min(255) as u8,
+        }
+    }
+}
+
+/// One edge of the tape: the adjoint of `from`, times `d` (or as it is), added to `to`'s.
+#[derive(Clone, Copy)]
+struct Edge {
+    from: u32,
+    to: u32,
+    how: How,
+}
+
+#[derive(Clone, Copy)]
+enum How {
+    /// The whole sensitivity, unchanged (a return, an argument, a pass-through).
+    Pass,
+    /// The sensitivity times a partial derivative.
+    Scale(f64),
+    /// The sensitivity added to element `index` of a vector argument.
+    At(u32),
+}
+
+/// The class of a recorded value, read from its slot without building a [`Value`].
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    /// `()`.
+    Unit,
+    /// An `f64` (by value or behind a reference).
+    F64,
+    /// An integer, `bool` or `char`.
+    Discrete,
+    /// A vector of floats.
+    Vector,
+    /// Anything the fast path does not differentiate: a float may be inside (a struct, an
+    /// `f32`, an array) — the node must not be active.
+    Other,
+    /// A value that is neither discrete nor differentiable nor `()`: a struct argument may
+    /// hold floats in fields (the general sweep's containers).
+    Container,
+}
+
+/// A gradient computed on the fast path: the adjoints the root's arguments get.
+pub(crate) struct Fast {
+    /// For each function argument of the root, in order: `None` when it is not
+    /// differentiable, else its gradient.
+    pub(crate) wrt: Vec<Option<Tangent>>,
+}
+
+/// The tape of a trace, seed-independent: built once, swept for any scalar seed.
+pub(crate) struct Tape {
+    edges: Vec<Edge>,
+    root: u32,
+    /// The root's function arguments: node, and whether it is active.
+    arguments: Vec<(u32, Class, bool)>,
+    /// The length of each vector argument (by node).
+    lengths: HashMap<u32, usize>,
+    nodes: usize,
+}
+
+/// Whether the fast path may answer on this thread (not inside [`with_general_sweep`]).
+pub(crate) fn enabled() -> bool {
+    !OFF.with(Cell::get)
+}
+
+/// Builds the tape of `store`'s trace rooted at `root`, or `None` when the fast path cannot
+/// prove it would do what the general sweep does.
+pub(crate) fn tape(store: &Store, root: NodeId) -> Option<Tape> {
+    // A user's rule may apply to any call: the general sweep looks them up.
+    if custom::any() {
+        return None;
+    }
+    Builder::new(store, root)?.run()
+}
+
+impl Tape {
+    /// The backward pass from the scalar seed `seed`.
+    pub(crate) fn sweep(&self, seed: f64) -> Fast {
+        let mut adjoint = vec![0.0f64; self.nodes];
+        let mut reached = vec![false; self.nodes];
+        let mut vectors: HashMap<u32, Vec<f64>> = HashMap::new();
+        adjoint[self.root as usize] = seed;
+        reached[self.root as usize] = true;
+        for e in self.edges.iter().rev() {
+            let from = e.from as usize;
+            if !reached[from] {
+                continue;
+            }
+            let dy = adjoint[from];
+            let to = e.to as usize;
+            let c = match e.how {
+                How::Pass => dy,
+                How::Scale(d) => dy * d,
+                How::At(index) => {
+                    let len = self.lengths.get(&e.to).copied().unwrap_or(0);
+                    let v = vectors.entry(e.to).or_insert_with(|| vec![0.0; len]);
+                    v[index as usize] += dy;
+                    continue;
+                }
+            };
+            // As `Tangent::add_assign` does: the first contribution is the adjoint.
+            if reached[to] {
+                adjoint[to] += c;
+            } else {
+                adjoint[to] = c;
+                reached[to] = true;
+            }
+        }
+        TAKEN.with(|t| t.set(t.get() + 1));
+        let wrt = self
+            .arguments
+            .iter()
+            .map(|&(id, class, active)| match (class, active) {
+                (_, false) => None,
+                (Class::Vector, true) => {
+                    Some(Tangent::Vector(vectors.remove(&id).unwrap_or_else(|| {
+                        vec![0.0; self.lengths.get(&id).copied().unwrap_or(0)]
+                    })))
+                }
+                (_, true) => Some(Tangent::Scalar(match reached[id as usize] {
+                    true => adjoint[id as usize],
+                    false => 0.0,
+                })),
+            })
+            .collect();
+        Fast { wrt }
+    }
+}
+
+struct Frame {
+    end: u32,
+    node: u32,
+    plans: usize,
+    closure: bool,
+}
+
+struct Builder<'s> {
+    store: &'s Store,
+    root: NodeId,
+    active: Vec<bool>,
+    /// Values that may hold differentiable fields (the general sweep's containers).
+    container: Vec<bool>,
+    any_container: bool,
+    plans: Vec<Vec<Plan>>,
+    by_ir: HashMap<*const FnIr, usize>,
+    tape: Tape,
+}
+
+impl<'s> Builder<'s> {
+    fn new(store: &'s Store, root: NodeId) -> Option<Builder<'s>> {
+        let n = store.len();
+        // The root must be the first node and hold every other in its subtree.
+        if root.0 != 0 || store.call(root)?.end as usize != n {
+            return None;
+        }
+        Some(Builder {
+            store,
+            root,
+            active: vec![false; n],
+            container: vec![false; n],
+            any_container: false,
+            plans: Vec::new(),
+            by_ir: HashMap::new(),
+            tape: Tape {
+                edges: Vec::new(),
+                root: root.0,
+                arguments: Vec::new(),
+                lengths: HashMap::new(),
+                nodes: n,
+            },
+        })
+    }
+
+    fn plans_of(&mut self, ir: &FnIr) -> usize {
+        let key = ir as *const FnIr;
+        if let Some(&i) = self.by_ir.get(&key) {
+            return i;
+        }
+        self.plans
+            .push((0..ir.entries.len()).map(|i| Plan::new(ir, i)).collect());
+        self.by_ir.insert(key, self.plans.len() - 1);
+        self.plans.len() - 1
+    }
+
+    fn class(&self, id: NodeId) -> Class {
+        let slot = self.store.slot(id);
+        const BOXED: u8 = 0x80;
+        if slot.tag & BOXED != 0 {
+            let v = &self.store.boxed[slot.index as usize];
+            return value_class(v);
+        }
+        match slot.tag & 0x0f {
+            0 if slot.tag == 0 => Class::Unit,
+            14 => Class::F64,
+            1..=12 => Class::Discrete,
+            _ => Class::Other,
+        }
+    }
+
+    /// The first `n` references of `id` (at most [`Refs::MAX`]; more and the fast path
+    /// declines).
+    fn refs(&self, id: NodeId, n: usize) -> Option<Refs> {
+        if n > Refs::MAX {
+            return None;
+        }
+        let start = self.store.node(id).refs as usize;
+        let mut refs = Refs {
+            ids: [NodeId::NONE; Refs::MAX],
+            n: n as u8,
+        };
+        for (k, r) in self.store.refs.range(start, n).enumerate() {
+            refs.ids[k] = r;
+        }
+        Some(refs)
+    }
+
+    fn is_active(&self, r: NodeId) -> bool {
+        !r.is_none() && self.active[r.index()]
+    }
+
+    fn edge(&mut self, from: NodeId, to: NodeId, how: How) {
+        if self.is_active(to) {
+            self.tape.edges.push(Edge {
+                from: from.0,
+                to: to.0,
+                how,
+            });
+        }
+    }
+
+    /// A float operand: recorded (an `f64` node) or a literal.
+    fn float_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<f64> {
+        match refs.get(k) {
+            Some(r) if !r.is_none() => {
+                let slot = self.store.slot(*r);
+                (slot.tag & 0x8f == 14)
+                    .then(|| self.store.f64_at(slot))
+                    .flatten()
+            }
+            _ => *plan.float_lits.get(k)?,
+        }
+    }
+
+    /// An integer operand: recorded or a literal.
+    fn int_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<i64> {
+        match refs.get(k) {
+            Some(r) if !r.is_none() => {
+                let slot = self.store.slot(*r);
+                if slot.tag & 0x80 != 0 {
+                    return None;
+                }
+                self.store.value_at(slot).as_i64()
+            }
+            _ => *plan.int_lits.get(k)?,
+        }
+    }
+
+    fn run(mut self) -> Option<Tape> {
+        let store = self.store;
+        let n = store.len();
+        let mut frames: Vec<Frame> = Vec::new();
+        for i in 0..n {
+            let id = NodeId(i as u32);
+            while frames.last().is_some_and(|f| i as u32 >= f.end) {
+                frames.pop();
+            }
+            let node = *store.node(id);
+            if node.kind == NodeKind::NestedCall {
+                let call = store.call(id)?;
+                let plans = self.plans_of(&call.ir);
+                let closure = call.ir.is_closure();
+                frames.push(Frame {
+                    end: call.end,
+                    node: id.0,
+                    plans,
+                    closure,
+                });
+                continue;
+            }
+            let frame = frames.last()?;
+            let parent = NodeId(frame.node);
+            let in_root = parent == self.root;
+            let closure = frame.closure;
+            if node.entry == NO_ENTRY {
+                // An error node, or an entry the trace does not know.
+                return None;
+            }
+            let plan = *self.plans[frame.plans].get(node.entry as usize)?;
+            match node.kind {
+                NodeKind::Argument => self.argument(id, parent, in_root, &plan)?,
+                NodeKind::Constant => {
+                    if !in_root && closure && is_differentiable(&store.value_cow(id)) {
+                        return None;
+                    }
+                }
+                NodeKind::Jump => {}
+                NodeKind::Error => return None,
+                NodeKind::Return => {
+                    let refs = self.refs(id, plan.data as usize)?;
+                    let refs = refs.as_slice();
+                    if plan.unrecorded {
+                        return None;
+                    }
+                    let a = refs.iter().any(|&r| self.is_active(r));
+                    if a {
+                        self.active[parent.index()] = true;
+                        // A discrete value computed from the inputs is tainted, and a value of
+                        // another kind is not one the tape carries.
+                        if self.class(id) != Class::F64 {
+                            return None;
+                        }
+                    }
+                    self.active[i] = a;
+                    if let Some(&r) = refs.first() {
+                        if !r.is_none() {
+                            self.edge(parent, r, How::Pass);
+                        }
+                    }
+                }
+                NodeKind::PrimitiveCall | NodeKind::Special => self.operation(id, &plan)?,
+                NodeKind::NestedCall => unreachable!("handled above"),
+            }
+        }
+        Some(self.tape)
+    }
+
+    fn argument(&mut self, id: NodeId, parent: NodeId, in_root: bool, plan: &Plan) -> Option<()> {
+        let i = id.index();
+        let class = self.class(id);
+        if !plan.block && in_root {
+            let active = match class {
+                Class::F64 | Class::Vector => true,
+                Class::Discrete | Class::Unit => false,
+                Class::Container => {
+                    // A float kept only as its type would silently get no gradient: the
+                    // general sweep says so (`GradError::Unrecorded`).
+                    if super::sweep::float_like(&self.store.value_cow(id)) {
+                        return None;
+                    }
+                    self.container[i] = true;
+                    self.any_container = true;
+                    false
+                }
+                Class::Other => return None,
+            };
+            if class == Class::Vector {
+                let len = self.store.value_cow(id).floats()?.len();
+                self.tape.lengths.insert(id.0, len);
+            }
+            self.active[i] = active;
+            self.tape.arguments.push((id.0, class, active));
+            return Some(());
+        }
+        let source = if plan.block {
+            self.refs(id, 1)?.ids[0]
+        } else {
+            // The caller's operand for this parameter: the call node's reference.
+            let call = self.store.call(parent)?;
+            let p = plan.position;
+            if p == u32::MAX || p >= call.ref_count {
+                NodeId::NONE
+            } else {
+                let start = self.store.node(parent).refs as usize + p as usize;
+                *self.store.refs.get(start)?
+            }
+        };
+        if !source.is_none() && self.container[source.index()] {
+            self.container[i] = true;
+        }
+        let active = self.is_active(source);
+        match class {
+            Class::F64 => {}
+            Class::Discrete => return Some(()),
+            _ if active => return None,
+            _ => return Some(()),
+        }
+        self.active[i] = active;
+        if active {
+            self.edge(id, source, How::Pass);
+        }
+        Some(())
+    }
+
+    /// A primitive call or a special.
+    fn operation(&mut self, id: NodeId, plan: &Plan) -> Option<()> {
+        let i = id.index();
+        let store = self.store;
+        if plan.unrecorded {
+            return None;
+        }
+        let refs = self.refs(id, plan.data as usize)?;
+        let refs = refs.as_slice();
+        if plan.field && self.any_container && store.node(id).kind == NodeKind::Special {
+            let base = refs.first().copied().unwrap_or(NodeId::NONE);
+            if !base.is_none() && self.container[base.index()] {
+                return None;
+            }
+        }
+        let a = refs.iter().any(|&r| self.is_active(r));
+        if a && plan.next && store.node(id).kind == NodeKind::PrimitiveCall {
+            // The elements of an iterator over an input: the general sweep numbers the `next`
+            // calls to know which element each one yields. A `next` on an iterator that does
+            // not depend on the inputs (`for i in 0..n`) is a constant to both.
+            return None;
+        }
+        let class = self.class(id);
+        if !a {
+            if class == Class::Discrete || class == Class::Unit {
+                return Some(());
+            }
+            let indexing = plan.builtin == Some(Builtin::Index);
+            if !indexing
+                && self.any_container
+                && refs
+                    .iter()
+                    .any(|r| !r.is_none() && self.container[r.index()])
+                && is_differentiable(&store.value_cow(id))
+            {
+                // A read of a struct argument through code irtrack does not see.
+                return None;
+            }
+            return Some(());
+        }
+        match class {
+            Class::Discrete => {
+                // Counts and comparisons of active values: constants only when they depend on
+                // them piecewise-constantly.
+                let piecewise = matches!(
+                    plan.builtin,
+                    Some(
+                        Builtin::Compare(_)
+                            | Builtin::Cast(_)
+                            | Builtin::Unary(_)
+                            | Builtin::Bind
+                            | Builtin::Deref
+                            | Builtin::Clone
+                    )
+                );
+                let len = plan.len && self.len_matches(id, refs);
+                (piecewise || len).then_some(())
+            }
+            Class::F64 => {
+                self.active[i] = true;
+                self.rule(id, plan, refs)
+            }
+            _ => None,
+        }
+    }
+
+    /// `v.len()` on an active vector argument gave the vector's recorded length.
+    fn len_matches(&self, id: NodeId, refs: &[NodeId]) -> bool {
+        let Some(&v) = refs.first() else { return false };
+        let Some(&len) = self.tape.lengths.get(&v.0) else {
+            return false;
+        };
+        self.store.value(id).as_i64() == Some(len as i64)
+    }
+
+    /// The edges of an active float node, from the rule the general sweep would apply; `None`
+    /// where it would apply another, or none.
+    fn rule(&mut self, id: NodeId, plan: &Plan, refs: &[NodeId]) -> Option<()> {
+        let store = self.store;
+        let slot = store.slot(id);
+        // The value by value: the witnesses compare bits.
+        if slot.tag != 14 {
+            return None;
+        }
+        let y = store.f64_at(slot)?;
+        let n = plan.operands as usize;
+        let operand = |k: usize| refs.get(k).copied().unwrap_or(NodeId::NONE);
+        match (plan.kind, plan.builtin) {
+            (EntryKind::Operator, Some(Builtin::Binary(op) | Builtin::Assign(op))) => {
+                if n != 2 {
+                    return None;
+                }
+                let a = self.float_operand(refs, plan, 0)?;
+                let b = self.float_operand(refs, plan, 1)?;
+                let (r, (da, db)) = match op {
+                    BinOp::Add => (a + b, (1.0, 1.0)),
+                    BinOp::Sub => (a - b, (1.0, -1.0)),
+                    BinOp::Mul => (a * b, (b, a)),
+                    BinOp::Div => (a / b, (1.0 / b, -a / (b * b))),
+                    BinOp::Rem => (a % b, (1.0, -(a / b).trunc())),
+                    _ => return None,
+                };
+                // The operands must be the ones the operator ran on (no stale edge).
+                if !same(r, y) {
+                    return None;
+                }
+                // Pushed in reverse: the backward pass reads the tape from the end.
+                self.edge(id, operand(1), How::Scale(db));
+                self.edge(id, operand(0), How::Scale(da));
+            }
+            (EntryKind::Operator, Some(Builtin::Unary(UnOp::Neg))) => {
+                if n != 1 {
+                    return None;
+                }
+                self.float_operand(refs, plan, 0)?;
+                self.edge(id, operand(0), How::Scale(-1.0));
+            }
+            (EntryKind::MethodCall, Some(Builtin::Method(f))) => {
+                if !matches!(
+                    store.node(id).receiver,
+                    Receiver::Float | Receiver::FloatRef
+                ) {
+                    return None;
+                }
+                if f == FloatFn::Powi {
+                    if n != 2 {
+                        return None;
+                    }
+                    let x = self.float_operand(refs, plan, 0)?;
+                    let k = self.int_operand(refs, plan, 1)?;
+                    if !same(x.powi(i32::try_from(k).ok()?), y) {
+                        return None;
+                    }
+                    let d = if k == 0 {
+                        0.0
+                    } else {
+                        k as f64 * x.powi(k as i32 - 1)
+                    };
+                    self.edge(id, operand(0), How::Scale(d));
+                    return Some(());
+                }
+                if n != f.arity() || n > 3 {
+                    return None;
+                }
+                let mut xs = [0.0; 3];
+                for (k, x) in xs.iter_mut().enumerate().take(n) {
+                    *x = self.float_operand(refs, plan, k)?;
+                }
+                // The witness: the float method, re-run, gives the recorded value.
+                if !same(f.eval_f64(&xs[..n], None)?, y) {
+                    return None;
+                }
+                let ds = super::rules::float_partials(f, &xs[..n], y)?;
+                for k in (0..n).rev() {
+                    self.edge(id, operand(k), How::Scale(ds[k]));
+                }
+            }
+            (EntryKind::Special, Some(Builtin::Question | Builtin::Deref | Builtin::Bind)) => {
+                self.pass_through(id, refs)?;
+            }
+            (EntryKind::Special, Some(Builtin::Cast(to))) if to.is_float() => {
+                self.pass_through(id, refs)?;
+            }
+            (EntryKind::Call, Some(Builtin::Index)) => {
+                if n != 2 || store.callees.contains_key(&id) {
+                    return None;
+                }
+                let v = operand(0);
+                let len = *self.tape.lengths.get(&v.0)?;
+                let k = self.int_operand(refs, plan, 1)?;
+                let index = usize::try_from(k).ok().filter(|&k| k < len)?;
+                self.edge(id, v, How::At(index as u32));
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// `*r`, `x as f64`, `e?`, a binding: operand 0's sensitivity is the value's.
+    fn pass_through(&mut self, id: NodeId, refs: &[NodeId]) -> Option<()> {
+        let r = refs.first().copied().filter(|r| !r.is_none())?;
+        if self.class(r) != Class::F64 {
+            return None;
+        }
+        self.edge(id, r, How::Pass);
+        Some(())
+    }
+}
+
+/// The class of a boxed value.
+fn value_class(v: &Value) -> Class {
+    if v.is_unit() {
+        return Class::Unit;
+    }
+    if v.is_discrete() {
+        return Class::Discrete;
+    }
+    match primal(v) {
+        Some(Primal::Vector(_)) => Class::Vector,
+        Some(_) => Class::Other,
+        None => Class::Container,
+    }
+}
+
+/// Bit for bit, or both NaN: how the general sweep's witnesses compare a re-run with the
+/// recorded value.
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// The first references of a node, without allocating.
+struct Refs {
+    ids: [NodeId; Refs::MAX],
+    n: u8,
+}
+
+impl Refs {
+    const MAX: usize = 4;
+
+    fn as_slice(&self) -> &[NodeId] {
+        &self.ids[..self.n as usize]
+    }
+}
