@@ -68,6 +68,23 @@ fn two_layers(net: Net, x: f64) -> f64 {
     net.l1.w * x + net.l2.w
 }
 
+// A parameter named like its function (`fn net(net: Net)`) compiles and claims its calls.
+#[tracked]
+fn net(net: Net, x: f64) -> f64 {
+    two_layers(net, x)
+}
+
+#[test]
+fn a_parameter_named_like_its_function() {
+    let n = Net {
+        l1: Lin { w: 2.0 },
+        l2: Lin { w: 5.0 },
+    };
+    let trace = track(net, (n, 3.0));
+    assert_eq!(trace.root().value::<f64>(), Some(&11.0));
+    assert_eq!(trace.root().kind(), irtrack::NodeKind::NestedCall);
+}
+
 #[test]
 fn repro_2_nested_field_paths() {
     let n = Net {

@@ -334,9 +334,14 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> Identity {
     let name = ident.to_string();
     let turbofish = (!generics.is_empty()).then(|| quote!(::<#(#generics),*>));
     let span = ident.span();
+    // A parameter named like the function (`fn net(net: Net)`) hides the fn item from the
+    // body's own names; with mixed-site hygiene the name skips the caller's local variables
+    // (as a `macro_rules!` body's would) and still finds the item.
+    let mut item = ident.clone();
+    item.set_span(Span::mixed_site().located_at(span));
     match &f.context {
         ImplContext::Free => Identity::Lazy(quote_spanned! {span=>
-            || ::irtrack::__private::Identity::function(&#ident #turbofish)
+            || ::irtrack::__private::Identity::function(&#item #turbofish)
         }),
         context => {
             let item = match context {

@@ -538,7 +538,13 @@ impl Lowerer {
         }
         if let Some((arg, v)) = value {
             let site = self.ir.site(arg);
-            if self.late_vars.contains(&self.ir.var(arg)) && !self.generic {
+            if matches!(passed.get(args.len()), Some(Operand::Var(_))) {
+                // The value is a node's: the argument takes that node's value, as the other
+                // arguments do (after an untracked mutation, `v.push(x)`, the node and a fresh
+                // read would disagree, and the trace would not verify).
+                let n = proc_macro2::Literal::usize_unsuffixed(args.len());
+                out.extend(quote! { #f.block_arg(#site, #n); });
+            } else if self.late_vars.contains(&self.ir.var(arg)) && !self.generic {
                 // `Debug` first: an `Ok(…)` merged before its error type is known must not
                 // commit to a clone of it.
                 out.extend(quote! { (&&#f.late_block_value(#site, &#v)).rec(); });

@@ -1,0 +1,432 @@
+//! The checks of the generated program (copied into the generated crate as `src/checker.rs`;
+//! not compiled as part of irtrack's tests).
+//!
+//! For each unit, at a few random inputs: the plain function, the tracked function called
+//! directly (nothing recording), and `irtrack::track_output` of the tracked function must agree
+//! bitwise (floats by `to_bits`; NaN equals NaN), or all panic; the trace must pass
+//! `Trace::verify`; and for a function returning `f64` (or `Option<f64>`) of float arguments,
+//! `irtrack::gradient` must be a `GradError` ("refused") or agree with central finite
+//! differences of the plain function.
+//!
+//! Each unit prints `START <name>` and then one line `RESULT <name> pass …` or
+//! `RESULT <name> fail <check> <message>` (the message with `\n` escaped), flushed at once, so
+//! the harness knows where a crash or a hang happened.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::fmt::Debug;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// How many inputs each unit is called with.
+pub const POINTS: usize = 4;
+
+/// The finite-difference step, relative: `h = STEP·max(1, |x|)`, and `10·h` for the second
+/// quotient.
+pub const STEP: f64 = 1e-6;
+/// A gradient `g` agrees with the difference quotient `d` when `|g - d| ≤ TOL·max(1, |d|)`.
+pub const TOL: f64 = 1e-4;
+
+/// Output equality: bitwise, NaN equal to NaN.
+pub trait Same: Debug {
+    fn same(&self, other: &Self) -> bool;
+}
+
+impl Same for f64 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+}
+
+impl Same for i64 {
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
+impl Same for bool {
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
+impl Same for Vec<f64> {
+    fn same(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.same(b))
+    }
+}
+
+impl Same for Option<f64> {
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Some(a), Some(b)) => a.same(b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// An output seen as a real number, for finite differences.
+pub trait Real {
+    fn real(&self) -> Option<f64>;
+}
+
+impl Real for f64 {
+    fn real(&self) -> Option<f64> {
+        Some(*self)
+    }
+}
+
+impl Real for Option<f64> {
+    fn real(&self) -> Option<f64> {
+        *self
+    }
+}
+
+/// One argument of the entry, for the gradient check.
+pub enum Arg {
+    /// An `f64`: a scalar gradient, checked.
+    F(f64),
+    /// A `Vec<f64>`: a gradient of its length, checked element by element.
+    V(Vec<f64>),
+    /// An integer or a `bool`: the gradient must be `None`.
+    N,
+    /// A struct or an `Option`: not checked.
+    S,
+}
+
+pub fn arb_f64(rng: &mut StdRng) -> f64 {
+    match rng.random_range(0..10) {
+        0 => [0.0, 1.0, -1.0, 0.5, 2.0, -0.0][rng.random_range(0..6)],
+        1 => rng.random_range(-100.0..100.0),
+        2 => rng.random_range(-4i32..=4) as f64,
+        _ => rng.random_range(-3.0..3.0),
+    }
+}
+
+pub fn arb_i64(rng: &mut StdRng) -> i64 {
+    match rng.random_range(0..20) {
+        0 => [i64::MAX, i64::MIN, 1 << 40, -1000][rng.random_range(0..4)],
+        1..=3 => rng.random_range(-1000..1000),
+        _ => rng.random_range(-10..=10),
+    }
+}
+
+pub fn arb_bool(rng: &mut StdRng) -> bool {
+    rng.random_bool(0.5)
+}
+
+pub fn arb_vec(rng: &mut StdRng) -> Vec<f64> {
+    let n = rng.random_range(1..=4);
+    (0..n).map(|_| arb_f64(rng)).collect()
+}
+
+pub fn arb_opt(rng: &mut StdRng) -> Option<f64> {
+    if rng.random_bool(0.8) {
+        Some(arb_f64(rng))
+    } else {
+        None
+    }
+}
+
+/// What a call did: its value, or the panic's message.
+type Run<T> = Result<T, String>;
+
+fn run<T>(f: impl FnOnce() -> T) -> Run<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        if let Some(s) = p.downcast_ref::<&str>() {
+            s.to_string()
+        } else if let Some(s) = p.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "(a panic without a message)".to_string()
+        }
+    })
+}
+
+fn show<T: Debug>(r: &Run<T>) -> String {
+    match r {
+        Ok(v) => format!("{v:?}"),
+        Err(m) => format!("panicked: {m}"),
+    }
+}
+
+/// The checks of one unit.
+pub struct Checker {
+    name: String,
+    pub rng: StdRng,
+    failure: Option<(String, String)>,
+    refused: usize,
+    refusals: Vec<String>,
+    skipped: usize,
+    compared: usize,
+    gradients: usize,
+}
+
+impl Checker {
+    pub fn new(name: &str, seed: u64) -> Checker {
+        println!("START {name}");
+        let _ = std::io::stdout().flush();
+        Checker {
+            name: name.to_string(),
+            rng: StdRng::seed_from_u64(seed),
+            failure: None,
+            refused: 0,
+            refusals: vec![],
+            skipped: 0,
+            compared: 0,
+            gradients: 0,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+
+    fn fail(&mut self, check: &str, message: String) {
+        if self.failure.is_none() {
+            self.failure = Some((check.to_string(), message));
+        }
+    }
+
+    /// Plain, tracked called directly, and tracked under `track_output` must agree; the trace
+    /// must verify. Returns the plain output when the plain call did not panic.
+    pub fn value<T: Same>(
+        &mut self,
+        args: &str,
+        plain: impl FnOnce() -> T,
+        direct: impl FnOnce() -> T,
+        tracked: impl FnOnce() -> (T, irtrack::Trace),
+    ) -> Option<T> {
+        if self.failed() {
+            return None;
+        }
+        let p = run(plain);
+        let d = run(direct);
+        let agree = |a: &Run<T>, b: &Run<T>| match (a, b) {
+            (Ok(x), Ok(y)) => x.same(y),
+            (Err(_), Err(_)) => true,
+            _ => false,
+        };
+        if !agree(&p, &d) {
+            self.fail(
+                "value-direct",
+                format!(
+                    "f({args}): plain {} but the tracked function called directly {}",
+                    show(&p),
+                    show(&d)
+                ),
+            );
+            return None;
+        }
+        let t = run(tracked);
+        let (out, trace) = match t {
+            Ok((out, trace)) => (Ok(out), Some(trace)),
+            Err(m) => (Err(m), None),
+        };
+        if !agree(&p, &out) {
+            self.fail(
+                "value-tracked",
+                format!(
+                    "f({args}): plain {} but under track_output {}",
+                    show(&p),
+                    show(&out)
+                ),
+            );
+            return None;
+        }
+        if let Some(trace) = trace {
+            if let Err(e) = trace.verify() {
+                let listing = trace.to_string();
+                let listing: String = listing.lines().take(80).collect::<Vec<_>>().join("\n");
+                self.fail(
+                    "verify",
+                    format!("f({args}): Trace::verify: {e}\ntrace:\n{listing}"),
+                );
+                return None;
+            }
+        }
+        p.ok()
+    }
+
+    /// The gradient at `args` against central differences of `plain` (a function of the
+    /// float arguments, laid out flat as in `layout`).
+    pub fn gradient<T: Same + Real>(
+        &mut self,
+        args: &str,
+        layout: &[Arg],
+        out: &T,
+        plain: impl Fn(&[f64]) -> T,
+        grad: impl FnOnce() -> Result<irtrack::Gradient<T>, irtrack::GradError>,
+    ) {
+        if self.failed() || out.real().is_none() {
+            return;
+        }
+        let g = match run(grad) {
+            Err(m) => {
+                self.fail(
+                    "gradient-panic",
+                    format!("f({args}) = {out:?}, but irtrack::gradient panicked: {m}"),
+                );
+                return;
+            }
+            Ok(Err(e)) => {
+                self.refused += 1;
+                let kind = format!("{e:?}");
+                let kind: String = kind.chars().take_while(|c| c.is_alphanumeric()).collect();
+                self.refusals.push(kind);
+                return;
+            }
+            Ok(Ok(g)) => g,
+        };
+        self.gradients += 1;
+        if !g.value.same(out) {
+            self.fail(
+                "gradient-value",
+                format!(
+                    "f({args}) = {out:?}, but irtrack::gradient's value is {:?}",
+                    g.value
+                ),
+            );
+            return;
+        }
+        if g.wrt.len() != layout.len() {
+            self.fail(
+                "gradient-shape",
+                format!(
+                    "f({args}): {} arguments but {} gradients",
+                    layout.len(),
+                    g.wrt.len()
+                ),
+            );
+            return;
+        }
+        let mut flat = Vec::new();
+        for a in layout {
+            match a {
+                Arg::F(x) => flat.push(*x),
+                Arg::V(xs) => flat.extend(xs),
+                _ => {}
+            }
+        }
+        let mut at = 0;
+        for (i, (a, t)) in layout.iter().zip(&g.wrt).enumerate() {
+            let got: Vec<f64> = match (a, t) {
+                (Arg::N, None) | (Arg::S, _) => continue,
+                (Arg::N, Some(t)) => {
+                    self.fail(
+                        "gradient-shape",
+                        format!(
+                            "f({args}): argument {} is not a float but has the gradient {t}",
+                            i + 1
+                        ),
+                    );
+                    return;
+                }
+                (Arg::F(_), Some(t)) if t.as_scalar().is_some() => vec![t.as_scalar().unwrap()],
+                (Arg::V(xs), Some(t)) if t.as_slice().is_some_and(|s| s.len() == xs.len()) => {
+                    t.as_slice().unwrap().to_vec()
+                }
+                (_, t) => {
+                    self.fail(
+                        "gradient-shape",
+                        format!(
+                            "f({args}): argument {} is a float value but its gradient is {}",
+                            i + 1,
+                            t.as_ref().map(|t| t.to_string()).unwrap_or("None".into())
+                        ),
+                    );
+                    return;
+                }
+            };
+            for (k, gk) in got.into_iter().enumerate() {
+                let j = at + k;
+                match self.difference(&plain, &flat, j) {
+                    None => self.skipped += 1,
+                    Some(d) => {
+                        self.compared += 1;
+                        let ok = (gk - d).abs() <= TOL * d.abs().max(1.0);
+                        if !ok {
+                            let which = match a {
+                                Arg::V(_) => format!("argument {} element {k}", i + 1),
+                                _ => format!("argument {}", i + 1),
+                            };
+                            self.fail(
+                                "gradient-wrong",
+                                format!(
+                                    "f({args}) = {out:?}: the gradient for {which} is {gk:?}, \
+                                     finite differences say {d:?}"
+                                ),
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+            at += match a {
+                Arg::F(_) => 1,
+                Arg::V(xs) => xs.len(),
+                _ => 0,
+            };
+        }
+    }
+
+    /// The central difference of `f` in coordinate `j`, or `None` where it is unreliable: a
+    /// panic or a non-finite value at the point or nearby, the central quotients at steps `h`
+    /// and `10·h` disagree (a kink or a branch switch close by, or rounding noise), or the
+    /// forward and backward quotients at step `h` disagree (a kink at the point itself, which
+    /// central quotients average over), or the output is so large that its rounding over the
+    /// step hides the slope.
+    fn difference<T: Real>(&self, f: &impl Fn(&[f64]) -> T, p: &[f64], j: usize) -> Option<f64> {
+        let at = |x: f64| -> Option<(f64, f64)> {
+            let mut a = p.to_vec();
+            a[j] = x;
+            let y = run(|| f(&a)).ok()?.real()?;
+            y.is_finite().then_some((x, y))
+        };
+        let h = STEP * p[j].abs().max(1.0);
+        let (x0, y0) = at(p[j])?;
+        let (xp, yp) = at(p[j] + h)?;
+        let (xm, ym) = at(p[j] - h)?;
+        let (xp10, yp10) = at(p[j] + 10.0 * h)?;
+        let (xm10, ym10) = at(p[j] - 10.0 * h)?;
+        let central = (yp - ym) / (xp - xm);
+        let central10 = (yp10 - ym10) / (xp10 - xm10);
+        let forward = (yp - y0) / (xp - x0);
+        let backward = (y0 - ym) / (x0 - xm);
+        let close = |a: f64, b: f64| (a - b).abs() <= TOL * a.abs().max(1.0);
+        // A quotient cannot see a slope smaller than the output's rounding over the step
+        // (`4^49 + x`: `x` is below the ulp of the sum, so every quotient is 0).
+        let resolution = 8.0 * f64::EPSILON * y0.abs().max(yp.abs()).max(ym.abs()) / h;
+        let resolved = resolution <= TOL * central.abs().max(1.0);
+        (central.is_finite() && resolved && close(central, central10) && close(forward, backward))
+            .then_some(central)
+    }
+
+    /// Prints the unit's result line.
+    pub fn finish(self) {
+        let line = match &self.failure {
+            None => format!(
+                "RESULT {} pass refused={} skipped={} compared={} gradients={} refusals={}",
+                self.name,
+                self.refused,
+                self.skipped,
+                self.compared,
+                self.gradients,
+                self.refusals.join(",")
+            ),
+            Some((check, message)) => format!(
+                "RESULT {} fail {check} {}",
+                self.name,
+                message.replace('\\', "\\\\").replace('\n', "\\n")
+            ),
+        };
+        println!("{line}");
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// Silences the panic messages of the panics the checks catch.
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
+}
