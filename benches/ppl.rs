@@ -1,1 +1,312 @@
-fn main() {}
+//! Costs of the `ppl` layer (issue 14).
+//!
+//! - `ppl/mh_step_1000`: one Metropolis-Hastings step on a model of 1,000 independent latent
+//!   choices (each with an observation), changing one: in place from the graph (`mh`) against
+//!   running the whole model again under the same interface (`mh_rerun`). Target: ≤ 5 %.
+//! - `ppl/simulate_100`: `simulate` of a tracked model of 100 latent choices and 100
+//!   observations against the same model written with plain calls (the same `rand_distr`
+//!   draws and `statrs` densities, summed into the score). Target: ≤ 3×. The other rows say
+//!   where the time goes: `untracked` is the same model as a closure under `simulate` (the
+//!   PPL's bookkeeping without recording), `track` records the tracked model with the choices
+//!   drawn outside any run (recording without bookkeeping), `track_with_context` records it
+//!   with a context that overrides nothing (what having a context costs the recorder).
+//!
+//! Criterion measures each row; the two targets' ratios (and untracked/plain) are then
+//! measured paired (blocks of each side in alternation, as `benches/paired.rs` does) and
+//! printed as the median with the quartiles and the range of the rounds' ratios. The paired
+//! figures go to `target/criterion/irtrack/ppl.json` for `scripts/bench-report`. Run with
+//! `cargo bench --bench ppl` (a filter argument, `mh_step` or `simulate`, selects cases).
+
+mod common;
+
+use criterion::Criterion;
+use irtrack::ppl::{
+    mh, mh_rerun, observe, sample, simulate, Distribution, Normal, PplRng, PplTrace, Selection,
+};
+use irtrack::{tracked, Callable};
+use rand::SeedableRng;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+#[tracked]
+fn latent(data: Vec<f64>) -> usize {
+    for (i, &y) in data.iter().enumerate() {
+        let x = sample(("x", i), Normal::new(0.0, 1.0));
+        observe(("y", i), Normal::new(x, 0.5), y);
+    }
+    data.len()
+}
+
+/// The same model, not tracked (a closure is run as written).
+fn untracked_model(data: Vec<f64>) -> usize {
+    for (i, &y) in data.iter().enumerate() {
+        let x = sample(("x", i), Normal::new(0.0, 1.0));
+        observe(("y", i), Normal::new(x, 0.5), y);
+    }
+    data.len()
+}
+
+/// The model with plain calls: the same draws and densities, the score summed by hand.
+fn plain(data: &[f64], rng: &mut PplRng) -> f64 {
+    let mut score = 0.0;
+    for &y in data {
+        let prior = Normal::new(0.0, 1.0);
+        let x = prior.draw(rng);
+        score += prior.log_density(&x) + Normal::new(x, 0.5).log_density(&y);
+    }
+    score
+}
+
+fn data(n: usize) -> Vec<f64> {
+    (0..n).map(|i| (i as f64 * 0.37).sin()).collect()
+}
+
+/// A chain on the 1,000-choice model, stepped by `step` on `x[k]`, `k` cycling. The model's
+/// type is its fn item's: through a function pointer it would not be recorded (irtrack cannot
+/// tell which function a pointer runs).
+struct Chain<M: Callable<(Vec<f64>,)>> {
+    trace: Option<PplTrace<M, (Vec<f64>,)>>,
+    rng: PplRng,
+    k: usize,
+}
+
+fn chain<M: Callable<(Vec<f64>,)> + Clone>(model: M) -> Chain<M> {
+    let mut rng = PplRng::seed_from_u64(1);
+    let trace = simulate(model, (data(1000),), &mut rng).unwrap();
+    Chain {
+        trace: Some(trace),
+        rng,
+        k: 0,
+    }
+}
+
+impl<M: Callable<(Vec<f64>,)> + Clone> Chain<M> {
+    fn step(&mut self, in_place: bool) -> bool {
+        let t = self.trace.take().expect("a trace");
+        let s = Selection::address(("x", self.k));
+        self.k = (self.k + 1) % 1000;
+        let (t, accepted) = if in_place {
+            mh(t, &s, &mut self.rng).unwrap()
+        } else {
+            mh_rerun(t, &s, &mut self.rng).unwrap()
+        };
+        self.trace = Some(t);
+        accepted
+    }
+}
+
+/// A context that overrides no hook.
+struct Noop;
+
+impl irtrack::Context for Noop {}
+
+struct Side<'a> {
+    name: &'a str,
+    run: Box<dyn FnMut() + 'a>,
+}
+
+fn timed(f: &mut dyn FnMut(), n: usize) -> Duration {
+    let t = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    t.elapsed()
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// `a / b` per round of alternating blocks (ABBA), each block about 20 ms of the slower side;
+/// prints the median ratio with its quartiles and range, and adds them, with each side's median
+/// time per call, to `figures` under `key`.
+fn paired(
+    key: &str,
+    what: &str,
+    mut a: Side<'_>,
+    mut b: Side<'_>,
+    rounds: usize,
+    figures: &mut Vec<(String, f64)>,
+) {
+    let calls = |f: &mut dyn FnMut()| {
+        let mut n = 1;
+        while n < 1 << 20 && timed(f, n) < Duration::from_millis(20) {
+            n *= 2;
+        }
+        n
+    };
+    let (na, nb) = (calls(&mut *a.run), calls(&mut *b.run));
+    let mut ratios = Vec::with_capacity(rounds);
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for r in 0..rounds {
+        let (x, y) = if r % 2 == 0 {
+            let x = timed(&mut *a.run, na);
+            (x, timed(&mut *b.run, nb))
+        } else {
+            let y = timed(&mut *b.run, nb);
+            (timed(&mut *a.run, na), y)
+        };
+        let (x, y) = (
+            x.as_secs_f64() * 1e9 / na as f64,
+            y.as_secs_f64() * 1e9 / nb as f64,
+        );
+        ta.push(x);
+        tb.push(y);
+        ratios.push(x / y);
+    }
+    for v in [&mut ratios, &mut ta, &mut tb] {
+        v.sort_by(f64::total_cmp);
+    }
+    let (median, q1, q3) = (
+        quantile(&ratios, 0.5),
+        quantile(&ratios, 0.25),
+        quantile(&ratios, 0.75),
+    );
+    let (a_ns, b_ns) = (quantile(&ta, 0.5), quantile(&tb, 0.5));
+    println!(
+        "{what}: {} / {} = {median:.4} (quartiles {q1:.4}–{q3:.4}, range {:.4}–{:.4}, \
+         {rounds} rounds); medians {:.2} µs and {:.2} µs",
+        a.name,
+        b.name,
+        ratios[0],
+        ratios[rounds - 1],
+        a_ns / 1e3,
+        b_ns / 1e3,
+    );
+    for (k, v) in [
+        ("ratio", median),
+        ("q1", q1),
+        ("q3", q3),
+        ("min", ratios[0]),
+        ("max", ratios[rounds - 1]),
+        ("rounds", rounds as f64),
+        ("a_ns", a_ns),
+        ("b_ns", b_ns),
+    ] {
+        figures.push((format!("{key}:{k}"), v));
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+
+    let mut group = c.benchmark_group("ppl/mh_step_1000");
+    let mut in_place = chain(latent);
+    group.bench_function("in_place", |b| b.iter(|| black_box(in_place.step(true))));
+    let mut rerun = chain(latent);
+    group.bench_function("rerun", |b| b.iter(|| black_box(rerun.step(false))));
+    group.finish();
+
+    let mut group = c.benchmark_group("ppl/simulate_100");
+    let d = data(100);
+    let mut rng = PplRng::seed_from_u64(2);
+    group.bench_function("tracked", |b| {
+        b.iter(|| black_box(simulate(latent, (d.clone(),), &mut rng).unwrap().score()))
+    });
+    group.bench_function("untracked", |b| {
+        b.iter(|| {
+            black_box(
+                simulate(untracked_model, (d.clone(),), &mut rng)
+                    .unwrap()
+                    .score(),
+            )
+        })
+    });
+    group.bench_function("plain", |b| b.iter(|| black_box(plain(&d, &mut rng))));
+    // What the tracked side is made of: the recording alone (`track`: the choices drawn outside
+    // any run, so no PPL bookkeeping), and the recording with a context that overrides nothing
+    // (the recorder's per-node cost of having a context at all).
+    group.bench_function("track", |b| {
+        b.iter(|| black_box(irtrack::track(latent, (d.clone(),))))
+    });
+    group.bench_function("track_with_context", |b| {
+        b.iter(|| black_box(irtrack::track_with(Noop, latent, (d.clone(),))))
+    });
+    group.finish();
+    c.final_summary();
+
+    if std::env::args().any(|a| a == "--list" || a == "--test" || a == "--profile-time") {
+        return;
+    }
+    // `cargo bench` passes `--bench` (and any filter); a filter selects the paired cases too.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wanted = |group: &str| {
+        filter
+            .as_deref()
+            .is_none_or(|f| group.contains(f) || f.starts_with(group))
+    };
+    let mut figures = Vec::new();
+    if wanted("ppl/mh_step_1000") {
+        let (mut fast, mut slow) = (chain(latent), chain(latent));
+        paired(
+            "ppl/mh_step_1000",
+            "one MH step, 1000 latent choices",
+            Side {
+                name: "in place",
+                run: Box::new(|| {
+                    black_box(fast.step(true));
+                }),
+            },
+            Side {
+                name: "re-run",
+                run: Box::new(|| {
+                    black_box(slow.step(false));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+    }
+    if wanted("ppl/simulate_100") {
+        let mut r1 = PplRng::seed_from_u64(3);
+        let mut r2 = PplRng::seed_from_u64(3);
+        paired(
+            "ppl/simulate_100",
+            "simulate, 100 latent choices and 100 observations",
+            Side {
+                name: "tracked",
+                run: Box::new(|| {
+                    black_box(simulate(latent, (d.clone(),), &mut r1).unwrap().score());
+                }),
+            },
+            Side {
+                name: "plain",
+                run: Box::new(|| {
+                    black_box(plain(&d, &mut r2));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+        let (mut r3, mut r4) = (PplRng::seed_from_u64(3), PplRng::seed_from_u64(3));
+        paired(
+            "ppl/simulate_100_untracked",
+            "simulate, 100 latent choices and 100 observations",
+            Side {
+                name: "untracked under simulate",
+                run: Box::new(|| {
+                    black_box(
+                        simulate(untracked_model, (d.clone(),), &mut r3)
+                            .unwrap()
+                            .score(),
+                    );
+                }),
+            },
+            Side {
+                name: "plain",
+                run: Box::new(|| {
+                    black_box(plain(&d, &mut r4));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+    }
+    common::write_figures("ppl.json", &figures);
+}

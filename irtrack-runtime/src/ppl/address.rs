@@ -238,3 +238,74 @@ macro_rules! indexed {
 }
 // Indices past i64::MAX wrap; no model makes that many choices.
 indexed!(i32, i64, u32, u64, usize);
+
+/// A map keyed by address, hashed with [`KeyHasher`].
+pub(crate) type AddressMap<V> =
+    std::collections::HashMap<Address, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// The hasher of the maps keyed by address: rustc's Fx hash (a rotate, a xor and a multiply
+/// per word). Every choice a run makes is looked up and inserted by address, and SipHash was
+/// a third of a choice's bookkeeping (`benches/ppl.rs`). Addresses are chosen by the model's
+/// author, not by an adversary, so SipHash's resistance to collisions chosen on purpose buys
+/// nothing here.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl std::hash::Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.add(n as u64);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, n: isize) {
+        self.add(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}

@@ -1,6 +1,6 @@
 //! Choice maps (values by address) and selections (sets of addresses).
 
-use super::address::Address;
+use super::address::{Address, AddressMap};
 use crate::core::ids::NodeId;
 use crate::core::value::{Snapshot, Value};
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ use std::fmt;
 #[derive(Clone, Default)]
 pub struct ChoiceMap {
     entries: Vec<(Address, Value)>,
-    index: HashMap<Address, usize>,
+    index: AddressMap<usize>,
 }
 
 impl ChoiceMap {
@@ -233,7 +233,7 @@ pub(crate) struct Choice {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Choices {
     pub list: Vec<Choice>,
-    pub index: HashMap<Address, usize>,
+    pub index: AddressMap<usize>,
 }
 
 impl Choices {

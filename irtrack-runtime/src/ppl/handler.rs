@@ -19,6 +19,7 @@ use rand::SeedableRng;
 use std::any::TypeId;
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -165,6 +166,9 @@ impl Run {
 
     pub(crate) fn replaying(mut self, previous: Arc<Choices>, factors: f64) -> Run {
         self.visited = vec![false; previous.list.len()];
+        // A replay mostly makes the same choices: no rehashing on the way.
+        self.choices.list.reserve(previous.list.len());
+        self.choices.index.reserve(previous.list.len());
         self.previous = Some(previous);
         self.previous_factors = factors;
         self
@@ -214,8 +218,14 @@ impl Run {
                 reason,
             });
         }
-        if self.choices.index.contains_key(&address) {
-            return self.fail(PplError::DuplicateAddress(address));
+        // The index is taken now, with one lookup: a choice that fails below stops the run,
+        // whose choices are then dropped.
+        let index = self.choices.list.len();
+        match self.choices.index.entry(address.clone()) {
+            Entry::Occupied(_) => return self.fail(PplError::DuplicateAddress(address)),
+            Entry::Vacant(v) => {
+                v.insert(index);
+            }
         }
         let constraints = self.constraints.clone();
         let constraint = constraints.as_ref().and_then(|c| c.value_at(&address));
@@ -291,8 +301,6 @@ impl Run {
             }
         }
         self.score.add(lp);
-        let index = self.choices.list.len();
-        self.choices.index.insert(address.clone(), index);
         self.choices.list.push(Choice {
             address,
             value: stored,
