@@ -79,15 +79,21 @@ struct Plan {
     /// A method call named `len`, or `next`, with one operand.
     len: bool,
     next: bool,
-    /// The literal operands read as floats and as integers (the first three operands).
-    float_lits: [Option<f64>; 3],
-    int_lits: [Option<i64>; 3],
+    /// Where the entry's literal operands are in [`Builder::literals`] (`u32::MAX`: none).
+    literals: u32,
     /// How many operands the entry has.
     operands: u8,
 }
 
+/// The literal operands of an entry, read as floats and as integers (the first three).
+#[derive(Clone, Copy, Default)]
+struct Literals {
+    floats: [Option<f64>; 3],
+    ints: [Option<i64>; 3],
+}
+
 impl Plan {
-    fn new(ir: &FnIr, index: usize) -> Plan {
+    fn new(ir: &FnIr, index: usize, literals: &mut Vec<Literals>) -> Plan {
         let e = &ir.entries[index];
         // The references recorded: never more than the step says, as `Store::refs` reads.
         let nrefs = ir.step(index).nrefs;
@@ -96,14 +102,22 @@ impl Plan {
             _ => (e.operands.len() + usize::from(e.condition != Operand::None)).min(nrefs as usize)
                 as u8,
         };
-        let mut float_lits = [None; 3];
-        let mut int_lits = [None; 3];
+        let mut lits = Literals::default();
+        let mut any = false;
         for (k, o) in e.operands.iter().take(3).enumerate() {
             if let Operand::Const(c) = o {
-                float_lits[k] = literal::as_f64(c);
-                int_lits[k] = literal::as_i64(c);
+                lits.floats[k] = literal::as_f64(c);
+                lits.ints[k] = literal::as_i64(c);
+                any = true;
             }
         }
+        let at = match any {
+            true => {
+                literals.push(lits);
+                literals.len() as u32 - 1
+            }
+            false => u32::MAX,
+        };
         let method = e.kind == EntryKind::MethodCall;
         Plan {
             kind: e.kind,
@@ -115,8 +129,7 @@ impl Plan {
             field: e.head.starts_with('.'),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",
-            float_lits,
-            int_lits,
+            literals: at,
             operands: e.operands.len().min(255) as u8,
         }
     }
@@ -136,8 +149,8 @@ enum How {
     Pass,
     /// The sensitivity times a partial derivative.
     Scale(f64),
-    /// The sensitivity added to element `index` of a vector argument.
-    At(u32),
+    /// The sensitivity added to element `index` of the `vector`-th vector argument.
+    At { vector: u32, index: u32 },
 }
 
 /// The class of a recorded value, read from its slot without building a [`Value`].
@@ -172,8 +185,9 @@ pub(crate) struct Tape {
     root: u32,
     /// The root's function arguments: node, and whether it is active.
     arguments: Vec<(u32, Class, bool)>,
-    /// The length of each vector argument (by node).
-    lengths: HashMap<u32, usize>,
+    /// The vector arguments of the root: node and length (a handful: a list is faster to
+    /// search than a map).
+    vectors: Vec<(u32, usize)>,
     nodes: usize,
 }
 
@@ -197,7 +211,7 @@ impl Tape {
     pub(crate) fn sweep(&self, seed: f64) -> Fast {
         let mut adjoint = vec![0.0f64; self.nodes];
         let mut reached = vec![false; self.nodes];
-        let mut vectors: HashMap<u32, Vec<f64>> = HashMap::new();
+        let mut vectors: Vec<Option<Vec<f64>>> = vec![None; self.vectors.len()];
         adjoint[self.root as usize] = seed;
         reached[self.root as usize] = true;
         for e in self.edges.iter().rev() {
@@ -210,9 +224,9 @@ impl Tape {
             let c = match e.how {
                 How::Pass => dy,
                 How::Scale(d) => dy * d,
-                How::At(index) => {
-                    let len = self.lengths.get(&e.to).copied().unwrap_or(0);
-                    let v = vectors.entry(e.to).or_insert_with(|| vec![0.0; len]);
+                How::At { vector, index } => {
+                    let len = self.vectors[vector as usize].1;
+                    let v = vectors[vector as usize].get_or_insert_with(|| vec![0.0; len]);
                     v[index as usize] += dy;
                     continue;
                 }
@@ -232,9 +246,11 @@ impl Tape {
             .map(|&(id, class, active)| match (class, active) {
                 (_, false) => None,
                 (Class::Vector, true) => {
-                    Some(Tangent::Vector(vectors.remove(&id).unwrap_or_else(|| {
-                        vec![0.0; self.lengths.get(&id).copied().unwrap_or(0)]
-                    })))
+                    let k = self.vectors.iter().position(|&(v, _)| v == id)?;
+                    let len = self.vectors[k].1;
+                    Some(Tangent::Vector(
+                        vectors[k].take().unwrap_or_else(|| vec![0.0; len]),
+                    ))
                 }
                 (_, true) => Some(Tangent::Scalar(match reached[id as usize] {
                     true => adjoint[id as usize],
@@ -249,6 +265,7 @@ impl Tape {
 struct Frame {
     end: u32,
     node: u32,
+    /// Where the frame's function's plans start in [`Builder::plans`].
     plans: usize,
     closure: bool,
 }
@@ -260,7 +277,9 @@ struct Builder<'s> {
     /// Values that may hold differentiable fields (the general sweep's containers).
     container: Vec<bool>,
     any_container: bool,
-    plans: Vec<Vec<Plan>>,
+    /// The plans of every entry of every function met, one function after another.
+    plans: Vec<Plan>,
+    literals: Vec<Literals>,
     by_ir: HashMap<*const FnIr, usize>,
     tape: Tape,
 }
@@ -279,12 +298,14 @@ impl<'s> Builder<'s> {
             container: vec![false; n],
             any_container: false,
             plans: Vec::new(),
+            literals: Vec::new(),
             by_ir: HashMap::new(),
             tape: Tape {
-                edges: Vec::new(),
+                // About one edge per node on arithmetic code.
+                edges: Vec::with_capacity(n),
                 root: root.0,
                 arguments: Vec::new(),
-                lengths: HashMap::new(),
+                vectors: Vec::new(),
                 nodes: n,
             },
         })
@@ -295,12 +316,16 @@ impl<'s> Builder<'s> {
         if let Some(&i) = self.by_ir.get(&key) {
             return i;
         }
-        self.plans
-            .push((0..ir.entries.len()).map(|i| Plan::new(ir, i)).collect());
-        self.by_ir.insert(key, self.plans.len() - 1);
-        self.plans.len() - 1
+        let start = self.plans.len();
+        for i in 0..ir.entries.len() {
+            let plan = Plan::new(ir, i, &mut self.literals);
+            self.plans.push(plan);
+        }
+        self.by_ir.insert(key, start);
+        start
     }
 
+    #[inline(always)]
     fn class(&self, id: NodeId) -> Class {
         let slot = self.store.slot(id);
         const BOXED: u8 = 0x80;
@@ -318,6 +343,7 @@ impl<'s> Builder<'s> {
 
     /// The first `n` references of `id` (at most [`Refs::MAX`]; more and the fast path
     /// declines).
+    #[inline(always)]
     fn refs(&self, id: NodeId, n: usize) -> Option<Refs> {
         if n > Refs::MAX {
             return None;
@@ -333,10 +359,12 @@ impl<'s> Builder<'s> {
         Some(refs)
     }
 
+    #[inline(always)]
     fn is_active(&self, r: NodeId) -> bool {
         !r.is_none() && self.active[r.index()]
     }
 
+    #[inline(always)]
     fn edge(&mut self, from: NodeId, to: NodeId, how: How) {
         if self.is_active(to) {
             self.tape.edges.push(Edge {
@@ -348,6 +376,7 @@ impl<'s> Builder<'s> {
     }
 
     /// A float operand: recorded (an `f64` node) or a literal.
+    #[inline(always)]
     fn float_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<f64> {
         match refs.get(k) {
             Some(r) if !r.is_none() => {
@@ -356,7 +385,7 @@ impl<'s> Builder<'s> {
                     .then(|| self.store.f64_at(slot))
                     .flatten()
             }
-            _ => *plan.float_lits.get(k)?,
+            _ => *self.literals.get(plan.literals as usize)?.floats.get(k)?,
         }
     }
 
@@ -370,7 +399,7 @@ impl<'s> Builder<'s> {
                 }
                 self.store.value_at(slot).as_i64()
             }
-            _ => *plan.int_lits.get(k)?,
+            _ => *self.literals.get(plan.literals as usize)?.ints.get(k)?,
         }
     }
 
@@ -404,7 +433,8 @@ impl<'s> Builder<'s> {
                 // An error node, or an entry the trace does not know.
                 return None;
             }
-            let plan = *self.plans[frame.plans].get(node.entry as usize)?;
+            // The parent's function has the entry (the trace was recorded from its IR).
+            let plan = *self.plans.get(frame.plans + node.entry as usize)?;
             match node.kind {
                 NodeKind::Argument => self.argument(id, parent, in_root, &plan)?,
                 NodeKind::Constant => {
@@ -464,7 +494,7 @@ impl<'s> Builder<'s> {
             };
             if class == Class::Vector {
                 let len = self.store.value_cow(id).floats()?.len();
-                self.tape.lengths.insert(id.0, len);
+                self.tape.vectors.push((id.0, len));
             }
             self.active[i] = active;
             self.tape.arguments.push((id.0, class, active));
@@ -566,10 +596,19 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// The length of a vector argument of the root.
+    fn vector_len(&self, v: NodeId) -> Option<usize> {
+        self.tape
+            .vectors
+            .iter()
+            .find(|&&(a, _)| a == v.0)
+            .map(|&(_, len)| len)
+    }
+
     /// `v.len()` on an active vector argument gave the vector's recorded length.
     fn len_matches(&self, id: NodeId, refs: &[NodeId]) -> bool {
         let Some(&v) = refs.first() else { return false };
-        let Some(&len) = self.tape.lengths.get(&v.0) else {
+        let Some(len) = self.vector_len(v) else {
             return false;
         };
         self.store.value(id).as_i64() == Some(len as i64)
@@ -668,10 +707,18 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 let v = operand(0);
-                let len = *self.tape.lengths.get(&v.0)?;
+                let vector = self.tape.vectors.iter().position(|&(a, _)| a == v.0)?;
+                let len = self.tape.vectors[vector].1;
                 let k = self.int_operand(refs, plan, 1)?;
                 let index = usize::try_from(k).ok().filter(|&k| k < len)?;
-                self.edge(id, v, How::At(index as u32));
+                self.edge(
+                    id,
+                    v,
+                    How::At {
+                        vector: vector as u32,
+                        index: index as u32,
+                    },
+                );
             }
             _ => return None,
         }
