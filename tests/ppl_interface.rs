@@ -323,6 +323,40 @@ fn a_closure_capturing_a_choice_runs_the_model_again() {
     }
 }
 
+// `x`'s sign reaches the observation only as the sign of a zero in a vector: `x * 0.0` is
+// `-0.0` for a negative `x`, and `1.0 / v[0]` is then `-∞`.
+#[tracked]
+fn signed_zero(y: f64) {
+    let x = sample("x", Normal::new(0.0, 1.0));
+    let v = vec![x * 0.0];
+    let s = (1.0 / v[0]).signum();
+    observe("y", Normal::new(s, 1.0), y);
+}
+
+#[test]
+fn an_in_place_step_tells_minus_zero_from_zero_in_a_vector() {
+    // `[-0.0] == [0.0]` as vectors of f64: an in-place step comparing them so would stop at
+    // `v`, keep `y`'s old log-density, and give a score the choices do not have.
+    let mut rng = PplRng::seed_from_u64(81);
+    let mut t = simulate(signed_zero, (1.0,), &mut rng).unwrap();
+    let mut flips = 0;
+    for _ in 0..100 {
+        let before = t.value::<f64>("x").unwrap().is_sign_negative();
+        t = mh(t, &Selection::of(["x"]), &mut rng).unwrap().0;
+        let x = t.value::<f64>("x").unwrap();
+        flips += usize::from(x.is_sign_negative() != before);
+        let (score, ()) = assess(signed_zero, (1.0,), &ChoiceMap::new().with("x", x)).unwrap();
+        assert!(
+            (t.score() - score).abs() < 1e-12,
+            "{} vs {score}",
+            t.score()
+        );
+    }
+    // Both signs were visited, and the steps were taken in place.
+    assert!(flips > 5, "{flips} sign changes");
+    assert!(!t.is_graph_current());
+}
+
 // ---------------------------------------------------------------------------------------------
 // What a model debugger sees.
 

@@ -749,3 +749,42 @@ fn repro_fuzz_1_empty_statements() {
         2
     );
 }
+
+// ----- found by the differential tester: a value mutated by an untracked call, then merged -----
+
+both! {
+    fn push_then_merge(x: f64) -> f64 {
+        let mut v = vec![1.0];
+        let w = if x > 0.0 {
+            v.push(x);
+            v
+        } else {
+            v
+        };
+        w.len() as f64 * x
+    }
+}
+
+// The merge's value is the node the arm passed: the merge block's argument takes that node's
+// value. Read afresh instead, it would be `[1.0, x]` where the node the argument refers to
+// holds `[1.0]` (`push` mutates `v` unseen), and the trace would not verify. The mutation is
+// what a consumer must not look through: the gradient where `push` ran is the typed error
+// naming it, the other one a number.
+#[test]
+fn repro_difftest_push_then_merge() {
+    assert_eq!(
+        check_f64(
+            push_then_merge::tracked,
+            push_then_merge::plain,
+            &[1.5, -2.0]
+        ),
+        1
+    );
+    let (out, trace) = track_output(push_then_merge::tracked, (1.5,));
+    assert_eq!(out.to_bits(), push_then_merge::plain(1.5).to_bits());
+    trace.verify().unwrap();
+    assert!(matches!(
+        irtrack::gradient(push_then_merge::tracked, (1.5,)),
+        Err(irtrack::GradError::Mutation { .. })
+    ));
+}

@@ -20,7 +20,7 @@
 
 use super::choices::{Origin, Selection};
 use super::dist::{Builtin, PplRng};
-use super::handler::{same_value, LogSum, Weight};
+use super::handler::{LogSum, Weight};
 use super::interface::PplTrace;
 use super::PplError;
 use crate::core::ids::NodeId;
@@ -125,6 +125,26 @@ fn operands_now(
     Some((values, changed))
 }
 
+/// Whether a recomputed value is the one recorded, for scalars and vectors of floats, bit for
+/// bit as [`Value::same_scalar`] compares floats (`-0.0` is not `0.0`: `1.0 / v[0]` tells them
+/// apart). Any other value (a distribution) counts as changed, which only visits its users
+/// again: comparing such values by their text would cost a formatting per visit and would
+/// call two values the same whenever their `Debug` hides what differs.
+fn unchanged(new: &Value, old: &Value) -> bool {
+    if new.same_scalar(old) {
+        return true;
+    }
+    match (new.floats(), old.floats()) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b.iter())
+                    .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+        }
+        _ => false,
+    }
+}
+
 /// Resamples the choices `selection` names (exact addresses) in place; `None` when the step
 /// must run the model instead.
 pub(crate) fn regenerate_in_place<M, A>(
@@ -207,7 +227,7 @@ where
         node.operation().ok()?;
         let (operands, _) = operands_now(node, &side, overrides)?;
         let new = node.reexecute(&operands).ok()?;
-        if same_value(&new, &current(node, &side, overrides)) {
+        if unchanged(&new, &current(node, &side, overrides)) {
             continue;
         }
         side.insert(id, new);
