@@ -539,6 +539,10 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("frechet_f_d1", nth(&f, 1)),
             ("frechet_g_d2", nth(&g, 2)),
             ("frechet_g_grad", reverse(&g, 0).unwrap()),
+            (
+                "frechet_g_hvp",
+                differentiate(&reverse(&g, 0).unwrap(), &[0]).unwrap(),
+            ),
         ],
     );
     vec![
@@ -692,5 +696,13 @@ fn emitted_frechet_examples() {
         b[j] -= h;
         let fd = (frechet_g(a) - frechet_g(b)) / (2.0 * h);
         assert!(close(grad[j], fd, 1e-7), "∇g[{j}]: {} vs {fd}", grad[j]);
+    }
+    // Forward over reverse: one Hessian column per basis vector.
+    let hvp = frechet_g_hvp(x.clone()).unwrap()(1.0);
+    for (k, ek) in basis(n).into_iter().enumerate() {
+        let column = hvp(Array1::from(ek));
+        for j in 0..n {
+            assert!(close(column[j], want[j][k], 1e-14), "H[{j}, {k}]");
+        }
     }
 }

@@ -10,7 +10,7 @@ pub fn frechet_f(
     x1: ndarray::Array1<f64>,
 ) -> Result<ndarray::Array1<f64>, &'static str> {
     let s1 = x1.clone();
-    let s2 = roll(s1.clone(), 1_i32);
+    let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
     Ok(s3)
 }
@@ -21,7 +21,7 @@ pub fn frechet_f_d1(
     x1: ndarray::Array1<f64>,
 ) -> Result<impl Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>, &'static str> {
     let s1 = x1.clone();
-    let s2 = roll(s1.clone(), 1_i32);
+    let s2 = roll(s1, 1_i32);
     Ok(move |v1: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
         let s3 = roll(v1.clone(), 1_i32);
         let s4 = &v1 * &s2;
@@ -40,7 +40,7 @@ pub fn frechet_g_d2(
     &'static str,
 > {
     let s1 = x1.clone();
-    let s2 = roll(s1.clone(), 1_i32);
+    let s2 = roll(s1, 1_i32);
     let s3 = x1[0_usize];
     Ok(move |v1: ndarray::Array1<f64>| -> Box<dyn Fn(ndarray::Array1<f64>) -> f64> {
         let s4 = roll(v1.clone(), 1_i32);
@@ -78,7 +78,7 @@ pub fn frechet_g_grad(
     x1: ndarray::Array1<f64>,
 ) -> Result<impl Fn(f64) -> ndarray::Array1<f64>, &'static str> {
     let s1 = x1.clone();
-    let s2 = roll(s1.clone(), 1_i32);
+    let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
     let s4 = x1[0_usize];
     let s5 = s3.sum();
@@ -86,19 +86,71 @@ pub fn frechet_g_grad(
         let s6 = v1 * s4;
         let s7 = v1 * s5;
         let s8 = ndarray::Array::from_elem(s3.raw_dim(), s6);
-        let s9 = irtrack::diff::sum_like(&s8, &s2);
-        let s10 = irtrack::diff::sum_like(&s8, &x1);
+        let s9 = irtrack::diff::sum_like(s8.clone(), &s2);
+        let s10 = irtrack::diff::sum_like(s8, &x1);
         let s11 = &x1 * &s10;
-        let s12 = irtrack::diff::sum_like(&s11, &s2);
+        let s12 = irtrack::diff::sum_like(s11, &s2);
         let s13 = &s2 * &s9;
-        let s14 = irtrack::diff::sum_like(&s13, &x1);
-        let s15 = roll(s12.clone(), -1_i32);
+        let s14 = irtrack::diff::sum_like(s13, &x1);
+        let s15 = roll(s12, -1_i32);
         let s16 = &s14 + &s15;
         let s17 = {
-            let mut z = s16.clone();
+            let mut z = s16;
             z[0_usize] += s7;
             z
         };
         s17
+    })
+}
+
+/// The program `frechet_g*'` (2 directions, a closure each), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn frechet_g_hvp(
+    x1: ndarray::Array1<f64>,
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>>,
+    &'static str,
+> {
+    let s1 = x1.clone();
+    let s2 = roll(s1, 1_i32);
+    let s3 = &x1 * &s2;
+    let s4 = x1[0_usize];
+    Ok(move |v1: f64| -> Box<dyn Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>> {
+        let s5 = v1 * s4;
+        let s6 = ndarray::Array::from_elem(s3.raw_dim(), s5);
+        let s7 = irtrack::diff::sum_like(s6.clone(), &s2);
+        let s8 = irtrack::diff::sum_like(s6, &x1);
+        let s2 = s2.clone();
+        let x1 = x1.clone();
+        let s3 = s3.clone();
+        Box::new(move |v2: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
+            let s9 = roll(v2.clone(), 1_i32);
+            let s10 = &v2 * &s2;
+            let s11 = &x1 * &s9;
+            let s12 = &s10 + &s11;
+            let s13 = v2[0_usize];
+            let s14 = s12.sum();
+            let s15 = v1 * s13;
+            let s16 = v1 * s14;
+            let s17 = ndarray::Array::from_elem(s3.raw_dim(), s15);
+            let s18 = irtrack::diff::sum_like(s17.clone(), &s2);
+            let s19 = irtrack::diff::sum_like(s17, &x1);
+            let s20 = &v2 * &s8;
+            let s21 = &x1 * &s19;
+            let s22 = &s20 + &s21;
+            let s23 = irtrack::diff::sum_like(s22, &s2);
+            let s24 = &s7 * &s9;
+            let s25 = &s2 * &s18;
+            let s26 = &s24 + &s25;
+            let s27 = irtrack::diff::sum_like(s26, &x1);
+            let s28 = roll(s23, -1_i32);
+            let s29 = &s27 + &s28;
+            let s30 = {
+                let mut z = s29;
+                z[0_usize] += s16;
+                z
+            };
+            s30
+        })
     })
 }

@@ -127,6 +127,24 @@ pub(crate) fn like(a: ndarray::ArrayD<f64>, recorded: &Value) -> Option<Value> {
     recorded.downcast_ref::<ArrayD<f64>>().map(|_| a.snapshot())
 }
 
+/// [`like`], or `a` itself (dynamic-dimensional) when the recorded value is no owned array of
+/// `f64` of `a`'s dimension; without a copy of `a` either way.
+fn like_or_dyn(a: ndarray::ArrayD<f64>, recorded: &Value) -> Value {
+    use ndarray::{Array0, Array1, Array2, Array3, Ix0, Ix1, Ix2, Ix3};
+    macro_rules! as_dim {
+        ($($t:ty => $d:ty),*) => {$(
+            if recorded.downcast_ref::<$t>().is_some() && Some(a.ndim()) == <$d>::NDIM {
+                if let Ok(a) = a.into_dimensionality::<$d>() {
+                    return a.snapshot();
+                }
+                unreachable!("the number of dimensions was checked");
+            }
+        )*};
+    }
+    as_dim!(Array0<f64> => Ix0, Array1<f64> => Ix1, Array2<f64> => Ix2, Array3<f64> => Ix3);
+    a.snapshot()
+}
+
 /// Runs an array operator (`+ - * /` with broadcasting and scalars, unary `-`) or an
 /// [`ArrayOp`](super::op::ArrayOp) on values; the result has the type of the widest array
 /// operand when that is an owned array of `f64`.
@@ -152,22 +170,25 @@ pub(crate) fn eval(op: ArrayEval, args: &[Value]) -> Result<Value, super::eval::
         .max_by_key(|(n, _)| *n)
         .map(|(_, v)| v.clone());
     let out = |a: ArrayD<f64>| -> Value {
-        widest
-            .as_ref()
-            .and_then(|w| like(a.clone(), w))
-            .unwrap_or_else(|| a.snapshot())
+        match &widest {
+            Some(w) => like_or_dyn(a, w),
+            None => a.snapshot(),
+        }
     };
     match op {
         ArrayEval::Neg => Ok(out(array(0)?.mapv(|x| -x))),
         ArrayEval::Binary(b) => {
-            let operand = |i: usize| -> Result<ArrayD<f64>, EvalError> {
+            // Operands are borrowed: a copy of each would double the time of an operation on
+            // large arrays (a Hessian of 10⁴ columns runs millions of them, `benches/diff.rs`).
+            let operand = |i: usize| -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
                 match args.get(i).and_then(Value::as_f64) {
-                    Some(x) => Ok(ndarray::arr0(x).into_dyn()),
-                    None => Ok(array(i)?.into_owned()),
+                    Some(x) => Ok(CowArray::from(ndarray::arr0(x).into_dyn())),
+                    None => array(i),
                 }
             };
             let (x, y) = (operand(0)?, operand(1)?);
-            let broadcast = |x: &ArrayD<f64>, y: &ArrayD<f64>| -> Result<ArrayD<f64>, EvalError> {
+            type Operand<'a> = CowArray<'a, f64, IxDyn>;
+            let broadcast = |x: &Operand<'_>, y: &Operand<'_>| -> Result<ArrayD<f64>, EvalError> {
                 Ok(match b {
                     BinOp::Add => x + y,
                     BinOp::Sub => x - y,
@@ -180,7 +201,7 @@ pub(crate) fn eval(op: ArrayEval, args: &[Value]) -> Result<Value, super::eval::
             };
             // `&x op &y` co-broadcasts and panics on shapes that do not broadcast: check first.
             let dims = x.ndim().max(y.ndim());
-            let pad = |a: &ArrayD<f64>| {
+            let pad = |a: &Operand<'_>| {
                 let mut s = vec![1; dims - a.ndim()];
                 s.extend_from_slice(a.shape());
                 s

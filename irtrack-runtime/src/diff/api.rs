@@ -297,42 +297,52 @@ pub(crate) fn elements(v: &Value) -> Option<Vec<f64>> {
     None
 }
 
-/// The basis vectors of `x`'s space: `eⱼ` of `x`'s type, for a float, a `Vec<f64>` or a 1-D
-/// array.
-fn basis(x: &Value) -> Result<Vec<Value>, DiffError> {
-    let unsupported = || DiffError::Input {
-        index: 0,
-        reason: format!(
-            "a Jacobian or Hessian is taken with respect to a float, a `Vec<f64>` or a 1-D array \
-             of `f64`, not a `{}`",
-            x.type_name()
-        ),
-    };
-    match Kind::of(x) {
-        Kind::Float(crate::core::op::ScalarType::F32) => Ok(vec![1.0f32.snapshot()]),
-        Kind::Float(_) => Ok(vec![1.0f64.snapshot()]),
-        Kind::Vector => {
-            let n = elements(x).map_or(0, |e| e.len());
-            Ok((0..n)
-                .map(|j| {
-                    let mut e = vec![0.0; n];
-                    e[j] = 1.0;
-                    e.snapshot()
+/// The basis of `x`'s space (a float, a `Vec<f64>` or a 1-D array), each vector made when it
+/// is asked for.
+struct Basis {
+    kind: Kind,
+    len: usize,
+}
+
+impl Basis {
+    fn of(x: &Value) -> Result<Basis, DiffError> {
+        let kind = Kind::of(x);
+        let len = match kind {
+            Kind::Float(_) => 1,
+            Kind::Vector => elements(x).map_or(0, |e| e.len()),
+            #[cfg(feature = "ndarray")]
+            Kind::Array(1) => elements(x).map_or(0, |e| e.len()),
+            _ => {
+                return Err(DiffError::Input {
+                    index: 0,
+                    reason: format!(
+                        "a Jacobian or Hessian is taken with respect to a float, a `Vec<f64>` or \
+                         a 1-D array of `f64`, not a `{}`",
+                        x.type_name()
+                    ),
                 })
-                .collect())
+            }
+        };
+        Ok(Basis { kind, len })
+    }
+
+    /// `eⱼ`, of `x`'s type.
+    fn vector(&self, j: usize) -> Value {
+        match self.kind {
+            Kind::Float(crate::core::op::ScalarType::F32) => 1.0f32.snapshot(),
+            Kind::Float(_) => 1.0f64.snapshot(),
+            #[cfg(feature = "ndarray")]
+            Kind::Array(_) => {
+                let mut e = ndarray::Array1::zeros(self.len);
+                e[j] = 1.0;
+                e.snapshot()
+            }
+            _ => {
+                let mut e = vec![0.0; self.len];
+                e[j] = 1.0;
+                e.snapshot()
+            }
         }
-        #[cfg(feature = "ndarray")]
-        Kind::Array(1) => {
-            let n = elements(x).map_or(0, |e| e.len());
-            Ok((0..n)
-                .map(|j| {
-                    let mut e = ndarray::Array1::zeros(n);
-                    e[j] = 1.0;
-                    e.snapshot()
-                })
-                .collect())
-        }
-        _ => Err(unsupported()),
     }
 }
 
@@ -382,12 +392,12 @@ where
     inputs.push(values[0].clone());
     let mut env = staged.env(inputs);
     staged.run(&mut env, 0, &[])?;
-    let basis = basis(&values[0])?;
+    let basis = Basis::of(&values[0])?;
     let rows = column(&trace.root().raw_value(), "a Jacobian")?.len();
-    let mut columns = Vec::with_capacity(basis.len());
-    for e in basis {
+    let mut columns = Vec::with_capacity(basis.len);
+    for j in 0..basis.len {
         let mut at = env.clone();
-        staged.run(&mut at, 1, &[(v, e)])?;
+        staged.run(&mut at, 1, &[(v, basis.vector(j))])?;
         columns.push(column(&staged.output(&at), "a Jacobian")?);
     }
     Ok(Matrix::from_columns(rows, columns))
@@ -468,8 +478,8 @@ where
             ),
         });
     }
-    let basis = basis(&values[0])?;
-    let n = basis.len();
+    let basis = Basis::of(&values[0])?;
+    let n = basis.len;
     let v = values.len();
     match method {
         HessianMethod::ForwardOverReverse => {
@@ -491,13 +501,35 @@ where
             let mut env = staged.env(inputs);
             staged.run(&mut env, 0, &[])?;
             staged.run(&mut env, 1, &[])?;
-            let mut columns = Vec::with_capacity(n);
-            for e in basis {
+            // Each column is written straight into the matrix, each basis vector made when its
+            // column is: at n = 10⁴ the basis alone would be as large as the Hessian (800 MB).
+            let mut data = Vec::with_capacity(n * n);
+            // The last column's values are dropped only once the next column's are made: freed
+            // first, they would leave the top of the heap free, which glibc's malloc returns to
+            // the system past 128 KB, and every array of the next column would fault its pages
+            // in again (5× the time of the column at n = 10⁴, `benches/diff.rs`).
+            let mut last = None;
+            for j in 0..n {
                 let mut at = env.clone();
-                staged.run(&mut at, 2, &[(v + 1, e)])?;
-                columns.push(column(&staged.output(&at), "a Hessian")?);
+                staged.run(&mut at, 2, &[(v + 1, basis.vector(j))])?;
+                let col = column(&staged.output(&at), "a Hessian")?;
+                last = Some(at);
+                if col.len() != n {
+                    return Err(DiffError::Output {
+                        reason: format!(
+                            "a Hessian-vector product of {} elements, not {n}",
+                            col.len()
+                        ),
+                    });
+                }
+                data.extend(col);
             }
-            Ok(Matrix::from_columns(n, columns))
+            drop(last);
+            Ok(Matrix {
+                rows: n,
+                cols: n,
+                data,
+            })
         }
         HessianMethod::ForwardOverForward => {
             let d2 = differentiate(&differentiate(&program, &[0])?, &[0])?;
@@ -507,6 +539,7 @@ where
             inputs.push(values[0].clone());
             let mut env = staged.env(inputs);
             staged.run(&mut env, 0, &[])?;
+            let basis: Vec<Value> = (0..n).map(|j| basis.vector(j)).collect();
             let mut columns = Vec::with_capacity(n);
             for ei in &basis {
                 let mut at_i = env.clone();

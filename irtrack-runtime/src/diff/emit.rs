@@ -61,6 +61,10 @@ pub fn emit_rust(program: &Program, name: &str) -> Result<String, DiffError> {
     Ok(prettyplease::unparse(&file))
 }
 
+fn same_src(a: &Src, b: &Src) -> bool {
+    matches!((a, b), (Src::Input(x), Src::Input(y)) | (Src::Op(x), Src::Op(y)) if x == y)
+}
+
 fn origin(name: &str) -> Origin {
     Origin {
         node: crate::core::ids::NodeId::NONE,
@@ -115,12 +119,14 @@ struct Atom {
     ty: Ty,
     /// A literal, which needs parentheses as a receiver.
     literal: bool,
+    /// Read for the last time, by value: moved rather than cloned.
+    last: bool,
 }
 
 impl Atom {
-    /// The value by value (cloned when it is not `Copy`).
+    /// The value by value (cloned when it is not `Copy` and read again later).
     fn owned(&self) -> String {
-        if self.ty.is_copy() {
+        if self.ty.is_copy() || self.last {
             self.code.clone()
         } else {
             format!("{}.clone()", self.code)
@@ -156,6 +162,55 @@ struct Emitter<'p> {
     /// The variable of each operation: `s1, s2, …` in the order the code runs them (stage by
     /// stage).
     op_names: Vec<String>,
+    /// For each operation, the values it reads for the last time ([`last_reads`]).
+    last: Vec<Vec<Src>>,
+}
+
+/// For each operation, the values it may move instead of cloning: a dynamic input or an
+/// operation's value of its own stage that it reads once and nothing reads after it. A value
+/// of an earlier stage is never moved (the closure reading it is `Fn`), nor the output, nor a
+/// guard's condition. Without this, each registered call and reverse-mode sum would copy an
+/// array it is the last to read.
+fn last_reads(parts: &Parts, input_stage: &[u32], op_stage: &[u32]) -> Vec<Vec<Src>> {
+    let key = |s: &Src| match s {
+        Src::Input(k) if matches!(parts.inputs[*k], PartInput::Dynamic { .. }) => Some((0, *k)),
+        Src::Op(k) => Some((1, *k)),
+        _ => None,
+    };
+    let stage = |(kind, k): (u8, usize)| {
+        if kind == 0 {
+            input_stage[k]
+        } else {
+            op_stage[k]
+        }
+    };
+    let mut readers: std::collections::HashMap<(u8, usize), Vec<usize>> = Default::default();
+    for (j, op) in parts.ops.iter().enumerate() {
+        for a in &op.args {
+            if let Some(v) = key(a) {
+                readers.entry(v).or_default().push(j);
+            }
+        }
+    }
+    let mut kept: Vec<(u8, usize)> = parts
+        .guards
+        .iter()
+        .filter_map(|g| key(&g.condition))
+        .collect();
+    kept.extend(key(&parts.output));
+    let mut last = vec![Vec::new(); parts.ops.len()];
+    for (v, js) in readers {
+        let Some(&j) = js.iter().max() else { continue };
+        let once = js.iter().filter(|&&i| i == j).count() == 1;
+        if once && !kept.contains(&v) && js.iter().all(|&i| op_stage[i] == stage(v)) {
+            last[j].push(if v.0 == 0 {
+                Src::Input(v.1)
+            } else {
+                Src::Op(v.1)
+            });
+        }
+    }
+    last
 }
 
 fn unsupported(at: &Origin, reason: impl Into<String>) -> DiffError {
@@ -236,6 +291,7 @@ impl<'p> Emitter<'p> {
         for (i, &k) in order.iter().enumerate() {
             op_names[k] = format!("s{}", i + 1);
         }
+        let last = last_reads(parts, &input_stage, &op_stage);
         Ok(Emitter {
             parts,
             name: name.to_string(),
@@ -243,6 +299,7 @@ impl<'p> Emitter<'p> {
             op_stage,
             stages,
             op_names,
+            last,
         })
     }
 
@@ -291,11 +348,13 @@ impl<'p> Emitter<'p> {
                 code: self.input_name(*k),
                 ty: self.input_ty(*k, at)?,
                 literal: false,
+                last: false,
             }),
             Src::Op(k) => Ok(Atom {
                 code: self.op_names[*k].clone(),
                 ty: self.op_ty(*k)?,
                 literal: false,
+                last: false,
             }),
             Src::Const(v) => self.constant(v, at),
         }
@@ -322,6 +381,7 @@ impl<'p> Emitter<'p> {
                 code,
                 ty,
                 literal: true,
+                last: false,
             });
         }
         let ty = Ty::of(v).ok_or_else(|| {
@@ -353,6 +413,7 @@ impl<'p> Emitter<'p> {
             code,
             ty,
             literal: true,
+            last: false,
         })
     }
 
@@ -363,8 +424,12 @@ impl<'p> Emitter<'p> {
         let args = op
             .args
             .iter()
-            .map(|a| self.atom(a, &at))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|a| {
+                let mut atom = self.atom(a, &at)?;
+                atom.last = self.last[k].iter().any(|l| same_src(l, a));
+                Ok(atom)
+            })
+            .collect::<Result<Vec<_>, DiffError>>()?;
         let a = |i: usize| args[i].clone();
         let no = |what: &str| unsupported(&at, format!("`{what}` has no emitted Rust"));
         Ok(match op.operation {
@@ -449,7 +514,7 @@ impl<'p> Emitter<'p> {
                     Ty::Scalar(_) => a(0).code,
                     _ => format!("{}.sum()", a(0).code),
                 },
-                _ => format!("irtrack::diff::sum_like(&{}, &{})", a(0).code, a(1).code),
+                _ => format!("irtrack::diff::sum_like({}, &{})", a(0).owned(), a(1).code),
             },
             Kernel::IndexAdd => {
                 let mut adds = String::new();

@@ -337,19 +337,22 @@ mod arrays {
 /// [`emit_rust`](super::emit_rust) calls where a reverse-mode program sends a cotangent back
 /// to an operand that was broadcast.
 ///
+/// `t` is taken by value so that a cotangent of `like`'s shape, the common case, is returned
+/// as it is, without a copy.
+///
 /// ```
 /// use ndarray::{array, Array1};
 ///
 /// let t = array![[1.0, 2.0], [3.0, 4.0]];
 /// let like: Array1<f64> = array![0.0, 0.0];
-/// assert_eq!(irtrack::diff::sum_like(&t, &like), array![4.0, 6.0]);
+/// assert_eq!(irtrack::diff::sum_like(t, &like), array![4.0, 6.0]);
 /// ```
 ///
 /// # Panics
 /// When `t`'s shape is not `like`'s broadcast.
 #[cfg(feature = "ndarray")]
 pub fn sum_like<D, E>(
-    t: &ndarray::Array<f64, D>,
+    t: ndarray::Array<f64, D>,
     like: &ndarray::Array<f64, E>,
 ) -> ndarray::Array<f64, E>
 where
@@ -357,7 +360,7 @@ where
     E: ndarray::Dimension + 'static,
 {
     use ndarray::Axis;
-    let mut r = t.clone().into_dyn();
+    let mut r = t.into_dyn();
     while r.ndim() > like.ndim() {
         r = r.sum_axis(Axis(0));
     }
