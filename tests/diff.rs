@@ -706,3 +706,98 @@ fn emitted_frechet_examples() {
         }
     }
 }
+
+// Higher-order use: a gradient of a function that itself calls `gradient`.
+
+#[tracked]
+fn cubed_times(x: f64, y: f64) -> f64 {
+    x * x * x * y
+}
+
+/// `∂/∂x (x³ y)` at `y = 3`: `9 x²`, taken inside a tracked function.
+#[tracked]
+fn inner_gradient(x: f64) -> f64 {
+    let g = irtrack::gradient(cubed_times, (x, 3.0)).unwrap();
+    g.scalars()[0].unwrap()
+}
+
+/// The same through an untracked helper: the helper's call is what takes the derivative.
+fn helper(x: f64) -> f64 {
+    irtrack::gradient(cubed_times, (x, 3.0)).unwrap().scalars()[0].unwrap()
+}
+
+#[tracked]
+fn inner_gradient_in_helper(x: f64) -> f64 {
+    helper(x) + x
+}
+
+#[test]
+fn a_gradient_of_a_gradient_is_a_typed_error_naming_the_inner_call() {
+    use irtrack::GradError;
+    // Recording does not disturb the inner gradient: the traced value is the untracked one.
+    let x = 2.0;
+    assert_eq!(inner_gradient(x), 9.0 * x * x);
+    let t = track(inner_gradient, (x,));
+    assert_eq!(t.root().value::<f64>(), Some(&(9.0 * x * x)));
+
+    let e = irtrack::gradient(inner_gradient, (x,)).unwrap_err();
+    let GradError::HigherOrder { at, cause } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(at.function, "inner_gradient", "{e}");
+    assert!(at.statement.contains("gradient"), "{e}");
+    assert!(matches!(**cause, GradError::NoRule { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("higher-order") && text.contains("irtrack::diff"),
+        "{text}"
+    );
+
+    let e = irtrack::gradient(inner_gradient_in_helper, (x,)).unwrap_err();
+    let GradError::HigherOrder { at, .. } = &e else {
+        panic!("{e}")
+    };
+    assert!(at.statement.contains("helper"), "{e}");
+
+    // The other ways into a backward pass say the same.
+    let (_, back) = irtrack::pullback(inner_gradient, (x,));
+    let e = back.call(1.0).unwrap_err();
+    assert!(matches!(e, GradError::HigherOrder { .. }), "{e}");
+    let mut t = track(inner_gradient, (x,));
+    let e = t.backward(1.0).unwrap_err();
+    assert!(matches!(e, GradError::HigherOrder { .. }), "{e}");
+}
+
+#[test]
+fn derivative_entry_points_name_higher_order_use_too() {
+    let x = 2.0;
+    for e in [
+        jvp(inner_gradient, (x,), (1.0,)).map(|_| ()).unwrap_err(),
+        hessian(inner_gradient, (x,)).map(|_| ()).unwrap_err(),
+        vjp(inner_gradient, (x,), 1.0).map(|_| ()).unwrap_err(),
+    ] {
+        let DiffError::HigherOrder { at, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(at.function, "inner_gradient", "{e}");
+        assert!(at.location.is_some(), "{e}");
+        assert!(e.to_string().contains("higher-order"), "{e}");
+    }
+}
+
+#[test]
+fn the_advice_of_the_higher_order_error_gives_the_derivative_of_the_gradient() {
+    // d/dx (9 x²) = 18 x, from the inner function's program differentiated twice, and as the
+    // Hessian's first entry.
+    let p = Program::from_trace(
+        &track(cubed_times, (2.0, 3.0)),
+        &[Input::Dynamic, Input::Static],
+    )
+    .unwrap();
+    for x in [-1.5, 2.0, 3.25] {
+        let got = derivative_at(&p, 2, x, &[Value::snapshot(3.0f64)]);
+        assert!(close(got, 18.0 * x, 1e-12), "{got} vs {}", 18.0 * x);
+        let h = hessian(cubed_times, (x, 3.0)).unwrap();
+        assert!(close(h[(0, 0)], 18.0 * x, 1e-12), "{:?}", h);
+    }
+}

@@ -73,12 +73,17 @@ pub(crate) struct Node {
     pub kind: NodeKind,
     /// For a method call, what its receiver's type says of the method reached.
     pub receiver: Receiver,
-    /// `Node::REFS_SET` when a nested call's references were resolved (on return).
+    /// `Node::REFS_SET` when a nested call's references were resolved (on return),
+    /// `Node::RECORDS_INSIDE` for a primitive call that recorded a trace of its own.
     pub flags: u8,
 }
 
 impl Node {
     pub(crate) const REFS_SET: u8 = 1;
+    /// A primitive call during which another recording ran (`gradient`, `track`, … called
+    /// inside the function being recorded): a derivative through it would be one of higher
+    /// order, which the consumers name in their errors.
+    pub(crate) const RECORDS_INSIDE: u8 = 2;
 }
 
 /// One nested call: its IR, where its subtree ends and its value.
@@ -247,6 +252,13 @@ impl Store {
     #[inline]
     pub fn len(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The first primitive call during which another recording ran (`Node::RECORDS_INSIDE`).
+    pub(crate) fn first_recording_inside(&self) -> Option<NodeId> {
+        (0..self.nodes.len())
+            .find(|&i| self.nodes[i].flags & Node::RECORDS_INSIDE != 0)
+            .map(|i| NodeId(i as u32))
     }
 
     #[inline]

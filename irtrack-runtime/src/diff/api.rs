@@ -150,8 +150,32 @@ where
     let wrt = (0..inputs.len())
         .filter(|&k| inputs[k] == Input::Dynamic)
         .collect();
-    let program = Program::from_trace(&trace, &inputs)?;
+    let program =
+        Program::from_trace(&trace, &inputs).map_err(|e| higher_order(&trace, e.into()))?;
     Ok((value, trace, program, wrt))
+}
+
+/// `cause`, or [`DiffError::HigherOrder`] naming the call inside which another recording ran
+/// (a derivative taken inside `f`), which is why a program of `f` cannot be built: the
+/// builder's own error would name whichever node it met first.
+fn higher_order(trace: &Trace, cause: DiffError) -> DiffError {
+    let Some(id) = trace.store.first_recording_inside() else {
+        return cause;
+    };
+    let n = trace.root().at(id);
+    DiffError::HigherOrder {
+        at: crate::program::Origin {
+            node: id,
+            function: n
+                .ir()
+                .map(|ir| ir.name.clone())
+                .or_else(|| n.function_name().map(str::to_string))
+                .unwrap_or_default(),
+            location: n.location(),
+            position: n.position().unwrap_or(0),
+        },
+        cause: Box::new(cause),
+    }
 }
 
 fn arguments(trace: &Trace) -> Vec<Value> {

@@ -67,6 +67,16 @@ pub enum DiffError {
     },
     /// Building the program from the trace, or running a derivative program, failed.
     Replay(ReplayError),
+    /// Higher-order use: the function takes a derivative itself (`gradient`, `jvp`, `track`, …
+    /// called inside it, or inside a function it calls), a call the program of its trace cannot
+    /// run or differentiate. Differentiate the inner function's program instead
+    /// ([`differentiate`](super::differentiate) twice, [`hessian`](super::hessian)).
+    HigherOrder {
+        /// The call inside which another recording ran.
+        at: Origin,
+        /// What failed because of it.
+        cause: Box<DiffError>,
+    },
 }
 
 impl fmt::Display for DiffError {
@@ -102,6 +112,13 @@ impl fmt::Display for DiffError {
             ),
             DiffError::Eval { at, error } => write!(f, "{at}: {error}"),
             DiffError::Replay(e) => write!(f, "{e}"),
+            DiffError::HigherOrder { at, cause } => write!(
+                f,
+                "{at}: takes a derivative (records a trace of its own) inside the function being \
+                 differentiated; a derivative of a function that calls `gradient`, `jvp`, … \
+                 (higher-order use) is not supported: differentiate the inner function's \
+                 program twice (`irtrack::diff::differentiate`, `hessian`) instead ({cause})"
+            ),
         }
     }
 }

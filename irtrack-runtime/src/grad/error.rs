@@ -100,6 +100,17 @@ pub enum GradError {
         /// The two shapes.
         shapes: (String, String),
     },
+    /// Higher-order use: the function differentiated takes a derivative itself (`gradient`,
+    /// `pullback`, `track`, … called inside it, or inside a function it calls), and the
+    /// backward pass could not go through that call, a primitive of the outer trace with no
+    /// rule. `irtrack::diff` differentiates programs to any order (`hessian`, or `differentiate`
+    /// a `Program` twice).
+    HigherOrder {
+        /// The call inside which another recording ran.
+        at: Box<Place>,
+        /// Where the backward pass stopped.
+        cause: Box<GradError>,
+    },
 }
 
 impl fmt::Display for GradError {
@@ -152,6 +163,14 @@ impl fmt::Display for GradError {
                  the shape of the output (and of the seeds of earlier `backward` passes on the \
                  same trace), and a custom rule must return sensitivities of its arguments' shapes",
                 shapes.0, shapes.1
+            ),
+            GradError::HigherOrder { at, cause } => write!(
+                f,
+                "{at} takes a derivative (records a trace of its own) inside the function being \
+                 differentiated: a gradient of a function that calls `gradient` (higher-order \
+                 use) is not supported; build the higher derivative with `irtrack::diff` \
+                 (`hessian`, or `differentiate` a `Program` twice). The backward pass stopped \
+                 at: {cause}"
             ),
         }
     }

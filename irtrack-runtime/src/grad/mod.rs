@@ -276,7 +276,18 @@ fn tracked_root(trace: &Trace) -> Result<crate::view::trace::NodeRef<'_>, GradEr
 fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
     let root = tracked_root(trace)?;
     let mut sweep = Sweep::new(trace, root.id())?;
-    sweep.run(seed)?;
+    if let Err(cause) = sweep.run(seed) {
+        // A derivative taken inside the function is a primitive of this trace with no rule;
+        // the sweep stops wherever a rule is first missing on the way back to it, which would
+        // name an innocent `unwrap` or field access.
+        return Err(match trace.store.first_recording_inside() {
+            Some(id) => GradError::HigherOrder {
+                at: sweep.place(id),
+                cause: Box::new(cause),
+            },
+            None => cause,
+        });
+    }
     Ok(sweep)
 }
 

@@ -89,6 +89,9 @@ pub(crate) struct Recorder {
     pub(crate) next_byte_check: usize,
     /// The statement whose closure arguments a claimed callee registers (caller's IR and var).
     pub(crate) closure_args: Vec<(usize, usize)>,
+    /// The announced call (by `var` and frame depth) during which another recording started:
+    /// its node is marked `Node::RECORDS_INSIDE`.
+    pub(crate) recorded_inside: Option<(u32, usize)>,
 }
 
 impl Recorder {
@@ -116,6 +119,7 @@ impl Recorder {
             byte_budget: usize::MAX,
             next_byte_check: usize::MAX,
             closure_args: Vec::new(),
+            recorded_inside: None,
         }
     }
 
@@ -357,6 +361,15 @@ impl Recorder {
                 let frame = self.frames.last().expect("the root pseudo-frame");
                 let refs =
                     Self::push_step_refs(&mut self.store, frame, ir, ir.step(index as usize));
+                let flags = match pending {
+                    Pending::Announced { var, depth, .. }
+                        if self.recorded_inside == Some((var, depth)) =>
+                    {
+                        self.recorded_inside = None;
+                        Node::RECORDS_INSIDE
+                    }
+                    _ => 0,
+                };
                 let id = self.push_node(Node {
                     entry: index,
                     refs,
@@ -364,7 +377,7 @@ impl Recorder {
                     tag: slot.tag,
                     kind: NodeKind::PrimitiveCall,
                     receiver,
-                    flags: 0,
+                    flags,
                 });
                 if let (EntryKind::Call, Pending::Announced { key, .. }) = (entry.kind, pending) {
                     let callee = match key {

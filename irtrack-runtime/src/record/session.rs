@@ -208,6 +208,14 @@ impl Session {
     pub(crate) fn start(ctx: Option<Rc<dyn Context>>, root_name: &'static str) -> Session {
         let rec: Shared = Rc::new(RefCell::new(Recorder::new(ctx, root_name)));
         let previous = CURRENT.with(|c| c.borrow_mut().replace(rec.clone()));
+        // A recording inside a call the outer recording announced (`gradient` called in a
+        // tracked function): the outer trace marks that call, so a derivative through it is
+        // reported as higher-order use instead of as whichever node lacks a rule first.
+        if let Some(mut outer) = previous.as_ref().and_then(|o| o.try_borrow_mut().ok()) {
+            if let Pending::Announced { var, depth, .. } = outer.pending {
+                outer.recorded_inside = Some((var, depth));
+            }
+        }
         ACTIVE.fetch_add(1, Ordering::Relaxed);
         Session { rec, previous }
     }
