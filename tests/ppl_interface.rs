@@ -3,9 +3,9 @@
 //! `statrs`'s densities), and what a model debugger sees (listing, DOT, JSON).
 
 use irtrack::ppl::{
-    assess, draw, generate, mh, observe, regenerate, sample, score_graph, simulate, update,
-    Address, Bernoulli, Beta, Categorical, ChoiceMap, Dirichlet, Distribution, Exponential, Gamma,
-    Geometric, MvNormal, Normal, Poisson, PplError, PplRng, PplTrace, Selection, Uniform,
+    assess, draw, generate, mh, mh_rerun, observe, regenerate, sample, score_graph, simulate,
+    update, Address, Bernoulli, Beta, Categorical, ChoiceMap, Dirichlet, Distribution, Exponential,
+    Gamma, Geometric, MvNormal, Normal, Poisson, PplError, PplRng, PplTrace, Selection, Uniform,
 };
 use irtrack::{tracked, Callable, Trace};
 use proptest::prelude::*;
@@ -355,6 +355,33 @@ fn an_in_place_step_tells_minus_zero_from_zero_in_a_vector() {
     // Both signs were visited, and the steps were taken in place.
     assert!(flips > 5, "{flips} sign changes");
     assert!(!t.is_graph_current());
+}
+
+// A choice's address can also be the prefix of others: selecting `x` selects `x[1]` too.
+#[tracked]
+fn prefix_and_below() {
+    sample("x", Normal::new(0.0, 1.0));
+    sample(("x", 1), Normal::new(0.0, 1.0));
+}
+
+#[test]
+fn selecting_an_address_resamples_the_choices_below_it_in_place_too() {
+    let mut rng = PplRng::seed_from_u64(91);
+    let t = simulate(prefix_and_below, (), &mut rng).unwrap();
+    let below = t.value::<f64>(("x", 1)).unwrap();
+    // Resimulating choices no observation scores is always accepted: both change.
+    let (a, accepted) = mh(t, &Selection::of(["x"]), &mut rng).unwrap();
+    assert!(accepted);
+    assert_ne!(a.value::<f64>(("x", 1)).unwrap(), below);
+    let mut b = simulate(prefix_and_below, (), &mut PplRng::seed_from_u64(91)).unwrap();
+    let mut rng = PplRng::seed_from_u64(92);
+    let mut rerun = simulate(prefix_and_below, (), &mut PplRng::seed_from_u64(91)).unwrap();
+    let mut rng2 = PplRng::seed_from_u64(92);
+    for _ in 0..5 {
+        b = mh(b, &Selection::of(["x"]), &mut rng).unwrap().0;
+        rerun = mh_rerun(rerun, &Selection::of(["x"]), &mut rng2).unwrap().0;
+        assert_eq!(b.choices().to_string(), rerun.choices().to_string());
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

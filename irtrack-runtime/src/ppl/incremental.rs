@@ -13,16 +13,18 @@
 //!   choice whose address or observed value changed — ends the attempt, and the step runs the
 //!   model again instead ([`regenerate`](super::regenerate)). So does a graph in which a
 //!   closure captured a value or a call ended without a return after the first change: the
-//!   trace does not show what those depend on.
+//!   trace does not show what those depend on. So does a selection whose addresses are not
+//!   exactly choices, or a trace in which one choice's address is the prefix of another's
+//!   (selecting `x` selects `x[1]`).
 //!
 //! The new values are kept beside the graph (the trace's overrides) until the graph is asked
 //! for, when the model runs again on the current choices.
 
-use super::choices::{Origin, Selection};
+use super::choices::{Choices, Origin, Selection};
 use super::dist::{Builtin, PplRng};
 use super::handler::{LogSum, Weight};
 use super::interface::PplTrace;
-use super::PplError;
+use super::{Address, PplError};
 use crate::core::ids::NodeId;
 use crate::core::tape::NodeKind;
 use crate::core::value::Value;
@@ -145,6 +147,18 @@ fn unchanged(new: &Value, old: &Value) -> bool {
     }
 }
 
+/// Whether some choice's address is a proper prefix of another choice's.
+fn nested_addresses(choices: &Choices) -> bool {
+    choices.list.iter().any(|c| {
+        let keys = c.address.keys();
+        (1..keys.len()).any(|n| {
+            choices
+                .index
+                .contains_key(&Address::from(keys[..n].to_vec()))
+        })
+    })
+}
+
 /// Resamples the choices `selection` names (exact addresses) in place; `None` when the step
 /// must run the model instead.
 pub(crate) fn regenerate_in_place<M, A>(
@@ -160,6 +174,13 @@ where
         return None;
     };
     let graph = trace.recorded_graph();
+    // A selected address selects the choices below it too (`x` selects `x[1]`).
+    if *trace
+        .nested_addresses
+        .get_or_init(|| nested_addresses(&trace.choices))
+    {
+        return None;
+    }
     let mut selected = Vec::with_capacity(addresses.len());
     for a in addresses {
         // An address that names a call (a prefix of several choices) needs a scan: not here.

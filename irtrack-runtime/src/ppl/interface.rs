@@ -48,6 +48,9 @@ pub struct PplTrace<M: Callable<A>, A> {
     /// The last node of the graph with an operand the recording could not see (a closure's
     /// capture): an update in place before it cannot know what depends on a change.
     pub(crate) unseen: OnceLock<Option<NodeId>>,
+    /// Whether some choice's address is a proper prefix of another's (`x` and `x[1]`): then
+    /// selecting one choice also selects others, which an update in place does not look for.
+    pub(crate) nested_addresses: OnceLock<bool>,
 }
 
 impl<M: Callable<A>, A> fmt::Debug for PplTrace<M, A> {
@@ -285,6 +288,7 @@ where
         factors,
         overrides: HashMap::new(),
         unseen: OnceLock::new(),
+        nested_addresses: OnceLock::new(),
     })
 }
 
