@@ -239,7 +239,7 @@ fn main() {
     let wanted = |group: &str| {
         filter
             .as_deref()
-            .is_none_or(|f| group.contains(f) || f.starts_with(group))
+            .map_or(true, |f| group.contains(f) || f.starts_with(group))
     };
     let mut figures = Vec::new();
     if wanted("ppl/mh_step_1000") {

@@ -123,8 +123,8 @@ fn main() {
     println!("geom(p = {p}) observed as {reading} ± 1: posterior over the depth n");
     println!("({sweeps} MH sweeps after {burn_in} of burn-in; tolerance 4 sd / √ESS)");
     println!("  n      MH    exact   tolerance    ESS");
-    for n in 0..7 {
-        let exact = w[n] / z;
+    for (n, wn) in w.iter().enumerate().take(7) {
+        let exact = wn / z;
         let indicator: Vec<f64> = depths
             .iter()
             .map(|&d| f64::from(u8::from(d == n as u64)))

@@ -324,7 +324,9 @@ fn a_closure_capturing_a_choice_runs_the_model_again() {
 }
 
 // `x`'s sign reaches the observation only as the sign of a zero in a vector: `x * 0.0` is
-// `-0.0` for a negative `x`, and `1.0 / v[0]` is then `-∞`.
+// `-0.0` for a negative `x`, and `1.0 / v[0]` is then `-∞`. A `Vec` on purpose: the step
+// compares vectors of floats apart from scalars.
+#[allow(clippy::useless_vec)]
 #[tracked]
 fn signed_zero(y: f64) {
     let x = sample("x", Normal::new(0.0, 1.0));
