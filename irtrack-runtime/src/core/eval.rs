@@ -372,37 +372,46 @@ fn cast(a: Scalar, to: ScalarType) -> Result<Value, EvalError> {
 pub fn eval_float(f: FloatFn, args: &[Value]) -> Result<Value, EvalError> {
     arity(args, f.arity())?;
     let int = if f == FloatFn::Powi {
-        let n = value(scalar(args, 1)?).as_i64().ok_or(EvalError::Type {
-            operand: 1,
-            expected: "an integer exponent".into(),
-            got: args[1].type_name().to_string(),
-        })?;
+        let n = value(scalar(args, 1)?)
+            .as_i64()
+            .ok_or_else(|| EvalError::Type {
+                operand: 1,
+                expected: "an integer exponent".into(),
+                got: args[1].type_name().to_string(),
+            })?;
         Some(n)
     } else {
         None
     };
+    // On the stack: an incremental update evaluates one of these per recomputed node, where a
+    // heap vector cost as much as the operation (no float function takes more than 3 operands,
+    // and `arity` above checked the count).
     let floats = (0..args.len()).filter(|&i| !(f == FloatFn::Powi && i == 1));
     let domain = || EvalError::Domain(format!("`{}` of {args:?}", f.name()));
     match scalar(args, 0)? {
         Scalar::F32(_) => {
-            let xs = floats
-                .map(|i| match scalar(args, i)? {
-                    Scalar::F32(x) => Ok(x),
-                    other => Err(mismatch(Scalar::F32(0.0), other)),
-                })
-                .collect::<Result<Vec<f32>, _>>()?;
-            f.eval_f32(&xs, int)
+            let (mut xs, mut k) = ([0.0f32; 3], 0);
+            for i in floats {
+                xs[k] = match scalar(args, i)? {
+                    Scalar::F32(x) => x,
+                    other => return Err(mismatch(Scalar::F32(0.0), other)),
+                };
+                k += 1;
+            }
+            f.eval_f32(&xs[..k], int)
                 .map(|r| value(Scalar::F32(r)))
                 .ok_or_else(domain)
         }
         Scalar::F64(_) => {
-            let xs = floats
-                .map(|i| match scalar(args, i)? {
-                    Scalar::F64(x) => Ok(x),
-                    other => Err(mismatch(Scalar::F64(0.0), other)),
-                })
-                .collect::<Result<Vec<f64>, _>>()?;
-            f.eval_f64(&xs, int)
+            let (mut xs, mut k) = ([0.0f64; 3], 0);
+            for i in floats {
+                xs[k] = match scalar(args, i)? {
+                    Scalar::F64(x) => x,
+                    other => return Err(mismatch(Scalar::F64(0.0), other)),
+                };
+                k += 1;
+            }
+            f.eval_f64(&xs[..k], int)
                 .map(|r| value(Scalar::F64(r)))
                 .ok_or_else(domain)
         }

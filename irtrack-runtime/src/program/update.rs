@@ -63,7 +63,7 @@ use crate::core::eval::{eval_builtin, FromValue};
 use crate::core::ids::NodeId;
 use crate::core::ir::{EntryKind, FnIr, Location, Operand};
 use crate::core::literal;
-use crate::core::op::Builtin;
+use crate::core::op::{BinOp, Builtin, FloatFn};
 use crate::core::tape::{Callee, NodeKind, NO_ENTRY};
 use crate::core::value::{Body, Repr, Scalar, Snapshot, Value};
 use crate::record::context::{Action, Call, CallSite, Context};
@@ -909,29 +909,42 @@ where
             }
         }
         let fixed = &self.fixed;
-        let is_fixed = |id: NodeId| fixed.contains_key(&id) || nodes.iter().any(|(n, _)| *n == id);
+        let any_fixed = !fixed.is_empty() || !nodes.is_empty();
+        let is_fixed = |id: NodeId| {
+            any_fixed && (fixed.contains_key(&id) || nodes.iter().any(|(n, _)| *n == id))
+        };
+        // The buffer of the last walk: a large update would otherwise grow a new one each time.
+        let side = std::mem::take(&mut self.caches.side);
         let mut walk = Walk {
             trace,
             caches: &mut self.caches,
             keep: &self.keep,
-            side: Vec::new(),
+            side,
             recomputed: 0,
             scratch: Vec::new(),
+            may_keep: any_fixed || matches!(self.keep, Keep::Calls(_)),
         };
         let result = walk.run(seeds, &is_fixed);
         let Walk {
-            side, recomputed, ..
+            mut side,
+            recomputed,
+            ..
         } = walk;
         self.caches.clear_marks(&side);
-        result?;
+        if let Err(cause) = result {
+            side.clear();
+            self.caches.side = side;
+            return Err(cause);
+        }
         let mut writes = Vec::with_capacity(side.len());
         let mut changed = Vec::with_capacity(side.len());
         let mut side = side;
         side.sort_by_key(|(id, _)| id.0);
-        for (id, v) in side {
+        for (id, v) in side.drain(..) {
             writes.push((id, self.trace.store.set_value(id, v)));
             changed.push(id);
         }
+        self.caches.side = side;
         let mut undo_fixed = Vec::with_capacity(nodes.len());
         for (id, v) in nodes {
             undo_fixed.push((*id, self.fixed.insert(*id, v.clone())));
@@ -1251,8 +1264,11 @@ enum Step {
         operands: Box<[Src]>,
         guard: bool,
     },
-    /// A block argument: its value is its source's.
-    Pass { from: NodeId },
+    /// A block argument: its value is its source's. `stale`: the two values differ (the source
+    /// was changed in place after it was passed on, which the trace does not show). Found once:
+    /// an update in place writes a block argument whenever it writes its source, so values
+    /// that agree keep agreeing and values that differ keep differing until a run again.
+    Pass { from: NodeId, stale: bool },
     /// A nested call: changed arguments go to its parameters.
     Call,
     /// A return: its value is its argument's, and its call's value too.
@@ -1288,6 +1304,8 @@ struct Caches {
     last_capture: Option<NodeId>,
     /// A node that ends a call without a return.
     error: Option<NodeId>,
+    /// The new values of a walk (empty between walks; kept for its capacity).
+    side: Vec<(NodeId, Value)>,
 }
 
 impl Caches {
@@ -1345,9 +1363,18 @@ fn find_step(n: NodeRef<'_>) -> Step {
     let store = &n.trace.store;
     match n.kind() {
         NodeKind::Argument => match n.location() {
-            Some(l) if l.block > 1 => Step::Pass {
-                from: store.ref_at(n.id, 0),
-            },
+            Some(l) if l.block > 1 => {
+                let from = store.ref_at(n.id, 0);
+                if from.is_none() {
+                    // A literal passed on: nothing to propagate.
+                    return Step::Inert;
+                }
+                let (was, is) = (store.value(from), store.value(n.id));
+                Step::Pass {
+                    from,
+                    stale: !identical(&was, &is) || like(&was, &is).is_none(),
+                }
+            }
             _ => Step::Inert,
         },
         NodeKind::Constant => Step::Inert,
@@ -1405,6 +1432,9 @@ struct Walk<'a> {
     side: Vec<(NodeId, Value)>,
     recomputed: usize,
     scratch: Vec<Value>,
+    /// Whether a node may keep its value although an operand changed (a changed node, or
+    /// one [`Keep::Calls`] keeps): when not, that check is skipped.
+    may_keep: bool,
 }
 
 impl Walk<'_> {
@@ -1498,11 +1528,16 @@ impl Walk<'_> {
         };
         match &self.caches.steps[k] {
             Step::Inert => Ok(()),
-            Step::Op { .. } | Step::Barrier(_) if fixed(id) || self.kept(n) => Ok(()),
+            Step::Op { .. } | Step::Barrier(_) if self.may_keep && (fixed(id) || self.kept(n)) => {
+                Ok(())
+            }
             Step::Barrier(cause) => Err(cause.clone()),
             Step::Op { op, guard, .. } => {
                 let (op, guard) = (*op, *guard);
                 self.recomputed += 1;
+                if let Some(done) = self.float_step(id, k, op, hi) {
+                    return done;
+                }
                 let new = self.evaluate(k, op).map_err(|e| {
                     RerunCause::Eval(ReexecError {
                         node: id,
@@ -1532,12 +1567,18 @@ impl Walk<'_> {
                 self.mark_dependents(id, hi);
                 Ok(())
             }
-            &Step::Pass { from } => {
+            &Step::Pass { from, stale } => {
                 if !self.changed(from) {
                     return Ok(());
                 }
                 self.recomputed += 1;
-                let new = self.passed(from, id)?;
+                let new = like(&self.current(from), &self.trace.store.value(id));
+                let (false, Some(new)) = (stale, new) else {
+                    return Err(RerunCause::Stale {
+                        node: id,
+                        at: place(n),
+                    });
+                };
                 self.set(id, new);
                 self.mark_dependents(id, hi);
                 Ok(())
@@ -1620,6 +1661,71 @@ impl Walk<'_> {
             return Err(stale());
         }
         like(&self.current(from), &old).ok_or_else(stale)
+    }
+
+    /// Step `k` (node `id`), when it is arithmetic or a float method on `f64`s held as scalars:
+    /// computed on the floats, without building values (what most of a long numeric update
+    /// is); `None` takes the general path ([`evaluate`](Walk::evaluate)), which gives the same
+    /// results (`eval_builtin`'s float arms), and the errors.
+    fn float_step(
+        &mut self,
+        id: NodeId,
+        k: usize,
+        op: Operation,
+        hi: &mut u32,
+    ) -> Option<Result<(), RerunCause>> {
+        let Step::Op { operands, .. } = &self.caches.steps[k] else {
+            return None;
+        };
+        let float = |o: &Src| -> Option<f64> {
+            let v = match o {
+                Src::Node(r) => self.current(*r),
+                Src::Lit(v) => v.clone(),
+            };
+            match v.0 {
+                Repr::Scalar(Scalar::F64(x), _) => Some(x),
+                _ => None,
+            }
+        };
+        let new = match op {
+            Operation::Builtin(Builtin::Binary(b) | Builtin::Assign(b)) if operands.len() == 2 => {
+                let (x, y) = (float(&operands[0])?, float(&operands[1])?);
+                match b {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    BinOp::Mul => x * y,
+                    BinOp::Div => x / y,
+                    BinOp::Rem => x % y,
+                    _ => return None,
+                }
+            }
+            Operation::Builtin(Builtin::Method(f)) if operands.len() == f.arity() => {
+                let (mut xs, mut n, mut int) = ([0.0; 3], 0, None);
+                for (i, o) in operands.iter().enumerate() {
+                    if f == FloatFn::Powi && i == 1 {
+                        let v = match o {
+                            Src::Node(r) => self.current(*r),
+                            Src::Lit(v) => v.clone(),
+                        };
+                        int = Some(v.as_i64()?);
+                    } else {
+                        *xs.get_mut(n)? = float(o)?;
+                        n += 1;
+                    }
+                }
+                f.eval_f64(&xs[..n], int)?
+            }
+            _ => return None,
+        };
+        let Repr::Scalar(Scalar::F64(old), form) = self.trace.store.value(id).0 else {
+            return None;
+        };
+        if new.to_bits() == old.to_bits() {
+            return Some(Ok(()));
+        }
+        self.set(id, Value(Repr::Scalar(Scalar::F64(new), form)));
+        self.mark_dependents(id, hi);
+        Some(Ok(()))
     }
 
     /// Runs the operation of step `k` on the operands' current values.
