@@ -189,6 +189,34 @@ fn paired(
     }
 }
 
+/// The filter among criterion's arguments: the first that is neither an option nor the value
+/// of one (`scripts/bench-report` passes `--warm-up-time 1 --measurement-time 2`).
+fn filter_argument(args: impl Iterator<Item = String>) -> Option<String> {
+    const WITH_VALUE: [&str; 12] = [
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--profile-time",
+        "--save-baseline",
+        "--baseline",
+        "--load-baseline",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--nresamples",
+        "--color",
+    ];
+    let mut args = args;
+    while let Some(a) = args.next() {
+        if WITH_VALUE.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            return Some(a);
+        }
+    }
+    None
+}
+
 fn main() {
     let mut c = Criterion::default()
         .sample_size(20)
@@ -235,7 +263,7 @@ fn main() {
         return;
     }
     // `cargo bench` passes `--bench` (and any filter); a filter selects the paired cases too.
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let filter = filter_argument(std::env::args().skip(1));
     let wanted = |group: &str| {
         filter
             .as_deref()
