@@ -8,7 +8,9 @@
 //! - `irtrack`: `irtrack::gradient` on the tracked twins, see [`irtrack_gradients`].
 //!
 //! - `irtrack_record`, `irtrack_sweep`: the two halves of the `irtrack` row, see
-//!   [`irtrack_split`].
+//!   [`irtrack_split`];
+//! - `compiled`: the gradient program of a trace recorded once, called at a new point, see
+//!   [`compiled_gradients`].
 //!
 //! Then paired ratios (irtrack over the general sweep, irtrack over each peer), see [`paired`].
 //!
@@ -153,7 +155,49 @@ fn irtrack_split(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, peers, irtrack_gradients, irtrack_split);
+/// A gradient re-evaluated on a compiled program: the trace recorded once, made a
+/// [`Program`](irtrack::program::Program), its vector-Jacobian product program built by
+/// `irtrack::diff::reverse`, and that program called at a new point each iteration (the
+/// `compiled` row; target: at most 3× `plain`). The dense layer has no program: its
+/// `x.len()` is not a re-executable operation.
+fn compiled_gradients(c: &mut Criterion) {
+    use common::tracked;
+    use irtrack::diff::reverse;
+    use irtrack::program::{Input, Program};
+    use irtrack::track;
+
+    let p = Program::from_trace(
+        &track(tracked::h, (1.01, 100)),
+        &[Input::Dynamic, Input::Static],
+    )
+    .expect("h replays");
+    let g = reverse(&p, 0).expect("h's vjp program");
+    let mut group = c.benchmark_group("grad/h_100");
+    group.bench_function("compiled", |b| {
+        b.iter(|| g.call((black_box(1.02), 100, 1.0)).unwrap())
+    });
+    group.finish();
+
+    let p = Program::from_trace(
+        &track(tracked::rec, (0.7, 50)),
+        &[Input::Dynamic, Input::Static],
+    )
+    .expect("rec replays");
+    let g = reverse(&p, 0).expect("rec's vjp program");
+    let mut group = c.benchmark_group("grad/rec_50");
+    group.bench_function("compiled", |b| {
+        b.iter(|| g.call((black_box(0.71), 50u32, 1.0)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    peers,
+    irtrack_gradients,
+    irtrack_split,
+    compiled_gradients
+);
 
 /// Paired ratios, robust to a machine whose speed drifts between criterion's rows (see
 /// `benches/paired.rs`): each round times a block of one side and a block of the other (order
@@ -165,7 +209,9 @@ criterion_group!(benches, peers, irtrack_gradients, irtrack_split);
 ///   general sweep (`grad::with_general_sweep`, the path every gradient took before the fast
 ///   path): below 1 is a gain;
 /// - `<group>:reverse`, `<group>:easy_ml`: irtrack over each peer (the target is below 1 for
-///   both).
+///   both);
+/// - `<group>:compiled`: the compiled gradient program (see [`compiled_gradients`]) over the
+///   plain primal (target: at most 3).
 mod paired {
     use super::common::{self, irtrack_ad, peers};
     use std::hint::black_box;
@@ -314,7 +360,51 @@ mod paired {
                 }),
             ),
         ];
+        // The compiled gradient programs over the primal.
+        use irtrack::diff::reverse;
+        use irtrack::program::{Input, Program};
+        let h = Program::from_trace(
+            &irtrack::track(common::tracked::h, (1.01, 100)),
+            &[Input::Dynamic, Input::Static],
+        )
+        .map(|p| reverse(&p, 0).expect("h's vjp program"))
+        .expect("h replays");
+        let rec = Program::from_trace(
+            &irtrack::track(common::tracked::rec, (0.7, 50)),
+            &[Input::Dynamic, Input::Static],
+        )
+        .map(|p| reverse(&p, 0).expect("rec's vjp program"))
+        .expect("rec replays");
+        let compiled: Vec<(&str, &str, Side, Side)> = vec![
+            (
+                "grad/h_100",
+                "plain",
+                Box::new(|| {
+                    black_box(h.call((black_box(1.02), 100, 1.0)).unwrap());
+                }),
+                Box::new(|| {
+                    black_box(common::plain::h(black_box(1.02), 100));
+                }),
+            ),
+            (
+                "grad/rec_50",
+                "plain",
+                Box::new(|| {
+                    black_box(rec.call((black_box(0.71), 50u32, 1.0)).unwrap());
+                }),
+                Box::new(|| {
+                    black_box(common::plain::rec(black_box(0.71), 50));
+                }),
+            ),
+        ];
         let mut figures = Vec::new();
+        for (group, other, a, b) in compiled {
+            let (m, q1, q3) = ratio(a, b, budget);
+            println!("{group}: compiled / {other}: {m:.3}× ({q1:.3}–{q3:.3})");
+            figures.push((format!("{group}:compiled"), m));
+            figures.push((format!("{group}:compiled:q1"), q1));
+            figures.push((format!("{group}:compiled:q3"), q3));
+        }
         for (group, other, a, b) in cases {
             let (m, q1, q3) = ratio(a, b, budget);
             println!("{group}: irtrack / {other}: {m:.3}× ({q1:.3}–{q3:.3})");
@@ -353,7 +443,7 @@ fn paired_selected() -> bool {
             filter = Some(a);
         }
     }
-    filter.is_none_or(|f| f.contains("paired"))
+    filter.map_or(true, |f| f.contains("paired"))
 }
 
 fn main() {
