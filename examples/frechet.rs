@@ -1,7 +1,8 @@
 //! FrechetDiff's examples (its `docs/src/examples.md`) on `ndarray` vectors: a program recorded
 //! from `f(x) = x * roll(x, 1)`, its derivative program and the Rust emitted for both, the
-//! Jacobian from basis vectors, and the Hessian of `g(x) = x[0] * sum(x * roll(x, 1))` by
-//! differentiating twice.
+//! Jacobian from basis vectors, the Hessian of `g(x) = x[0] * sum(x * roll(x, 1))` by
+//! differentiating twice, and the derivative of the operator `A(f) = ∫₀¹ sin(f(t)) f'(t) dt` on
+//! a sampled function.
 //!
 //! Run with `cargo run --example frechet`.
 
@@ -26,6 +27,25 @@ fn f(x: Array1<f64>) -> Array1<f64> {
 fn g(x: Array1<f64>) -> f64 {
     let y = &x * &roll(x.clone(), 1);
     x[0] * y.sum()
+}
+
+/// `(fᵢ + fᵢ₊₁)/2`: a sampled function's values at the midpoints, one fewer.
+fn midpoints(f: Array1<f64>) -> Array1<f64> {
+    Array1::from_shape_fn(f.len() - 1, |i| 0.5 * (f[i] + f[i + 1]))
+}
+
+/// `fᵢ₊₁ − fᵢ`: its steps, one fewer.
+fn steps(f: Array1<f64>) -> Array1<f64> {
+    Array1::from_shape_fn(f.len() - 1, |i| f[i + 1] - f[i])
+}
+
+/// FrechetDiff's operator `A(f) = ∫₀¹ sin(f(t)) f'(t) dt` (on ApproxFun functions there), on a
+/// function sampled at m + 1 points of [0, 1], by the midpoint rule.
+#[tracked]
+fn a(f: Array1<f64>) -> f64 {
+    let m = midpoints(f.clone());
+    let d = steps(f.clone());
+    (m.mapv(f64::sin) * d).sum()
 }
 
 fn print_matrix(m: &Matrix) {
@@ -159,5 +179,32 @@ fn main() {
          forward over reverse)",
         off(&pairs),
         off(&h)
+    );
+    println!("\n# An operator on functions: A(f) = ∫₀¹ sin(f(t)) f'(t) dt\n");
+    // Both are linear: their tangents are themselves applied to the direction.
+    register_operation(midpoints);
+    register_operation(steps);
+    register_rule(midpoints, Rule::linear(0));
+    register_rule(steps, Rule::linear(0));
+    let m = 1000;
+    let t = Array1::from_shape_fn(m + 1, |i| i as f64 / m as f64);
+    let sin_t = t.mapv(f64::sin);
+    let program = Program::from_trace(&track(a, (sin_t.clone(),)), &[Input::Dynamic])
+        .expect("a has no guard and no untracked value");
+    let da = differentiate(&program, &[0]).expect("midpoints and steps have rules");
+    println!("{da}");
+    let value = a(sin_t.clone());
+    let slope = da
+        .call((sin_t, t))
+        .expect("same shape as recorded")
+        .as_f64()
+        .expect("a returns a float");
+    println!(
+        "A(sin) = {value:.10} (exactly 1 - cos(sin 1) = {:.10})",
+        1.0 - 1f64.sin().cos()
+    );
+    println!(
+        "A'(sin)(t) = {slope:.10} (exactly sin(sin 1) = {:.10}; FrechetDiff prints 0.7456241416655578)",
+        1f64.sin().sin()
     );
 }
