@@ -11,7 +11,9 @@
 //! take another path fails with [`ReplayError::Guard`] instead of returning a number from the
 //! wrong path. A decision that must stay one at every call is written with [`switch`] or
 //! [`while_loop`] ([`control`]): each is one operation of the program, which picks the branch
-//! or iterates anew.
+//! or iterates anew. A program that keeps its function ([`Retracking`], [`retrack`]) can
+//! instead track it again where a guard fails
+//! ([`call_or_retrack`](Retracking::call_or_retrack)), growing a tree of paths.
 //!
 //! ```
 //! use irtrack::{track, tracked, program::{Input, Program, ReplayError}, Value};
@@ -46,6 +48,7 @@ pub mod checkpoint;
 pub mod control;
 mod fast;
 mod parts;
+pub mod retrack;
 mod run;
 pub mod update;
 
@@ -58,9 +61,10 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use build::Input;
-pub(crate) use parts::{PartGuard, PartInput, PartOp, Parts};
 pub use checkpoint::{checkpoint, collect, inject, Checkpoints};
 pub use control::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
+pub(crate) use parts::{PartGuard, PartInput, PartOp, Parts};
+pub use retrack::{Retracking, DEFAULT_MAX_PATHS};
 pub use update::{Change, Keep, RerunCause, Updatable, Update, UpdateError};
 
 /// A recorded path, replayable on new inputs: see the [module docs](self).
@@ -264,6 +268,14 @@ pub enum ReplayError {
         /// Why, inside that function.
         error: Box<ReplayError>,
     },
+    /// A [`Retracking`] program met a guard that fails where it has no path, and holds as many
+    /// paths as it may ([`Retracking::max_paths`]).
+    TooManyPaths {
+        /// The cap.
+        max_paths: usize,
+        /// The guard that failed ([`ReplayError::Guard`]).
+        guard: Box<ReplayError>,
+    },
 }
 
 impl fmt::Display for ReplayError {
@@ -317,6 +329,12 @@ impl fmt::Display for ReplayError {
                 function,
                 error,
             } => write!(f, "{at}: `{function}` cannot be replayed: {error}"),
+            ReplayError::TooManyPaths { max_paths, guard } => write!(
+                f,
+                "{guard}; the program already holds max_paths = {max_paths} paths (raise the cap \
+                 with `Retracking::max_paths`, or write the decision with `irtrack::switch` or \
+                 `irtrack::while_loop`)"
+            ),
         }
     }
 }
