@@ -60,7 +60,7 @@ pub mod __private {
     };
     pub use crate::core::value::{Owned, Snapshot, Value};
     pub use crate::record::claim::probe::{ReceiverProbe, ViaRef, ViaValue};
-    pub use crate::record::claim::{key_of, Identity};
+    pub use crate::record::claim::{key_of, keyed, keyed_then, unkeyed, Identity};
     pub use crate::record::frame::{Frame, RecordDebug, RecordSnapshot, RecordType};
     pub use crate::record::session::{
         claim, run, tracked_closure, Claim, Restore, RestoreNone, RestoreOwned,

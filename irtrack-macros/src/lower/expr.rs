@@ -32,6 +32,9 @@ enum Announce {
     /// Never claimed (comparisons, indexing, computed callees): announced so that a context
     /// sees the call before it runs.
     None,
+    /// Announced by the callee expression itself (a path call with no argument that runs
+    /// tracked code: see `Lowerer::call`).
+    InCallee,
 }
 
 /// Whether a place is a chain of fields and indexing on a path: reading it through a reference
@@ -903,6 +906,7 @@ impl Lowerer {
             Announce::Method { exact: false }
             | Announce::Operator { exact: false }
             | Announce::None => quote!(#f.announce(#var, #pass)),
+            Announce::InCallee => pass,
         };
         let last_loud = parts.iter().rposition(|p| p.lowered.loud);
         match last_loud {
@@ -913,6 +917,10 @@ impl Lowerer {
                 build(&toks)
             }
             Some(_) if matches!(announce, Announce::None) => {
+                let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
+                build(&toks)
+            }
+            _ if matches!(announce, Announce::InCallee) => {
                 let toks: Vec<TokenStream> = parts.into_iter().map(|p| p.lowered.tokens).collect();
                 build(&toks)
             }
@@ -941,16 +949,18 @@ impl Lowerer {
     /// After:
     /// ```ignore
     /// (&&&__irtrack.at(5, {
-    ///     let __irtrack_callee = sq;
-    ///     let __irtrack_key = ::irtrack::__private::key_of(&__irtrack_callee);
-    ///     __irtrack_callee(__irtrack.call(5, __irtrack_key, (&&&__irtrack.at(4, x + 1.0)).rec()))
+    ///     let mut __irtrack_key = ::irtrack::__private::unkeyed();
+    ///     keyed(&mut __irtrack_key, sq)(__irtrack.call(5, __irtrack_key, (&&&__irtrack.at(4, x + 1.0)).rec()))
     /// })).rec()
+    /// // and with no argument that runs tracked code, `sq(2.0)`:
+    /// keyed_then(&mut __irtrack_key, sq, |__irtrack_key| { __irtrack.call(5, __irtrack_key, ()); })(2.0)
     /// ```
     fn call(&mut self, c: &syn::ExprCall) -> Lowered {
         let late = std::mem::take(&mut self.late)
             || matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| is_late_name(&s.ident) && s.arguments.is_none()));
         let callee_ty = private_ident("__irtrack_key");
-        let callee_val = private_ident("__irtrack_callee");
+        // `Some(path)` when the callee is a path called in place through `keyed`.
+        let mut keyed = None;
         let (head, binding, callee_tokens) = match &*c.func {
             Expr::Path(p) => {
                 let local = p.qself.is_none()
@@ -965,13 +975,13 @@ impl Lowerer {
                         func.to_token_stream(),
                     )
                 } else {
+                    // The path stays in call position (see `keyed`): a closure argument
+                    // takes its parameter types from the callee's bounds.
+                    keyed = Some(p);
                     (
                         text(p),
-                        quote!(
-                            let #callee_val = #p;
-                            let #callee_ty = ::irtrack::__private::key_of(&#callee_val);
-                        ),
-                        callee_val.to_token_stream(),
+                        quote!(let mut #callee_ty = ::irtrack::__private::unkeyed();),
+                        quote!(::irtrack::__private::keyed(&mut #callee_ty, #p)),
                     )
                 }
             }
@@ -986,10 +996,31 @@ impl Lowerer {
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
         let closures = self.closure_arguments(&c.args);
-        let announce = if binding.is_empty() {
-            Announce::None
+        let wrapped = parts
+            .iter()
+            .rposition(|p| p.lowered.loud)
+            .is_some_and(|k| parts[k].wrappable);
+        let (announce, callee_tokens) = if binding.is_empty() {
+            (Announce::None, callee_tokens)
+        } else if let (Some(p), false) = (keyed, wrapped) {
+            // No argument runs tracked code that could take the announcement: the callee
+            // expression makes it as soon as the key is known.
+            let (f, var) = (frame(), self.ir.site(id));
+            let a = if closures.is_empty() {
+                quote!(#f.call(#var, #callee_ty, ()))
+            } else {
+                let list = closures.iter().map(|(k, ident)| {
+                    let k = proc_macro2::Literal::usize_unsuffixed(*k);
+                    quote!((#k, &#ident))
+                });
+                quote!(#f.call_with_closures(#var, #callee_ty, &[#(#list),*], ()))
+            };
+            (
+                Announce::InCallee,
+                quote!(::irtrack::__private::keyed_then(&mut #callee_ty, #p, |#callee_ty| { #a; })),
+            )
         } else {
-            Announce::Fn(callee_ty, closures)
+            (Announce::Fn(callee_ty, closures), callee_tokens)
         };
         let call = self.announced(
             id,

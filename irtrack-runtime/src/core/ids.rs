@@ -42,6 +42,34 @@ pub struct CalleeKey {
     pub name: &'static str,
 }
 
+/// The key of no callee: the slot [`keyed`] fills in before the call's arguments are
+/// evaluated. It matches no claim.
+pub fn unkeyed() -> CalleeKey {
+    enum Unkeyed {}
+    CalleeKey {
+        id: typeid::of::<Unkeyed>(),
+        name: "(no callee)",
+    }
+}
+
+/// The callee `f`, its key written to `slot` first. A call written `keyed(&mut k, f)(args)`
+/// keeps `f` in call position, so a closure argument still gets its parameter types from
+/// `f`'s bounds, which a `let`-bound callee loses (`let g = apply; g(|t| t.sin(), x)` is
+/// E0282); the key is of the instance the call uses.
+#[inline(always)]
+pub fn keyed<F>(slot: &mut CalleeKey, f: F) -> F {
+    *slot = key_of(&f);
+    f
+}
+
+/// [`keyed`], which also runs `announce` with the key before it returns the callee.
+#[inline(always)]
+pub fn keyed_then<F>(slot: &mut CalleeKey, f: F, announce: impl FnOnce(CalleeKey)) -> F {
+    *slot = key_of(&f);
+    announce(*slot);
+    f
+}
+
 /// The key of a callee value.
 pub fn key_of<F: ?Sized>(_: &F) -> CalleeKey {
     CalleeKey {

@@ -245,7 +245,7 @@ pub(crate) fn register_global_closure(t: TypeId, ir: usize) {
     }
 }
 
-pub use crate::core::ids::key_of;
+pub use crate::core::ids::{key_of, keyed, keyed_then, unkeyed};
 
 /// What a caller knows of a method's receiver, by autoref specialisation on the receiver
 /// place's type: `(&&&ReceiverProbe(&recv)).receiver()` looks through one reference or box to

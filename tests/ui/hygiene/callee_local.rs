@@ -1,4 +1,5 @@
-// `__irtrack_callee` (the function value of a call) is hygienic, even inside the call's arguments.
+// `__irtrack_key` (the key of the callee a call announces) is hygienic, even inside the call's
+// arguments.
 use irtrack::tracked;
 
 fn sq(x: f64) -> f64 {
@@ -7,7 +8,7 @@ fn sq(x: f64) -> f64 {
 
 #[tracked]
 fn outer(x: f64) -> f64 {
-    sq(__irtrack_callee(x))
+    sq(__irtrack_key.id)
 }
 
 fn main() {}

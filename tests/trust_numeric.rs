@@ -1,0 +1,163 @@
+//! The issue *Trust*, case 14: shapes common in numeric code. Each compiles with `#[tracked]`
+//! and records the plain function's value; its gradient is checked against central finite
+//! differences of the plain function. Those marked `works!` must give the gradient; those
+//! marked `refused!` still give a typed error naming the node (right or an error, as the
+//! README's Caveats say), never a wrong number.
+
+use irtrack::{gradient, tracked, Tangent};
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn scalar(t: &Option<Tangent>) -> f64 {
+    t.as_ref()
+        .and_then(Tangent::as_scalar)
+        .expect("a scalar gradient")
+}
+
+/// The gradient in the first argument, which must be `Ok` and within 1e-6 of `fd`.
+#[track_caller]
+fn check(got: Result<f64, irtrack::GradError>, truth: f64) {
+    let g = got.unwrap_or_else(|e| panic!("expected a gradient, got {e}"));
+    assert!(
+        (g - truth).abs() <= 1e-6 * truth.abs().max(1.0),
+        "gradient {g}, finite differences {truth}"
+    );
+}
+
+#[derive(Clone, Debug)]
+struct P {
+    a: f64,
+    b: f64,
+}
+
+// A struct built in the body, its fields read back.
+#[tracked]
+fn built_struct(x: f64) -> f64 {
+    let p = P { a: x, b: 2.0 };
+    p.a * p.b + p.a
+}
+
+const AT: [f64; 10] = [1.0, 0.5, 0.25, 0.125, 3.0, -1.0, 2.0, 0.1, 7.0, -0.75];
+
+// Indexing a `const` array of coefficients.
+#[tracked]
+fn const_coefficients(x: f64) -> f64 {
+    x * AT[9] + AT[4] * x * x
+}
+
+// Tuples of floats built in the arms of an `if` and destructured.
+#[tracked]
+fn tuple_arms(x: f64) -> f64 {
+    let (r, b) = if x > 0.0 {
+        (x / 2.0, 0.34)
+    } else {
+        (x * 3.0, 0.1)
+    };
+    r + b * x
+}
+
+// Horner's rule over a reversed iterator of coefficients.
+#[tracked]
+fn horner(x: f64) -> f64 {
+    let mut acc = 0.0;
+    for c in AT.iter().rev() {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+// `fold` and `map(..).sum()` with closures written in the tracked function.
+#[tracked]
+fn fold_and_map(x: f64) -> f64 {
+    let v = [1.0, 2.0, 3.0];
+    let a = v.iter().fold(0.0, |acc, &b| acc + b * x);
+    let s: f64 = v.iter().map(|&b| b * x * x).sum();
+    a + s
+}
+
+#[tracked]
+fn apply(f: impl Fn(f64) -> f64, y: f64) -> f64 {
+    f(y)
+}
+
+// A higher-order call whose closure captures an input-dependent value.
+#[tracked]
+fn captured_in_closure(x: f64) -> f64 {
+    let k = x * 2.0;
+    apply(|t| t * k, 3.0) + apply(|t| t.sin() * x, x)
+}
+
+// A generic higher-order function whose closure's parameter type comes from its bound (the
+// closure is written without types: `#[tracked]` must keep the callee in call position).
+fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+    let n = 8;
+    let h = (b - a) / n as f64;
+    (0..n).map(|i| f(a + (i as f64 + 0.5) * h)).sum::<f64>() * h
+}
+
+#[tracked]
+fn untyped_closure_arguments(x: f64) -> f64 {
+    apply(|t| t.exp(), x * 2.0) + apply(|t| t * 3.0, 1.5)
+}
+
+// The same through an untracked higher-order function: it compiles and records the right
+// value; the closure is opaque to gradients (refused, naming the call).
+#[tracked]
+fn untyped_closure_untracked_callee(x: f64) -> f64 {
+    let squares: [f64; 3] = std::array::from_fn(|i| (i as f64) * (i as f64));
+    let area = integrate(|t| t.cos() * x, 0.0, 1.0);
+    area + apply(|t| t * 3.0, x) + squares[2]
+}
+
+/// The value recorded equals the plain function's.
+fn same_value(f: impl irtrack::Callable<(f64,), Output = f64> + Copy, plain: fn(f64) -> f64) {
+    for x in [-1.5, 0.5, 2.0] {
+        let (v, _) = irtrack::track_output(f, (x,));
+        assert_eq!(v.to_bits(), plain(x).to_bits());
+    }
+}
+
+macro_rules! works {
+    ($name:ident, $f:ident) => {
+        #[test]
+        fn $name() {
+            same_value($f, $f);
+            for x in [-1.5, 0.5, 2.0] {
+                check(gradient($f, (x,)).map(|g| scalar(&g.wrt[0])), fd($f, x));
+            }
+        }
+    };
+}
+
+/// Still refused: a typed error whose message names the node, and never `Ok` with a wrong
+/// number (an `Ok` must be right).
+macro_rules! refused {
+    ($name:ident, $f:ident, $node:expr) => {
+        #[test]
+        fn $name() {
+            same_value($f, $f);
+            for x in [-1.5, 0.5, 2.0] {
+                match gradient($f, (x,)) {
+                    Ok(g) => check(Ok(scalar(&g.wrt[0])), fd($f, x)),
+                    Err(e) => assert!(e.to_string().contains($node), "{e}"),
+                }
+            }
+        }
+    };
+}
+
+works!(repro_14_reversed_iterator, horner);
+works!(repro_14_closure_parameter_types_from_the_callee, untyped_closure_arguments);
+refused!(
+    repro_14_closure_given_to_an_untracked_function,
+    untyped_closure_untracked_callee,
+    "integrate"
+);
+refused!(repro_14_struct_built_in_the_body, built_struct, ".a");
+refused!(repro_14_const_array_of_coefficients, const_coefficients, "index");
+refused!(repro_14_tuples_built_and_destructured, tuple_arms, "tuple");
+refused!(repro_14_fold_and_map_sum, fold_and_map, "sum");
+refused!(repro_14_closure_capturing_an_input, captured_in_closure, "captured variable `x`");
