@@ -150,14 +150,25 @@ macro_rules! refused {
 }
 
 works!(repro_14_reversed_iterator, horner);
-works!(repro_14_closure_parameter_types_from_the_callee, untyped_closure_arguments);
+works!(
+    repro_14_closure_parameter_types_from_the_callee,
+    untyped_closure_arguments
+);
 refused!(
     repro_14_closure_given_to_an_untracked_function,
     untyped_closure_untracked_callee,
     "integrate"
 );
 refused!(repro_14_struct_built_in_the_body, built_struct, ".a");
-refused!(repro_14_const_array_of_coefficients, const_coefficients, "index");
+refused!(
+    repro_14_const_array_of_coefficients,
+    const_coefficients,
+    "index"
+);
 refused!(repro_14_tuples_built_and_destructured, tuple_arms, "tuple");
 refused!(repro_14_fold_and_map_sum, fold_and_map, "sum");
-refused!(repro_14_closure_capturing_an_input, captured_in_closure, "captured variable `x`");
+refused!(
+    repro_14_closure_capturing_an_input,
+    captured_in_closure,
+    "captured variable `x`"
+);
