@@ -335,6 +335,45 @@ fn main() {
             30,
             &mut figures,
         );
+        // Where the tracked side's time goes, paired step by step: the PPL run and its context
+        // over a context that does nothing, and that over recording without a context.
+        let mut r5 = PplRng::seed_from_u64(3);
+        paired(
+            "ppl/simulate_100_ppl_over_context",
+            "simulate, 100 latent choices and 100 observations",
+            Side {
+                name: "tracked under simulate",
+                run: Box::new(|| {
+                    black_box(simulate(latent, (d.clone(),), &mut r5).unwrap().score());
+                }),
+            },
+            Side {
+                name: "track_with a context doing nothing",
+                run: Box::new(|| {
+                    black_box(irtrack::track_with(Noop, latent, (d.clone(),)));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+        paired(
+            "ppl/simulate_100_context_over_track",
+            "recording, 100 latent choices and 100 observations",
+            Side {
+                name: "track_with a context doing nothing",
+                run: Box::new(|| {
+                    black_box(irtrack::track_with(Noop, latent, (d.clone(),)));
+                }),
+            },
+            Side {
+                name: "track",
+                run: Box::new(|| {
+                    black_box(irtrack::track(latent, (d.clone(),)));
+                }),
+            },
+            30,
+            &mut figures,
+        );
     }
     common::write_figures("ppl.json", &figures);
 }
