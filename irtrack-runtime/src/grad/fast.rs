@@ -26,7 +26,7 @@ use crate::core::ids::NodeId;
 use crate::core::ir::{EntryKind, FnIr, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, FloatFn, Receiver, UnOp};
-use crate::core::tape::{NodeKind, Store, NO_ENTRY};
+use crate::core::tape::{Node, NodeKind, Slot, Store, NO_ENTRY};
 use crate::core::value::Value;
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -220,6 +220,11 @@ impl Tape {
                 continue;
             }
             let dy = adjoint[from];
+            // A zero adjoint contributes nothing (see `Sweep::give`): a NaN partial below
+            // an operand `max`/`min` did not select must not make the gradient NaN.
+            if dy == 0.0 && !matches!(e.how, How::At { .. }) {
+                continue;
+            }
             let to = e.to as usize;
             let c = match e.how {
                 How::Pass => dy,
@@ -327,7 +332,13 @@ impl<'s> Builder<'s> {
 
     #[inline(always)]
     fn class(&self, id: NodeId) -> Class {
-        let slot = self.store.slot(id);
+        self.class_at(self.store.slot(id))
+    }
+
+    /// The class of the value at `slot` (read from the node the caller holds: a second
+    /// lookup of the node in the chunked arena costs as much as the rest of the test).
+    #[inline(always)]
+    fn class_at(&self, slot: Slot) -> Class {
         const BOXED: u8 = 0x80;
         if slot.tag & BOXED != 0 {
             let v = &self.store.boxed[slot.index as usize];
@@ -344,11 +355,11 @@ impl<'s> Builder<'s> {
     /// The first `n` references of `id` (at most [`Refs::MAX`]; more and the fast path
     /// declines).
     #[inline(always)]
-    fn refs(&self, id: NodeId, n: usize) -> Option<Refs> {
+    fn refs(&self, node: &Node, n: usize) -> Option<Refs> {
         if n > Refs::MAX {
             return None;
         }
-        let start = self.store.node(id).refs as usize;
+        let start = node.refs as usize;
         let mut refs = Refs {
             ids: [NodeId::NONE; Refs::MAX],
             n: n as u8,
@@ -436,7 +447,7 @@ impl<'s> Builder<'s> {
             // The parent's function has the entry (the trace was recorded from its IR).
             let plan = *self.plans.get(frame.plans + node.entry as usize)?;
             match node.kind {
-                NodeKind::Argument => self.argument(id, parent, in_root, &plan)?,
+                NodeKind::Argument => self.argument(id, &node, parent, in_root, &plan)?,
                 NodeKind::Constant => {
                     if !in_root && closure && is_differentiable(&store.value_cow(id)) {
                         return None;
@@ -445,7 +456,7 @@ impl<'s> Builder<'s> {
                 NodeKind::Jump => {}
                 NodeKind::Error => return None,
                 NodeKind::Return => {
-                    let refs = self.refs(id, plan.data as usize)?;
+                    let refs = self.refs(&node, plan.data as usize)?;
                     let refs = refs.as_slice();
                     if plan.unrecorded {
                         return None;
@@ -455,7 +466,7 @@ impl<'s> Builder<'s> {
                         self.active[parent.index()] = true;
                         // A discrete value computed from the inputs is tainted, and a value of
                         // another kind is not one the tape carries.
-                        if self.class(id) != Class::F64 {
+                        if self.class_at(slot_of(&node)) != Class::F64 {
                             return None;
                         }
                     }
@@ -466,16 +477,23 @@ impl<'s> Builder<'s> {
                         }
                     }
                 }
-                NodeKind::PrimitiveCall | NodeKind::Special => self.operation(id, &plan)?,
+                NodeKind::PrimitiveCall | NodeKind::Special => self.operation(id, &node, &plan)?,
                 NodeKind::NestedCall => unreachable!("handled above"),
             }
         }
         Some(self.tape)
     }
 
-    fn argument(&mut self, id: NodeId, parent: NodeId, in_root: bool, plan: &Plan) -> Option<()> {
+    fn argument(
+        &mut self,
+        id: NodeId,
+        node: &Node,
+        parent: NodeId,
+        in_root: bool,
+        plan: &Plan,
+    ) -> Option<()> {
         let i = id.index();
-        let class = self.class(id);
+        let class = self.class_at(slot_of(node));
         if !plan.block && in_root {
             let active = match class {
                 Class::F64 | Class::Vector => true,
@@ -501,7 +519,7 @@ impl<'s> Builder<'s> {
             return Some(());
         }
         let source = if plan.block {
-            self.refs(id, 1)?.ids[0]
+            self.refs(node, 1)?.ids[0]
         } else {
             // The caller's operand for this parameter: the call node's reference.
             let call = self.store.call(parent)?;
@@ -531,28 +549,28 @@ impl<'s> Builder<'s> {
     }
 
     /// A primitive call or a special.
-    fn operation(&mut self, id: NodeId, plan: &Plan) -> Option<()> {
+    fn operation(&mut self, id: NodeId, node: &Node, plan: &Plan) -> Option<()> {
         let i = id.index();
         let store = self.store;
         if plan.unrecorded {
             return None;
         }
-        let refs = self.refs(id, plan.data as usize)?;
+        let refs = self.refs(node, plan.data as usize)?;
         let refs = refs.as_slice();
-        if plan.field && self.any_container && store.node(id).kind == NodeKind::Special {
+        if plan.field && self.any_container && node.kind == NodeKind::Special {
             let base = refs.first().copied().unwrap_or(NodeId::NONE);
             if !base.is_none() && self.container[base.index()] {
                 return None;
             }
         }
         let a = refs.iter().any(|&r| self.is_active(r));
-        if a && plan.next && store.node(id).kind == NodeKind::PrimitiveCall {
+        if a && plan.next && node.kind == NodeKind::PrimitiveCall {
             // The elements of an iterator over an input: the general sweep numbers the `next`
             // calls to know which element each one yields. A `next` on an iterator that does
             // not depend on the inputs (`for i in 0..n`) is a constant to both.
             return None;
         }
-        let class = self.class(id);
+        let class = self.class_at(slot_of(node));
         if !a {
             if class == Class::Discrete || class == Class::Unit {
                 return Some(());
@@ -590,7 +608,7 @@ impl<'s> Builder<'s> {
             }
             Class::F64 => {
                 self.active[i] = true;
-                self.rule(id, plan, refs)
+                self.rule(id, node, plan, refs)
             }
             _ => None,
         }
@@ -616,9 +634,9 @@ impl<'s> Builder<'s> {
 
     /// The edges of an active float node, from the rule the general sweep would apply; `None`
     /// where it would apply another, or none.
-    fn rule(&mut self, id: NodeId, plan: &Plan, refs: &[NodeId]) -> Option<()> {
+    fn rule(&mut self, id: NodeId, node: &Node, plan: &Plan, refs: &[NodeId]) -> Option<()> {
         let store = self.store;
-        let slot = store.slot(id);
+        let slot = slot_of(node);
         // The value by value: the witnesses compare bits.
         if slot.tag != 14 {
             return None;
@@ -657,10 +675,7 @@ impl<'s> Builder<'s> {
                 self.edge(id, operand(0), How::Scale(-1.0));
             }
             (EntryKind::MethodCall, Some(Builtin::Method(f))) => {
-                if !matches!(
-                    store.node(id).receiver,
-                    Receiver::Float | Receiver::FloatRef
-                ) {
+                if !matches!(node.receiver, Receiver::Float | Receiver::FloatRef) {
                     return None;
                 }
                 if f == FloatFn::Powi {
@@ -733,6 +748,15 @@ impl<'s> Builder<'s> {
         }
         self.edge(id, r, How::Pass);
         Some(())
+    }
+}
+
+/// Where the value of a node that is not a nested call is.
+#[inline(always)]
+fn slot_of(node: &Node) -> Slot {
+    Slot {
+        tag: node.tag,
+        index: node.value,
     }
 }
 
