@@ -332,3 +332,30 @@ fn a_budget_stops_a_runaway_trace() {
     // The thread tracks again, without a budget.
     assert_eq!(track(deep, (3,)).root().value::<u64>(), Some(&3));
 }
+
+// Found by the differential tester: the operand `min`/`max` does not select gets a zero
+// adjoint, and a NaN partial below it (`powf` of a negative base) must not make the gradient
+// NaN; finite differences say 0 for the unselected side.
+#[tracked]
+fn min_over_a_nan_branch(x1: f64, x2: f64) -> f64 {
+    f64::min(x2.cos(), x1.mul_add(x2.powf(0.5), x2 * x2))
+}
+
+#[tracked]
+fn max_over_a_nan_branch(x: f64) -> f64 {
+    f64::max(f64::powf(x, std::f64::consts::PI), (-38.5_f64).fract())
+}
+
+#[test]
+fn an_unselected_nan_branch_contributes_nothing() {
+    let (x1, x2) = (-2.7, -1.093);
+    let g = gradient(min_over_a_nan_branch, (x1, x2)).unwrap();
+    assert_eq!(g.value, x2.cos());
+    assert_eq!(scalar(&g.wrt[0]), 0.0);
+    let truth = fd(|t| min_over_a_nan_branch(x1, t), x2);
+    assert!((scalar(&g.wrt[1]) - truth).abs() < 1e-6, "{:?} vs {truth}", g.wrt[1]);
+    assert!((scalar(&g.wrt[1]) + x2.sin()).abs() < 1e-12);
+    let g = gradient(max_over_a_nan_branch, (-1.0,)).unwrap();
+    assert_eq!(scalar(&g.wrt[0]), 0.0);
+    assert_eq!(fd(max_over_a_nan_branch, -1.0), 0.0);
+}

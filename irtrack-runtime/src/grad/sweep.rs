@@ -706,6 +706,15 @@ impl<'s> Sweep<'s> {
         if !self.is_active(target) {
             return Ok(());
         }
+        // A zero adjoint contributes nothing, whatever the partials below it: the operand
+        // `max`/`min` did not select, or a product with 0, must not turn a NaN or infinite
+        // partial (`x.powf(0.5)` at `x < 0`, `sqrt` at 0) into a NaN gradient, and finite
+        // differences of the function agree that the contribution is 0.
+        if let Contribution::Whole(t) = &c {
+            if t.as_scalar() == Some(0.0) {
+                return Ok(());
+            }
+        }
         #[cfg(feature = "ndarray")]
         let c = match c {
             Contribution::Whole(t) => {
