@@ -788,3 +788,31 @@ fn repro_difftest_push_then_merge() {
         Err(irtrack::GradError::Mutation { .. })
     ));
 }
+
+// Found by the differential tester (seed 1, unit 250): a variable assigned in the right
+// operand of `||`/`&&` has a new version only when that operand ran; the merge must carry the
+// old one otherwise (the trace failed `verify`, and a gradient could read a version never made).
+both! {
+    fn assigned_in_short_circuit(x: f64) -> f64 {
+        let mut a = x;
+        let b = x > 0.0;
+        let c = b || {
+            a -= a * x;
+            a > 1.0
+        };
+        let d = !b && {
+            a *= 3.0;
+            true
+        };
+        if c && d { a + 1.0 } else { a * x }
+    }
+}
+
+#[test]
+fn variables_assigned_in_a_short_circuit_operand_merge() {
+    check_f64(
+        assigned_in_short_circuit::tracked,
+        assigned_in_short_circuit::plain,
+        &[-1.5, -0.25, 0.5, 2.0],
+    );
+}

@@ -1075,6 +1075,19 @@ impl Lowerer {
     /// argument is the result.
     pub(super) fn short_circuit(&mut self, b: &syn::ExprBinary) -> Lowered {
         let and = matches!(b.op, syn::BinOp::And(_));
+        // A right operand that assigns a variable of the enclosing code runs only on one way
+        // into the result: lowered as the `if` it means, whose merge carries the variable
+        // (`b || { a -= 1.0; c }` must not pass `a`'s new version when `b` held).
+        let assigned = scan::assigned_names(|v| v.visit_expr(&b.right));
+        if !self.flowing_or_deferred(&assigned).is_empty() {
+            let (l, r) = (&b.left, &b.right);
+            let desugared: syn::ExprIf = if and {
+                syn::parse_quote!(if #l { #r } else { false })
+            } else {
+                syn::parse_quote!(if #l { true } else { #r })
+            };
+            return self.if_expr(&desugared, Tail::Value);
+        }
         let l = self.expr(&b.left, Ctx::Value);
         let start = self.block;
         let rhs_b = self.ir.new_block();
