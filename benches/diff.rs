@@ -145,17 +145,30 @@ fn point(n: usize) -> Array1<f64> {
     Array1::from_shape_fn(n, |i| ((i * 7919 + 13) % 1000) as f64 / 1000.0)
 }
 
-/// Median, minimum and maximum of `runs` timed runs of `f`.
-fn runs(runs: usize, mut f: impl FnMut()) -> (f64, f64, f64) {
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64() * 1e9
-        })
-        .collect();
-    t.sort_by(|a, b| a.total_cmp(b));
-    (t[t.len() / 2], t[0], t[t.len() - 1])
+/// The CPU time this thread has run, in ns (Linux's `/proc/thread-self/schedstat`), which
+/// other processes on a loaded machine do not inflate as they do wall time.
+fn thread_cpu_ns() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Median, minimum and maximum wall time of `runs` runs of `f`, and the median of their CPU
+/// times when the system tells them.
+fn runs(runs: usize, mut f: impl FnMut()) -> (f64, f64, f64, Option<f64>) {
+    let mut wall = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (start, start_cpu) = (Instant::now(), thread_cpu_ns());
+        f();
+        wall.push(start.elapsed().as_secs_f64() * 1e9);
+        if let (Some(a), Some(b)) = (start_cpu, thread_cpu_ns()) {
+            cpu.push(b - a);
+        }
+    }
+    wall.sort_by(|a, b| a.total_cmp(b));
+    cpu.sort_by(|a, b| a.total_cmp(b));
+    let cpu = (cpu.len() == runs).then(|| cpu[runs / 2]);
+    (wall[runs / 2], wall[0], wall[runs - 1], cpu)
 }
 
 /// The Hessian by the emitted Hessian-vector product, one call per basis vector, column-major.
@@ -240,26 +253,28 @@ fn main() {
 
     if wanted("hessian_1e4") {
         let x = point(10_000);
-        let (m, lo, hi) = runs(3, || {
+        let mut report = |name: &str, n: usize, (m, lo, hi, cpu): (f64, f64, f64, Option<f64>)| {
+            let cpu_text = cpu.map_or(String::new(), |c| format!(", CPU {c:.3e} ns"));
+            println!("{name}: median {m:.3e} ns (range {lo:.3e}–{hi:.3e}){cpu_text}, {n} runs");
+            figures.extend([
+                (format!("{name}:median_ns"), m),
+                (format!("{name}:min_ns"), lo),
+                (format!("{name}:max_ns"), hi),
+            ]);
+            if let Some(c) = cpu {
+                figures.push((format!("{name}:cpu_ns"), c));
+            }
+        };
+        let interpreted = runs(3, || {
             let h = hessian(frechet_g, (x.clone(),)).expect("roll has its rules");
             check(&x, |j, k| h[(j, k)]);
         });
-        println!("hessian_1e4/interpreted: median {m:.3e} ns (range {lo:.3e}–{hi:.3e}), 3 runs");
-        figures.extend([
-            ("hessian_1e4/interpreted:median_ns".into(), m),
-            ("hessian_1e4/interpreted:min_ns".into(), lo),
-            ("hessian_1e4/interpreted:max_ns".into(), hi),
-        ]);
-        let (m, lo, hi) = runs(5, || {
+        report("hessian_1e4/interpreted", 3, interpreted);
+        let emitted = runs(5, || {
             let h = emitted_hessian(&x);
             check(&x, |j, k| h[k * x.len() + j]);
         });
-        println!("hessian_1e4/emitted: median {m:.3e} ns (range {lo:.3e}–{hi:.3e}), 5 runs");
-        figures.extend([
-            ("hessian_1e4/emitted:median_ns".into(), m),
-            ("hessian_1e4/emitted:min_ns".into(), lo),
-            ("hessian_1e4/emitted:max_ns".into(), hi),
-        ]);
+        report("hessian_1e4/emitted", 5, emitted);
     }
 
     let xg = point(64);

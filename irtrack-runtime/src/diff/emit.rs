@@ -142,9 +142,11 @@ impl Atom {
         }
     }
 
-    /// The value as an operand of an arithmetic operator: arrays by reference.
+    /// The value as an operand of an arithmetic operator: arrays by reference, or by value at
+    /// their last read, so that `ndarray` writes the result into their buffer instead of a new
+    /// one.
     fn operand(&self) -> String {
-        if self.ty.is_array() {
+        if self.ty.is_array() && !self.last {
             format!("&{}", self.code)
         } else {
             self.recv()
