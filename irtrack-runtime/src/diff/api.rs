@@ -419,11 +419,15 @@ where
     let basis = Basis::of(&values[0])?;
     let rows = column(&trace.root().raw_value(), "a Jacobian")?.len();
     let mut columns = Vec::with_capacity(basis.len);
+    // Each column's values are dropped after the next column's are made, as in `hessian_by`.
+    let mut last = None;
     for j in 0..basis.len {
         let mut at = env.clone();
         staged.run(&mut at, 1, &[(v, basis.vector(j))])?;
         columns.push(column(&staged.output(&at), "a Jacobian")?);
+        last = Some(at);
     }
+    drop(last);
     Ok(Matrix::from_columns(rows, columns))
 }
 
