@@ -37,15 +37,16 @@ fn sensor(p: f64, reading: f64) -> u64 {
 }
 
 /// A line `y = a + b x` with Gaussian noise of standard deviation `SIGMA`, priors
-/// `a, b ~ N(0, TAU²)`.
+/// `a, b ~ N(0, TAU²)`. It returns nothing: HMC's steps then update the trace in place from
+/// its graph (a return value that depends on `a` or `b` would make each score a run of the
+/// model).
 #[tracked]
-fn line(xs: Vec<f64>, ys: Vec<f64>) -> f64 {
+fn line(xs: Vec<f64>, ys: Vec<f64>) {
     let a = sample("a", Normal::new(0.0, TAU));
     let b = sample("b", Normal::new(0.0, TAU));
     for i in 0..xs.len() {
         observe(("y", i), Normal::new(a + b * xs[i], SIGMA), ys[i]);
     }
-    b
 }
 
 const SIGMA: f64 = 0.5;

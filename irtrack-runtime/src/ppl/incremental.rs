@@ -173,6 +173,44 @@ where
     let Selection::Of(addresses) = selection else {
         return None;
     };
+    step_in_place(trace, addresses, New::Draw(rng))
+}
+
+/// Sets the latent choices at `addresses` to `values` in place, as [`update`](super::update)
+/// with those constraints and the same arguments would: the weight is the new score minus the
+/// old. `None` when the step must run the model instead.
+pub(crate) fn update_in_place<M, A>(
+    trace: &PplTrace<M, A>,
+    addresses: &[Address],
+    values: &[Value],
+) -> Option<Result<InPlace, PplError>>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    if addresses.len() != values.len() {
+        return None;
+    }
+    step_in_place(trace, addresses, New::Given(values))
+}
+
+/// What the selected choices of a step in place get.
+enum New<'a> {
+    /// A draw from their (new) distribution: regenerate.
+    Draw(&'a mut PplRng),
+    /// These values, in the order of the addresses: update.
+    Given(&'a [Value]),
+}
+
+fn step_in_place<M, A>(
+    trace: &PplTrace<M, A>,
+    addresses: &[Address],
+    mut new: New<'_>,
+) -> Option<Result<InPlace, PplError>>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
     let graph = trace.recorded_graph();
     // A selected address selects the choices below it too (`x` selects `x[1]`).
     if *trace
@@ -181,15 +219,19 @@ where
     {
         return None;
     }
+    // Each selected choice's node, choice and position among the addresses.
     let mut selected = Vec::with_capacity(addresses.len());
-    for a in addresses {
+    for (k, a) in addresses.iter().enumerate() {
         // An address that names a call (a prefix of several choices) needs a scan: not here.
         let (i, c) = trace.choices.get(a)?;
         if c.origin == Origin::Latent {
-            selected.push((trace.nodes.of_choice.get(i).copied().flatten()?, i));
+            selected.push((trace.nodes.of_choice.get(i).copied().flatten()?, i, k));
+        } else if matches!(new, New::Given(_)) {
+            // A new value of data: `update` records it as such, which this step does not.
+            return None;
         }
     }
-    let first = selected.iter().map(|(n, _)| *n).min()?;
+    let first = selected.iter().map(|(n, _, _)| *n).min()?;
     let unseen = *trace.unseen.get_or_init(|| unseen(graph));
     if unseen.is_some_and(|u| u >= first) {
         return None;
@@ -198,8 +240,13 @@ where
     let mut side: HashMap<NodeId, Value> = HashMap::new();
     let mut rescored = Vec::new();
     let mut weight = Weight::default();
-    let mut queue: BTreeSet<NodeId> = selected.iter().map(|(n, _)| *n).collect();
-    let is_selected = |id: NodeId| selected.iter().any(|(n, _)| *n == id);
+    let mut queue: BTreeSet<NodeId> = selected.iter().map(|(n, _, _)| *n).collect();
+    let position = |id: NodeId| {
+        selected
+            .iter()
+            .find(|(n, _, _)| *n == id)
+            .map(|(_, _, k)| *k)
+    };
     while let Some(id) = queue.pop_first() {
         let node = graph.node(id)?;
         if let Some(&ci) = trace.nodes.choice_of.get(&id) {
@@ -221,10 +268,24 @@ where
                     reason,
                 }));
             }
-            let (value, lp) = if is_selected(id) {
-                let v = dist.draw(rng);
-                let lp = dist.log_density(&v)?;
-                (v, lp)
+            let (value, lp) = if let Some(k) = position(id) {
+                match &mut new {
+                    New::Draw(rng) => {
+                        let v = dist.draw(rng);
+                        let lp = dist.log_density(&v)?;
+                        (v, lp)
+                    }
+                    New::Given(values) => {
+                        // A value of another type than the choice's: `update` says which.
+                        if values[k].type_id() != choice.value.type_id() {
+                            return None;
+                        }
+                        let lp = dist.log_density(&values[k])?;
+                        weight.new.add(lp);
+                        weight.old.add(choice.log_density);
+                        (values[k].clone(), lp)
+                    }
+                }
             } else {
                 let lp = dist.log_density(&choice.value)?;
                 weight.new.add(lp);
@@ -234,7 +295,7 @@ where
             if lp.is_nan() {
                 return Some(Err(PplError::NotANumber(choice.address.clone())));
             }
-            if is_selected(id) {
+            if position(id).is_some() {
                 side.insert(id, value.clone());
                 queue.extend(users(node)?);
             }

@@ -9,6 +9,7 @@ use super::handler::{Mode, Run};
 use super::incremental;
 use super::interface::{execute_plain, generate_shared, seeded, update_counted, PplTrace};
 use super::Address;
+use crate::core::value::Value;
 use crate::record::session::Callable;
 use rand::{Rng, RngCore};
 use std::sync::Arc;
@@ -216,7 +217,9 @@ impl Default for Hmc {
 }
 
 /// The gradient of the score with respect to the values of `addresses` at `trace`'s values,
-/// by central differences of the exact score (each a run of the model on its choices).
+/// by central differences of the exact score: each score computed from the graph in place when
+/// it shows everything that depends on the choices (as an `mh` step is), else by a run of the
+/// model on its choices.
 ///
 /// irtrack's reverse mode (`gradient`, `pullback`) differentiates a tracked function's result
 /// with respect to its arguments; a model's score is neither, so it cannot be used here yet
@@ -234,6 +237,12 @@ where
     // The gradient's runs draw nothing (a run that would is refused below).
     let mut rng = <PplRng as rand::SeedableRng>::seed_from_u64(0);
     let score_at = |values: &[f64], rng: &mut PplRng| -> Result<f64, PplError> {
+        // From the graph when it shows what depends on the choices, as `mh` steps.
+        let snapshots: Vec<Value> = values.iter().map(|&v| Value::snapshot(v)).collect();
+        if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
+            let weight = step?.weight;
+            return Ok(trace.score + weight);
+        }
         let mut c = ChoiceMap::new();
         for (a, &v) in addresses.iter().zip(values) {
             c.insert_value(a.clone(), crate::core::value::Value::snapshot(v));
@@ -268,7 +277,9 @@ where
 /// standard normal, `config.steps` leapfrog steps of `config.step_size` along the gradient of
 /// the score, and an exact Metropolis-Hastings test on the score and kinetic energy. A
 /// trajectory that leaves a choice's support, or changes which choices the model makes, is
-/// rejected. Returns the trace after the step and whether the proposal was accepted.
+/// rejected. The scores are computed in place from the graph when it shows everything that
+/// depends on the selected choices (see [`mh`]), else by running the model. Returns the trace
+/// after the step and whether the proposal was accepted.
 ///
 /// ```
 /// use irtrack::ppl::{generate, hmc, observe, sample, ChoiceMap, Hmc, Normal, PplRng, Selection};
@@ -339,6 +350,17 @@ where
         for (pi, gi) in p.iter_mut().zip(&g) {
             *pi += 0.5 * eps * gi;
         }
+    }
+    let snapshots: Vec<Value> = q.iter().map(|&v| Value::snapshot(v)).collect();
+    if let Some(step) = incremental::update_in_place(&trace, &addresses, &snapshots) {
+        let step = step?;
+        let log_ratio = step.weight - kinetic(&p) + kinetic(&p0);
+        if !log_ratio.is_nan() && accept(log_ratio, rng) {
+            let mut trace = trace;
+            incremental::apply(&mut trace, step)?;
+            return Ok((trace, true));
+        }
+        return Ok((trace, false));
     }
     let mut proposed = ChoiceMap::new();
     for (a, &v) in addresses.iter().zip(&q) {
