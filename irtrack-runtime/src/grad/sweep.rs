@@ -168,11 +168,14 @@ impl<'s> Sweep<'s> {
                 };
                 store.refs(id).take(n).enumerate().any(|(k, r)| {
                     if r.is_none() {
-                        // An operand the trace did not record (a closure): it may capture
-                        // anything, so what it flows into counts as dependent.
+                        // An operand the trace did not record (a closure, a closure's captured
+                        // `self`): it may capture anything, so what it flows into counts as
+                        // dependent — for a special node (a field read, a pattern), when its
+                        // own value is differentiable.
                         entry.is_some_and(|e| {
                             e.operands.get(k) == Some(&crate::core::ir::Operand::None)
-                                && e.kind != EntryKind::Special
+                                && (e.kind != EntryKind::Special
+                                    || is_differentiable(&store.value_cow(id)))
                         })
                     } else {
                         self.active[r.index()]
@@ -597,6 +600,17 @@ impl<'s> Sweep<'s> {
         dy: &Tangent,
         out: &mut Out,
     ) -> Result<(), GradError> {
+        // A special node (`.f1` of a closure's captured `self`) reading a value the trace did
+        // not record: its rule would give the adjoint to nothing, a silent zero.
+        if site.entry.kind == EntryKind::Special {
+            if let Some(reason) = self.unrecorded_operand(site) {
+                return Err(GradError::NoRule {
+                    callee: site.describe(),
+                    at: self.place(id),
+                    reason: Some(reason),
+                });
+            }
+        }
         let custom = match self.custom_calls.is_empty() {
             true => self.custom_rule(id),
             false => match self.custom_calls.get(&id) {
@@ -694,9 +708,10 @@ impl<'s> Sweep<'s> {
             .operands
             .contains(&crate::core::ir::Operand::None)
             .then(|| {
-                "it takes a closure (or another value the trace did not record) that may \
-                 depend on the inputs; write the computation as a loop in tracked code, or \
-                 give the call a rule with `irtrack::grad::register_rule`"
+                "it takes a closure, or another value the trace did not record (such as \
+                 `self` captured by a closure), that may depend on the inputs; write the \
+                 computation as a loop in tracked code, or give the call a rule with \
+                 `irtrack::grad::register_rule`"
                     .to_string()
             })
     }
