@@ -396,3 +396,25 @@ fn a_field_of_a_captured_self_is_an_error_not_a_zero() {
     let e = got.expect_err("the read of the captured `self` is refused");
     assert!(e.to_string().contains(".f1"), "{e}");
 }
+
+// A method called on a place inside a temporary (`opts(x)[1].unwrap()`) was recorded with the
+// temporary as its receiver (`⟨unwrap⟩(@2)`, @2 the whole vector), a wrong data edge for a
+// debugger; the receiver is not recorded, and the node says so.
+fn options_of(x: f64) -> Vec<Option<f64>> {
+    vec![Some(x), Some(2.0 * x)]
+}
+
+#[tracked]
+fn element_of_a_temporary(x: f64) -> f64 {
+    options_of(x)[1].unwrap() * 3.0
+}
+
+#[test]
+fn a_place_in_a_temporary_is_not_the_temporary() {
+    let trace = track(element_of_a_temporary, (2.0,));
+    let listing = trace.root().to_string();
+    assert!(listing.contains("⟨unwrap⟩(⟨_⟩) → 4.0"), "{listing}");
+    assert_eq!(trace.root().value::<f64>(), Some(&12.0));
+    let e = gradient(element_of_a_temporary, (2.0,)).expect_err("the receiver is unknown");
+    assert!(e.to_string().contains("unwrap"), "{e}");
+}

@@ -1065,6 +1065,14 @@ impl Lowerer {
                     loud: false,
                 }
             }
+            None if recv_is_place && !rooted_in_path(&m.receiver) => {
+                // A place in a temporary (`opts(x)[1].unwrap()`): lowered as a place it has its
+                // root's operand, the temporary, which is not the receiver; the receiver is
+                // not recorded, and the operand says so.
+                let mut l = self.expr(&m.receiver, Ctx::Place);
+                l.op = Operand::None;
+                l
+            }
             None => self.expr(
                 &m.receiver,
                 if recv_is_place {
