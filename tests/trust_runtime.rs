@@ -418,3 +418,20 @@ fn a_place_in_a_temporary_is_not_the_temporary() {
     let e = gradient(element_of_a_temporary, (2.0,)).expect_err("the receiver is unknown");
     assert!(e.to_string().contains("unwrap"), "{e}");
 }
+
+// Found by the differential tester (seed 1, unit 2175): `x.round().acos()` at 0.81 is
+// `acos(1)`, whose derivative is -inf; `round`'s partial is 0, and -inf·0 made the gradient
+// NaN. A zero partial passes nothing: the function is flat there, its derivative 0.
+#[tracked]
+fn flat_into_infinite_slope(x: f64) -> f64 {
+    x.round().acos() + x.floor().sqrt()
+}
+
+#[test]
+fn a_zero_partial_passes_nothing() {
+    for x in [0.8128, 0.3, 1.2] {
+        let g = gradient(flat_into_infinite_slope, (x,)).unwrap();
+        assert_eq!(scalar(&g.wrt[0]), 0.0, "at {x}");
+        assert_eq!(fd(flat_into_infinite_slope, x), 0.0, "at {x}");
+    }
+}

@@ -228,6 +228,8 @@ impl Tape {
             let to = e.to as usize;
             let c = match e.how {
                 How::Pass => dy,
+                // A zero partial passes nothing, whatever `dy` (see `rules::times`).
+                How::Scale(d) if d == 0.0 => continue,
                 How::Scale(d) => dy * d,
                 How::At { vector, index } => {
                     let len = self.vectors[vector as usize].1;

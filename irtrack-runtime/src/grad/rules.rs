@@ -473,6 +473,18 @@ fn array_rule(_: &Site<'_>) -> Option<Rule> {
 }
 
 /// Applies `rule` to `site` with the output's sensitivity `dy`.
+/// `dy · d`, where a zero partial gives zero whatever the sensitivity: an operation that is
+/// locally constant in an operand (`round`, `floor`, the side `max` did not take) passes
+/// nothing to it, even when what it feeds has an infinite derivative (`acos` at 1 of
+/// `x.round()`: `-inf · 0` would be NaN; the composite is flat, its derivative 0).
+fn times(dy: f64, d: f64) -> f64 {
+    if d == 0.0 {
+        0.0
+    } else {
+        dy * d
+    }
+}
+
 pub(crate) fn apply(
     rule: &Rule,
     site: &Site<'_>,
@@ -490,22 +502,22 @@ pub(crate) fn apply(
     match rule {
         Rule::Unary(d) => {
             let y = site.output().as_f64().unwrap_or(f64::NAN);
-            let g = dy_scalar()? * d(scalar(0)?, y);
+            let g = times(dy_scalar()?, d(scalar(0)?, y));
             out.push((0, Contribution::Whole(Tangent::Scalar(g))));
         }
         Rule::Binary(d) => {
             let y = site.output().as_f64().unwrap_or(f64::NAN);
             let (da, db) = d(scalar(0)?, scalar(1)?, y);
             let g = dy_scalar()?;
-            out.push((0, Contribution::Whole(Tangent::Scalar(g * da))));
-            out.push((1, Contribution::Whole(Tangent::Scalar(g * db))));
+            out.push((0, Contribution::Whole(Tangent::Scalar(times(g, da)))));
+            out.push((1, Contribution::Whole(Tangent::Scalar(times(g, db)))));
         }
         Rule::Ternary(d) => {
             let y = site.output().as_f64().unwrap_or(f64::NAN);
             let (da, db, dc) = d(scalar(0)?, scalar(1)?, scalar(2)?, y);
             let g = dy_scalar()?;
             for (i, d) in [da, db, dc].into_iter().enumerate() {
-                out.push((i, Contribution::Whole(Tangent::Scalar(g * d))));
+                out.push((i, Contribution::Whole(Tangent::Scalar(times(g, d)))));
             }
         }
         Rule::PowI => {
@@ -518,7 +530,10 @@ pub(crate) fn apply(
             } else {
                 n as f64 * x.powi(n as i32 - 1)
             };
-            out.push((0, Contribution::Whole(Tangent::Scalar(dy_scalar()? * d))));
+            out.push((
+                0,
+                Contribution::Whole(Tangent::Scalar(times(dy_scalar()?, d))),
+            ));
         }
         Rule::PassThrough => {
             // A wrapper (`Some(x)`, `Ok(x)`, a reference) has its content's sensitivity; a value
