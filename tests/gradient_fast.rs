@@ -233,13 +233,37 @@ fn each_rule_of_the_fast_path_matches_the_general_sweep() {
     let (g, taken) = both(unused, (0.3, 0.8));
     assert!(taken);
     assert_eq!(g.unwrap().wrt[1], Some(Tangent::Scalar(0.0)));
-    let v = vec![1.0, -2.0, 0.5];
+    let v = [1.0, -2.0, 0.5];
     let (g, taken) = both(sum_of_squares, (&v[..],));
     assert!(taken);
     assert_eq!(
         g.unwrap().wrt[0],
         Some(Tangent::Vector(vec![2.0, -4.0, 1.0]))
     );
+}
+
+#[tracked]
+fn cancelled(x: f64) -> f64 {
+    let s = x.sqrt();
+    let flat = s - s;
+    flat * 2.0 + x.max(0.5)
+}
+
+/// Zero contributions are not given, as the general sweep does, whether a partial is zero
+/// (`max` at the side it did not take) or a sensitivity cancels to zero above an infinite
+/// partial (`sqrt` at 0): the fast path must not differ from the general sweep there either.
+#[test]
+fn zero_contributions_are_not_given_as_in_the_general_sweep() {
+    for x in [0.0, 0.25, 1.0, 4.0] {
+        let (_, taken) = both(cancelled, (x,));
+        assert!(taken);
+    }
+    for seed in [0.0, -0.0, 1.0] {
+        let (_, back) = pullback(rec, (0.7, 5));
+        let fast = back.call(seed).unwrap();
+        let general = with_general_sweep(|| back.call(seed)).unwrap();
+        assert_eq!(bits(&fast[0]), bits(&general[0]));
+    }
 }
 
 #[test]

@@ -220,11 +220,6 @@ impl Tape {
                 continue;
             }
             let dy = adjoint[from];
-            // A zero adjoint contributes nothing (see `Sweep::give`): a NaN partial below
-            // an operand `max`/`min` did not select must not make the gradient NaN.
-            if dy == 0.0 && !matches!(e.how, How::At { .. }) {
-                continue;
-            }
             let to = e.to as usize;
             let c = match e.how {
                 How::Pass => dy,
@@ -238,6 +233,13 @@ impl Tape {
                     continue;
                 }
             };
+            // As `Sweep::give` does: a zero contribution is not given (the operand `max`/`min`
+            // did not select, a product with 0: a NaN partial below it must not make the
+            // gradient NaN), so its target is not reached by it. The test is on the
+            // contribution, as there, not on `dy`: `0 · ∞` is given, as NaN, by both.
+            if c == 0.0 {
+                continue;
+            }
             // As `Tangent::add_assign` does: the first contribution is the adjoint.
             if reached[to] {
                 adjoint[to] += c;
