@@ -3,6 +3,9 @@
 //! - `ppl/mh_step_1000`: one Metropolis-Hastings step on a model of 1,000 independent latent
 //!   choices (each with an observation), changing one: in place from the graph (`mh`) against
 //!   running the whole model again under the same interface (`mh_rerun`). Target: ≤ 5 %.
+//! - `ppl/hmc_step_20`: one HMC step (5 leapfrog steps, so 25 scores) on the two parameters of
+//!   a line through 20 points, its scores computed in place from the graph, against the same
+//!   model returning a parameter, whose scores are each a run of the model. No target.
 //! - `ppl/simulate_100`: `simulate` of a tracked model of 100 latent choices and 100
 //!   observations against the same model written with plain calls (the same `rand_distr`
 //!   draws and `statrs` densities, summed into the score). Target: ≤ 3×. The other rows say
@@ -11,17 +14,19 @@
 //!   drawn outside any run (recording without bookkeeping), `track_with_context` records it
 //!   with a context that overrides nothing (what having a context costs the recorder).
 //!
-//! Criterion measures each row; the two targets' ratios (and untracked/plain) are then
+//! Criterion measures each row; the targets' ratios (and the others above) are then
 //! measured paired (blocks of each side in alternation, as `benches/paired.rs` does) and
 //! printed as the median with the quartiles and the range of the rounds' ratios. The paired
 //! figures go to `target/criterion/irtrack/ppl.json` for `scripts/bench-report`. Run with
-//! `cargo bench --bench ppl` (a filter argument, `mh_step` or `simulate`, selects cases).
+//! `cargo bench --bench ppl` (a filter argument, `mh_step`, `hmc` or `simulate`, selects
+//! cases).
 
 mod common;
 
 use criterion::Criterion;
 use irtrack::ppl::{
-    mh, mh_rerun, observe, sample, simulate, Distribution, Normal, PplRng, PplTrace, Selection,
+    hmc, mh, mh_rerun, observe, sample, simulate, Distribution, Hmc, Normal, PplRng, PplTrace,
+    Selection,
 };
 use irtrack::{tracked, Callable};
 use rand::SeedableRng;
@@ -35,6 +40,70 @@ fn latent(data: Vec<f64>) -> usize {
         observe(("y", i), Normal::new(x, 0.5), y);
     }
     data.len()
+}
+
+/// A line through 20 points, for HMC on `(a, b)`: returning nothing, its steps are taken in
+/// place from the graph.
+#[tracked]
+fn line(xs: Vec<f64>, ys: Vec<f64>) {
+    let a = sample("a", Normal::new(0.0, 2.0));
+    let b = sample("b", Normal::new(0.0, 2.0));
+    for i in 0..xs.len() {
+        observe(("y", i), Normal::new(a + b * xs[i], 0.5), ys[i]);
+    }
+}
+
+/// The same line returning `b`: a return value that depends on the choices makes every score
+/// of an HMC step a run of the model.
+#[tracked]
+fn line_returning(xs: Vec<f64>, ys: Vec<f64>) -> f64 {
+    let a = sample("a", Normal::new(0.0, 2.0));
+    let b = sample("b", Normal::new(0.0, 2.0));
+    for i in 0..xs.len() {
+        observe(("y", i), Normal::new(a + b * xs[i], 0.5), ys[i]);
+    }
+    b
+}
+
+/// The points of `line`.
+fn points() -> Points {
+    let xs: Vec<f64> = (0..20).map(|i| i as f64 / 10.0 - 1.0).collect();
+    let ys = xs
+        .iter()
+        .map(|x| 0.5 + 1.2 * x + 0.3 * (x * 7.0).sin())
+        .collect();
+    (xs, ys)
+}
+
+/// The arguments of `line`: the points' x and y.
+type Points = (Vec<f64>, Vec<f64>);
+
+/// A chain of HMC steps on `(a, b)` of a line model.
+struct HmcChain<M: Callable<Points>> {
+    trace: Option<PplTrace<M, Points>>,
+    rng: PplRng,
+}
+
+fn hmc_chain<M: Callable<Points> + Clone>(model: M) -> HmcChain<M> {
+    let mut rng = PplRng::seed_from_u64(5);
+    let trace = simulate(model, points(), &mut rng).unwrap();
+    HmcChain {
+        trace: Some(trace),
+        rng,
+    }
+}
+
+impl<M: Callable<Points> + Clone> HmcChain<M> {
+    fn step(&mut self) -> bool {
+        let config = Hmc {
+            step_size: 0.05,
+            steps: 5,
+        };
+        let t = self.trace.take().expect("a trace");
+        let (t, accepted) = hmc(t, &Selection::of(["a", "b"]), &config, &mut self.rng).unwrap();
+        self.trace = Some(t);
+        accepted
+    }
 }
 
 /// The same model, not tracked (a closure is run as written).
@@ -231,6 +300,13 @@ fn main() {
     group.bench_function("rerun", |b| b.iter(|| black_box(rerun.step(false))));
     group.finish();
 
+    let mut group = c.benchmark_group("ppl/hmc_step_20");
+    let mut in_place = hmc_chain(line);
+    group.bench_function("in_place", |b| b.iter(|| black_box(in_place.step())));
+    let mut rerun = hmc_chain(line_returning);
+    group.bench_function("rerun", |b| b.iter(|| black_box(rerun.step())));
+    group.finish();
+
     let mut group = c.benchmark_group("ppl/simulate_100");
     let d = data(100);
     let mut rng = PplRng::seed_from_u64(2);
@@ -285,6 +361,27 @@ fn main() {
                 name: "re-run",
                 run: Box::new(|| {
                     black_box(slow.step(false));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+    }
+    if wanted("ppl/hmc_step_20") {
+        let (mut fast, mut slow) = (hmc_chain(line), hmc_chain(line_returning));
+        paired(
+            "ppl/hmc_step_20",
+            "one HMC step (5 leapfrog steps) on a line through 20 points",
+            Side {
+                name: "in place",
+                run: Box::new(|| {
+                    black_box(fast.step());
+                }),
+            },
+            Side {
+                name: "re-run",
+                run: Box::new(|| {
+                    black_box(slow.step());
                 }),
             },
             30,

@@ -29,6 +29,7 @@ use crate::core::ids::NodeId;
 use crate::core::tape::NodeKind;
 use crate::core::value::Value;
 use crate::record::session::Callable;
+use crate::view::operation::run_operation;
 use crate::view::trace::{Arg, NodeRef, Trace};
 use std::collections::{BTreeSet, HashMap};
 
@@ -306,9 +307,10 @@ where
             NodeKind::PrimitiveCall | NodeKind::Special => {}
             _ => return None,
         }
-        node.operation().ok()?;
+        // The operation once: `reexecute` would find it again.
+        let operation = node.operation().ok()?;
         let (operands, _) = operands_now(node, &side, overrides)?;
-        let new = node.reexecute(&operands).ok()?;
+        let new = run_operation(operation, &operands).ok()?;
         if unchanged(&new, &current(node, &side, overrides)) {
             continue;
         }
