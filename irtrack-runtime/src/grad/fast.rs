@@ -224,7 +224,7 @@ impl Tape {
             let c = match e.how {
                 How::Pass => dy,
                 // A zero partial passes nothing, whatever `dy` (see `rules::times`).
-                How::Scale(d) if d == 0.0 => continue,
+                How::Scale(0.0) => continue,
                 How::Scale(d) => dy * d,
                 How::At { vector, index } => {
                     let len = self.vectors[vector as usize].1;
