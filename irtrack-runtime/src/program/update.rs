@@ -65,7 +65,7 @@ use crate::core::ir::{EntryKind, FnIr, Location, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, FloatFn};
 use crate::core::tape::{Callee, NodeKind, NO_ENTRY};
-use crate::core::value::{Body, Repr, Scalar, Snapshot, Value};
+use crate::core::value::{Body, Form, Repr, Scalar, Snapshot, Value};
 use crate::record::context::{Action, Call, CallSite, Context};
 use crate::record::session::{track, track_with, Callable};
 use crate::view::operation::{run_operation, Operation, Reason, ReexecError};
@@ -522,8 +522,12 @@ pub struct Updatable<F, A> {
 /// What [`Updatable::undo`] restores.
 enum Undo {
     /// Values written in place, in the order written, and the interventions they replaced.
+    /// Scalars apart, so that a long update neither drops nor frees its old values one by one
+    /// (the next update reuses the buffer): a scalar never shares a slot with a boxed value,
+    /// so the two are restored independently.
     InPlace {
-        writes: Vec<(NodeId, Value)>,
+        scalars: Vec<(NodeId, Scalar, Form)>,
+        boxed: Vec<(NodeId, Value)>,
         args: Vec<Value>,
         fixed: Vec<(NodeId, Option<Value>)>,
     },
@@ -806,11 +810,15 @@ where
         match self.undo.take() {
             None => Err(UpdateError::NothingToUndo),
             Some(Undo::InPlace {
-                writes,
+                scalars,
+                boxed,
                 args,
                 fixed,
             }) => {
-                for (id, old) in writes.into_iter().rev() {
+                for &(id, s, form) in scalars.iter().rev() {
+                    self.trace.store.set_value(id, Value(Repr::Scalar(s, form)));
+                }
+                for (id, old) in boxed.into_iter().rev() {
                     self.trace.store.set_value(id, old);
                 }
                 for (id, old) in fixed.into_iter().rev() {
@@ -936,21 +944,41 @@ where
             self.caches.side = side;
             return Err(cause);
         }
-        let mut writes = Vec::with_capacity(side.len());
+        let (mut scalars, mut boxed) = match self.undo.take() {
+            Some(Undo::InPlace {
+                mut scalars,
+                mut boxed,
+                ..
+            }) => {
+                scalars.clear();
+                boxed.clear();
+                (scalars, boxed)
+            }
+            _ => (Vec::with_capacity(side.len()), Vec::new()),
+        };
         let mut changed = Vec::with_capacity(side.len());
+        // In the order found, mostly the recording order: undo writes back in reverse order,
+        // which restores a slot shared by a block argument and its source whatever the order
+        // (sorting the values instead cost as much as the writes on long updates).
         let mut side = side;
-        side.sort_by_key(|(id, _)| id.0);
         for (id, v) in side.drain(..) {
-            writes.push((id, self.trace.store.set_value(id, v)));
+            match self.trace.store.set_value(id, v) {
+                Value(Repr::Scalar(s, form)) => scalars.push((id, s, form)),
+                old => boxed.push((id, old)),
+            }
             changed.push(id);
         }
         self.caches.side = side;
+        if changed.windows(2).any(|w| w[0].0 > w[1].0) {
+            changed.sort_unstable_by_key(|id| id.0);
+        }
         let mut undo_fixed = Vec::with_capacity(nodes.len());
         for (id, v) in nodes {
             undo_fixed.push((*id, self.fixed.insert(*id, v.clone())));
         }
         self.undo = Some(Undo::InPlace {
-            writes,
+            scalars,
+            boxed,
             args: Vec::new(),
             fixed: undo_fixed,
         });
@@ -1261,14 +1289,22 @@ enum Step {
     /// Run the operation again on its operands; `guard`: a boolean nothing refers to.
     Op {
         op: Operation,
-        operands: Box<[Src]>,
+        /// Where its operands are in [`Caches::operands`] (start, end): one pool, in the
+        /// order steps are found, rather than an allocation each.
+        operands: (u32, u32),
         guard: bool,
     },
     /// A block argument: its value is its source's. `stale`: the two values differ (the source
     /// was changed in place after it was passed on, which the trace does not show). Found once:
     /// an update in place writes a block argument whenever it writes its source, so values
     /// that agree keep agreeing and values that differ keep differing until a run again.
-    Pass { from: NodeId, stale: bool },
+    /// `form`: how the argument holds a scalar (by value or behind a reference), which a
+    /// new scalar takes; `None` for other values.
+    Pass {
+        from: NodeId,
+        stale: bool,
+        form: Option<Form>,
+    },
     /// A nested call: changed arguments go to its parameters.
     Call,
     /// A return: its value is its argument's, and its call's value too.
@@ -1276,7 +1312,8 @@ enum Step {
     /// A branch: the path changes when its condition does.
     Jump { control: NodeId },
     /// Reaching it means running the function again.
-    Barrier(RerunCause),
+    /// (Boxed: a cause is large, and a walk reads steps by the thousand.)
+    Barrier(Box<RerunCause>),
     /// Nothing depends on anything here (constants, the root's parameters).
     Inert,
 }
@@ -1306,6 +1343,8 @@ struct Caches {
     error: Option<NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
     side: Vec<(NodeId, Value)>,
+    /// The operands of the operations of `steps`.
+    operands: Vec<Src>,
 }
 
 impl Caches {
@@ -1316,6 +1355,7 @@ impl Caches {
             self.slot_of = vec![NONE; n];
             self.dirty = vec![0; n.div_ceil(64) + 1];
             self.steps.clear();
+            self.operands.clear();
         }
         if !self.scanned {
             self.scanned = true;
@@ -1351,7 +1391,7 @@ impl Caches {
         if k != NONE {
             return k as usize;
         }
-        let step = find_step(NodeRef { trace, id });
+        let step = find_step(NodeRef { trace, id }, &mut self.operands);
         self.steps.push(step);
         let k = self.steps.len() - 1;
         self.step_of[id.index()] = k as u32;
@@ -1359,7 +1399,7 @@ impl Caches {
     }
 }
 
-fn find_step(n: NodeRef<'_>) -> Step {
+fn find_step(n: NodeRef<'_>, pool: &mut Vec<Src>) -> Step {
     let store = &n.trace.store;
     match n.kind() {
         NodeKind::Argument => match n.location() {
@@ -1373,6 +1413,10 @@ fn find_step(n: NodeRef<'_>) -> Step {
                 Step::Pass {
                     from,
                     stale: !identical(&was, &is) || like(&was, &is).is_none(),
+                    form: match is.0 {
+                        Repr::Scalar(_, form) => Some(form),
+                        Repr::Boxed(_) => None,
+                    },
                 }
             }
             _ => Step::Inert,
@@ -1381,34 +1425,30 @@ fn find_step(n: NodeRef<'_>) -> Step {
         NodeKind::PrimitiveCall | NodeKind::Special => match n.operation() {
             Ok(op) => {
                 let values = n.operand_values();
-                let operands = match n.entry() {
-                    Some(e) => e
-                        .operands
-                        .iter()
-                        .enumerate()
-                        .map(|(k, o)| {
-                            let r = store.ref_at(n.id, k);
-                            match o {
-                                Operand::Var(_) if !r.is_none() => Src::Node(r),
-                                _ => Src::Lit(values.get(k).cloned().unwrap_or(Value::UNIT)),
-                            }
-                        })
-                        .collect(),
+                let start = pool.len() as u32;
+                match n.entry() {
+                    Some(e) => pool.extend(e.operands.iter().enumerate().map(|(k, o)| {
+                        let r = store.ref_at(n.id, k);
+                        match o {
+                            Operand::Var(_) if !r.is_none() => Src::Node(r),
+                            _ => Src::Lit(values.get(k).cloned().unwrap_or(Value::UNIT)),
+                        }
+                    })),
                     // A registered primitive root: its arguments never change in place.
-                    None => return Step::Barrier(RerunCause::Primitive),
+                    None => return Step::Barrier(Box::new(RerunCause::Primitive)),
                 };
                 Step::Op {
                     op,
-                    operands,
+                    operands: (start, pool.len() as u32),
                     guard: n.value::<bool>().is_some() && n.is_unreferenced(),
                 }
             }
-            Err(e) => Step::Barrier(RerunCause::NotReexecutable(e)),
+            Err(e) => Step::Barrier(Box::new(RerunCause::NotReexecutable(e))),
         },
         NodeKind::NestedCall => {
             let last = n.children().last();
             if last.is_some_and(|c| c.kind() == NodeKind::Error) {
-                return Step::Barrier(RerunCause::NoReturn { node: n.id });
+                return Step::Barrier(Box::new(RerunCause::NoReturn { node: n.id }));
             }
             Step::Call
         }
@@ -1418,7 +1458,7 @@ fn find_step(n: NodeRef<'_>) -> Step {
         NodeKind::Return => Step::Return {
             call: n.parent().map_or(NodeId::NONE, |p| p.id),
         },
-        NodeKind::Error => Step::Barrier(RerunCause::NoReturn { node: n.id }),
+        NodeKind::Error => Step::Barrier(Box::new(RerunCause::NoReturn { node: n.id })),
     }
 }
 
@@ -1531,7 +1571,7 @@ impl Walk<'_> {
             Step::Op { .. } | Step::Barrier(_) if self.may_keep && (fixed(id) || self.kept(n)) => {
                 Ok(())
             }
-            Step::Barrier(cause) => Err(cause.clone()),
+            Step::Barrier(cause) => Err((**cause).clone()),
             Step::Op { op, guard, .. } => {
                 let (op, guard) = (*op, *guard);
                 self.recomputed += 1;
@@ -1567,12 +1607,16 @@ impl Walk<'_> {
                 self.mark_dependents(id, hi);
                 Ok(())
             }
-            &Step::Pass { from, stale } => {
+            &Step::Pass { from, stale, form } => {
                 if !self.changed(from) {
                     return Ok(());
                 }
                 self.recomputed += 1;
-                let new = like(&self.current(from), &self.trace.store.value(id));
+                // Values keep their types (`like`), so a scalar stays one: only its form to set.
+                let new = match (self.current(from), form) {
+                    (Value(Repr::Scalar(s, _)), Some(form)) => Some(Value(Repr::Scalar(s, form))),
+                    (v, _) => like(&v, &self.trace.store.value(id)),
+                };
                 let (false, Some(new)) = (stale, new) else {
                     return Err(RerunCause::Stale {
                         node: id,
@@ -1674,9 +1718,13 @@ impl Walk<'_> {
         op: Operation,
         hi: &mut u32,
     ) -> Option<Result<(), RerunCause>> {
-        let Step::Op { operands, .. } = &self.caches.steps[k] else {
+        let Step::Op {
+            operands: (a, b), ..
+        } = self.caches.steps[k]
+        else {
             return None;
         };
+        let operands = &self.caches.operands[a as usize..b as usize];
         let float = |o: &Src| -> Option<f64> {
             let v = match o {
                 Src::Node(r) => self.current(*r),
@@ -1732,8 +1780,11 @@ impl Walk<'_> {
     fn evaluate(&mut self, k: usize, op: Operation) -> Result<Value, crate::core::eval::EvalError> {
         let mut args = std::mem::take(&mut self.scratch);
         args.clear();
-        if let Step::Op { operands, .. } = &self.caches.steps[k] {
-            for o in operands.iter() {
+        if let Step::Op {
+            operands: (a, b), ..
+        } = self.caches.steps[k]
+        {
+            for o in &self.caches.operands[a as usize..b as usize] {
                 args.push(match o {
                     Src::Node(r) => self.current(*r),
                     Src::Lit(v) => v.clone(),
