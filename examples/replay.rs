@@ -1,9 +1,11 @@
 //! autoform's tracing semantics in Rust (`cargo run --example replay`): a trace replayed as a
 //! program on new inputs, where static inputs select the path, a branch on a dynamic input is
 //! a guard, `switch` and `while_loop` decide again at every call, and checkpoints report values
-//! from later calls.
+//! from later calls; then what goes beyond autoform: a program that traces a new path where a
+//! guard fails (`call_or_retrack`), and a trace updated in place when one value changes.
 
-use irtrack::program::{checkpoint, collect, Input, Program};
+use irtrack::program::update::{Change, Updatable};
+use irtrack::program::{checkpoint, collect, Input, Program, Retracking};
 use irtrack::{switch, track, tracked, while_loop, Branches, MaxItersExceeded};
 
 use Input::{Dynamic, Static};
@@ -55,6 +57,22 @@ fn inspectable(x: f64) -> f64 {
     checkpoint(prompt, "prompt", "debug")
 }
 
+/// Input `i` of `score`: an untracked call, whose result an update can replace.
+fn draw(i: usize) -> f64 {
+    (i as f64 * 0.618).fract()
+}
+
+/// A score with one term per draw, the kind a Metropolis-Hastings step updates.
+#[tracked]
+fn score(n: usize, scale: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let x = draw(i);
+        total += -(x * scale).powi(2);
+    }
+    total
+}
+
 fn main() {
     println!("Static inputs: `kind` fixed at trace time selects the branch.");
     let p = Program::from_trace(&track(label, (0, 1.0)), &[Static, Dynamic]).unwrap();
@@ -101,5 +119,67 @@ fn main() {
     println!(
         "  inspectable(20.5) replayed = {out}, collected prompt = {:?}",
         &seen["prompt"]
+    );
+
+    println!("\n`call_or_retrack`: where a guard fails, trace the function and keep the path.");
+    let mut r = Retracking::track(label, (0, 1.0), &[Dynamic, Dynamic]).unwrap();
+    println!("  label(1, 41.0) call: {}", r.call((1, 41.0)).unwrap_err());
+    let v = r.call_or_retrack((1, 41.0)).unwrap();
+    println!(
+        "  label(1, 41.0) call_or_retrack = {v} (Rust: {:?}), {} paths",
+        label(1, 41.0),
+        r.paths()
+    );
+    let (parent, guard) = r.parent(1).unwrap();
+    println!(
+        "  label(1, 2.5) call = {} (path 1, traced where the guard on branch {guard} of path {parent} failed)",
+        r.call((1, 2.5)).unwrap(),
+    );
+    let e = Retracking::track(label, (0, 1.0), &[Dynamic, Dynamic])
+        .unwrap()
+        .max_paths(1)
+        .call_or_retrack((1, 41.0))
+        .unwrap_err();
+    println!("  with max_paths(1): {e}");
+
+    println!("\nIncremental update: score(1000, 2.0), one term per draw.");
+    let mut m = Updatable::track(score, (1000, 2.0));
+    let draws: Vec<_> = m
+        .trace()
+        .nodes()
+        .filter(|n| n.function_name() == Some("draw"))
+        .map(|n| n.id())
+        .collect();
+    let u = m.update([Change::node(draws[990], 0.5)]).unwrap();
+    println!(
+        "  draw 990 := 0.5: {} of {} nodes recomputed in place, {} changed; score = {}",
+        u.recomputed(),
+        m.trace().len(),
+        u.changed().unwrap().len(),
+        m.trace().root().value_text()
+    );
+    let u = m.update([Change::argument(1, 3.0)]).unwrap();
+    println!(
+        "  scale := 3.0: {} nodes recomputed in place; score = {}",
+        u.recomputed(),
+        m.trace().root().value_text()
+    );
+    m.undo().unwrap();
+    println!(
+        "  undo: scale is {} again; score = {}",
+        m.arguments()[1],
+        m.trace().root().value_text()
+    );
+    let u = m.update([Change::argument(0, 1001usize)]).unwrap();
+    println!(
+        "  n := 1001: the function ran again ({}); {} nodes; draw 990 kept its 0.5: {}",
+        u.rerun().unwrap(),
+        u.recomputed(),
+        m.trace()
+            .nodes()
+            .filter(|n| n.function_name() == Some("draw"))
+            .nth(990)
+            .unwrap()
+            .value_text()
     );
 }
