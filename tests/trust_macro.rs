@@ -816,3 +816,37 @@ fn variables_assigned_in_a_short_circuit_operand_merge() {
         &[-1.5, -0.25, 0.5, 2.0],
     );
 }
+
+fn bump(k: &mut f64) {
+    *k += 1.5;
+}
+
+// A local passed by `&mut` in a loop and a branch: its new versions merge like assignments
+// (the loop header and the `if`'s merge carry `k`), and the trace verifies.
+both! {
+    fn mut_borrow_in_loop_and_branch(x: f64) -> f64 {
+        let mut k = 1.0;
+        let mut v: Vec<f64> = Vec::new();
+        for i in 0..4 {
+            if i % 2 == 0 {
+                bump(&mut k);
+            } else {
+                v.push(k);
+            }
+        }
+        k * x + v.len() as f64
+    }
+}
+
+#[test]
+fn locals_passed_by_mut_get_new_versions_that_merge() {
+    let n = check_f64(
+        mut_borrow_in_loop_and_branch::tracked,
+        mut_borrow_in_loop_and_branch::plain,
+        &[-1.5, 0.5, 2.0],
+    );
+    assert_eq!(
+        n, 3,
+        "k's last version is a constant 4.0: every gradient is exact"
+    );
+}

@@ -191,6 +191,49 @@ fn repro_4_mutation_through_mut() {
         track(through_mut, (5.0,)).root().value::<f64>(),
         Some(&15.0)
     );
+    // `set_to_three(&mut k);` gives `k` a new version, whose value is the one `x * k` used:
+    // the gradient is exact (it was a stale-edge error), and the listing no longer says
+    // `x * 2.0`.
+    let g = gradient(through_mut, (5.0,)).expect("k's new version is a constant 3");
+    assert_eq!(scalar(&g.wrt[0]), 3.0);
+    let listing = track(through_mut, (5.0,)).root().to_string();
+    assert!(
+        listing.contains("$(&mut k)(⟨2.0⟩, @2) → 3.0") && listing.contains("⟨*⟩(@1, @3)"),
+        "{listing}"
+    );
+    // Through an input-dependent call the new version is a mutation: an error naming the call.
+    match gradient(scaled_by_input, (5.0,)) {
+        Err(GradError::Mutation { at }) => assert!(at.statement.contains("scale_in_place")),
+        other => panic!("{other:?}"),
+    }
+}
+
+// 4, second half: after `xs.push(a); xs.push(b);` the vector's uses refer to its new versions,
+// so a query from the result reaches both pushed values (it reached neither).
+#[tracked]
+fn pushed_then_summed(x: f64) -> f64 {
+    let mut xs = Vec::new();
+    xs.push(x * 2.0);
+    xs.push(x.sin());
+    xs.iter().sum()
+}
+
+#[test]
+fn repro_4_pushed_values_are_reached_from_the_result() {
+    let trace = track(pushed_then_summed, (0.5,));
+    let root = trace.root();
+    let ret = root.children().last().expect("a return");
+    let reached: Vec<String> = ret.backward().iter().map(|n| n.to_string()).collect();
+    let reaches = |s: &str| reached.iter().any(|n| n.contains(s));
+    assert!(
+        reaches("⟨*⟩(@1, ⟨2.0⟩)") && reaches("⟨sin⟩(@1)"),
+        "{reached:#?}"
+    );
+    assert!(reaches("$(&mut xs)"), "{reached:#?}");
+    match gradient(pushed_then_summed, (0.5,)) {
+        Err(GradError::Mutation { at }) => assert!(at.statement.contains("push")),
+        other => panic!("{other:?}"),
+    }
 }
 
 // 5. Destructuring a struct parameter, and an untracked getter.

@@ -674,6 +674,9 @@ impl Lowerer {
             // Items of the function's own block were hoisted by `expand`; an item in an inner
             // block stays there, in both copies (a `static` in an inner block is rejected).
             Stmt::Item(item) => quote!(#item),
+            Stmt::Expr(e, Some(semi)) if !self.mut_borrowed_locals(e).is_empty() => {
+                self.call_statement_with_mut_locals(e, semi)
+            }
             Stmt::Expr(e, semi) => {
                 let l = self.expr_stmt(e);
                 quote!(#l #semi)
@@ -690,6 +693,77 @@ impl Lowerer {
                 quote!(#m #rec)
             }
         }
+    }
+
+    /// The local variables a call statement passes by `&mut` (`set(&mut k)`,
+    /// `rng.fill(&mut buf)`), in order, once each.
+    fn mut_borrowed_locals(&self, e: &Expr) -> Vec<syn::Ident> {
+        let mut out: Vec<syn::Ident> = Vec::new();
+        let args = match e {
+            Expr::Call(c) => &c.args,
+            Expr::MethodCall(m) => {
+                // The receiver of a standard container's mutating method (`xs.push(x);`): the
+                // macro cannot see a method's `self`, so only these names, whose `self` is
+                // `&mut self` on every std type, give the receiver a new version.
+                if let Expr::Path(p) = &*m.receiver {
+                    if let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) {
+                        if self.is_local(&ident.to_string())
+                            && is_std_mutating_method(&m.method.to_string())
+                        {
+                            out.push(ident.clone());
+                        }
+                    }
+                }
+                &m.args
+            }
+            _ => return Vec::new(),
+        };
+        for a in args {
+            let Expr::Reference(r) = a else { continue };
+            if r.mutability.is_none() {
+                continue;
+            }
+            let Expr::Path(p) = &*r.expr else { continue };
+            let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
+                continue;
+            };
+            if self.is_local(&ident.to_string()) && !out.contains(ident) {
+                out.push(ident.clone());
+            }
+        }
+        out
+    }
+
+    /// `set(&mut k);`: the call may change `k`, so `k` gets a new version after it, a special
+    /// node `&mut k` whose operands are the old version and the call and whose value is `k`'s
+    /// value then; later reads refer to it, not to the stale old version. Only for a call in
+    /// statement position: its value is dropped at the `;`, so no borrow of `k` it returned
+    /// outlives it and `k` can be read.
+    ///
+    /// Before: `set(&mut k);`
+    /// After:  `<the recorded call>; (&&&__irtrack.peek(9, &k)).rec();`
+    fn call_statement_with_mut_locals(&mut self, e: &Expr, semi: &syn::Token![;]) -> TokenStream {
+        let names = self.mut_borrowed_locals(e);
+        let call = self.expr(e, Ctx::Value);
+        let tokens = call.tokens;
+        let mut rec = TokenStream::new();
+        for ident in names {
+            let name = ident.to_string();
+            let old = self
+                .lookup(&name)
+                .map(|l| l.op.clone())
+                .unwrap_or(Operand::None);
+            let (id, op) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Special,
+                format!("&mut {name}"),
+                vec![old, call.op.clone()],
+            );
+            rec.extend(self.record_ref(id, &ident.to_token_stream()));
+            self.set(&name, op);
+        }
+        quote!(#tokens #semi #rec)
     }
 
     /// An expression statement: a control-flow expression discards its value, so it needs no
@@ -845,4 +919,41 @@ fn strip_type(pat: &Pat) -> Pat {
         Pat::Type(t) => (*t.pat).clone(),
         other => other.clone(),
     }
+}
+
+/// Methods that take `&mut self` on every standard collection that has them, and whose
+/// receiver is still there after the call (not a consuming `into_*`).
+fn is_std_mutating_method(name: &str) -> bool {
+    matches!(
+        name,
+        "push"
+            | "push_back"
+            | "push_front"
+            | "push_str"
+            | "insert"
+            | "extend"
+            | "extend_from_slice"
+            | "append"
+            | "clear"
+            | "truncate"
+            | "resize"
+            | "retain"
+            | "sort"
+            | "sort_by"
+            | "sort_by_key"
+            | "sort_unstable"
+            | "sort_unstable_by"
+            | "sort_unstable_by_key"
+            | "reverse"
+            | "swap"
+            | "fill"
+            | "dedup"
+            | "rotate_left"
+            | "rotate_right"
+            | "pop"
+            | "pop_back"
+            | "pop_front"
+            | "remove"
+            | "swap_remove"
+    )
 }

@@ -59,6 +59,16 @@ impl<'ast> Visit<'ast> for AssignedNames<'_> {
         }
         syn::visit::visit_expr_binary(self, e);
     }
+    // `f(&mut k);` gives `k` a new version after the call (`Lowerer::stmt`): a merge or a
+    // loop header must carry it like an assignment.
+    fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
+        if e.mutability.is_some() {
+            if let Some(n) = assigned_root(&e.expr) {
+                self.names.insert(n);
+            }
+        }
+        syn::visit::visit_expr_reference(self, e);
+    }
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }

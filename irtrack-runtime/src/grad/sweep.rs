@@ -600,6 +600,15 @@ impl<'s> Sweep<'s> {
         dy: &Tangent,
         out: &mut Out,
     ) -> Result<(), GradError> {
+        // A variable's version after a `&mut` call (`$(&mut xs)`, recorded by `#[tracked]`
+        // after `xs.push(x);` or `set(&mut k);`) that depends on the inputs: the call wrote
+        // into memory, and no rule says how the new value depends on what it wrote.
+        if site.entry.kind == EntryKind::Special && site.head().starts_with("&mut ") {
+            let call = site.refs.get(1).copied().filter(|c| !c.is_none());
+            return Err(GradError::Mutation {
+                at: self.place(call.unwrap_or(id)),
+            });
+        }
         // A special node (`.f1` of a closure's captured `self`) reading a value the trace did
         // not record: its rule would give the adjoint to nothing, a silent zero.
         if site.entry.kind == EntryKind::Special {
