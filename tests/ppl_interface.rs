@@ -3,9 +3,10 @@
 //! `statrs`'s densities), and what a model debugger sees (listing, DOT, JSON).
 
 use irtrack::ppl::{
-    assess, draw, generate, mh, mh_rerun, observe, regenerate, sample, score_graph, simulate,
-    update, Address, Bernoulli, Beta, Categorical, ChoiceMap, Dirichlet, Distribution, Exponential,
-    Gamma, Geometric, MvNormal, Normal, Poisson, PplError, PplRng, PplTrace, Selection, Uniform,
+    assess, draw, generate, mh, mh_rerun, observe, regenerate, regenerate_rerun, sample,
+    score_graph, simulate, update, update_choices, Address, Bernoulli, Beta, Categorical,
+    ChoiceMap, Dirichlet, Distribution, Exponential, Gamma, Geometric, MvNormal, Normal, Poisson,
+    PplError, PplRng, PplTrace, Selection, Uniform,
 };
 use irtrack::{tracked, Callable, Trace};
 use proptest::prelude::*;
@@ -31,6 +32,112 @@ fn branchy(scale: f64) -> f64 {
 
 fn addresses<M: Callable<A> + Clone, A: Clone>(t: &PplTrace<M, A>) -> HashSet<Address> {
     t.addresses().cloned().collect()
+}
+
+// `branchy` returns a sum of its choices, so no change is ever computed in place; `shallow`
+// returns nothing, and a change of `m`, `x[i]` or `extra` reaches only operators,
+// constructors and other choices' distributions (in place), while one of `n` or `b` reaches a
+// branch (the model runs again).
+#[tracked]
+fn shallow(scale: f64) {
+    let n = sample("n", Poisson::new(1.5));
+    let m = sample("m", Normal::new(0.0, scale));
+    for i in 0..n {
+        sample(("x", i), Normal::new(m * 0.5, scale));
+    }
+    if sample("b", Bernoulli::new(0.5)) {
+        sample("extra", Gamma::new(2.0, 1.0 + m.abs()));
+    }
+    observe("y", Normal::new(m, 1.0), 0.3);
+}
+
+/// The brute-force check of an update from `old` to `new` with constraints `c`: the weight is
+/// `log p(t') - log p(t)` less the choices drawn anew, the discard holds the old values of the
+/// constrained and removed choices, the constraints hold.
+fn check_update<M: Callable<A> + Clone, A: Clone>(
+    old: &PplTrace<M, A>,
+    new: &PplTrace<M, A>,
+    c: &ChoiceMap,
+    w: f64,
+    discard: &ChoiceMap,
+) -> Result<(), TestCaseError> {
+    let (before, after) = (addresses(old), addresses(new));
+    let fresh: f64 = after
+        .iter()
+        .filter(|a| !before.contains(*a) && !c.contains(*a))
+        .map(|a| new.log_density(a).unwrap())
+        .sum();
+    let expected = new.score() - old.score() - fresh;
+    prop_assert!((w - expected).abs() < 1e-9, "{} vs {}", w, expected);
+    let mut discarded: Vec<String> = discard.addresses().map(|a| a.to_string()).collect();
+    let mut expected_discard: Vec<String> = before
+        .iter()
+        .filter(|a| c.contains(*a) || !after.contains(*a))
+        .map(|a| a.to_string())
+        .collect();
+    discarded.sort();
+    expected_discard.sort();
+    prop_assert_eq!(discarded, expected_discard);
+    for (a, v) in discard.iter() {
+        prop_assert_eq!(v.to_string(), old.choices().value(a).unwrap().to_string());
+    }
+    for (a, v) in c.iter() {
+        prop_assert_eq!(new.choices().value(a).unwrap().to_string(), v.to_string());
+    }
+    Ok(())
+}
+
+/// Two traces of the same model agree: the same choices (values bit for bit, as their text),
+/// scores and log-densities within rounding, and each score is the sum of its log-densities.
+fn check_same<M: Callable<A> + Clone, A: Clone>(
+    a: &PplTrace<M, A>,
+    b: &PplTrace<M, A>,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a.choices().to_string(), b.choices().to_string());
+    prop_assert!(
+        (a.score() - b.score()).abs() < 1e-9,
+        "{} vs {}",
+        a.score(),
+        b.score()
+    );
+    for t in [a, b] {
+        let sum: f64 = t.addresses().map(|x| t.log_density(x).unwrap()).sum();
+        prop_assert!((t.score() - sum).abs() < 1e-9, "{} vs {}", t.score(), sum);
+    }
+    for x in a.addresses() {
+        let (la, lb) = (a.log_density(x).unwrap(), b.log_density(x).unwrap());
+        prop_assert!((la - lb).abs() < 1e-12, "{}: {} vs {}", x, la, lb);
+    }
+    Ok(())
+}
+
+/// Constraints for `shallow` from proptest's draws: each of `n`, `b`, `m`, `x[0]` and `extra`
+/// when drawn (`x[0]` and `extra` only where the new trace has them).
+fn shallow_constraints<M: Callable<(f64,)> + Clone>(
+    old: &PplTrace<M, (f64,)>,
+    n: Option<u64>,
+    b: Option<bool>,
+    m: Option<f64>,
+    x0: Option<f64>,
+    extra: Option<f64>,
+) -> ChoiceMap {
+    let mut c = ChoiceMap::new();
+    if let Some(n) = n {
+        c.insert("n", n);
+    }
+    if let Some(b) = b {
+        c.insert("b", b);
+    }
+    if let Some(m) = m {
+        c.insert("m", m);
+    }
+    if let (Some(x0), true) = (x0, n.unwrap_or_else(|| old.value::<u64>("n").unwrap()) > 0) {
+        c.insert(("x", 0), x0);
+    }
+    if let (Some(e), true) = (extra, b.unwrap_or_else(|| old.value::<bool>("b").unwrap())) {
+        c.insert("extra", e);
+    }
+    c
 }
 
 proptest! {
@@ -60,29 +167,34 @@ proptest! {
             c.insert(("x", 0), x0);
         }
         let (new, w, discard) = update(&old, (scale,), &c, &mut rng).unwrap();
-        let (before, after) = (addresses(&old), addresses(&new));
-        let fresh: f64 = after
-            .iter()
-            .filter(|a| !before.contains(*a) && !c.contains(*a))
-            .map(|a| new.log_density(a).unwrap())
-            .sum();
-        let expected = new.score() - old.score() - fresh;
-        prop_assert!((w - expected).abs() < 1e-9, "{} vs {}", w, expected);
-        let mut discarded: Vec<String> = discard.addresses().map(|a| a.to_string()).collect();
-        let mut expected_discard: Vec<String> = before
-            .iter()
-            .filter(|a| c.contains(*a) || !after.contains(*a))
-            .map(|a| a.to_string())
-            .collect();
-        discarded.sort();
-        expected_discard.sort();
-        prop_assert_eq!(discarded, expected_discard);
-        for (a, v) in discard.iter() {
-            prop_assert_eq!(v.to_string(), old.choices().value(a).unwrap().to_string());
-        }
-        for (a, v) in c.iter() {
-            prop_assert_eq!(new.choices().value(a).unwrap().to_string(), v.to_string());
-        }
+        check_update(&old, &new, &c, w, &discard)?;
+    }
+
+    /// `update_choices` (the same arguments; in place when the graph shows what a change
+    /// reaches) against `update` (a run of the model) and against brute-force re-scoring.
+    #[test]
+    fn update_in_place_agrees_with_a_run_and_with_the_score_difference(
+        seed in 0u64..10_000,
+        n in proptest::option::of(0u64..4),
+        b in proptest::option::of(any::<bool>()),
+        m in proptest::option::of(-2.0f64..2.0),
+        x0 in proptest::option::of(-2.0f64..2.0),
+        extra in proptest::option::of(0.1f64..4.0),
+    ) {
+        let mut rng = PplRng::seed_from_u64(seed);
+        let old = simulate(shallow, (1.0,), &mut rng).unwrap();
+        let c = shallow_constraints(&old, n, b, m, x0, extra);
+        let (rerun, w_rerun, d_rerun) =
+            update(&old, (1.0,), &c, &mut PplRng::seed_from_u64(seed + 1)).unwrap();
+        let (new, w, discard) =
+            update_choices(&old, &c, &mut PplRng::seed_from_u64(seed + 1)).unwrap();
+        check_update(&old, &rerun, &c, w_rerun, &d_rerun)?;
+        check_update(&old, &new, &c, w, &discard)?;
+        check_same(&new, &rerun)?;
+        prop_assert!((w - w_rerun).abs() < 1e-9, "{} vs {}", w, w_rerun);
+        prop_assert_eq!(discard.to_string(), d_rerun.to_string());
+        // The original trace is left as it was.
+        prop_assert!(old.is_graph_current());
     }
 
     /// Gen's regenerate weight sums `log p'(a) - log p(a)` over the choices kept (present in
@@ -113,6 +225,34 @@ proptest! {
         }
     }
 
+    /// `regenerate` (in place when the selection names choices the graph follows) against
+    /// `regenerate_rerun` from the same seed, and both against the kept choices' ratio.
+    #[test]
+    fn regenerate_in_place_agrees_with_a_run_and_with_the_kept_choices_ratio(
+        seed in 0u64..10_000,
+        picks in proptest::collection::vec(0usize..6, 0..3),
+    ) {
+        let names: [Address; 6] = [
+            "n".into(), "b".into(), "m".into(), ("x", 0).into(), "extra".into(), "x".into(),
+        ];
+        let selection = Selection::of(picks.iter().map(|&i| names[i].clone()));
+        let mut rng = PplRng::seed_from_u64(seed);
+        let old = simulate(shallow, (1.0,), &mut rng).unwrap();
+        let (rerun, w_rerun) =
+            regenerate_rerun(&old, &selection, &mut PplRng::seed_from_u64(seed + 1)).unwrap();
+        let (new, w) = regenerate(&old, &selection, &mut PplRng::seed_from_u64(seed + 1)).unwrap();
+        check_same(&new, &rerun)?;
+        prop_assert!((w - w_rerun).abs() < 1e-9, "{} vs {}", w, w_rerun);
+        let before = addresses(&old);
+        let expected: f64 = new
+            .addresses()
+            .filter(|a| before.contains(*a) && (!selection.contains(a) || old.is_observed(*a)))
+            .map(|a| new.log_density(a).unwrap() - old.log_density(a).unwrap())
+            .sum();
+        prop_assert!((w - expected).abs() < 1e-9, "{} vs {}", w, expected);
+        prop_assert!(old.is_graph_current());
+    }
+
     /// `assess` of a trace's choices is its score; `generate` with all of them is too, with
     /// the score as its weight.
     #[test]
@@ -130,6 +270,67 @@ proptest! {
         prop_assert_eq!(s, *t.retval());
         let (g, w) = generate(branchy, (1.3,), &latent, &mut rng).unwrap();
         prop_assert!((w - t.score()).abs() < 1e-12 && (g.score() - t.score()).abs() < 1e-12);
+    }
+}
+
+/// The property tests above on 400 seeded cases, counting how often each step was computed in
+/// place: both paths must be taken often, or the comparison would test one path only.
+#[test]
+fn in_place_steps_are_taken_and_agree_with_reruns() {
+    use rand::Rng;
+    let names: [Address; 6] = [
+        "n".into(),
+        "b".into(),
+        "m".into(),
+        ("x", 0).into(),
+        "extra".into(),
+        "x".into(),
+    ];
+    let (mut updates, mut regenerates) = ((0, 0), (0, 0));
+    let cases = 400;
+    for seed in 0..cases {
+        let mut rng = PplRng::seed_from_u64(1_000 + seed);
+        let old = simulate(shallow, (1.0,), &mut rng).unwrap();
+        let mut maybe = |p: f64| rng.random::<f64>() < p;
+        let (n, b, m, x0, extra) = (maybe(0.15), maybe(0.15), maybe(0.5), maybe(0.5), maybe(0.5));
+        let c = shallow_constraints(
+            &old,
+            n.then(|| rng.random_range(0..4)),
+            b.then(|| rng.random()),
+            m.then(|| rng.random_range(-2.0..2.0)),
+            x0.then(|| rng.random_range(-2.0..2.0)),
+            extra.then(|| rng.random_range(0.1..4.0)),
+        );
+        let (rerun, w_rerun, d_rerun) =
+            update(&old, (1.0,), &c, &mut PplRng::seed_from_u64(seed)).unwrap();
+        let (new, w, discard) = update_choices(&old, &c, &mut PplRng::seed_from_u64(seed)).unwrap();
+        check_update(&old, &new, &c, w, &discard).unwrap();
+        check_same(&new, &rerun).unwrap();
+        assert!((w - w_rerun).abs() < 1e-9, "{w} vs {w_rerun}");
+        assert_eq!(discard.to_string(), d_rerun.to_string());
+        updates.0 += 1;
+        updates.1 += usize::from(!new.is_graph_current());
+
+        let picks = rng.random_range(0..3);
+        let selection = Selection::of((0..picks).map(|_| names[rng.random_range(0..6)].clone()));
+        let (rerun, w_rerun) =
+            regenerate_rerun(&old, &selection, &mut PplRng::seed_from_u64(seed)).unwrap();
+        let (new, w) = regenerate(&old, &selection, &mut PplRng::seed_from_u64(seed)).unwrap();
+        check_same(&new, &rerun).unwrap();
+        assert!((w - w_rerun).abs() < 1e-9, "{w} vs {w_rerun}");
+        regenerates.0 += 1;
+        regenerates.1 += usize::from(!new.is_graph_current());
+    }
+    eprintln!(
+        "in place: {} of {} updates, {} of {} regenerates",
+        updates.1, updates.0, regenerates.1, regenerates.0
+    );
+    // Each path, for each function, in at least a fifth of the cases.
+    for (all, in_place) in [updates, regenerates] {
+        assert!(
+            in_place * 5 >= all && (all - in_place) * 5 >= all,
+            "{in_place} of {all} in place"
+        );
     }
 }
 

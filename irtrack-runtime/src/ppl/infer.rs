@@ -7,7 +7,9 @@ use super::dist::PplRng;
 use super::error::PplError;
 use super::handler::{Mode, Run};
 use super::incremental;
-use super::interface::{execute_plain, generate_shared, seeded, update_counted, PplTrace};
+use super::interface::{
+    execute_plain, generate_shared, seeded, update_choices_counted, update_counted, PplTrace,
+};
 use super::Address;
 use crate::core::value::Value;
 use crate::record::session::Callable;
@@ -125,7 +127,7 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
-    let (new, weight) = super::interface::regenerate(&trace, selection, rng)?;
+    let (new, weight) = super::interface::regenerate_rerun(&trace, selection, rng)?;
     if accept(weight, rng) {
         Ok((new, true))
     } else {
@@ -176,7 +178,8 @@ where
     let (fwd_run, ()) = execute_plain(Run::new(Mode::Draw, seeded(rng)), || proposal(&trace))?;
     let forward = fwd_run.choices.to_map();
     let fwd_score = fwd_run.score.value()?;
-    let updated = update_counted(&trace, trace.args.clone(), &forward, rng)?;
+    // The same arguments: in place from the graph when it can be.
+    let updated = update_choices_counted(&trace, &forward, rng)?;
     let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(updated.discard));
     let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
         Ok((run, ())) => run.score.value()?,

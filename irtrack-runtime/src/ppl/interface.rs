@@ -4,7 +4,9 @@
 //!
 //! Each runs the model, recorded by irtrack under the context that gives choices their
 //! addresses, with a [run](super::handler) that decides every choice's value. `update` and
-//! `regenerate` re-run the model replaying the previous trace's choices by address: an address
+//! `regenerate` re-run the model replaying the previous trace's choices by address (or, for
+//! [`update_choices`] and [`regenerate`] on the same arguments, compute the same result in
+//! place from the graph when it shows everything the change reaches): an address
 //! the previous trace has keeps its value (unless constrained or selected), a new address is
 //! drawn, and a previous address the run no longer reaches goes to the discard. Their weights
 //! are Gen's:
@@ -20,6 +22,7 @@ use super::choices::{ChoiceMap, Choices, Nodes, Origin, Selection};
 use super::dist::{register_constructors, PplRng};
 use super::error::PplError;
 use super::handler::{within, Mode, PplContext, Run};
+use super::incremental;
 use super::Address;
 use crate::core::ids::NodeId;
 use crate::core::tape::{NodeKind, Slot};
@@ -37,10 +40,14 @@ use std::sync::{Arc, OnceLock};
 pub struct PplTrace<M: Callable<A>, A> {
     pub(crate) model: M,
     pub(crate) args: A,
-    pub(crate) retval: M::Output,
-    pub(crate) graph: Trace,
+    /// Shared with the traces an update in place makes from this one (`M::Output` need not be
+    /// `Clone`).
+    pub(crate) retval: Arc<M::Output>,
+    /// Shared with the traces an update in place makes from this one: they differ from it only
+    /// by their overrides.
+    pub(crate) graph: Arc<Trace>,
     pub(crate) choices: Arc<Choices>,
-    pub(crate) nodes: Nodes,
+    pub(crate) nodes: Arc<Nodes>,
     pub(crate) score: f64,
     pub(crate) factors: f64,
     /// Node values an update in place changed since the graph was recorded.
@@ -180,6 +187,25 @@ where
     pub(crate) fn recorded_graph(&self) -> &Trace {
         &self.graph
     }
+
+    /// A copy to apply a step in place to, sharing the graph, the return value and the choices
+    /// (copied when the step writes them): `update_choices` and `regenerate` leave the trace
+    /// they are given as it was.
+    pub(crate) fn share(&self) -> PplTrace<M, A> {
+        PplTrace {
+            model: self.model.clone(),
+            args: self.args.clone(),
+            retval: self.retval.clone(),
+            graph: self.graph.clone(),
+            choices: self.choices.clone(),
+            nodes: self.nodes.clone(),
+            score: self.score,
+            factors: self.factors,
+            overrides: self.overrides.clone(),
+            unseen: self.unseen.clone(),
+            nested_addresses: self.nested_addresses.clone(),
+        }
+    }
 }
 
 /// Runs `model` on `args` under `run`, recorded with the PPL context.
@@ -280,10 +306,10 @@ where
     Ok(PplTrace {
         model,
         args,
-        retval,
-        graph,
+        retval: Arc::new(retval),
+        graph: Arc::new(graph),
         choices: Arc::new(run.choices),
-        nodes,
+        nodes: Arc::new(nodes),
         score,
         factors,
         overrides: HashMap::new(),
@@ -434,7 +460,21 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
-    let run = Run::new(Mode::Update, seeded(rng))
+    update_run(trace, args, constraints, seeded(rng))
+}
+
+/// `update` by a run of the model, drawing new choices from `inner`.
+fn update_run<M, A>(
+    trace: &PplTrace<M, A>,
+    args: A,
+    constraints: &ChoiceMap,
+    inner: PplRng,
+) -> Result<Updated<M, A>, PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    let run = Run::new(Mode::Update, inner)
         .replaying(trace.choices.clone(), trace.factors)
         .constrained(Arc::new(constraints.clone()));
     let (mut run, graph, retval) = execute(&trace.model, &args, run)?;
@@ -450,11 +490,103 @@ where
     })
 }
 
+/// `update` on the same arguments: in place from the graph when it shows everything the
+/// constrained choices reach (see [`incremental`](super::incremental)), else by a run of the
+/// model. Both draw from one generator seeded from `rng`, so either consumes `rng` alike.
+pub(crate) fn update_choices_counted<M, A, R>(
+    trace: &PplTrace<M, A>,
+    constraints: &ChoiceMap,
+    rng: &mut R,
+) -> Result<Updated<M, A>, PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let inner = seeded(rng);
+    let (addresses, values): (Vec<Address>, Vec<Value>) = constraints
+        .iter()
+        .map(|(a, v)| (a.clone(), v.clone()))
+        .unzip();
+    if let Some(step) = incremental::update_in_place(trace, &addresses, &values) {
+        let step = step?;
+        let weight = step.weight;
+        // No choice appears or disappears in place: the discard is the constrained choices'
+        // old values, in the order the model made them, as a run lists them.
+        let mut old: Vec<(usize, &Address)> = addresses
+            .iter()
+            .filter_map(|a| Some((trace.choices.get(a)?.0, a)))
+            .collect();
+        old.sort_unstable_by_key(|(i, _)| *i);
+        let mut discard = ChoiceMap::new();
+        for (i, a) in old {
+            discard.insert_value(a.clone(), trace.choices.list[i].value.clone());
+        }
+        let mut new = trace.share();
+        incremental::apply(&mut new, step)?;
+        return Ok(Updated {
+            trace: new,
+            weight,
+            discard,
+            drawn: 0,
+        });
+    }
+    update_run(trace, trace.args.clone(), constraints, inner)
+}
+
+/// [`update`] with the trace's own arguments: the constrained choices get their new values,
+/// and only what depends on them is recomputed, from the graph, when the graph shows all of
+/// it (a change reaching only operators, float methods, distributions' constructors and other
+/// choices' distributions, in the same call); anything else — a branch condition, the return
+/// value, an argument of a nested call, a closure's capture, a new or disappearing choice, a
+/// constraint on data or at an address that is not exactly one choice — runs the model again,
+/// as `update` does. The weight and discard are `update`'s either way; after a step in place
+/// [`is_graph_current`](PplTrace::is_graph_current) is false.
+///
+/// ```
+/// use irtrack::ppl::{observe, sample, simulate, update_choices, ChoiceMap, Normal, PplRng};
+/// use irtrack::tracked;
+/// use rand::SeedableRng;
+///
+/// #[tracked]
+/// fn model(y: f64) {
+///     let mu = sample("mu", Normal::new(0.0, 1.0));
+///     observe("y", Normal::new(mu, 1.0), y);
+/// }
+///
+/// let mut rng = PplRng::seed_from_u64(4);
+/// let t = simulate(model, (0.5,), &mut rng).unwrap();
+/// let (u, w, discard) = update_choices(&t, &ChoiceMap::new().with("mu", 0.2), &mut rng).unwrap();
+/// assert!(!u.is_graph_current()); // computed in place: the model did not run
+/// assert_eq!(discard.get::<f64>("mu"), t.value::<f64>("mu"));
+/// assert!((w - (u.score() - t.score())).abs() < 1e-12);
+/// ```
+///
+/// # Errors
+/// As [`update`].
+pub fn update_choices<M, A, R>(
+    trace: &PplTrace<M, A>,
+    constraints: &ChoiceMap,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, f64, ChoiceMap), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    let u = update_choices_counted(trace, constraints, rng)?;
+    Ok((u.trace, u.weight, u.discard))
+}
+
 /// Runs the model again on `args` (its arguments may change), keeping each of `trace`'s
 /// choices at an address the new run reaches, except those `constraints` fix to new values;
 /// new addresses are drawn. Returns the new trace, the log-weight (see the
 /// [module docs](self)) and the discard: the previous values of constrained choices and the
 /// choices the new run no longer makes (Gen's `update`). `trace` is left as it was.
+///
+/// `update` always runs the model: it cannot tell whether `args` are the trace's own. On the
+/// trace's own arguments, [`update_choices`] gives the same result, in place from the graph
+/// when it can.
 ///
 /// ```
 /// use irtrack::ppl::{simulate, update, sample, ChoiceMap, Normal, PplRng};
@@ -493,10 +625,17 @@ where
     Ok((u.trace, u.weight, u.discard))
 }
 
-/// Runs the model again on the same arguments, drawing the selected choices anew from their
-/// distributions and keeping the others; returns the new trace and the log-weight whose
-/// exponential is the Metropolis-Hastings acceptance ratio of that move (Gen's `regenerate`).
-/// Observed choices are never drawn.
+/// Draws the selected choices anew from their distributions and keeps the others, on the same
+/// arguments; returns the new trace and the log-weight whose exponential is the
+/// Metropolis-Hastings acceptance ratio of that move (Gen's `regenerate`). Observed choices are
+/// never drawn.
+///
+/// When the selection names choices by their exact addresses and the graph shows everything
+/// that depends on them, the new trace is computed in place from the graph, as an [`mh`] step
+/// is (see `docs/ppl.md`); otherwise the model runs again ([`regenerate_rerun`]). Both draw the
+/// same values from a generator seeded from `rng`, and give the same trace and weight.
+///
+/// [`mh`]: super::mh
 ///
 /// ```
 /// use irtrack::ppl::{regenerate, sample, simulate, Normal, PplRng, Selection};
@@ -526,8 +665,64 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
-    let mut run =
-        Run::new(Mode::Regenerate, seeded(rng)).replaying(trace.choices.clone(), trace.factors);
+    let inner = seeded(rng);
+    // The attempt draws from a copy: if it gives up, the run draws the same values.
+    let mut attempt = inner.clone();
+    if let Some(step) = incremental::regenerate_in_place(trace, selection, &mut attempt) {
+        let step = step?;
+        let weight = step.weight;
+        let mut new = trace.share();
+        incremental::apply(&mut new, step)?;
+        return Ok((new, weight));
+    }
+    regenerate_run(trace, selection, inner)
+}
+
+/// Like [`regenerate`], always running the model again: the reference the step in place is
+/// checked against.
+///
+/// ```
+/// use irtrack::ppl::{regenerate, regenerate_rerun, sample, simulate, Normal, PplRng, Selection};
+/// use rand::SeedableRng;
+///
+/// let model = |y: f64| {
+///     let a = sample("a", Normal::new(0.0, 1.0));
+///     irtrack::ppl::observe("y", Normal::new(a, 1.0), y);
+/// };
+/// let t = simulate(model, (0.3,), &mut PplRng::seed_from_u64(5)).unwrap();
+/// let s = Selection::of(["a"]);
+/// let (u, w) = regenerate_rerun(&t, &s, &mut PplRng::seed_from_u64(6)).unwrap();
+/// let (v, x) = regenerate(&t, &s, &mut PplRng::seed_from_u64(6)).unwrap();
+/// assert_eq!(u.value::<f64>("a"), v.value::<f64>("a"));
+/// assert!(u.is_graph_current());
+/// assert!((w - x).abs() < 1e-12);
+/// ```
+///
+/// # Errors
+/// As [`simulate`].
+pub fn regenerate_rerun<M, A, R>(
+    trace: &PplTrace<M, A>,
+    selection: &Selection,
+    rng: &mut R,
+) -> Result<(PplTrace<M, A>, f64), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+    R: RngCore + ?Sized,
+{
+    regenerate_run(trace, selection, seeded(rng))
+}
+
+fn regenerate_run<M, A>(
+    trace: &PplTrace<M, A>,
+    selection: &Selection,
+    inner: PplRng,
+) -> Result<(PplTrace<M, A>, f64), PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    let mut run = Run::new(Mode::Regenerate, inner).replaying(trace.choices.clone(), trace.factors);
     run.selection = Some(selection.clone());
     let (run, graph, retval) = execute(&trace.model, &trace.args, run)?;
     let weight = run.weight.value()?;

@@ -49,4 +49,7 @@ pub use error::PplError;
 pub use handler::{condition, draw, factor, observe, sample};
 pub use infer::{hmc, importance_sampling, mh, mh_propose, mh_rerun, Hmc, Importance};
 pub use inspect::{choice_style, dot, score_graph, GraphScore};
-pub use interface::{assess, generate, propose, regenerate, simulate, update, PplTrace};
+pub use interface::{
+    assess, generate, propose, regenerate, regenerate_rerun, simulate, update, update_choices,
+    PplTrace,
+};
