@@ -397,10 +397,10 @@
 //!
 //! What is not recorded, or recorded coarsely:
 //!
-//! - **Mutation through references and method calls creates no node for the new value.**
-//!   Only assignments and compound assignments to a local variable change which node it refers
-//!   to. After `v.push(x)`, uses of `v` still refer to the node that created it, with its old
-//!   value:
+//! - **Mutation makes a new version only where the macro can see it.** A call statement that
+//!   passes a local by `&mut` (`set(&mut k);`), or a standard container's mutating method
+//!   called as a statement on a local (`v.push(x);`), gives the local a new version, a node
+//!   `$(&mut v)` referring to the old version and the call:
 //!
 //!   ```
 //!   # use irtrack::{track, tracked};
@@ -420,14 +420,18 @@
 //!     @1: [Arg:§1:%1] 1.5::f64
 //!     @2: [§1:%2] ⟨Vec::new⟩() → []::Vec<f64>
 //!     @3: [§1:%3] ⟨push⟩(@2, @1) → ()::()
-//!     @4: [§1:%4] ⟨push⟩(@2, @1) → ()::()
-//!     @5: [§1:%5] ⟨len⟩(@2) → 2::usize
-//!     @6: [§1:&1] return @5 → 2::usize
+//!     @4: [§1:%4] $(&mut v)(@2, @3) → [1.5]::Vec<f64>
+//!     @5: [§1:%5] ⟨push⟩(@4, @1) → ()::()
+//!     @6: [§1:%6] $(&mut v)(@4, @5) → [1.5, 1.5]::Vec<f64>
+//!     @7: [§1:%7] ⟨len⟩(@6) → 2::usize
+//!     @8: [§1:&1] return @7 → 2::usize
 //!   "
 //!   );
 //!   ```
 //!
-//!   Likewise `*v += 1.0` on a `&mut f64` is a special node `$(*v +=)(@1, ⟨1.0⟩)` with no
+//!   Other mutation makes no node (a method not known to take `&mut self`, a call whose value
+//!   is used, a write through a reference bound earlier): later uses refer to the old node,
+//!   and a gradient through that stale edge is an error. Likewise `*v += 1.0` on a `&mut f64` is a special node `$(*v +=)(@1, ⟨1.0⟩)` with no
 //!   value, and `@1` keeps the value the argument had on entry; reading `*v` afterwards records
 //!   a new node, `$(*)(@1)`, with the current value.
 //! - **Macros are opaque.** `vec![x, 2.0 * x]` is one special node `$(vec!)(@1)` holding the
