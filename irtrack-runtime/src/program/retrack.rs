@@ -213,8 +213,9 @@ where
     /// As [`Program::call`]; [`ReplayError::Guard`] when the inputs take a path not traced yet.
     pub fn call(&self, args: A) -> Result<Value, ReplayError> {
         match self.descend(&args.to_values()) {
-            Ok(v) => Ok(v),
-            Err((_, e)) => Err(e),
+            Descent::Done(v) => Ok(v),
+            Descent::Missed { guard, .. } => Err(guard),
+            Descent::Failed(e) => Err(e),
         }
     }
 
@@ -252,10 +253,10 @@ where
     /// [`Program::from_trace`] when the new path cannot be replayed.
     pub fn call_or_retrack(&mut self, args: A) -> Result<Value, ReplayError> {
         let values = args.to_values();
-        let ((at, node), guard) = match self.descend(&values) {
-            Ok(v) => return Ok(v),
-            Err((Some(miss), guard)) => (miss, guard),
-            Err((None, e)) => return Err(e),
+        let (at, node, guard) = match self.descend(&values) {
+            Descent::Done(v) => return Ok(v),
+            Descent::Missed { at, node, guard } => (at, node, guard),
+            Descent::Failed(e) => return Err(e),
         };
         if self.paths.len() >= self.max_paths {
             return Err(ReplayError::TooManyPaths {
@@ -294,28 +295,40 @@ where
         Ok(recorded)
     }
 
-    /// Walks the tree from the first path: the result, or the error with the path and guard
-    /// that failed where the tree has nothing below (`None` for any other error).
-    #[allow(clippy::type_complexity)]
-    fn descend(&self, values: &[Value]) -> Result<Value, (Option<(usize, NodeId)>, ReplayError)> {
+    /// Walks the tree from the first path, following the path traced where a guard failed.
+    fn descend(&self, values: &[Value]) -> Descent {
         let mut at = 0;
         loop {
             let e = match self.paths[at].program.call(values.to_vec()) {
-                Ok(v) => return Ok(v),
+                Ok(v) => return Descent::Done(v),
                 Err(e) => e,
             };
             let ReplayError::Guard { at: origin, .. } = &e else {
-                return Err((None, e));
+                return Descent::Failed(e);
             };
             let node = origin.node;
             match self.paths[at].next.get(&node) {
                 // Paths are numbered as they are added, under existing ones: the walk only
                 // goes to higher numbers, so it ends.
                 Some(&next) => at = next,
-                None => return Err((Some((at, node)), e)),
+                None => return Descent::Missed { at, node, guard: e },
             }
         }
     }
+}
+
+/// Where a walk down the tree ended.
+enum Descent {
+    /// A path whose every guard held: its result.
+    Done(Value),
+    /// Guard `node` of path `at` failed, and nothing hangs there.
+    Missed {
+        at: usize,
+        node: NodeId,
+        guard: ReplayError,
+    },
+    /// Any other error.
+    Failed(ReplayError),
 }
 
 /// Whether a replayed result is the recorded one: scalars bit for bit, floats element by
