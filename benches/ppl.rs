@@ -3,6 +3,9 @@
 //! - `ppl/mh_step_1000`: one Metropolis-Hastings step on a model of 1,000 independent latent
 //!   choices (each with an observation), changing one: in place from the graph (`mh`) against
 //!   running the whole model again under the same interface (`mh_rerun`). Target: ≤ 5 %.
+//! - `ppl/update_1000`: one `update` of one choice of the same model to a new value, on the
+//!   same arguments: in place from the graph (`update_choices`) against running the model
+//!   again (`update` with the trace's arguments). No target.
 //! - `ppl/hmc_step_20`: one HMC step (5 leapfrog steps, so 25 scores) on the two parameters of
 //!   a line through 20 points, its scores computed in place from the graph, against the same
 //!   model returning a parameter, whose scores are each a run of the model. No target.
@@ -25,8 +28,8 @@ mod common;
 
 use criterion::Criterion;
 use irtrack::ppl::{
-    hmc, mh, mh_rerun, observe, sample, simulate, Distribution, Hmc, Normal, PplRng, PplTrace,
-    Selection,
+    hmc, mh, mh_rerun, observe, sample, simulate, update, update_choices, ChoiceMap, Distribution,
+    Hmc, Normal, PplRng, PplTrace, Selection,
 };
 use irtrack::{tracked, Callable};
 use rand::SeedableRng;
@@ -161,6 +164,20 @@ impl<M: Callable<(Vec<f64>,)> + Clone> Chain<M> {
         };
         self.trace = Some(t);
         accepted
+    }
+
+    /// Sets `x[k]` to a new value, `k` cycling, keeping the new trace.
+    fn update(&mut self, in_place: bool) -> f64 {
+        let t = self.trace.take().expect("a trace");
+        let c = ChoiceMap::new().with(("x", self.k), (self.k as f64 * 0.7).sin());
+        self.k = (self.k + 1) % 1000;
+        let (t, w, _) = if in_place {
+            update_choices(&t, &c, &mut self.rng).unwrap()
+        } else {
+            update(&t, t.args().clone(), &c, &mut self.rng).unwrap()
+        };
+        self.trace = Some(t);
+        w
     }
 }
 
@@ -300,6 +317,13 @@ fn main() {
     group.bench_function("rerun", |b| b.iter(|| black_box(rerun.step(false))));
     group.finish();
 
+    let mut group = c.benchmark_group("ppl/update_1000");
+    let mut in_place = chain(latent);
+    group.bench_function("in_place", |b| b.iter(|| black_box(in_place.update(true))));
+    let mut rerun = chain(latent);
+    group.bench_function("rerun", |b| b.iter(|| black_box(rerun.update(false))));
+    group.finish();
+
     let mut group = c.benchmark_group("ppl/hmc_step_20");
     let mut in_place = hmc_chain(line);
     group.bench_function("in_place", |b| b.iter(|| black_box(in_place.step())));
@@ -361,6 +385,32 @@ fn main() {
                 name: "re-run",
                 run: Box::new(|| {
                     black_box(slow.step(false));
+                }),
+            },
+            30,
+            &mut figures,
+        );
+    }
+    if wanted("ppl/update_1000") {
+        let (mut fast, mut slow) = (chain(latent), chain(latent));
+        // Each side must really take its path: a step in place leaves the graph stale.
+        fast.update(true);
+        slow.update(false);
+        assert!(!fast.trace.as_ref().unwrap().is_graph_current());
+        assert!(slow.trace.as_ref().unwrap().is_graph_current());
+        paired(
+            "ppl/update_1000",
+            "one update of one choice, 1000 latent choices",
+            Side {
+                name: "in place",
+                run: Box::new(|| {
+                    black_box(fast.update(true));
+                }),
+            },
+            Side {
+                name: "re-run",
+                run: Box::new(|| {
+                    black_box(slow.update(false));
                 }),
             },
             30,
