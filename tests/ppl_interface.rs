@@ -662,6 +662,198 @@ fn hmc_scores_in_place_as_a_run_of_the_model_would() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The gradient HMC steers by, against the closed form of the log joint.
+
+// Normal-Normal: mu ~ N(0, 2), y_i ~ N(mu, 1).
+#[tracked]
+fn normal_normal(ys: Vec<f64>) {
+    let mu = sample("mu", Normal::new(0.0, 2.0));
+    for (i, &y) in ys.iter().enumerate() {
+        observe(("y", i), Normal::new(mu, 1.0), y);
+    }
+}
+
+/// `d/dmu` of `log N(mu; 0, 2) + Σ log N(y_i; mu, 1)`.
+fn normal_normal_gradient(mu: f64, ys: &[f64]) -> f64 {
+    -mu / 4.0 + ys.iter().map(|y| y - mu).sum::<f64>()
+}
+
+/// `(d/da, d/db)` of `slope`'s log joint: `a, b ~ N(0, 2)`, `y_i ~ N(a + b x_i, 0.5)`.
+fn slope_gradient(a: f64, b: f64, xs: &[f64], ys: &[f64]) -> (f64, f64) {
+    let r: Vec<f64> = xs.iter().zip(ys).map(|(x, y)| y - a - b * x).collect();
+    let da = -a / 4.0 + r.iter().sum::<f64>() / 0.25;
+    let db = -b / 4.0 + r.iter().zip(xs).map(|(r, x)| r * x).sum::<f64>() / 0.25;
+    (da, db)
+}
+
+// The regression through a tracked helper and a loop-carried sum of squares scored as a
+// factor-free observation: the sweep follows calls, block arguments and a branch taken.
+#[tracked]
+fn predict(a: f64, b: f64, x: f64) -> f64 {
+    a + b * x
+}
+
+#[tracked]
+fn slope_in_calls(xs: Vec<f64>, ys: Vec<f64>) -> f64 {
+    let a = sample("a", Normal::new(0.0, 2.0));
+    let b = sample("b", Normal::new(0.0, 2.0));
+    let mut last = 0.0;
+    for i in 0..xs.len() {
+        let m = predict(a, b, xs[i]);
+        let sd = if b > 100.0 { 1.0 } else { 0.5 };
+        observe(("y", i), Normal::new(m, sd), ys[i]);
+        last = m;
+    }
+    last
+}
+
+#[tracked]
+fn factored(y: f64) {
+    let mu = sample("mu", Normal::new(0.0, 2.0));
+    irtrack::ppl::factor(-(mu - y) * (mu - y) / 2.0);
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-10 * want.abs().max(1.0)
+}
+
+#[test]
+fn the_gradient_hmc_uses_is_the_closed_form_one() {
+    use irtrack::ppl::{score_gradient, update_choices, GradientMethod};
+    use rand::Rng;
+    let ys = vec![0.3, -0.4, 1.2, 0.8, 0.1];
+    let xs = vec![-1.0, -0.5, 0.0, 0.5, 1.0];
+    let ly = vec![-0.4, 0.1, 0.7, 1.0, 1.6];
+    for seed in 0..20 {
+        let mut rng = PplRng::seed_from_u64(seed);
+        // At the recorded values, and (after an update in place, whose graph is stale) at
+        // values the graph did not record: the latter is taken on a run of the model.
+        let t = simulate(normal_normal, (ys.clone(),), &mut rng).unwrap();
+        let mu = rng.random_range(-3.0..3.0);
+        let (u, _, _) = update_choices(&t, &ChoiceMap::new().with("mu", mu), &mut rng).unwrap();
+        assert!(!u.is_graph_current());
+        for t in [&t, &u] {
+            let g = score_gradient(t, &Selection::of(["mu"])).unwrap();
+            assert_eq!(g.method, GradientMethod::Graph);
+            let want = normal_normal_gradient(t.value::<f64>("mu").unwrap(), &ys);
+            assert!(close(g.values[0], want), "{} vs {want}", g.values[0]);
+        }
+
+        let both = Selection::of(["a", "b"]);
+        let t = simulate(slope, (xs.clone(), ly.clone()), &mut rng).unwrap();
+        let c = ChoiceMap::new()
+            .with("a", rng.random_range(-3.0..3.0))
+            .with("b", rng.random_range(-3.0..3.0));
+        let (u, _, _) = update_choices(&t, &c, &mut rng).unwrap();
+        let v = simulate(slope_in_calls, (xs.clone(), ly.clone()), &mut rng).unwrap();
+        for g in [
+            score_gradient(&t, &both).unwrap(),
+            score_gradient(&u, &both).unwrap(),
+        ]
+        .into_iter()
+        .zip([&t, &u])
+        .map(|(g, t)| {
+            (
+                g,
+                t.value::<f64>("a").unwrap(),
+                t.value::<f64>("b").unwrap(),
+            )
+        })
+        .chain(std::iter::once((
+            score_gradient(&v, &both).unwrap(),
+            v.value::<f64>("a").unwrap(),
+            v.value::<f64>("b").unwrap(),
+        ))) {
+            let (g, a, b) = g;
+            assert_eq!(g.method, GradientMethod::Graph);
+            let (da, db) = slope_gradient(a, b, &xs, &ly);
+            assert!(
+                close(g.values[0], da) && close(g.values[1], db),
+                "{:?} vs {da}, {db}",
+                g.values
+            );
+        }
+        // Only `b` selected: `a` is a constant.
+        let g = score_gradient(&t, &Selection::of(["b"])).unwrap();
+        let (a, b) = (t.value::<f64>("a").unwrap(), t.value::<f64>("b").unwrap());
+        assert!(close(g.values[0], slope_gradient(a, b, &xs, &ly).1));
+    }
+}
+
+#[test]
+fn a_score_the_graph_cannot_differentiate_falls_back_to_finite_differences_and_says_why() {
+    use irtrack::ppl::{score_gradient, GradientMethod};
+    let t = simulate(factored, (1.5,), &mut PplRng::seed_from_u64(3)).unwrap();
+    let g = score_gradient(&t, &Selection::of(["mu"])).unwrap();
+    let mu = t.value::<f64>("mu").unwrap();
+    let want = -mu / 4.0 - (mu - 1.5);
+    assert!(
+        matches!(&g.method, GradientMethod::FiniteDifferences { reason } if reason.contains("factor")),
+        "{:?}",
+        g.method
+    );
+    assert!(
+        (g.values[0] - want).abs() < 1e-6,
+        "{} vs {want}",
+        g.values[0]
+    );
+    // A model that is not tracked: no graph nodes.
+    let closure = |y: f64| {
+        let mu = sample("mu", Normal::new(0.0, 2.0));
+        observe("y", Normal::new(mu, 1.0), y);
+    };
+    let t = simulate(closure, (1.5,), &mut PplRng::seed_from_u64(3)).unwrap();
+    let g = score_gradient(&t, &Selection::of(["mu"])).unwrap();
+    assert!(matches!(g.method, GradientMethod::FiniteDifferences { .. }));
+    let mu = t.value::<f64>("mu").unwrap();
+    assert!((g.values[0] - (-mu / 4.0 + 1.5 - mu)).abs() < 1e-6);
+}
+
+#[test]
+fn an_hmc_chain_is_deterministic_given_its_seed() {
+    let xs = vec![-1.0, -0.5, 0.0, 0.5, 1.0];
+    let ys = vec![-0.4, 0.1, 0.7, 1.0, 1.6];
+    let config = irtrack::ppl::Hmc {
+        step_size: 0.05,
+        steps: 5,
+    };
+    let chain = |model_calls: bool| {
+        let mut rng = PplRng::seed_from_u64(7);
+        let mut values = Vec::new();
+        if model_calls {
+            let mut t = simulate(slope_in_calls, (xs.clone(), ys.clone()), &mut rng).unwrap();
+            for _ in 0..30 {
+                t = irtrack::ppl::hmc(t, &Selection::of(["a", "b"]), &config, &mut rng)
+                    .unwrap()
+                    .0;
+                values.push((
+                    t.value::<f64>("a").unwrap().to_bits(),
+                    t.value::<f64>("b").unwrap().to_bits(),
+                ));
+            }
+        } else {
+            let mut t = simulate(slope, (xs.clone(), ys.clone()), &mut rng).unwrap();
+            for _ in 0..30 {
+                t = irtrack::ppl::hmc(t, &Selection::of(["a", "b"]), &config, &mut rng)
+                    .unwrap()
+                    .0;
+                values.push((
+                    t.value::<f64>("a").unwrap().to_bits(),
+                    t.value::<f64>("b").unwrap().to_bits(),
+                ));
+            }
+        }
+        values
+    };
+    for calls in [false, true] {
+        let (a, b) = (chain(calls), chain(calls));
+        assert_eq!(a, b);
+        // It moved.
+        assert!(a.windows(2).filter(|w| w[0] != w[1]).count() > 20);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // What a model debugger sees.
 
 #[tracked]

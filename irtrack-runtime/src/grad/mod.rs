@@ -42,7 +42,7 @@ mod options;
 mod primal;
 mod rules;
 mod site;
-mod sweep;
+pub(crate) mod sweep;
 mod tangent;
 
 pub use custom::{

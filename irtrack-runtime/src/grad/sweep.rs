@@ -58,13 +58,44 @@ pub(crate) struct Sweep<'s> {
     /// Values computed from a tainted one that are not discrete (`f64::from_bits(bits)`):
     /// active, and refused with an error when the output's sensitivity reaches them.
     poisoned: HashMap<NodeId, NodeId>,
+    /// For a sweep from chosen nodes ([`Sweep::from_sources`]): nodes whose values are taken
+    /// as given, not as functions of their operands — `true` for the inputs, `false` for
+    /// constants. Empty for a sweep from the root's arguments.
+    sources: HashMap<NodeId, bool>,
+    /// Whether the root's arguments are the inputs (`gradient`, `pullback`, `backward`).
+    arguments: bool,
 }
 
 impl<'s> Sweep<'s> {
     pub(crate) fn new(trace: &'s Trace, root: NodeId) -> Result<Sweep<'s>, GradError> {
+        let mut sweep = Sweep::blank(trace, root, HashMap::new());
+        sweep.mark_active();
+        sweep.check_arguments_recorded()?;
+        Ok(sweep)
+    }
+
+    /// A sweep whose inputs are the nodes `sources` maps to `true`, and in which the nodes it
+    /// maps to `false` are constants, whatever their operands (the root's arguments are
+    /// constants too): what a probabilistic program's score is differentiated with, its
+    /// inputs being the selected random choices and its constants the others. Run it with
+    /// [`run_from`](Self::run_from); a source's adjoint is never passed to its operands.
+    // Used by the `ppl` feature's score gradients.
+    #[cfg_attr(not(feature = "ppl"), allow(dead_code))]
+    pub(crate) fn from_sources(
+        trace: &'s Trace,
+        root: NodeId,
+        sources: HashMap<NodeId, bool>,
+    ) -> Sweep<'s> {
+        let mut sweep = Sweep::blank(trace, root, sources);
+        sweep.arguments = false;
+        sweep.mark_active();
+        sweep
+    }
+
+    fn blank(trace: &'s Trace, root: NodeId, sources: HashMap<NodeId, bool>) -> Sweep<'s> {
         let store = &trace.store;
         let n = store.len();
-        let mut sweep = Sweep {
+        Sweep {
             store,
             parents: &trace.index().parent,
             root,
@@ -79,10 +110,9 @@ impl<'s> Sweep<'s> {
             next_counts: Vec::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
-        };
-        sweep.mark_active();
-        sweep.check_arguments_recorded()?;
-        Ok(sweep)
+            sources,
+            arguments: true,
+        }
     }
 
     /// A float argument whose value was not recorded (kept only as its type) would silently
@@ -138,7 +168,7 @@ impl<'s> Sweep<'s> {
         }
     }
 
-    fn is_active(&self, id: NodeId) -> bool {
+    pub(crate) fn is_active(&self, id: NodeId) -> bool {
         !id.is_none() && self.active[id.index()]
     }
 
@@ -156,6 +186,12 @@ impl<'s> Sweep<'s> {
             {
                 self.skip[i] = true;
                 continue;
+            }
+            if !self.sources.is_empty() {
+                if let Some(&input) = self.sources.get(&id) {
+                    self.active[i] = input;
+                    continue;
+                }
             }
             let leaf = node.kind == NodeKind::Special && self.field_of_container(id);
             let uses_active = || {
@@ -185,7 +221,9 @@ impl<'s> Sweep<'s> {
             let value = store.value_cow(id);
             let active = match node.kind {
                 NodeKind::Argument => {
-                    if !self.is_block_argument(id) && parent == self.root {
+                    if !self.is_block_argument(id) && parent == self.root && !self.arguments {
+                        false
+                    } else if !self.is_block_argument(id) && parent == self.root {
                         let differentiable = is_differentiable(&value);
                         if !differentiable && is_container(&value) {
                             self.containers.insert(id, (id, String::new()));
@@ -476,14 +514,38 @@ impl<'s> Sweep<'s> {
 
     /// Runs the backward pass from `seed`, the sensitivity of the root's value.
     pub(crate) fn run(&mut self, seed: Tangent) -> Result<(), GradError> {
-        let store = self.store;
         self.adjoints[self.root.index()] = Some(seed);
+        self.backward()
+    }
+
+    /// Runs the backward pass from sensitivities given to nodes (of a sweep
+    /// [`from_sources`](Self::from_sources)): each is added to its node's adjoint before the
+    /// pass, which is right for any node the pass reaches after every node using it, as it
+    /// reaches every node (reverse recording order). Sensitivities of nodes that do not depend
+    /// on the inputs are dropped.
+    // Used by the `ppl` feature's score gradients.
+    #[cfg_attr(not(feature = "ppl"), allow(dead_code))]
+    pub(crate) fn run_from(
+        &mut self,
+        seeds: impl IntoIterator<Item = (NodeId, Tangent)>,
+    ) -> Result<(), GradError> {
+        for (id, t) in seeds {
+            self.give(id, Contribution::Whole(t))?;
+        }
+        self.backward()
+    }
+
+    fn backward(&mut self) -> Result<(), GradError> {
+        let store = self.store;
         let mut out: Out = Vec::new();
         for i in (0..store.len()).rev() {
             if self.skip[i] {
                 continue;
             }
             let id = NodeId(i as u32);
+            if !self.sources.is_empty() && self.sources.contains_key(&id) {
+                continue;
+            }
             let node = *store.node(id);
             let parent = self.parent(id);
             if parent.is_none() {

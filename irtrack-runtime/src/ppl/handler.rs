@@ -137,6 +137,8 @@ pub(crate) struct Run {
     pub attached: Vec<usize>,
     /// How many choices were drawn.
     pub drawn: usize,
+    /// How many times `factor` (or a failed `condition`) was called.
+    pub factor_calls: usize,
 }
 
 impl Run {
@@ -161,6 +163,7 @@ impl Run {
             pending: Vec::new(),
             attached: Vec::new(),
             drawn: 0,
+            factor_calls: 0,
         }
     }
 
@@ -543,6 +546,7 @@ pub fn factor(log_weight: f64) {
         if let Ok(mut runs) = runs.try_borrow_mut() {
             if let Some(run) = runs.last_mut() {
                 run.factors.add(log_weight);
+                run.factor_calls += 1;
                 run.score.add(log_weight);
             }
         }

@@ -2,15 +2,14 @@
 //! user's proposal), Hamiltonian Monte Carlo on continuous choices, importance sampling.
 //! Every step takes a generator and is deterministic given its seed.
 
-use super::choices::{ChoiceMap, Origin, Selection};
-use super::dist::PplRng;
+use super::choices::{ChoiceMap, Selection};
 use super::error::PplError;
+use super::gradient;
 use super::handler::{Mode, Run};
 use super::incremental;
 use super::interface::{
     execute_plain, generate_shared, seeded, update_choices_counted, update_counted, PplTrace,
 };
-use super::Address;
 use crate::core::value::Value;
 use crate::record::session::Callable;
 use rand::{Rng, RngCore};
@@ -219,70 +218,19 @@ impl Default for Hmc {
     }
 }
 
-/// The gradient of the score with respect to the values of `addresses` at `trace`'s values,
-/// by central differences of the exact score: each score computed from the graph in place when
-/// it shows everything that depends on the choices (as an `mh` step is), else by a run of the
-/// model on its choices.
-///
-/// irtrack's reverse mode (`gradient`, `pullback`) differentiates a tracked function's result
-/// with respect to its arguments; a model's score is neither, so it cannot be used here yet
-/// (`docs/ppl.md`, "HMC"). The difference quotient only steers the proposal: the acceptance
-/// test uses exact scores, so the chain's target is exact whatever the gradient's error.
-pub(crate) fn score_gradient<M, A>(
-    trace: &PplTrace<M, A>,
-    addresses: &[Address],
-    at: &[f64],
-) -> Result<Vec<f64>, PplError>
-where
-    M: Callable<A> + Clone,
-    A: Clone,
-{
-    // The gradient's runs draw nothing (a run that would is refused below).
-    let mut rng = <PplRng as rand::SeedableRng>::seed_from_u64(0);
-    let score_at = |values: &[f64], rng: &mut PplRng| -> Result<f64, PplError> {
-        // From the graph when it shows what depends on the choices, as `mh` steps.
-        let snapshots: Vec<Value> = values.iter().map(|&v| Value::snapshot(v)).collect();
-        if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
-            let weight = step?.weight;
-            return Ok(trace.score + weight);
-        }
-        let mut c = ChoiceMap::new();
-        for (a, &v) in addresses.iter().zip(values) {
-            c.insert_value(a.clone(), crate::core::value::Value::snapshot(v));
-        }
-        let u = update_counted(trace, trace.args.clone(), &c, rng)?;
-        if u.drawn > 0 {
-            return Ok(f64::NAN);
-        }
-        Ok(u.trace.score)
-    };
-    let mut g = Vec::with_capacity(at.len());
-    for i in 0..at.len() {
-        let h = 1e-6 * at[i].abs().max(1.0);
-        let mut plus = at.to_vec();
-        plus[i] += h;
-        let mut minus = at.to_vec();
-        minus[i] -= h;
-        let (a, b) = (score_at(&plus, &mut rng)?, score_at(&minus, &mut rng)?);
-        g.push(if a.is_finite() && b.is_finite() {
-            (a - b) / (2.0 * h)
-        } else {
-            // At the edge of the support the proposal is steered nowhere; the exact acceptance
-            // test rejects what leaves the support.
-            0.0
-        });
-    }
-    Ok(g)
-}
-
 /// One HMC step on the selected continuous choices (`f64` choices of normal, uniform, beta,
 /// gamma or exponential distributions; observed ones are left alone): momenta drawn from a
 /// standard normal, `config.steps` leapfrog steps of `config.step_size` along the gradient of
 /// the score, and an exact Metropolis-Hastings test on the score and kinetic energy. A
 /// trajectory that leaves a choice's support, or changes which choices the model makes, is
-/// rejected. The scores are computed in place from the graph when it shows everything that
-/// depends on the selected choices (see [`mh`]), else by running the model. Returns the trace
-/// after the step and whether the proposal was accepted.
+/// rejected. The gradient is [`score_gradient`](super::score_gradient)'s: irtrack's reverse
+/// sweep over the graph of the model at each point of the trajectory, or central differences
+/// of the exact score where the graph cannot give it (its
+/// [`GradientMethod`](super::GradientMethod) says why); the gradient only steers the
+/// proposal, the acceptance test uses exact scores. The proposal's score is computed in place
+/// from the graph when it shows everything that depends on the selected choices (see [`mh`]),
+/// else by running the model. Returns the trace after the step and whether the proposal was
+/// accepted.
 ///
 /// ```
 /// use irtrack::ppl::{generate, hmc, observe, sample, ChoiceMap, Hmc, Normal, PplRng, Selection};
@@ -316,20 +264,7 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
-    let mut addresses = Vec::new();
-    let mut q0 = Vec::new();
-    for c in &trace.choices.list {
-        if c.origin != Origin::Latent || !selection.contains(&c.address) {
-            continue;
-        }
-        match (c.continuous, c.value.as_f64()) {
-            (true, Some(v)) => {
-                addresses.push(c.address.clone());
-                q0.push(v);
-            }
-            _ => return Err(PplError::NotContinuous(c.address.clone())),
-        }
-    }
+    let (addresses, q0) = gradient::continuous(&trace, selection)?;
     if addresses.is_empty() {
         return Ok((trace, false));
     }
@@ -341,7 +276,7 @@ where
     let eps = config.step_size;
     let mut q = q0.clone();
     let mut p = p0.clone();
-    let mut g = score_gradient(&trace, &addresses, &q)?;
+    let mut g = gradient::gradient_at(&trace, &addresses, &q)?.0;
     for _ in 0..config.steps {
         for (pi, gi) in p.iter_mut().zip(&g) {
             *pi += 0.5 * eps * gi;
@@ -349,7 +284,7 @@ where
         for (qi, pi) in q.iter_mut().zip(&p) {
             *qi += eps * pi;
         }
-        g = score_gradient(&trace, &addresses, &q)?;
+        g = gradient::gradient_at(&trace, &addresses, &q)?.0;
         for (pi, gi) in p.iter_mut().zip(&g) {
             *pi += 0.5 * eps * gi;
         }

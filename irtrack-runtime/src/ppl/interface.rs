@@ -50,6 +50,8 @@ pub struct PplTrace<M: Callable<A>, A> {
     pub(crate) nodes: Arc<Nodes>,
     pub(crate) score: f64,
     pub(crate) factors: f64,
+    /// Whether the model called `factor`: a term of the score the graph does not tie to it.
+    pub(crate) factored: bool,
     /// Node values an update in place changed since the graph was recorded.
     pub(crate) overrides: HashMap<NodeId, Value>,
     /// The last node of the graph with an operand the recording could not see (a closure's
@@ -201,6 +203,7 @@ where
             nodes: self.nodes.clone(),
             score: self.score,
             factors: self.factors,
+            factored: self.factored,
             overrides: self.overrides.clone(),
             unseen: self.unseen.clone(),
             nested_addresses: self.nested_addresses.clone(),
@@ -312,6 +315,7 @@ where
         nodes: Arc::new(nodes),
         score,
         factors,
+        factored: run.factor_calls > 0,
         overrides: HashMap::new(),
         unseen: OnceLock::new(),
         nested_addresses: OnceLock::new(),

@@ -33,6 +33,7 @@ mod address;
 mod choices;
 mod dist;
 mod error;
+mod gradient;
 mod handler;
 mod incremental;
 mod infer;
@@ -46,6 +47,7 @@ pub use dist::{
     Normal, Poisson, PplRng, Uniform,
 };
 pub use error::PplError;
+pub use gradient::{score_gradient, GradientMethod, ScoreGradient};
 pub use handler::{condition, draw, factor, observe, sample};
 pub use infer::{hmc, importance_sampling, mh, mh_propose, mh_rerun, Hmc, Importance};
 pub use inspect::{choice_style, dot, score_graph, GraphScore};
