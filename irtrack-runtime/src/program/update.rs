@@ -64,7 +64,7 @@ use crate::core::ids::NodeId;
 use crate::core::ir::{EntryKind, FnIr, Location, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, FloatFn};
-use crate::core::tape::{Callee, NodeKind, NO_ENTRY};
+use crate::core::tape::{Callee, NodeKind, Slot, NO_ENTRY};
 use crate::core::value::{Body, Form, Repr, Scalar, Snapshot, Value};
 use crate::record::context::{Action, Call, CallSite, Context};
 use crate::record::session::{track, track_with, Callable};
@@ -1292,6 +1292,8 @@ enum Step {
         /// Where its operands are in [`Caches::operands`] (start, end): one pool, in the
         /// order steps are found, rather than an allocation each.
         operands: (u32, u32),
+        /// Where its value is (see [`Src`]).
+        slot: Slot,
         guard: bool,
     },
     /// A block argument: its value is its source's. `stale`: the two values differ (the source
@@ -1318,9 +1320,12 @@ enum Step {
     Inert,
 }
 
+/// An operand: a node, with where its value is (a slot stays put while values are written in
+/// place, which is how an update writes: a new value has the old one's type and form), or a
+/// literal.
 #[derive(Clone, Debug)]
 enum Src {
-    Node(NodeId),
+    Node(NodeId, Slot),
     Lit(Value),
 }
 
@@ -1430,7 +1435,7 @@ fn find_step(n: NodeRef<'_>, pool: &mut Vec<Src>) -> Step {
                     Some(e) => pool.extend(e.operands.iter().enumerate().map(|(k, o)| {
                         let r = store.ref_at(n.id, k);
                         match o {
-                            Operand::Var(_) if !r.is_none() => Src::Node(r),
+                            Operand::Var(_) if !r.is_none() => Src::Node(r, store.slot(r)),
                             _ => Src::Lit(values.get(k).cloned().unwrap_or(Value::UNIT)),
                         }
                     })),
@@ -1440,6 +1445,7 @@ fn find_step(n: NodeRef<'_>, pool: &mut Vec<Src>) -> Step {
                 Step::Op {
                     op,
                     operands: (start, pool.len() as u32),
+                    slot: store.slot(n.id),
                     guard: n.value::<bool>().is_some() && n.is_unreferenced(),
                 }
             }
@@ -1478,6 +1484,17 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// [`current`](Walk::current) of a node whose slot is known.
+    fn current_at(&self, id: NodeId, slot: Slot) -> Value {
+        match self.caches.slot_of[id.index()] {
+            NONE => {
+                debug_assert_eq!(slot, self.trace.store.slot(id));
+                self.trace.store.value_at(slot)
+            }
+            k => self.side[k as usize].1.clone(),
+        }
+    }
+
     fn current(&self, id: NodeId) -> Value {
         match self.caches.slot_of[id.index()] {
             NONE => self.trace.store.value(id),
@@ -1719,7 +1736,9 @@ impl Walk<'_> {
         hi: &mut u32,
     ) -> Option<Result<(), RerunCause>> {
         let Step::Op {
-            operands: (a, b), ..
+            operands: (a, b),
+            slot,
+            ..
         } = self.caches.steps[k]
         else {
             return None;
@@ -1727,7 +1746,7 @@ impl Walk<'_> {
         let operands = &self.caches.operands[a as usize..b as usize];
         let float = |o: &Src| -> Option<f64> {
             let v = match o {
-                Src::Node(r) => self.current(*r),
+                Src::Node(r, slot) => self.current_at(*r, *slot),
                 Src::Lit(v) => v.clone(),
             };
             match v.0 {
@@ -1752,7 +1771,7 @@ impl Walk<'_> {
                 for (i, o) in operands.iter().enumerate() {
                     if f == FloatFn::Powi && i == 1 {
                         let v = match o {
-                            Src::Node(r) => self.current(*r),
+                            Src::Node(r, slot) => self.current_at(*r, *slot),
                             Src::Lit(v) => v.clone(),
                         };
                         int = Some(v.as_i64()?);
@@ -1765,7 +1784,8 @@ impl Walk<'_> {
             }
             _ => return None,
         };
-        let Repr::Scalar(Scalar::F64(old), form) = self.trace.store.value(id).0 else {
+        debug_assert_eq!(slot, self.trace.store.slot(id));
+        let Repr::Scalar(Scalar::F64(old), form) = self.trace.store.value_at(slot).0 else {
             return None;
         };
         if new.to_bits() == old.to_bits() {
@@ -1786,7 +1806,7 @@ impl Walk<'_> {
         {
             for o in &self.caches.operands[a as usize..b as usize] {
                 args.push(match o {
-                    Src::Node(r) => self.current(*r),
+                    Src::Node(r, slot) => self.current_at(*r, *slot),
                     Src::Lit(v) => v.clone(),
                 });
             }
