@@ -551,12 +551,13 @@
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
 pub use irtrack_runtime::program::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 pub use irtrack_runtime::{
-    core, export, program, program::Updatable, record, register_operation, track, track_output,
-    track_with, track_within, track_within_with, try_track, try_track_with, view, Action, Arg,
-    Axis, BinOp, Budget, Builtin, Call, CallSite, Callable, CmpOp, Context, DepthLimit, Draft,
-    Entry, EntryKind, EvalError, Everything, Except, FloatFn, FnIr, IrError, IrRef, Listing,
-    Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand, Operation, OverBudget, Owned,
-    Program, Reason, ReexecError, ScalarType, Slot, Timing, Trace, UnOp, Value, VerifyError,
+    core, export, program, program::Retracking, program::Updatable, record, register_operation,
+    track, track_output, track_with, track_within, track_within_with, try_track, try_track_with,
+    view, Action, Arg, Axis, BinOp, Budget, Builtin, Call, CallSite, Callable, CmpOp, Context,
+    DepthLimit, Draft, Entry, EntryKind, EvalError, Everything, Except, FloatFn, FnIr, IrError,
+    IrRef, Listing, Location, NodeId, NodeKind, NodeMut, NodeRef, Only, Operand, Operation,
+    OverBudget, Owned, Program, Reason, ReexecError, ScalarType, Slot, Timing, Trace, UnOp, Value,
+    VerifyError,
 };
 pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};
 pub use irtrack_runtime::diff::{self, differentiate, DiffError};
