@@ -707,6 +707,39 @@ fn slope_in_calls(xs: Vec<f64>, ys: Vec<f64>) -> f64 {
     last
 }
 
+// `slope` returning `b`: a change of `a` is made in place, one of `b` reaches the return and
+// runs the model.
+#[tracked]
+fn slope_returning_b(xs: Vec<f64>, ys: Vec<f64>) -> f64 {
+    let a = sample("a", Normal::new(0.0, 2.0));
+    let b = sample("b", Normal::new(0.0, 2.0));
+    for i in 0..xs.len() {
+        observe(("y", i), Normal::new(a + b * xs[i], 0.5), ys[i]);
+    }
+    b
+}
+
+// A location and a log-scale: `m ~ N(0, 2)`, `s ~ N(0, 1)`, `y_i ~ N(m, exp(s))`. Its
+// gradient depends on intermediate values (`exp(s)`), so at a point set in place the rules must
+// read the values recomputed there, not the recorded ones.
+#[tracked]
+fn log_scale(ys: Vec<f64>) {
+    let m = sample("m", Normal::new(0.0, 2.0));
+    let s = sample("s", Normal::new(0.0, 1.0));
+    let sd = s.exp();
+    for (i, &y) in ys.iter().enumerate() {
+        observe(("y", i), Normal::new(m, sd), y);
+    }
+}
+
+/// `(d/dm, d/ds)` of `log_scale`'s log joint.
+fn log_scale_gradient(m: f64, s: f64, ys: &[f64]) -> (f64, f64) {
+    let w = (-2.0 * s).exp();
+    let dm = -m / 4.0 + ys.iter().map(|y| (y - m) * w).sum::<f64>();
+    let ds = -s + ys.iter().map(|y| (y - m) * (y - m) * w - 1.0).sum::<f64>();
+    (dm, ds)
+}
+
 #[tracked]
 fn factored(y: f64) {
     let mu = sample("mu", Normal::new(0.0, 2.0));
@@ -727,7 +760,8 @@ fn the_gradient_hmc_uses_is_the_closed_form_one() {
     for seed in 0..20 {
         let mut rng = PplRng::seed_from_u64(seed);
         // At the recorded values, and (after an update in place, whose graph is stale) at
-        // values the graph did not record: the latter is taken on a run of the model.
+        // values the graph did not record: the latter on the graph with the values the update
+        // computed beside it.
         let t = simulate(normal_normal, (ys.clone(),), &mut rng).unwrap();
         let mu = rng.random_range(-3.0..3.0);
         let (u, _, _) = update_choices(&t, &ChoiceMap::new().with("mu", mu), &mut rng).unwrap();
@@ -746,25 +780,24 @@ fn the_gradient_hmc_uses_is_the_closed_form_one() {
             .with("b", rng.random_range(-3.0..3.0));
         let (u, _, _) = update_choices(&t, &c, &mut rng).unwrap();
         let v = simulate(slope_in_calls, (xs.clone(), ly.clone()), &mut rng).unwrap();
-        for g in [
-            score_gradient(&t, &both).unwrap(),
-            score_gradient(&u, &both).unwrap(),
-        ]
-        .into_iter()
-        .zip([&t, &u])
-        .map(|(g, t)| {
-            (
-                g,
-                t.value::<f64>("a").unwrap(),
-                t.value::<f64>("b").unwrap(),
-            )
-        })
-        .chain(std::iter::once((
-            score_gradient(&v, &both).unwrap(),
-            v.value::<f64>("a").unwrap(),
-            v.value::<f64>("b").unwrap(),
-        ))) {
-            let (g, a, b) = g;
+        // A stale graph where the update to the point cannot be made in place (`b` reaches
+        // the return): the gradient is taken on a run of the model there.
+        let r = simulate(slope_returning_b, (xs.clone(), ly.clone()), &mut rng).unwrap();
+        let a = ChoiceMap::new().with("a", rng.random_range(-3.0..3.0));
+        let (r, _, _) = update_choices(&r, &a, &mut rng).unwrap();
+        assert!(!r.is_graph_current());
+        macro_rules! ab {
+            ($t:expr) => {
+                ($t.value::<f64>("a").unwrap(), $t.value::<f64>("b").unwrap())
+            };
+        }
+        let cases = [
+            (score_gradient(&t, &both).unwrap(), ab!(t)),
+            (score_gradient(&u, &both).unwrap(), ab!(u)),
+            (score_gradient(&v, &both).unwrap(), ab!(v)),
+            (score_gradient(&r, &both).unwrap(), ab!(r)),
+        ];
+        for (g, (a, b)) in cases {
             assert_eq!(g.method, GradientMethod::Graph);
             let (da, db) = slope_gradient(a, b, &xs, &ly);
             assert!(
@@ -777,6 +810,25 @@ fn the_gradient_hmc_uses_is_the_closed_form_one() {
         let g = score_gradient(&t, &Selection::of(["b"])).unwrap();
         let (a, b) = (t.value::<f64>("a").unwrap(), t.value::<f64>("b").unwrap());
         assert!(close(g.values[0], slope_gradient(a, b, &xs, &ly).1));
+
+        let t = simulate(log_scale, (ys.clone(),), &mut rng).unwrap();
+        let c = ChoiceMap::new()
+            .with("m", rng.random_range(-2.0..2.0))
+            .with("s", rng.random_range(-1.0..1.0));
+        let (u, _, _) = update_choices(&t, &c, &mut rng).unwrap();
+        assert!(!u.is_graph_current());
+        let sel = Selection::of(["m", "s"]);
+        for t in [&t, &u] {
+            let g = score_gradient(t, &sel).unwrap();
+            assert_eq!(g.method, GradientMethod::Graph);
+            let (m, s) = (t.value::<f64>("m").unwrap(), t.value::<f64>("s").unwrap());
+            let (dm, ds) = log_scale_gradient(m, s, &ys);
+            assert!(
+                close(g.values[0], dm) && close(g.values[1], ds),
+                "{:?} vs {dm}, {ds}",
+                g.values
+            );
+        }
     }
 }
 

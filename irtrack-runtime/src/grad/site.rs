@@ -20,6 +20,10 @@ pub struct Site<'a> {
     pub(crate) refs: Vec<NodeId>,
     /// Which operands depend on the inputs (bit `i` for operand `i`; all set past 64).
     pub(crate) needed: u64,
+    /// Values that replace recorded ones (a probabilistic program's nodes recomputed in place
+    /// for other values of its choices): a rule then sees the node as it would have been
+    /// recorded with those values.
+    pub(crate) values: Option<&'a std::collections::HashMap<NodeId, Value>>,
 }
 
 impl<'a> Site<'a> {
@@ -33,6 +37,7 @@ impl<'a> Site<'a> {
             entry,
             refs: store.refs(node).collect(),
             needed: u64::MAX,
+            values: None,
         })
     }
 
@@ -55,7 +60,13 @@ impl<'a> Site<'a> {
     /// The recorded value of operand `i`, when it is a recorded variable.
     pub fn value(&self, i: usize) -> Option<Cow<'a, Value>> {
         let r = *self.refs.get(i)?;
-        (!r.is_none() && i < self.len()).then(|| self.store.value_cow(r))
+        if r.is_none() || i >= self.len() {
+            return None;
+        }
+        if let Some(v) = self.values.and_then(|m| m.get(&r)) {
+            return Some(Cow::Borrowed(v));
+        }
+        Some(self.store.value_cow(r))
     }
 
     /// The literal text of operand `i`, when it is a literal.
@@ -109,6 +120,9 @@ impl<'a> Site<'a> {
 
     /// The value the call returned.
     pub fn output(&self) -> Cow<'a, Value> {
+        if let Some(v) = self.values.and_then(|m| m.get(&self.node)) {
+            return Cow::Borrowed(v);
+        }
         self.store.value_cow(self.node)
     }
 

@@ -64,6 +64,8 @@ pub(crate) struct Sweep<'s> {
     sources: HashMap<NodeId, bool>,
     /// Whether the root's arguments are the inputs (`gradient`, `pullback`, `backward`).
     arguments: bool,
+    /// Values that replace recorded ones, for the rules (see [`Site`]'s `values`).
+    values: Option<&'s HashMap<NodeId, Value>>,
 }
 
 impl<'s> Sweep<'s> {
@@ -81,13 +83,19 @@ impl<'s> Sweep<'s> {
     /// [`run_from`](Self::run_from); a source's adjoint is never passed to its operands.
     // Used by the `ppl` feature's score gradients.
     #[cfg_attr(not(feature = "ppl"), allow(dead_code))]
+    ///
+    /// `values`, when given, replace the recorded values of their nodes for the rules (nodes
+    /// recomputed in place for other values of the inputs; their types are the recorded ones,
+    /// which is all the forward pass looks at).
     pub(crate) fn from_sources(
         trace: &'s Trace,
         root: NodeId,
         sources: HashMap<NodeId, bool>,
+        values: Option<&'s HashMap<NodeId, Value>>,
     ) -> Sweep<'s> {
         let mut sweep = Sweep::blank(trace, root, sources);
         sweep.arguments = false;
+        sweep.values = values.filter(|v| !v.is_empty());
         sweep.mark_active();
         sweep
     }
@@ -112,6 +120,7 @@ impl<'s> Sweep<'s> {
             poisoned: HashMap::new(),
             sources,
             arguments: true,
+            values: None,
         }
     }
 
@@ -360,9 +369,10 @@ impl<'s> Sweep<'s> {
     /// piecewise-constantly (its derivative is zero wherever it exists): a comparison, a cast
     /// to an integer, a test of a float's class, the length of a vector.
     fn piecewise_constant(&self, id: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, id) else {
+        let Some(mut site) = Site::new(self.store, id) else {
             return false;
         };
+        site.values = self.values;
         match site.builtin() {
             Some(Builtin::Compare(_) | Builtin::Cast(_) | Builtin::Unary(_)) => return true,
             Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => return true,
@@ -469,6 +479,7 @@ impl<'s> Sweep<'s> {
 
     fn site(&self, id: NodeId) -> Option<Site<'s>> {
         let mut site = Site::new(self.store, id)?;
+        site.values = self.values;
         site.needed = site
             .refs
             .iter()

@@ -12,8 +12,10 @@
 //! irtrack's rules then carry these back through the operators, float methods, indexing,
 //! loops, branches taken and tracked calls between the choices, as for any gradient.
 //!
-//! The sweep reads the values the graph recorded, so the gradient at a point other than the
-//! trace's is taken on the graph of a run of the model at that point. Where the graph cannot
+//! At a point other than the trace's, the nodes' values there are those an update in place
+//! computes (the recorded graph with the changed nodes' new values beside it, which the rules
+//! read instead of the recorded ones), or, where the update cannot be made in place, those of
+//! a run of the model at that point. Where the graph cannot
 //! give the gradient — a choice made in untracked code, a `factor`, a distribution reaching
 //! its choice other than from its constructor, Dirichlet and MvNormal (no rule), or a
 //! [`GradError`](crate::grad::GradError) of the sweep (a call without a rule) — the gradient
@@ -154,12 +156,20 @@ where
                 .is_some_and(|v| v.to_bits() == x.to_bits())
         });
     let moved;
+    let snapshots: Vec<Value> = at.iter().map(|&v| Value::snapshot(v)).collect();
     let t = if here {
         trace
+    } else if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
+        // The graph with the nodes the change reaches recomputed beside it: the trace's
+        // overrides.
+        let mut t = trace.share();
+        incremental::apply(&mut t, step?)?;
+        moved = t;
+        &moved
     } else {
         let mut c = ChoiceMap::new();
-        for (a, &v) in addresses.iter().zip(at) {
-            c.insert_value(a.clone(), Value::snapshot(v));
+        for (a, v) in addresses.iter().zip(snapshots) {
+            c.insert_value(a.clone(), v);
         }
         // Draws nothing when the structure is kept (a run that draws is refused below).
         let u = update_counted(trace, trace.args.clone(), &c, &mut PplRng::seed_from_u64(0))?;
@@ -181,8 +191,9 @@ where
     }
 }
 
-/// The gradient by the reverse sweep over `trace`'s graph, which must be current; `Err` says
-/// why the graph cannot give it.
+/// The gradient by the reverse sweep over `trace`'s graph, its nodes' values being the trace's
+/// overrides where it has them (after updates in place) and the recorded ones elsewhere; `Err`
+/// says why the graph cannot give it.
 fn on_graph<M, A>(trace: &PplTrace<M, A>, addresses: &[Address]) -> Result<Vec<f64>, String>
 where
     M: Callable<A> + Clone,
@@ -221,7 +232,12 @@ where
         sources.insert(node_of[i], true);
         inputs.push(node_of[i]);
     }
-    let mut sweep = Sweep::from_sources(graph, graph.root, sources);
+    let overrides = &trace.overrides;
+    let value_of = |r: &crate::view::trace::NodeRef<'_>| match overrides.get(&r.id()) {
+        Some(v) => v.clone(),
+        None => r.raw_value(),
+    };
+    let mut sweep = Sweep::from_sources(graph, graph.root, sources, Some(overrides));
     let mut seeds: Vec<(NodeId, Tangent)> = Vec::new();
     for (i, c) in choices.list.iter().enumerate() {
         let n = node_of[i];
@@ -238,7 +254,7 @@ where
             .iter()
             .enumerate()
             .find_map(|(k, a)| match a {
-                Arg::Node(r) => Builtin::from_value(&r.raw_value()).map(|d| (k, d)),
+                Arg::Node(r) => Builtin::from_value(&value_of(r)).map(|d| (k, d)),
                 Arg::Const(_) => None,
             })
             .ok_or_else(|| {
