@@ -850,3 +850,46 @@ fn locals_passed_by_mut_get_new_versions_that_merge() {
         "k's last version is a constant 4.0: every gradient is exact"
     );
 }
+
+// Found by the differential tester (seed 1, unit 3299): a match guard with control flow of its
+// own (a `match` inside the guard) opened blocks between the scrutinee's block and the arm's
+// branch, and the trace failed verify. Such a guard runs as written, unrecorded.
+both! {
+    fn guard_with_control_flow(x: f64) -> f64 {
+        let mut y4: i64;
+        match -(-2_i64) {
+            m5 if {
+                match (x > 100.0, false) {
+                    (true, _) => {}
+                    (false, true) => {
+                        let _a7: i64 = m5 & ((-m5) - (m5 + m5));
+                    }
+                    _ => {}
+                }
+                true
+            } => {
+                y4 = match (false, false) {
+                    (true, _) => m5,
+                    (false, true) => -4,
+                    _ => (0..0_i64).sum::<i64>(),
+                };
+            }
+            2 => {
+                y4 = 0;
+            }
+            _ => {
+                y4 = -4;
+            }
+        }
+        x * 2.0 + y4 as f64
+    }
+}
+
+#[test]
+fn match_guards_with_control_flow_are_kept_as_written() {
+    check_f64(
+        guard_with_control_flow::tracked,
+        guard_with_control_flow::plain,
+        &[-1.4, -0.3, 0.6, 1.1, 1.6],
+    );
+}

@@ -364,6 +364,11 @@ impl Lowerer {
             self.scopes.push(Vec::new());
             self.block = start;
             let guard = arm.guard.as_ref().map(|(if_token, g)| {
+                if scan::has_control_flow(g) {
+                    // Its blocks would sit between the scrutinee's block and the arm's branch:
+                    // the guard runs as written, unrecorded (the arm's branch still is).
+                    return quote!(#if_token #g);
+                }
                 let binds = self.bind_pattern(&arm.pat, &s.op);
                 let g = self.expr(g, Ctx::Value);
                 let gt = g.tokens;

@@ -344,3 +344,35 @@ mod tests {
         assert!(inline_format_args("12").is_empty());
     }
 }
+
+/// Whether lowering `e` would open blocks of its own: an `if`, `match`, loop, `&&`/`||`, `?`,
+/// labelled block or `return`/`break` anywhere in it outside closures. A match guard that does
+/// cannot be lowered in place, since the arm's branch leaves the scrutinee's block.
+pub fn has_control_flow(e: &Expr) -> bool {
+    struct Found(bool);
+    impl<'ast> Visit<'ast> for Found {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Loop(_)
+                | Expr::While(_)
+                | Expr::ForLoop(_)
+                | Expr::Try(_)
+                | Expr::Return(_)
+                | Expr::Break(_)
+                | Expr::Continue(_) => self.0 = true,
+                Expr::Block(b) if b.label.is_some() => self.0 = true,
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                    self.0 = true
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Found(false);
+    f.visit_expr(e);
+    f.0
+}
