@@ -1122,6 +1122,38 @@ impl Builtin {
     }
 }
 
+/// `v` as a value of `D`'s type (integers read back as another integer type converted).
+fn typed_value<D: Distribution>(_: &D, v: &Value) -> Option<D::Value> {
+    if let Some(x) = v.downcast_ref::<D::Value>() {
+        return Some(x.clone());
+    }
+    let i = v.as_i64()?;
+    let any: Box<dyn std::any::Any> = match std::any::TypeId::of::<D::Value>() {
+        t if t == std::any::TypeId::of::<u64>() => Box::new(u64::try_from(i).ok()?),
+        t if t == std::any::TypeId::of::<usize>() => Box::new(usize::try_from(i).ok()?),
+        _ => return None,
+    };
+    any.downcast::<D::Value>().ok().map(|b| *b)
+}
+
+/// Registers the built-in constructors as re-executable operations, once per process.
+pub(crate) fn register_constructors() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use crate::core::eval::register_operation;
+        register_operation(Normal::new);
+        register_operation(Uniform::new);
+        register_operation(Bernoulli::new);
+        register_operation(Beta::new);
+        register_operation(Gamma::new);
+        register_operation(Exponential::new);
+        register_operation(Poisson::new);
+        register_operation(Geometric::new);
+        register_operation(Categorical::new);
+        register_operation(Dirichlet::new);
+    });
+}
+
 #[cfg(test)]
 mod gradient_tests {
     use super::*;
@@ -1196,36 +1228,4 @@ mod gradient_tests {
             .log_density_gradient(&Value::snapshot(vec![0.0]))
             .is_none());
     }
-}
-
-/// `v` as a value of `D`'s type (integers read back as another integer type converted).
-fn typed_value<D: Distribution>(_: &D, v: &Value) -> Option<D::Value> {
-    if let Some(x) = v.downcast_ref::<D::Value>() {
-        return Some(x.clone());
-    }
-    let i = v.as_i64()?;
-    let any: Box<dyn std::any::Any> = match std::any::TypeId::of::<D::Value>() {
-        t if t == std::any::TypeId::of::<u64>() => Box::new(u64::try_from(i).ok()?),
-        t if t == std::any::TypeId::of::<usize>() => Box::new(usize::try_from(i).ok()?),
-        _ => return None,
-    };
-    any.downcast::<D::Value>().ok().map(|b| *b)
-}
-
-/// Registers the built-in constructors as re-executable operations, once per process.
-pub(crate) fn register_constructors() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        use crate::core::eval::register_operation;
-        register_operation(Normal::new);
-        register_operation(Uniform::new);
-        register_operation(Bernoulli::new);
-        register_operation(Beta::new);
-        register_operation(Gamma::new);
-        register_operation(Exponential::new);
-        register_operation(Poisson::new);
-        register_operation(Geometric::new);
-        register_operation(Categorical::new);
-        register_operation(Dirichlet::new);
-    });
 }
