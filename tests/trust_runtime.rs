@@ -478,3 +478,20 @@ fn a_zero_partial_passes_nothing() {
         assert_eq!(fd(flat_into_infinite_slope, x), 0.0, "at {x}");
     }
 }
+
+// An adjoint that sums to zero (`s - s`) passes nothing on: `sqrt`'s infinite partial at 0
+// must not make a flat function's gradient NaN (both the fast tape and the general sweep).
+#[tracked]
+fn cancelled_at_a_singularity(x: f64) -> f64 {
+    let s = x.sqrt();
+    s - s + 2.0 * x
+}
+
+#[test]
+fn an_adjoint_that_cancels_passes_nothing() {
+    let g = gradient(cancelled_at_a_singularity, (0.0,)).unwrap();
+    assert_eq!(scalar(&g.wrt[0]), 2.0);
+    let mut trace = track(cancelled_at_a_singularity, (0.0,));
+    let general = trace.backward(1.0).unwrap();
+    assert_eq!(general[0].as_ref().and_then(Tangent::as_scalar), Some(2.0));
+}

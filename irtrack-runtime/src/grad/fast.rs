@@ -221,6 +221,11 @@ impl Tape {
             }
             let dy = adjoint[from];
             let to = e.to as usize;
+            // A node whose adjoint summed to exactly zero passes nothing on, as in the general
+            // sweep (`s - s` at a point where `s`'s partial is infinite).
+            if dy == 0.0 && !matches!(e.how, How::At { .. }) {
+                continue;
+            }
             let c = match e.how {
                 How::Pass => dy,
                 // A zero partial passes nothing, whatever `dy` (see `rules::times`).
@@ -235,8 +240,7 @@ impl Tape {
             };
             // As `Sweep::give` does: a zero contribution is not given (the operand `max`/`min`
             // did not select, a product with 0: a NaN partial below it must not make the
-            // gradient NaN), so its target is not reached by it. The test is on the
-            // contribution, as there, not on `dy`: `0 · ∞` is given, as NaN, by both.
+            // gradient NaN), so its target is not reached by it.
             if c == 0.0 {
                 continue;
             }

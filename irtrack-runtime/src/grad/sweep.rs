@@ -626,6 +626,13 @@ impl<'s> Sweep<'s> {
                         self.adjoints[i] = Some(dy);
                         continue;
                     }
+                    // An adjoint that summed to exactly zero (`s - s`) passes nothing on, as
+                    // a zero contribution does (`give`): `0 · ∞` below it (`sqrt` at 0) must
+                    // not make the gradient NaN where the function is flat.
+                    if dy.as_scalar() == Some(0.0) {
+                        self.adjoints[i] = Some(dy);
+                        continue;
+                    }
                     self.differentiate(id, &site, &dy, &mut out)?;
                     self.adjoints[i] = Some(dy);
                 }
