@@ -495,3 +495,20 @@ fn an_adjoint_that_cancels_passes_nothing() {
     let general = trace.backward(1.0).unwrap();
     assert_eq!(general[0].as_ref().and_then(Tangent::as_scalar), Some(2.0));
 }
+
+// Found by the differential tester (seed 1, unit 5572): `x.copysign(x)` is `x`, slope 1, also
+// at `-0.0`; the rule compared `a < 0.0` (false for -0.0) with `b`'s sign bit and said -1.
+#[tracked]
+fn own_sign(x: f64) -> f64 {
+    x.copysign(x) + x.copysign(-1.0) * 0.5
+}
+
+#[test]
+fn copysign_follows_sign_bits() {
+    for x in [-0.0, 0.0, -2.0, 3.0] {
+        let g = gradient(own_sign, (x,)).unwrap();
+        let truth = 1.0 + if x.is_sign_negative() { 0.5 } else { -0.5 };
+        assert_eq!(scalar(&g.wrt[0]), truth, "at {x:?}");
+    }
+    assert!((fd(own_sign, -2.0) - 1.5).abs() < 1e-6);
+}

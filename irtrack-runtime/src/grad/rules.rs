@@ -154,7 +154,8 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
             (1.0 / (a * lb), -a.ln() / (b * lb * lb))
         },
         Copysign => |a, b, _| {
-            let same = (a < 0.0) == (b.is_sign_negative());
+            // The sign bits decide, as `copysign` does: `(-0.0).copysign(-0.0)` keeps `a`.
+            let same = a.is_sign_negative() == b.is_sign_negative();
             (if same { 1.0 } else { -1.0 }, 0.0)
         },
         _ => return None,
