@@ -8,9 +8,10 @@
 //!   again (`update` with the trace's arguments). No target.
 //! - `ppl/hmc_step_20`: one HMC step (5 leapfrog steps, so 6 gradients and one score) on the
 //!   two parameters of a line through 20 points, against the same model returning a
-//!   parameter. Each gradient off the recorded graph is irtrack's reverse sweep over a run of
-//!   the model at that point, on both sides; the proposal's score is computed in place on the
-//!   first and by a run on the second. No target.
+//!   parameter. Each gradient is irtrack's reverse sweep over the graph, at a point off the
+//!   recording with the values an update in place computes on the first side and on a run of
+//!   the model on the second (a return value depending on the choices); the proposal's score
+//!   likewise. No target.
 //! - `ppl/simulate_100`: `simulate` of a tracked model of 100 latent choices and 100
 //!   observations against the same model written with plain calls (the same `rand_distr`
 //!   draws and `statrs` densities, summed into the score). Target: ≤ 3×. The other rows say
