@@ -210,6 +210,8 @@ fn repro_4_mutation_through_mut() {
 
 // 4, second half: after `xs.push(a); xs.push(b);` the vector's uses refer to its new versions,
 // so a query from the result reaches both pushed values (it reached neither).
+// The pushes are the point: they are what makes new versions.
+#[allow(clippy::vec_init_then_push)]
 #[tracked]
 fn pushed_then_summed(x: f64) -> f64 {
     let mut xs = Vec::new();
@@ -481,6 +483,8 @@ fn a_zero_partial_passes_nothing() {
 
 // An adjoint that sums to zero (`s - s`) passes nothing on: `sqrt`'s infinite partial at 0
 // must not make a flat function's gradient NaN (both the fast tape and the general sweep).
+// `s - s` on purpose: an adjoint that cancels.
+#[allow(clippy::eq_op)]
 #[tracked]
 fn cancelled_at_a_singularity(x: f64) -> f64 {
     let s = x.sqrt();

@@ -331,20 +331,6 @@ fn inline_format_args(literal: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::inline_format_args;
-
-    #[test]
-    fn format_strings_name_their_inline_arguments() {
-        assert_eq!(
-            inline_format_args(r#""{n} and {x:.2} {{not}} {0} {}""#),
-            ["n", "x"]
-        );
-        assert!(inline_format_args("12").is_empty());
-    }
-}
-
 /// Whether lowering `e` would open blocks of its own: an `if`, `match`, loop, `&&`/`||`, `?`,
 /// labelled block or `return`/`break` anywhere in it outside closures. A match guard that does
 /// cannot be lowered in place, since the arm's branch leaves the scrutinee's block.
@@ -375,4 +361,18 @@ pub fn has_control_flow(e: &Expr) -> bool {
     let mut f = Found(false);
     f.visit_expr(e);
     f.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inline_format_args;
+
+    #[test]
+    fn format_strings_name_their_inline_arguments() {
+        assert_eq!(
+            inline_format_args(r#""{n} and {x:.2} {{not}} {0} {}""#),
+            ["n", "x"]
+        );
+        assert!(inline_format_args("12").is_empty());
+    }
 }
