@@ -549,6 +549,7 @@
 #![allow(clippy::tabs_in_doc_comments)]
 
 pub use irtrack_macros::{tracked, tracked_fn, Snapshot};
+pub use irtrack_runtime::diff::{self, differentiate, DiffError};
 pub use irtrack_runtime::program::{switch, while_loop, BranchArgs, Branches, MaxItersExceeded};
 pub use irtrack_runtime::{
     core, export, program, program::Retracking, program::Updatable, record, register_operation,
@@ -560,7 +561,6 @@ pub use irtrack_runtime::{
     VerifyError,
 };
 pub use irtrack_runtime::{grad, gradient, pullback, GradError, Gradient, Pullback, Tangent};
-pub use irtrack_runtime::diff::{self, differentiate, DiffError};
 
 /// The IR of tracked functions (`irtrack::core::ir`).
 pub use irtrack_runtime::core::ir;
