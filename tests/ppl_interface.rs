@@ -859,6 +859,37 @@ fn a_score_the_graph_cannot_differentiate_falls_back_to_finite_differences_and_s
     assert!(matches!(g.method, GradientMethod::FiniteDifferences { .. }));
     let mu = t.value::<f64>("mu").unwrap();
     assert!((g.values[0] - (-mu / 4.0 + 1.5 - mu)).abs() < 1e-6);
+    // Outside a support the gradient is not defined, and says so.
+    #[tracked]
+    fn bounded(y: f64) {
+        let x = sample("x", Uniform::new(0.0, 1.0));
+        observe("y", Exponential::new(x), y);
+    }
+    let t = simulate(bounded, (2.0,), &mut PplRng::seed_from_u64(4)).unwrap();
+    let (u, _, _) = irtrack::ppl::update_choices(
+        &t,
+        &ChoiceMap::new().with("x", 1.5),
+        &mut PplRng::seed_from_u64(5),
+    )
+    .unwrap();
+    assert_eq!(u.score(), f64::NEG_INFINITY);
+    let g = score_gradient(&u, &Selection::of(["x"])).unwrap();
+    assert!(
+        matches!(&g.method, GradientMethod::Undefined { reason } if reason.contains("not finite")),
+        "{:?}",
+        g.method
+    );
+    assert_eq!(g.values, [0.0]);
+    // Inside, the exponential's rate is the choice: d/dx (ln x - x y) = 1/x - y.
+    let g = score_gradient(&t, &Selection::of(["x"])).unwrap();
+    let x = t.value::<f64>("x").unwrap();
+    assert_eq!(g.method, GradientMethod::Graph);
+    assert!(
+        close(g.values[0], 1.0 / x - 2.0),
+        "{} vs {}",
+        g.values[0],
+        1.0 / x - 2.0
+    );
 }
 
 #[test]

@@ -49,6 +49,14 @@ pub enum GradientMethod {
         /// Why the graph could not give the gradient.
         reason: String,
     },
+    /// Not defined at this point, and given as zeros (HMC's exact acceptance test decides on
+    /// a trajectory through such a point): the score is not finite there (outside a support),
+    /// or the model makes other choices there (a branch taken differently), so the score is
+    /// not a function of the selected values alone near it.
+    Undefined {
+        /// Which of the two.
+        reason: String,
+    },
 }
 
 /// The gradient of a trace's score with respect to selected continuous choices.
@@ -133,10 +141,8 @@ where
 }
 
 /// The gradient of the score with respect to the choices at `addresses` when they hold `at`
-/// (the others as in `trace`), and how it was computed. Where the model makes other choices
-/// at `at` (a branch taken differently draws new ones) or the score there is not finite
-/// (outside a support), the score is not a function of `at` alone near it, and the gradient
-/// is zero: HMC's exact acceptance test decides on such a trajectory.
+/// (the others as in `trace`), and how it was computed; zeros where it is not defined
+/// ([`GradientMethod::Undefined`]).
 pub(crate) fn gradient_at<M, A>(
     trace: &PplTrace<M, A>,
     addresses: &[Address],
@@ -146,7 +152,10 @@ where
     M: Callable<A> + Clone,
     A: Clone,
 {
-    let zeros = || (vec![0.0; at.len()], GradientMethod::Graph);
+    let zeros = |reason: &str| {
+        let reason = reason.to_string();
+        (vec![0.0; at.len()], GradientMethod::Undefined { reason })
+    };
     let here = trace.is_graph_current()
         && addresses.iter().zip(at).all(|(a, x)| {
             trace
@@ -174,13 +183,13 @@ where
         // Draws nothing when the structure is kept (a run that draws is refused below).
         let u = update_counted(trace, trace.args.clone(), &c, &mut PplRng::seed_from_u64(0))?;
         if u.drawn > 0 || !u.discard.addresses().all(|a| c.contains(a)) {
-            return Ok(zeros());
+            return Ok(zeros("the model makes other choices at this point"));
         }
         moved = u.trace;
         &moved
     };
     if !t.score.is_finite() {
-        return Ok(zeros());
+        return Ok(zeros("the score is not finite at this point"));
     }
     match on_graph(t, addresses) {
         Ok(g) => Ok((g, GradientMethod::Graph)),
