@@ -233,7 +233,10 @@ pub(crate) struct Choice {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Choices {
     pub list: Vec<Choice>,
-    pub index: AddressMap<usize>,
+    /// Shared between a trace and the traces updates in place make from it (which change
+    /// values, never addresses): copying it was a third of an in-place update's copy of the
+    /// choices.
+    pub index: std::sync::Arc<AddressMap<usize>>,
 }
 
 impl Choices {

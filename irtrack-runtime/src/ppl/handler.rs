@@ -171,7 +171,7 @@ impl Run {
         self.visited = vec![false; previous.list.len()];
         // A replay mostly makes the same choices: no rehashing on the way.
         self.choices.list.reserve(previous.list.len());
-        self.choices.index.reserve(previous.list.len());
+        Arc::make_mut(&mut self.choices.index).reserve(previous.list.len());
         self.previous = Some(previous);
         self.previous_factors = factors;
         self
@@ -224,7 +224,8 @@ impl Run {
         // The index is taken now, with one lookup: a choice that fails below stops the run,
         // whose choices are then dropped.
         let index = self.choices.list.len();
-        match self.choices.index.entry(address.clone()) {
+        // The run's own index (not shared yet): `make_mut` does not copy it.
+        match Arc::make_mut(&mut self.choices.index).entry(address.clone()) {
             Entry::Occupied(_) => return self.fail(PplError::DuplicateAddress(address)),
             Entry::Vacant(v) => {
                 v.insert(index);
