@@ -797,6 +797,13 @@ impl Gen {
         let e = self.expr(ty, depth);
         match (op, ty) {
             (BinOp::Div | BinOp::Rem, Ty::I64) => safe_divisor(e),
+            // A float remainder is a sawtooth of period |divisor|: below the finite-difference
+            // step (`x % f64::EPSILON`) the quotient sees noise where the slope is 1.
+            (BinOp::Rem, Ty::F64) => Expr::Method(
+                Box::new(Expr::Method(Box::new(e), "abs".into(), vec![])),
+                "max".into(),
+                vec![Expr::Lit(Lit::F(0.5))],
+            ),
             (BinOp::Shl | BinOp::Shr, Ty::I64) => {
                 Expr::Binary(BinOp::BitAnd, Box::new(e), Box::new(Expr::Lit(Lit::I(31))))
             }
@@ -2068,7 +2075,7 @@ impl Gen {
                     (BinOp::Rem, 1),
                 ]);
                 let a = self.expr(Ty::F64, d);
-                let b = self.expr(Ty::F64, d);
+                let b = self.operand(op, Ty::F64, d);
                 Expr::Binary(op, Box::new(a), Box::new(b))
             }
             30..=33 => Expr::Unary(UnOp::Neg, Box::new(self.expr(Ty::F64, d))),
