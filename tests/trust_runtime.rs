@@ -516,3 +516,18 @@ fn copysign_follows_sign_bits() {
     }
     assert!((fd(own_sign, -2.0) - 1.5).abs() < 1e-6);
 }
+
+// Found by the differential tester (seed 1, unit 7559): `x.powf(0.0)` is 1 everywhere; at
+// `x = -0.0` its rule computed `0 · (-0)^-1 = 0 · -inf`, NaN.
+#[tracked]
+fn zeroth_power(x: f64) -> f64 {
+    f64::powf(x, 0.0) + x
+}
+
+#[test]
+fn a_zeroth_power_is_flat_at_zero() {
+    for x in [-0.0, 0.0, 2.0] {
+        let g = gradient(zeroth_power, (x,)).unwrap();
+        assert_eq!(scalar(&g.wrt[0]), 1.0, "at {x:?}");
+    }
+}

@@ -127,7 +127,10 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
     Some(match f {
         Powf => |a, b, y| {
             let db = if a > 0.0 { y * a.ln() } else { 0.0 };
-            (b * a.powf(b - 1.0), db)
+            // `x^0` is 1 for every `x`: its slope is 0, also at `x = 0` where
+            // `0 · 0^-1` would be NaN.
+            let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
+            (da, db)
         },
         // Ties go to the first operand, as `max`/`min` return it.
         Max => |a, b, _| {
