@@ -1388,7 +1388,9 @@ impl Gen {
             readonly_below,
             frozen_below: 0,
             callable: saved_ctx.callable.clone(),
-            in_rec: false,
+            // A closure in the recursive helper must not call it from outside either: in
+            // the base case `|p| r(0, …)` would recurse for ever (seed 1, unit 9297).
+            in_rec: saved_ctx.in_rec,
         };
         self.budget = self.n(0, 3) as i32;
         let body = self.block(Some(ret), 1);
