@@ -27,6 +27,25 @@ pub const STEP: f64 = 1e-6;
 /// A gradient `g` agrees with the difference quotient `d` when `|g - d| ≤ TOL·max(1, |d|)`.
 pub const TOL: f64 = 1e-4;
 
+/// The branches a recorded run took, in order: the location (`[§b:&k]`) of every jump and
+/// return in the listing, with its nesting depth, without values.
+pub fn path(trace: irtrack::Trace) -> String {
+    let listing = trace.root().to_string();
+    let mut out = String::new();
+    for line in listing.lines() {
+        let Some(i) = line.find("[§") else { continue };
+        let Some(j) = line[i..].find(']') else {
+            continue;
+        };
+        let location = &line[i..i + j + 1];
+        if location.contains('&') {
+            let depth = line.len() - line.trim_start().len();
+            out.push_str(&format!("{depth}{location} "));
+        }
+    }
+    out
+}
+
 /// Output equality: bitwise, NaN equal to NaN.
 pub trait Same: Debug {
     fn same(&self, other: &Self) -> bool;
@@ -257,6 +276,7 @@ impl Checker {
         layout: &[Arg],
         out: &T,
         plain: impl Fn(&[f64]) -> T,
+        path: impl Fn(&[f64]) -> String,
         grad: impl FnOnce() -> Result<irtrack::Gradient<T>, irtrack::GradError>,
     ) {
         if self.failed() || out.real().is_none() {
@@ -341,7 +361,7 @@ impl Checker {
             };
             for (k, gk) in got.into_iter().enumerate() {
                 let j = at + k;
-                match self.difference(&plain, &flat, j) {
+                match self.difference(&plain, &path, &flat, j) {
                     None => self.skipped += 1,
                     Some(d) => {
                         self.compared += 1;
@@ -377,7 +397,13 @@ impl Checker {
     /// forward and backward quotients at step `h` disagree (a kink at the point itself, which
     /// central quotients average over), or the output is so large that its rounding over the
     /// step hides the slope.
-    fn difference<T: Real>(&self, f: &impl Fn(&[f64]) -> T, p: &[f64], j: usize) -> Option<f64> {
+    fn difference<T: Real>(
+        &self,
+        f: &impl Fn(&[f64]) -> T,
+        path: &impl Fn(&[f64]) -> String,
+        p: &[f64],
+        j: usize,
+    ) -> Option<f64> {
         let at = |x: f64| -> Option<(f64, f64)> {
             let mut a = p.to_vec();
             a[j] = x;
@@ -385,6 +411,20 @@ impl Checker {
             y.is_finite().then_some((x, y))
         };
         let h = STEP * p[j].abs().max(1.0);
+        // The gradient is the derivative of the path the run took; where the path at `x ± h`
+        // is another (`if x - x != 3.0 * x` holds everywhere but at 0), the quotients see the
+        // function across a branch switch, not that path's slope.
+        let route = |x: f64| -> Option<String> {
+            let mut a = p.to_vec();
+            a[j] = x;
+            run(|| path(&a)).ok()
+        };
+        let here = route(p[j])?;
+        for x in [p[j] + h, p[j] - h, p[j] + 10.0 * h, p[j] - 10.0 * h] {
+            if route(x)? != here {
+                return None;
+            }
+        }
         let (x0, y0) = at(p[j])?;
         let (xp, yp) = at(p[j] + h)?;
         let (xm, ym) = at(p[j] - h)?;

@@ -177,35 +177,41 @@ fn check_fn(c: &Case) -> String {
     if differentiable && matches!(u.entry.ret, Some(Ty::F64) | Some(Ty::OptF64)) {
         let mut layout = Vec::new();
         let mut fd_args = Vec::new();
+        let mut path_args = Vec::new();
         let mut offset = "0".to_string();
         for (i, t) in params.iter().enumerate() {
             match t {
                 Ty::F64 => {
                     layout.push(format!("checker::Arg::F(a{i})"));
                     fd_args.push(format!("p[{offset}]"));
+                    path_args.push(format!("p[{offset}]"));
                     offset = format!("{offset} + 1");
                 }
                 Ty::VecF64 => {
                     layout.push(format!("checker::Arg::V(a{i}.clone())"));
                     fd_args.push(format!("p[{offset}..{offset} + a{i}.len()].to_vec()"));
+                    path_args.push(format!("p[{offset}..{offset} + a{i}.len()].to_vec()"));
                     offset = format!("{offset} + a{i}.len()");
                 }
                 Ty::I64 | Ty::Bool => {
                     layout.push("checker::Arg::N".into());
                     fd_args.push(build(u, *t, &format!("a{i}"), &plain_m));
+                    path_args.push(build(u, *t, &format!("a{i}"), &tracked_m));
                 }
                 _ => {
                     layout.push("checker::Arg::S".into());
                     fd_args.push(build(u, *t, &format!("a{i}"), &plain_m));
+                    path_args.push(build(u, *t, &format!("a{i}"), &tracked_m));
                 }
             }
         }
         let _ = writeln!(s, "        if let Some(out) = out {{");
         let _ = writeln!(
             s,
-            "            c.gradient(&args, &[{}], &out, |p: &[f64]| {plain_m}::f({}), || irtrack::gradient({tracked_m}::f, ({ta},)));",
+            "            c.gradient(&args, &[{}], &out, |p: &[f64]| {plain_m}::f({}), |p: &[f64]| checker::path(irtrack::track({tracked_m}::f, ({},))), || irtrack::gradient({tracked_m}::f, ({ta},)));",
             layout.join(", "),
-            fd_args.join(", ")
+            fd_args.join(", "),
+            path_args.join(", ")
         );
         let _ = writeln!(s, "        }}");
     } else {
