@@ -421,6 +421,15 @@ impl Value {
         }
     }
 
+    /// Whether two values have the same type: by `TypeId` when both were recorded in this
+    /// process; by name only when one was read back from JSON, whose names are all it keeps.
+    pub fn same_type(&self, other: &Value) -> bool {
+        match (self.type_id(), other.type_id()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.type_name() == other.type_name(),
+        }
+    }
+
     /// The value as a `T`, if it was stored as one (scalars, also behind a reference, and
     /// snapshots).
     pub fn downcast_ref<T: Any>(&self) -> Option<&T> {

@@ -162,18 +162,8 @@ fn higher_order(trace: &Trace, cause: DiffError) -> DiffError {
     let Some(id) = trace.store.first_recording_inside() else {
         return cause;
     };
-    let n = trace.root().at(id);
     DiffError::HigherOrder {
-        at: crate::program::Origin {
-            node: id,
-            function: n
-                .ir()
-                .map(|ir| ir.name.clone())
-                .or_else(|| n.function_name().map(str::to_string))
-                .unwrap_or_default(),
-            location: n.location(),
-            position: n.position().unwrap_or(0),
-        },
+        at: crate::program::build::origin(trace.root().at(id)),
         cause: Box::new(cause),
     }
 }
@@ -192,9 +182,8 @@ fn arguments(trace: &Trace) -> Vec<Value> {
 
 /// Checks that `given` can stand for a direction of `like` (same type and shape).
 fn check_direction(index: usize, like: &Value, given: &Value) -> Result<(), DiffError> {
-    let fits = Kind::of(like) == Kind::of(given)
-        && given.type_name() == like.type_name()
-        && shape(like) == shape(given);
+    let fits =
+        Kind::of(like) == Kind::of(given) && given.same_type(like) && shape(like) == shape(given);
     if fits {
         return Ok(());
     }

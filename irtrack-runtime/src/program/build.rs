@@ -57,7 +57,9 @@ fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
     n.ir()?.builtin(n.trace().store.node(n.id()).entry as usize)
 }
 
-pub(super) fn origin(n: NodeRef<'_>) -> Origin {
+/// Where a node is, for an error: its function's name (empty when the node has none, as an
+/// imported primitive root), location, and position among its siblings (0 for the root).
+pub(crate) fn origin(n: NodeRef<'_>) -> Origin {
     Origin {
         node: n.id(),
         function: n

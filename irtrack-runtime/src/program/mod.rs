@@ -43,7 +43,7 @@
 //! assert!(e.to_string().contains("== false expected"), "{e}");
 //! ```
 
-mod build;
+pub(crate) mod build;
 pub mod checkpoint;
 pub mod control;
 mod fast;

@@ -336,5 +336,5 @@ enum Descent {
 fn same(a: &Value, b: &Value) -> bool {
     a.same_scalar(b)
         || (a.floats().is_some() && a.floats() == b.floats())
-        || (!a.is_opaque() && a.type_name() == b.type_name() && a.to_string() == b.to_string())
+        || (!a.is_opaque() && a.same_type(b) && a.to_string() == b.to_string())
 }

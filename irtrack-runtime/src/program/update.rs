@@ -1273,9 +1273,10 @@ fn recorded_call_arguments(n: NodeRef<'_>) -> Vec<Value> {
 /// where only the type is known.
 fn same_arguments(now: &[Value], then: &[Value]) -> bool {
     now.len() == then.len()
-        && now.iter().zip(then).all(|(a, b)| {
-            identical(a, b) || (a.is_opaque() && b.is_opaque() && a.type_name() == b.type_name())
-        })
+        && now
+            .iter()
+            .zip(then)
+            .all(|(a, b)| identical(a, b) || (a.is_opaque() && b.is_opaque() && a.same_type(b)))
 }
 
 // ---------------------------------------------------------------------------------------------
