@@ -43,6 +43,14 @@ impl<D: Dimension + 'static> super::eval::FromValue for ndarray::Array<f64, D> {
     }
 }
 
+/// An array an operation computed, as a value: moved in, where [`Snapshot::snapshot`] of an
+/// array (which borrows it) copies it.
+pub(crate) fn array_value<A: Owned, D: Dimension + Send + Sync + 'static>(
+    a: ndarray::Array<A, D>,
+) -> Value {
+    kept(a)
+}
+
 /// An array kept by a trace (owned or shared), printed on one line.
 fn kept<S, A, D>(a: ArrayBase<S, D>) -> Value
 where
@@ -119,12 +127,14 @@ pub(crate) fn like(a: ndarray::ArrayD<f64>, recorded: &Value) -> Option<Value> {
     macro_rules! as_dim {
         ($($t:ty => $d:ty),*) => {$(
             if recorded.downcast_ref::<$t>().is_some() {
-                return a.into_dimensionality::<$d>().ok().map(|a| a.snapshot());
+                return a.into_dimensionality::<$d>().ok().map(array_value);
             }
         )*};
     }
     as_dim!(Array0<f64> => Ix0, Array1<f64> => Ix1, Array2<f64> => Ix2, Array3<f64> => Ix3);
-    recorded.downcast_ref::<ArrayD<f64>>().map(|_| a.snapshot())
+    recorded
+        .downcast_ref::<ArrayD<f64>>()
+        .map(|_| array_value(a))
 }
 
 /// [`like`], or `a` itself (dynamic-dimensional) when the recorded value is no owned array of
@@ -135,14 +145,14 @@ fn like_or_dyn(a: ndarray::ArrayD<f64>, recorded: &Value) -> Value {
         ($($t:ty => $d:ty),*) => {$(
             if recorded.downcast_ref::<$t>().is_some() && Some(a.ndim()) == <$d>::NDIM {
                 if let Ok(a) = a.into_dimensionality::<$d>() {
-                    return a.snapshot();
+                    return array_value(a);
                 }
                 unreachable!("the number of dimensions was checked");
             }
         )*};
     }
     as_dim!(Array0<f64> => Ix0, Array1<f64> => Ix1, Array2<f64> => Ix2, Array3<f64> => Ix3);
-    a.snapshot()
+    array_value(a)
 }
 
 /// Runs an array operator (`+ - * /` with broadcasting and scalars, unary `-`) or an
@@ -172,7 +182,7 @@ pub(crate) fn eval(op: ArrayEval, args: &[Value]) -> Result<Value, super::eval::
     let out = |a: ArrayD<f64>| -> Value {
         match &widest {
             Some(w) => like_or_dyn(a, w),
-            None => a.snapshot(),
+            None => array_value(a),
         }
     };
     match op {
@@ -240,19 +250,19 @@ pub(crate) fn eval(op: ArrayEval, args: &[Value]) -> Result<Value, super::eval::
                     let a = a.into_dimensionality::<Ix2>().map_err(shape)?;
                     let b = b.into_dimensionality::<Ix1>().map_err(shape)?;
                     fits(a.ncols(), b.len())?;
-                    Ok(a.dot(&b).snapshot())
+                    Ok(array_value(a.dot(&b)))
                 }
                 (1, 2) => {
                     let a = a.into_dimensionality::<Ix1>().map_err(shape)?;
                     let b = b.into_dimensionality::<Ix2>().map_err(shape)?;
                     fits(a.len(), b.nrows())?;
-                    Ok(a.dot(&b).snapshot())
+                    Ok(array_value(a.dot(&b)))
                 }
                 (2, 2) => {
                     let a = a.into_dimensionality::<Ix2>().map_err(shape)?;
                     let b = b.into_dimensionality::<Ix2>().map_err(shape)?;
                     fits(a.ncols(), b.nrows())?;
-                    Ok(a.dot(&b).snapshot())
+                    Ok(array_value(a.dot(&b)))
                 }
                 (n, m) => Err(EvalError::Domain(format!(
                     "`dot` of {n}-D and {m}-D arrays"

@@ -348,19 +348,43 @@ impl Basis {
             Kind::Array(_) => {
                 let mut e = ndarray::Array1::zeros(self.len);
                 e[j] = 1.0;
-                e.snapshot()
+                crate::core::arrays::array_value(e)
             }
             _ => {
                 let mut e = vec![0.0; self.len];
                 e[j] = 1.0;
-                e.snapshot()
+                Value::snapshot(e)
             }
         }
     }
 }
 
 fn column(v: &Value, what: &str) -> Result<Vec<f64>, DiffError> {
-    elements(v).ok_or_else(|| DiffError::Output {
+    let mut out = Vec::new();
+    append_column(v, what, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the elements of `v` to `out` (a matrix being filled column by column, without a
+/// copy of the column in between) and says how many there were.
+fn append_column(v: &Value, what: &str, out: &mut Vec<f64>) -> Result<usize, DiffError> {
+    if let Some(x) = v.by_value().as_f64() {
+        out.push(x);
+        return Ok(1);
+    }
+    #[cfg(feature = "ndarray")]
+    if let Some(a) = crate::core::arrays::array_primal(v) {
+        match a.as_slice() {
+            Some(s) => out.extend_from_slice(s),
+            None => out.extend(a.iter().copied()),
+        }
+        return Ok(a.len());
+    }
+    if let Some(x) = v.floats() {
+        out.extend_from_slice(&x);
+        return Ok(x.len());
+    }
+    Err(DiffError::Output {
         reason: format!(
             "{what} needs a float, `Vec<f64>` or array output, and the derivative is a `{}`",
             v.type_name()
@@ -408,15 +432,12 @@ where
     let basis = Basis::of(&values[0])?;
     let rows = column(&trace.root().raw_value(), "a Jacobian")?.len();
     let mut columns = Vec::with_capacity(basis.len);
-    // Each column's values are dropped after the next column's are made, as in `hessian_by`.
-    let mut last = None;
+    // One environment for every column, as in `hessian_by`.
+    let mut at = env;
     for j in 0..basis.len {
-        let mut at = env.clone();
         staged.run(&mut at, 1, &[(v, basis.vector(j))])?;
         columns.push(column(&staged.output(&at), "a Jacobian")?);
-        last = Some(at);
     }
-    drop(last);
     Ok(Matrix::from_columns(rows, columns))
 }
 
@@ -521,27 +542,21 @@ where
             // Each column is written straight into the matrix, each basis vector made when its
             // column is: at n = 10⁴ the basis alone would be as large as the Hessian (800 MB).
             let mut data = Vec::with_capacity(n * n);
-            // The last column's values are dropped only once the next column's are made: freed
-            // first, they would leave the top of the heap free, which glibc's malloc returns to
-            // the system past 128 KB, and every array of the next column would fault its pages
-            // in again (5× the time of the column at n = 10⁴, `benches/diff.rs`).
-            let mut last = None;
+            // One environment serves every column: each operation of the last stage replaces
+            // its value of the last column once the new one is made, so the heap never has a
+            // column's worth of arrays free at its top, which glibc's malloc would return to the
+            // system (past 128 KB) for every array of the next column to fault its pages in
+            // again (5× the time of the column at n = 10⁴, `benches/diff.rs`).
+            let mut at = env;
             for j in 0..n {
-                let mut at = env.clone();
                 staged.run(&mut at, 2, &[(v + 1, basis.vector(j))])?;
-                let col = column(&staged.output(&at), "a Hessian")?;
-                last = Some(at);
-                if col.len() != n {
+                let len = append_column(&staged.output(&at), "a Hessian", &mut data)?;
+                if len != n {
                     return Err(DiffError::Output {
-                        reason: format!(
-                            "a Hessian-vector product of {} elements, not {n}",
-                            col.len()
-                        ),
+                        reason: format!("a Hessian-vector product of {len} elements, not {n}"),
                     });
                 }
-                data.extend(col);
             }
-            drop(last);
             Ok(Matrix {
                 rows: n,
                 cols: n,
@@ -558,14 +573,14 @@ where
             staged.run(&mut env, 0, &[])?;
             let basis: Vec<Value> = (0..n).map(|j| basis.vector(j)).collect();
             let mut columns = Vec::with_capacity(n);
+            // One environment, as for forward over reverse: a stage's run replaces the values
+            // of its operations only.
             for ei in &basis {
-                let mut at_i = env.clone();
-                staged.run(&mut at_i, 1, &[(v, ei.clone())])?;
+                staged.run(&mut env, 1, &[(v, ei.clone())])?;
                 let mut col = Vec::with_capacity(n);
                 for ej in &basis {
-                    let mut at = at_i.clone();
-                    staged.run(&mut at, 2, &[(v + 1, ej.clone())])?;
-                    let x = staged.output(&at).by_value().as_f64();
+                    staged.run(&mut env, 2, &[(v + 1, ej.clone())])?;
+                    let x = staged.output(&env).by_value().as_f64();
                     col.push(x.ok_or_else(|| DiffError::Output {
                         reason: "a second derivative that is not a float".into(),
                     })?);

@@ -130,12 +130,9 @@ impl Kernel {
             Kernel::SumLike => arrays::sum_like(&args[0], &args[1]),
             Kernel::IndexAdd => index_add(&args[0], &args[1..]),
             Kernel::VecAdd => match (vector(&args[0]), vector(&args[1])) {
-                (Some(a), Some(b)) if a.len() == b.len() => Ok(a
-                    .iter()
-                    .zip(b)
-                    .map(|(p, q)| p + q)
-                    .collect::<Vec<f64>>()
-                    .snapshot()),
+                (Some(a), Some(b)) if a.len() == b.len() => Ok(Value::snapshot(
+                    a.iter().zip(b).map(|(p, q)| p + q).collect::<Vec<f64>>(),
+                )),
                 (Some(a), Some(b)) => Err(EvalError::Domain(format!(
                     "vectors of lengths {} and {} added",
                     a.len(),
@@ -170,16 +167,22 @@ fn zeros_like(a: &Value) -> Result<Value, EvalError> {
         return Ok(0.0f32.snapshot());
     }
     if let Some(v) = vector(&a) {
-        return Ok(vec![0.0; v.len()].snapshot());
+        return Ok(Value::snapshot(vec![0.0; v.len()]));
     }
     arrays::zeros_like(&a).ok_or_else(|| type_error(0, "a float, `Vec<f64>` or array of `f64`", &a))
 }
 
 fn index_add(base: &Value, pairs: &[Value]) -> Result<Value, EvalError> {
-    let mut z: Vec<f64> = match base.floats() {
-        Some(v) => v.into_owned(),
-        None => arrays::vector_elements(base).ok_or_else(|| type_error(0, "a vector", base))?,
-    };
+    if let Some(v) = base.floats() {
+        let mut z = v.into_owned();
+        add_at(&mut z, pairs)?;
+        return Ok(Value::snapshot(z));
+    }
+    arrays::index_add(base, pairs)
+}
+
+/// `z[i] += x` for each pair `(i, x)` of `index_add`'s operands after the first.
+fn add_at(z: &mut [f64], pairs: &[Value]) -> Result<(), EvalError> {
     for (k, pair) in pairs.chunks(2).enumerate() {
         let i = pair[0]
             .as_i64()
@@ -193,17 +196,13 @@ fn index_add(base: &Value, pairs: &[Value]) -> Result<Value, EvalError> {
             EvalError::Domain(format!("index {i} out of bounds of {len} elements"))
         })? += x;
     }
-    if base.floats().is_some() {
-        Ok(z.snapshot())
-    } else {
-        arrays::vector(z).ok_or_else(|| type_error(0, "a vector", base))
-    }
+    Ok(())
 }
 
 #[cfg(feature = "ndarray")]
 mod arrays {
     use super::type_error;
-    use crate::core::arrays::{array_primal, like};
+    use crate::core::arrays::{array_primal, array_value, like};
     use crate::core::eval::EvalError;
     use crate::core::value::{Snapshot, Value};
     use ndarray::{ArrayD, Axis, IxDyn};
@@ -213,14 +212,19 @@ mod arrays {
         like(ArrayD::zeros(shape), a)
     }
 
-    pub(super) fn vector_elements(v: &Value) -> Option<Vec<f64>> {
-        array_primal(v)
-            .filter(|a| a.ndim() == 1)
-            .map(|a| a.iter().copied().collect())
-    }
-
-    pub(super) fn vector(z: Vec<f64>) -> Option<Value> {
-        Some(ndarray::Array1::from(z).snapshot())
+    /// `index_add` on a 1-D array: one copy of it, as a 1-D array of `f64`.
+    pub(super) fn index_add(base: &Value, pairs: &[Value]) -> Result<Value, EvalError> {
+        let mut a = array_primal(base)
+            .and_then(|a| a.into_owned().into_dimensionality::<ndarray::Ix1>().ok())
+            .ok_or_else(|| type_error(0, "a vector", base))?;
+        if a.as_slice().is_none() {
+            a = a.iter().copied().collect();
+        }
+        let z = a
+            .as_slice_mut()
+            .expect("an array collected from an iterator is contiguous");
+        super::add_at(z, pairs)?;
+        Ok(array_value(a))
     }
 
     pub(super) fn broadcast_like(t: &Value, y: &Value) -> Result<Value, EvalError> {
@@ -297,7 +301,10 @@ mod arrays {
             .ok_or_else(|| type_error(1, "a 1-D array", b))?;
         let (x, y): (Vec<f64>, Vec<f64>) =
             (x.iter().copied().collect(), y.iter().copied().collect());
-        Ok(ndarray::Array2::from_shape_fn((x.len(), y.len()), |(i, j)| x[i] * y[j]).snapshot())
+        Ok(array_value(ndarray::Array2::from_shape_fn(
+            (x.len(), y.len()),
+            |(i, j)| x[i] * y[j],
+        )))
     }
 }
 
@@ -312,11 +319,8 @@ mod arrays {
     pub(super) fn zeros_like(_: &Value) -> Option<Value> {
         None
     }
-    pub(super) fn vector_elements(_: &Value) -> Option<Vec<f64>> {
-        None
-    }
-    pub(super) fn vector(_: Vec<f64>) -> Option<Value> {
-        None
+    pub(super) fn index_add(base: &Value, _: &[Value]) -> Result<Value, EvalError> {
+        Err(super::type_error(0, "a vector", base))
     }
     pub(super) fn broadcast_like(_: &Value, _: &Value) -> Result<Value, EvalError> {
         Err(needs())

@@ -20,7 +20,6 @@ pub(crate) struct Staged {
 }
 
 /// The values computed so far: every operation of the stages run.
-#[derive(Clone)]
 pub(crate) struct Env {
     regs: Vec<Option<Value>>,
     inputs: Vec<Value>,
