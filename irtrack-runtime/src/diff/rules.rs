@@ -240,6 +240,13 @@ fn c(g: &Graph, like: &Src, x: f64) -> Src {
     g.float_like(like, x)
 }
 
+/// `x + 0`: `x`, but +0 for -0 (elementwise on arrays), for the slopes whose sign must not
+/// follow a zero's sign bit.
+fn plus_zero(g: &mut Graph, x: &Src) -> Result<Src, DiffError> {
+    let zero = c(g, x, 0.0);
+    bin(g, BinOp::Add, x, &zero)
+}
+
 /// The sum of the tangents present (`None` when none is).
 fn sum(g: &mut Graph, terms: Vec<Option<Src>>) -> Result<Option<Src>, DiffError> {
     let mut total: Option<Src> = None;
@@ -451,14 +458,17 @@ fn binary(
             }
             (None, None) => return Ok(None),
         },
-        // x % z = x - trunc(x / z) z.
+        // x % z = x - n z, with n the integer quotient the remainder was computed with:
+        // (x - y) / z rounded. Not trunc(x / z), which is n + 1 where x / z rounds up to an
+        // integer (`1.0 % 0.1` is 1 - 9 · 0.1, but `1.0 / 0.1` is 10).
         BinOp::Rem => {
             let q = dz
                 .map(|q| -> Result<Src, DiffError> {
-                    let ratio = div(g, x, z)?;
-                    let t = m1(g, FloatFn::Trunc, &ratio)?;
-                    let tq = mul(g, &t, &q)?;
-                    neg(g, &tq)
+                    let multiple = sub(g, x, y)?;
+                    let ratio = div(g, &multiple, z)?;
+                    let n = m1(g, FloatFn::Round, &ratio)?;
+                    let nq = mul(g, &n, &q)?;
+                    neg(g, &nq)
                 })
                 .transpose()?;
             match sum(g, vec![dx, q])? {
@@ -487,22 +497,40 @@ fn float_method(
     }
     let (a, b) = (&args[0], &args[1]);
     Ok(match f {
-        // d a^b = b a^(b-1) da + y ln(a) db.
+        // d a^b = b a^(b-1) da + y ln(a) db, as `grad/rules.rs` has it at the edges.
         FloatFn::Powf => {
-            let first = match d(0) {
+            let zero = c(g, a, 0.0);
+            // A constant exponent 0: a⁰ = 1 is constant, its tangent none at all (a zero
+            // tangent would still make NaN with an infinite cotangent: `x.powf(0.0).acos()`).
+            let constant_one = matches!(b, Src::Const(_)) && g.value(b).as_f64() == Some(0.0);
+            let first = match d(0).filter(|_| !constant_one) {
                 Some(da) => {
                     let one = c(g, a, 1.0);
                     let bm1 = sub(g, b, &one)?;
                     let p = method(g, FloatFn::Powf, vec![a.clone(), bm1])?;
                     let k = mul(g, b, &p)?;
+                    // a⁰ = 1 for every a: 0 where b = 0 and a is 0 or NaN, where `0 · a^-1`
+                    // is NaN. For any other a the product is 0 already there, and its
+                    // derivative in b (∂²/∂a∂b = 1/a at b = 0) stays the product's.
+                    let b0 = cmp(g, CmpOp::Eq, b, &zero)?;
+                    let a0 = cmp(g, CmpOp::Eq, a, &zero)?;
+                    let nan = cmp(g, CmpOp::Ne, a, a)?;
+                    let degenerate = bin(g, BinOp::BitOr, &a0, &nan)?;
+                    let flat = bin(g, BinOp::BitAnd, &b0, &degenerate)?;
+                    let k = kernel(g, Kernel::Select, vec![flat, zero.clone(), k])?;
                     Some(mul(g, &k, &da)?)
                 }
                 None => None,
             };
             let second = match d(1) {
                 Some(db) => {
+                    // y ln a for a > 0, else 0: 0ᵇ = 0 for b > 0, and for a < 0 (or a = 0,
+                    // b <= 0) `powf` is not defined on any interval of b (`ln a` is NaN or
+                    // -∞ there, and `0 · -∞` NaN).
                     let l = m1(g, FloatFn::Ln, a)?;
                     let k = mul(g, y, &l)?;
+                    let positive = cmp(g, CmpOp::Gt, a, &zero)?;
+                    let k = kernel(g, Kernel::Select, vec![positive, k, zero])?;
                     Some(mul(g, &k, &db)?)
                 }
                 None => None,
@@ -532,39 +560,76 @@ fn float_method(
             };
             Some(kernel(g, Kernel::Select, vec![pick, da, db])?)
         }
-        // d atan2(a, b) = (b da - a db) / (a² + b²).
+        // d atan2(a, b) = (b da - a db) / (a² + b²), with a² + b² = h², h = hypot(a, b),
+        // divided by h twice (a² + b² overflows and underflows long before the quotients do:
+        // at (1e-200, 1e-200) it is 0). At (±0, ±0), where atan2 jumps, 0 (as for `floor`),
+        // not 0/0.
         FloatFn::Atan2 => {
-            let aa = mul(g, a, a)?;
-            let bb = mul(g, b, b)?;
-            let r = add(g, &aa, &bb)?;
-            let first = scaled(g, b, &d(0))?;
-            let second = match d(1) {
-                Some(db) => {
-                    let t = mul(g, a, &db)?;
-                    Some(neg(g, &t)?)
+            if d(0).is_none() && d(1).is_none() {
+                return Ok(None);
+            }
+            let h = method(g, FloatFn::Hypot, vec![a.clone(), b.clone()])?;
+            let zero = c(g, a, 0.0);
+            let origin = cmp(g, CmpOp::Eq, &h, &zero)?;
+            let coefficient = |g: &mut Graph, x: &Src| -> Result<Src, DiffError> {
+                let q = div(g, x, &h)?;
+                let q = div(g, &q, &h)?;
+                kernel(g, Kernel::Select, vec![origin.clone(), zero.clone(), q])
+            };
+            let first = match d(0) {
+                Some(da) => {
+                    let k = coefficient(g, b)?;
+                    Some(mul(g, &k, &da)?)
                 }
                 None => None,
             };
-            match sum(g, vec![first, second])? {
-                Some(n) => Some(div(g, &n, &r)?),
+            let second = match d(1) {
+                Some(db) => {
+                    let minus_a = neg(g, a)?;
+                    let k = coefficient(g, &minus_a)?;
+                    Some(mul(g, &k, &db)?)
+                }
                 None => None,
-            }
+            };
+            sum(g, vec![first, second])?
         }
-        // d hypot(a, b) = (a da + b db) / y.
+        // d hypot(a, b) = (a / y) da + (b / y) db (each coefficient formed first, so that
+        // reverse mode multiplies by it and not by 1 / y, infinite at (5e-324, 0)), and 0 at
+        // (±0, ±0): the norm's minimum-norm subgradient, not 0/0.
         FloatFn::Hypot => {
-            let first = scaled(g, a, &d(0))?;
-            let second = scaled(g, b, &d(1))?;
-            match sum(g, vec![first, second])? {
-                Some(n) => Some(div(g, &n, y)?),
-                None => None,
+            if d(0).is_none() && d(1).is_none() {
+                return Ok(None);
             }
+            let zero = c(g, a, 0.0);
+            let origin = cmp(g, CmpOp::Eq, y, &zero)?;
+            let coefficient = |g: &mut Graph, x: &Src| -> Result<Src, DiffError> {
+                let q = div(g, x, y)?;
+                kernel(g, Kernel::Select, vec![origin.clone(), zero.clone(), q])
+            };
+            let first = match d(0) {
+                Some(da) => {
+                    let k = coefficient(g, a)?;
+                    Some(mul(g, &k, &da)?)
+                }
+                None => None,
+            };
+            let second = match d(1) {
+                Some(db) => {
+                    let k = coefficient(g, b)?;
+                    Some(mul(g, &k, &db)?)
+                }
+                None => None,
+            };
+            sum(g, vec![first, second])?
         }
         // log_b(a) = ln a / ln b.
         FloatFn::Log => {
             let lb = m1(g, FloatFn::Ln, b)?;
             let first = match d(0) {
                 Some(da) => {
-                    let k = mul(g, a, &lb)?;
+                    // At a = -0 as at +0 (see `Ln`).
+                    let a0 = plus_zero(g, a)?;
+                    let k = mul(g, &a0, &lb)?;
                     Some(div(g, &da, &k)?)
                 }
                 None => None,
@@ -582,11 +647,14 @@ fn float_method(
             };
             sum(g, vec![first, second])?
         }
-        // copysign(a, b) = ±a: the sign flips with the signs of a and b.
+        // copysign(a, b) = ±a: -a where the sign bits of a and b differ. The bits are read
+        // as `copysign` reads them, also a NaN's (`2.0.copysign(-NaN)` is -2, whose slope
+        // `signum(-NaN)` would make NaN).
         FloatFn::Copysign => match d(0) {
             Some(da) => {
-                let sa = m1(g, FloatFn::Signum, a)?;
-                let sb = m1(g, FloatFn::Signum, b)?;
+                let one = c(g, a, 1.0);
+                let sa = method(g, FloatFn::Copysign, vec![one.clone(), a.clone()])?;
+                let sb = method(g, FloatFn::Copysign, vec![one, b.clone()])?;
                 let s = mul(g, &sa, &sb)?;
                 Some(mul(g, &s, &da)?)
             }
@@ -681,7 +749,12 @@ fn unary(
             mul(g, y, &ln2)?
         }
         ExpM1 => add(g, y, &one)?,
-        Ln => return div(g, dx, x).map(Some),
+        // 1 / x, with -0 as +0: ln is defined for x >= 0 and ln(-0) = ln(0), so its slope
+        // there is the one-sided +∞, not 1 / -0 = -∞.
+        Ln => {
+            let x0 = plus_zero(g, x)?;
+            return div(g, dx, &x0).map(Some);
+        }
         Ln1p => {
             let r = add(g, &one, x)?;
             return div(g, dx, &r).map(Some);
@@ -693,13 +766,16 @@ fn unary(
                 std::f64::consts::LN_2
             };
             let lb = c(g, x, base);
-            let r = mul(g, x, &lb)?;
+            let x0 = plus_zero(g, x)?;
+            let r = mul(g, &x0, &lb)?;
             return div(g, dx, &r).map(Some);
         }
-        // d sqrt(x) = dx / (2 y).
+        // d sqrt(x) = dx / (2 y), with y = sqrt(-0) = -0 as +0 (+∞, the one-sided slope at 0,
+        // not -∞).
         Sqrt => {
             let two = c(g, x, 2.0);
-            let r = mul(g, &two, y)?;
+            let y0 = plus_zero(g, y)?;
+            let r = mul(g, &two, &y0)?;
             return div(g, dx, &r).map(Some);
         }
         Cbrt => {
@@ -708,7 +784,12 @@ fn unary(
             let r = mul(g, &three, &yy)?;
             return div(g, dx, &r).map(Some);
         }
-        Abs => m1(g, Signum, x)?,
+        // -1 for x < 0, else 1 (also at -0, where `signum` is -1: -0 is 0, and abs takes 1
+        // there as `grad/rules.rs` does).
+        Abs => {
+            let x0 = plus_zero(g, x)?;
+            m1(g, Signum, &x0)?
+        }
         // d(1/x) = -y² dx.
         Recip => {
             let yy = mul(g, y, y)?;
@@ -731,7 +812,8 @@ fn unary(
 }
 
 /// The tangent of `x.powi(n)`: `n x^(n-1) dx`, without `x^(n-1)` where `n` is 0, 1 or 2 (so
-/// that `x⁰` has the derivative 0 at `x = 0`, not `0 · ∞`).
+/// that `x⁰` has the derivative 0 at `x = 0`, not `0 · ∞`), and 0 where an `n` that is not a
+/// constant is 0.
 fn powi(g: &mut Graph, x: &Src, n: &Src, dx: &Option<Src>) -> Result<Option<Src>, DiffError> {
     let Some(dx) = dx else { return Ok(None) };
     let nv = g.value(n);
@@ -769,7 +851,12 @@ fn powi(g: &mut Graph, x: &Src, n: &Src, dx: &Option<Src>) -> Result<Option<Src>
                 _ => ScalarType::F64,
             };
             let nf = op(g, Operation::Builtin(Builtin::Cast(to)), vec![n.clone()])?;
-            mul(g, &nf, &p)?
+            let k = mul(g, &nf, &p)?;
+            // x⁰ = 1 for every x: 0 where n = 0, where `0 · 0^-1` is NaN.
+            let n0 = int(g, 0)?;
+            let flat = cmp(g, CmpOp::Eq, n, &n0)?;
+            let z = zero(g, &k)?;
+            kernel(g, Kernel::Select, vec![flat, z, k])?
         }
     };
     mul(g, &coefficient, dx).map(Some)

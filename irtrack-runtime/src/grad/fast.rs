@@ -664,7 +664,10 @@ impl<'s> Builder<'s> {
                     BinOp::Sub => (a - b, (1.0, -1.0)),
                     BinOp::Mul => (a * b, (b, a)),
                     BinOp::Div => (a / b, (1.0 / b, -a / (b * b))),
-                    BinOp::Rem => (a % b, (1.0, -(a / b).trunc())),
+                    BinOp::Rem => {
+                        let r = a % b;
+                        (r, (1.0, -super::rules::rem_quotient(a, b, r)))
+                    }
                     _ => return None,
                 };
                 // The operands must be the ones the operator ran on (no stale edge).

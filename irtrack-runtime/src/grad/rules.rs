@@ -80,11 +80,13 @@ fn unary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
         Exp => |_, y| y,
         Exp2 => |_, y| y * std::f64::consts::LN_2,
         ExpM1 => |_, y| y + 1.0,
-        Ln => |x, _| 1.0 / x,
+        // `x + 0.0` is `x`, but +0 for -0: ln(-0) = ln(0), and its slope there is the
+        // one-sided +∞, not 1 / -0 = -∞ (the same for the logarithms below and `sqrt`).
+        Ln => |x, _| 1.0 / (x + 0.0),
         Ln1p => |x, _| 1.0 / (1.0 + x),
-        Log10 => |x, _| 1.0 / (x * std::f64::consts::LN_10),
-        Log2 => |x, _| 1.0 / (x * std::f64::consts::LN_2),
-        Sqrt => |_, y| 0.5 / y,
+        Log10 => |x, _| 1.0 / ((x + 0.0) * std::f64::consts::LN_10),
+        Log2 => |x, _| 1.0 / ((x + 0.0) * std::f64::consts::LN_2),
+        Sqrt => |_, y| 0.5 / (y + 0.0),
         Cbrt => |_, y| 1.0 / (3.0 * y * y),
         Abs => |x, _| if x < 0.0 { -1.0 } else { 1.0 },
         Recip => |x, _| -1.0 / (x * x),
@@ -116,9 +118,16 @@ fn operator(op: BinOp) -> Option<BinaryDerivative> {
         BinOp::Sub => |_, _, _| (1.0, -1.0),
         BinOp::Mul => |a, b, _| (b, a),
         BinOp::Div => |a, b, _| (1.0 / b, -a / (b * b)),
-        BinOp::Rem => |a, b, _| (1.0, -(a / b).trunc()),
+        BinOp::Rem => |a, b, y| (1.0, -rem_quotient(a, b, y)),
         _ => return None,
     })
+}
+
+/// The integer quotient `n` of `y = a % b = a - n b`: `(a - y) / b` rounded. Not
+/// `trunc(a / b)`, which is `n + 1` where `a / b` rounds up to an integer (`1.0 % 0.1` is
+/// `1 - 9 · 0.1`, but `1.0 / 0.1` is 10).
+pub(crate) fn rem_quotient(a: f64, b: f64, y: f64) -> f64 {
+    ((a - y) / b).round()
 }
 
 /// The derivatives of the float methods of two arguments (`a.f(b)`).
@@ -147,14 +156,22 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
                 (0.0, 1.0)
             }
         },
+        // `a² + b²` as `hypot(a, b)²`, divided by `hypot` twice: it overflows and underflows long
+        // before the quotients do (at (1e-200, 1e-200) it is 0). At (±0, ±0), where atan2
+        // jumps, 0 (as for `floor`), not 0/0.
         Atan2 => |a, b, _| {
-            let r = a * a + b * b;
-            (b / r, -a / r)
+            let h = a.hypot(b);
+            if h == 0.0 {
+                (0.0, 0.0)
+            } else {
+                (b / h / h, -a / h / h)
+            }
         },
-        Hypot => |a, b, y| (a / y, b / y),
+        // At (±0, ±0): 0, the norm's minimum-norm subgradient, not 0/0.
+        Hypot => |a, b, y| if y == 0.0 { (0.0, 0.0) } else { (a / y, b / y) },
         Log => |a, b, _| {
             let lb = b.ln();
-            (1.0 / (a * lb), -a.ln() / (b * lb * lb))
+            (1.0 / ((a + 0.0) * lb), -a.ln() / (b * lb * lb))
         },
         Copysign => |a, b, _| {
             // The sign bits decide, as `copysign` does: `(-0.0).copysign(-0.0)` keeps `a`.
