@@ -299,7 +299,8 @@ fn frechet_derivative_program_is_what_frechetdiff_prints() {
     .unwrap();
     let d = differentiate(&p, &[0]).unwrap();
     // FrechetDiff's `s2 = circshift(s1, 1)`, `s4 = circshift(s3, 1)`, `s3 .* s2 + s1 .* s4`;
-    // `$1` is the `x.clone()` the Rust function passes to `roll`.
+    // `$1` is the `x.clone()` the Rust function passes to `roll`. `times` is `*` where a zero
+    // factor stays zero against an infinite one (a derivative program's products).
     assert_eq!(
         d.to_string(),
         "\
@@ -307,8 +308,8 @@ program frechet_f'(%1: ArrayBase<OwnedRepr<f64>, Dim<[usize; 1]>>, %2: ArrayBase
   $1 = Copy(%1)\t# frechet_f [§1:%2]
   $2 = diff::roll($1, ⟨1⟩)\t# frechet_f [§1:%3]
   $3 = diff::roll(%2, ⟨1⟩)\t# frechet_f [§1:%3]
-  $4 = *(%2, $2)\t# frechet_f [§1:%4]
-  $5 = *(%1, $3)\t# frechet_f [§1:%4]
+  $4 = times(%2, $2)\t# frechet_f [§1:%4]
+  $5 = times(%1, $3)\t# frechet_f [§1:%4]
   $6 = +($4, $5)\t# frechet_f [§1:%4]
   return $6
 "

@@ -24,8 +24,8 @@ pub fn frechet_f_d1(
     let s2 = roll(s1, 1_i32);
     Ok(move |v1: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
         let s3 = roll(v1.clone(), 1_i32);
-        let s4 = v1 * &s2;
-        let s5 = &x1 * s3;
+        let s4 = irtrack::diff::times(&v1, &s2);
+        let s5 = irtrack::diff::times(&x1, &s3);
         let s6 = s4 + s5;
         s6
     })
@@ -44,8 +44,8 @@ pub fn frechet_g_d2(
     let s3 = x1[0_usize];
     Ok(move |v1: ndarray::Array1<f64>| -> Box<dyn Fn(ndarray::Array1<f64>) -> f64> {
         let s4 = roll(v1.clone(), 1_i32);
-        let s5 = &v1 * &s2;
-        let s6 = &x1 * &s4;
+        let s5 = irtrack::diff::times(&v1, &s2);
+        let s6 = irtrack::diff::times(&x1, &s4);
         let s7 = s5 + s6;
         let s8 = v1[0_usize];
         let s9 = s7.sum();
@@ -53,18 +53,18 @@ pub fn frechet_g_d2(
         let x1 = x1.clone();
         Box::new(move |v2: ndarray::Array1<f64>| -> f64 {
             let s10 = roll(v2.clone(), 1_i32);
-            let s11 = &v2 * &s2;
-            let s12 = &x1 * &s10;
+            let s11 = irtrack::diff::times(&v2, &s2);
+            let s12 = irtrack::diff::times(&x1, &s10);
             let s13 = s11 + s12;
             let s14 = v2[0_usize];
             let s15 = s13.sum();
-            let s16 = &v1 * s10;
-            let s17 = v2 * &s4;
+            let s16 = irtrack::diff::times(&v1, &s10);
+            let s17 = irtrack::diff::times(&v2, &s4);
             let s18 = s16 + s17;
             let s19 = s18.sum();
-            let s20 = s8 * s15;
-            let s21 = s9 * s14;
-            let s22 = s3 * s19;
+            let s20 = irtrack::diff::times(s8, s15);
+            let s21 = irtrack::diff::times(s9, s14);
+            let s22 = irtrack::diff::times(s3, s19);
             let s23 = s21 + s22;
             let s24 = s20 + s23;
             s24
@@ -83,14 +83,14 @@ pub fn frechet_g_grad(
     let s4 = x1[0_usize];
     let s5 = s3.sum();
     Ok(move |v1: f64| -> ndarray::Array1<f64> {
-        let s6 = v1 * s4;
-        let s7 = v1 * s5;
+        let s6 = irtrack::diff::times(v1, s4);
+        let s7 = irtrack::diff::times(v1, s5);
         let s8 = ndarray::Array::from_elem(s3.raw_dim(), s6);
         let s9 = irtrack::diff::sum_like(s8.clone(), &s2);
         let s10 = irtrack::diff::sum_like(s8, &x1);
-        let s11 = &x1 * s10;
+        let s11 = irtrack::diff::times(&x1, &s10);
         let s12 = irtrack::diff::sum_like(s11, &s2);
-        let s13 = &s2 * s9;
+        let s13 = irtrack::diff::times(&s2, &s9);
         let s14 = irtrack::diff::sum_like(s13, &x1);
         let s15 = roll(s12, -1_i32);
         let s16 = s14 + s15;
@@ -116,7 +116,7 @@ pub fn frechet_g_hvp(
     let s3 = &x1 * &s2;
     let s4 = x1[0_usize];
     Ok(move |v1: f64| -> Box<dyn Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>> {
-        let s5 = v1 * s4;
+        let s5 = irtrack::diff::times(v1, s4);
         let s6 = ndarray::Array::from_elem(s3.raw_dim(), s5);
         let s7 = irtrack::diff::sum_like(s6.clone(), &s2);
         let s8 = irtrack::diff::sum_like(s6, &x1);
@@ -125,22 +125,22 @@ pub fn frechet_g_hvp(
         let s3 = s3.clone();
         Box::new(move |v2: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
             let s9 = roll(v2.clone(), 1_i32);
-            let s10 = &v2 * &s2;
-            let s11 = &x1 * &s9;
+            let s10 = irtrack::diff::times(&v2, &s2);
+            let s11 = irtrack::diff::times(&x1, &s9);
             let s12 = s10 + s11;
             let s13 = v2[0_usize];
             let s14 = s12.sum();
-            let s15 = v1 * s13;
-            let s16 = v1 * s14;
+            let s15 = irtrack::diff::times(v1, s13);
+            let s16 = irtrack::diff::times(v1, s14);
             let s17 = ndarray::Array::from_elem(s3.raw_dim(), s15);
             let s18 = irtrack::diff::sum_like(s17.clone(), &s2);
             let s19 = irtrack::diff::sum_like(s17, &x1);
-            let s20 = v2 * &s8;
-            let s21 = &x1 * s19;
+            let s20 = irtrack::diff::times(&v2, &s8);
+            let s21 = irtrack::diff::times(&x1, &s19);
             let s22 = s20 + s21;
             let s23 = irtrack::diff::sum_like(s22, &s2);
-            let s24 = &s7 * s9;
-            let s25 = &s2 * s18;
+            let s24 = irtrack::diff::times(&s7, &s9);
+            let s25 = irtrack::diff::times(&s2, &s18);
             let s26 = s24 + s25;
             let s27 = irtrack::diff::sum_like(s26, &x1);
             let s28 = roll(s23, -1_i32);

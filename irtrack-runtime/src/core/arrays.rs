@@ -139,7 +139,7 @@ pub(crate) fn like(a: ndarray::ArrayD<f64>, recorded: &Value) -> Option<Value> {
 
 /// [`like`], or `a` itself (dynamic-dimensional) when the recorded value is no owned array of
 /// `f64` of `a`'s dimension; without a copy of `a` either way.
-fn like_or_dyn(a: ndarray::ArrayD<f64>, recorded: &Value) -> Value {
+pub(crate) fn like_or_dyn(a: ndarray::ArrayD<f64>, recorded: &Value) -> Value {
     use ndarray::{Array0, Array1, Array2, Array3, Ix0, Ix1, Ix2, Ix3};
     macro_rules! as_dim {
         ($($t:ty => $d:ty),*) => {$(

@@ -505,6 +505,9 @@ pub(crate) struct Registered {
     /// Whether every replay must run it, even on values fixed when the program was built (a
     /// checkpoint, whose result depends on what is collected or injected at run time).
     pub volatile: bool,
+    /// The same operation on two `f64`s, for the scalar fast path of programs
+    /// (`program/fast.rs`), where it has one (the products of derivative programs).
+    pub f64_binary: Option<fn(f64, f64) -> f64>,
 }
 
 type Registry = RwLock<HashMap<TypeId, Registered>>;
@@ -532,17 +535,34 @@ pub(crate) fn registered_key(key: TypeId) -> Option<CalleeKey> {
 
 /// Registers `forward` as the operation of the callee `key`, replacing an earlier one.
 pub(crate) fn register_forward(key: CalleeKey, forward: Arc<Forward>, volatile: bool) {
+    insert(Registered {
+        key,
+        forward,
+        volatile,
+        f64_binary: None,
+    });
+}
+
+/// [`register_forward`] for an operation of two floats that also runs as `f64_binary` on
+/// two `f64`s.
+pub(crate) fn register_f64_binary(
+    key: CalleeKey,
+    forward: Arc<Forward>,
+    f64_binary: fn(f64, f64) -> f64,
+) {
+    insert(Registered {
+        key,
+        forward,
+        volatile: false,
+        f64_binary: Some(f64_binary),
+    });
+}
+
+fn insert(r: Registered) {
     operations()
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(
-            key.id,
-            Registered {
-                key,
-                forward,
-                volatile,
-            },
-        );
+        .insert(r.key.id, r);
 }
 
 /// A type a registered operation takes an argument as: read from a recorded [`Value`].

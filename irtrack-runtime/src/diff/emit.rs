@@ -544,6 +544,16 @@ impl<'p> Emitter<'p> {
                 a(0).code,
                 a(1).code
             ),
+            Kernel::Times | Kernel::Over => {
+                let arg = |x: Atom| {
+                    if x.ty.is_array() {
+                        format!("&{}", x.code)
+                    } else {
+                        x.recv()
+                    }
+                };
+                format!("irtrack::diff::{}({}, {})", k.name(), arg(a(0)), arg(a(1)))
+            }
             Kernel::Outer => format!(
                 "ndarray::Array2::from_shape_fn(({x}.len(), {y}.len()), |(i, j)| {x}[i] * {y}[j])",
                 x = a(0).code,

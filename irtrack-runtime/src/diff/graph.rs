@@ -164,7 +164,7 @@ fn canonical(op: &Operation, mut args: Vec<Src>) -> Vec<Src> {
     let commutes = matches!(
         op,
         Operation::Builtin(Builtin::Binary(BinOp::Add | BinOp::Mul))
-    );
+    ) || Kernel::of(op) == Some(Kernel::Times);
     if commutes && args.len() == 2 {
         if let (Some(a), Some(b)) = (rank(&args[0]), rank(&args[1])) {
             if b < a {
@@ -365,22 +365,14 @@ impl Graph {
             (Kind::Array(_), Kind::Float(ScalarType::F64)) => true,
             _ => false,
         };
+        let product = matches!(op, Operation::Builtin(Builtin::Binary(BinOp::Mul)))
+            || Kernel::of(op) == Some(Kernel::Times);
+        let quotient = matches!(op, Operation::Builtin(Builtin::Binary(BinOp::Div)))
+            || Kernel::of(op) == Some(Kernel::Over);
         match (op, args) {
-            (Operation::Builtin(Builtin::Binary(BinOp::Mul)), [a, b])
-                if is(b, 1.0) && keeps_type(a, b) =>
-            {
-                Some(a.clone())
-            }
-            (Operation::Builtin(Builtin::Binary(BinOp::Mul)), [a, b])
-                if is(a, 1.0) && keeps_type(b, a) =>
-            {
-                Some(b.clone())
-            }
-            (Operation::Builtin(Builtin::Binary(BinOp::Div)), [a, b])
-                if is(b, 1.0) && keeps_type(a, b) =>
-            {
-                Some(a.clone())
-            }
+            (_, [a, b]) if product && is(b, 1.0) && keeps_type(a, b) => Some(a.clone()),
+            (_, [a, b]) if product && is(a, 1.0) && keeps_type(b, a) => Some(b.clone()),
+            (_, [a, b]) if quotient && is(b, 1.0) && keeps_type(a, b) => Some(a.clone()),
             (Operation::Builtin(Builtin::Unary(UnOp::Neg)), [Src::Op(k)]) => {
                 match (&self.nodes[*k].op, self.nodes[*k].args.as_slice()) {
                     (Operation::Builtin(Builtin::Unary(UnOp::Neg)), [inner]) => Some(inner.clone()),

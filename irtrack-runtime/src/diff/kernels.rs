@@ -6,7 +6,7 @@
 //! derivative program runs, prints and replays them as it does any operation, and nothing in
 //! `core`, `view` or `program` needs to know them.
 
-use crate::core::eval::{register_forward, EvalError};
+use crate::core::eval::{register_f64_binary, register_forward, EvalError};
 use crate::core::ids::CalleeKey;
 use crate::core::value::{Snapshot, Value};
 use crate::view::operation::Operation;
@@ -32,12 +32,21 @@ pub(crate) enum Kernel {
     VecAdd,
     /// `outer(a, b)`: the matrix `a[i] * b[j]` of two 1-D arrays.
     Outer,
+    /// `times(a, b)`: `a * b`, elementwise with broadcasting, but 0 where one factor is 0 and
+    /// the other infinite or NaN. Every product a derivative rule builds is one: a slope times
+    /// a tangent that is exactly 0 contributes nothing, as in the gradient's sweep, where IEEE
+    /// `0 · ∞` would make the whole derivative NaN (`jvp` of `sqrt(x) + y` at `x = 0` along
+    /// `y`).
+    Times,
+    /// `over(a, b)`: `a / b`, but 0 where `a` is 0 and `b` is 0 or NaN (a tangent of 0 over a
+    /// vanishing denominator, as [`Times`](Kernel::Times)).
+    Over,
 }
 
 struct Marker<const K: u8>;
 
 impl Kernel {
-    const ALL: [Kernel; 7] = [
+    const ALL: [Kernel; 9] = [
         Kernel::Select,
         Kernel::ZerosLike,
         Kernel::BroadcastLike,
@@ -45,6 +54,8 @@ impl Kernel {
         Kernel::IndexAdd,
         Kernel::VecAdd,
         Kernel::Outer,
+        Kernel::Times,
+        Kernel::Over,
     ];
 
     /// The name a listing prints.
@@ -57,6 +68,8 @@ impl Kernel {
             Kernel::IndexAdd => "index_add",
             Kernel::VecAdd => "vec_add",
             Kernel::Outer => "outer",
+            Kernel::Times => "times",
+            Kernel::Over => "over",
         }
     }
 
@@ -69,6 +82,8 @@ impl Kernel {
             Kernel::IndexAdd => TypeId::of::<Marker<4>>(),
             Kernel::VecAdd => TypeId::of::<Marker<5>>(),
             Kernel::Outer => TypeId::of::<Marker<6>>(),
+            Kernel::Times => TypeId::of::<Marker<7>>(),
+            Kernel::Over => TypeId::of::<Marker<8>>(),
         }
     }
 
@@ -77,7 +92,12 @@ impl Kernel {
         static REGISTERED: OnceLock<()> = OnceLock::new();
         REGISTERED.get_or_init(|| {
             for k in Kernel::ALL {
-                register_forward(k.key(), Arc::new(move |args: &[Value]| k.eval(args)), false);
+                let forward = Arc::new(move |args: &[Value]| k.eval(args));
+                match k {
+                    Kernel::Times => register_f64_binary(k.key(), forward, times_f64),
+                    Kernel::Over => register_f64_binary(k.key(), forward, over_f64),
+                    _ => register_forward(k.key(), forward, false),
+                }
             }
         });
         Operation::Registered(self.key())
@@ -142,6 +162,173 @@ impl Kernel {
                 (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
             },
             Kernel::Outer => arrays::outer(&args[0], &args[1]),
+            Kernel::Times => absorbing(args, times_f64, times_f32),
+            Kernel::Over => absorbing(args, over_f64, over_f32),
+        }
+    }
+}
+
+/// [`Kernel::Times`] or [`Kernel::Over`] on two floats of one type, or elementwise on arrays.
+fn absorbing(
+    args: &[Value],
+    f: fn(f64, f64) -> f64,
+    f32: fn(f32, f32) -> f32,
+) -> Result<Value, EvalError> {
+    use crate::core::op::ScalarType;
+    let (a, b) = (args[0].by_value(), args[1].by_value());
+    match (a.scalar_type(), b.scalar_type()) {
+        (Some(ScalarType::F32), Some(ScalarType::F32)) => {
+            match (a.downcast_ref::<f32>(), b.downcast_ref::<f32>()) {
+                (Some(p), Some(q)) => Ok(f32(*p, *q).snapshot()),
+                _ => Err(type_error(0, "an `f32`", &a)),
+            }
+        }
+        (Some(ScalarType::F64), Some(ScalarType::F64)) => match (a.as_f64(), b.as_f64()) {
+            (Some(p), Some(q)) => Ok(f(p, q).snapshot()),
+            _ => Err(type_error(0, "an `f64`", &a)),
+        },
+        (Some(_), Some(_)) => Err(type_error(1, &format!("a `{}`", a.type_name()), &b)),
+        _ => arrays::absorbing(&a, &b, f),
+    }
+}
+
+macro_rules! absorbing_fns {
+    ($($t:ty: $times:ident, $over:ident;)*) => {$(
+        /// `p * q`, or 0 where IEEE arithmetic would give NaN from a zero factor.
+        #[inline]
+        fn $times(p: $t, q: $t) -> $t {
+            if (p == 0.0 && !q.is_finite()) || (q == 0.0 && !p.is_finite()) {
+                0.0
+            } else {
+                p * q
+            }
+        }
+
+        /// `p / q`, or 0 where `p` is 0 and IEEE arithmetic would give NaN.
+        #[inline]
+        fn $over(p: $t, q: $t) -> $t {
+            if p == 0.0 && (q == 0.0 || q.is_nan()) {
+                0.0
+            } else {
+                p / q
+            }
+        }
+
+        impl Absorbing for $t {
+            type Output = $t;
+            fn times(self, rhs: $t) -> $t {
+                $times(self, rhs)
+            }
+            fn over(self, rhs: $t) -> $t {
+                $over(self, rhs)
+            }
+        }
+    )*};
+}
+
+absorbing_fns! {
+    f64: times_f64, over_f64;
+    f32: times_f32, over_f32;
+}
+
+/// The products and quotients of derivative programs (`times`, `over` in their listings), for
+/// code emitted by [`emit_rust`](super::emit_rust): `a * b` and `a / b`, except that a zero
+/// tangent stays zero where IEEE arithmetic would give NaN (`0 · ∞`, `0 / 0`), as the
+/// gradient's sweep treats it. Implemented for `f64`, `f32`, and (feature `ndarray`) for
+/// references to arrays of `f64`, with a scalar or another array (broadcasting as `*` does).
+///
+/// ```
+/// use irtrack::diff::{over, times};
+///
+/// assert_eq!(times(0.0, f64::INFINITY), 0.0);
+/// assert_eq!(times(2.0, 3.0), 6.0);
+/// assert_eq!(over(0.0, 0.0), 0.0);
+/// assert_eq!(over(1.0, 0.0), f64::INFINITY);
+/// ```
+pub trait Absorbing<Rhs = Self> {
+    /// The result's type.
+    type Output;
+    /// `self * rhs`, 0 where a zero factor meets an infinite or NaN one.
+    fn times(self, rhs: Rhs) -> Self::Output;
+    /// `self / rhs`, 0 where `self` is 0 and `rhs` is 0 or NaN.
+    fn over(self, rhs: Rhs) -> Self::Output;
+}
+
+/// [`Absorbing::times`].
+pub fn times<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
+    a.times(b)
+}
+
+/// [`Absorbing::over`].
+pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
+    a.over(b)
+}
+
+#[cfg(feature = "ndarray")]
+mod absorbing_arrays {
+    use super::{over_f64, times_f64, Absorbing};
+    use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Zip};
+
+    /// `f` elementwise over `a` and `b` broadcast together: the IEEE result first (ndarray's
+    /// own broadcasting), then the entries it made NaN recomputed by `f`.
+    fn zip<S, S2, D, E>(
+        a: &ArrayBase<S, D>,
+        b: &ArrayBase<S2, E>,
+        ieee: Array<f64, <D as DimMax<E>>::Output>,
+        f: fn(f64, f64) -> f64,
+    ) -> Array<f64, <D as DimMax<E>>::Output>
+    where
+        S: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+        D: Dimension + DimMax<E>,
+        E: Dimension,
+    {
+        let mut r = ieee;
+        let shape = r.raw_dim();
+        let (Some(a), Some(b)) = (a.broadcast(shape.clone()), b.broadcast(shape)) else {
+            unreachable!("both operands broadcast to the shape of their product");
+        };
+        Zip::from(&mut r).and(&a).and(&b).for_each(|r, &p, &q| {
+            if r.is_nan() {
+                *r = f(p, q);
+            }
+        });
+        r
+    }
+
+    impl<S, S2, D, E> Absorbing<&ArrayBase<S2, E>> for &ArrayBase<S, D>
+    where
+        S: Data<Elem = f64>,
+        S2: Data<Elem = f64>,
+        D: Dimension + DimMax<E>,
+        E: Dimension,
+    {
+        type Output = Array<f64, <D as DimMax<E>>::Output>;
+        fn times(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
+            zip(self, rhs, self * rhs, times_f64)
+        }
+        fn over(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
+            zip(self, rhs, self / rhs, over_f64)
+        }
+    }
+
+    impl<S: Data<Elem = f64>, D: Dimension> Absorbing<f64> for &ArrayBase<S, D> {
+        type Output = Array<f64, D>;
+        fn times(self, rhs: f64) -> Array<f64, D> {
+            self.mapv(|p| times_f64(p, rhs))
+        }
+        fn over(self, rhs: f64) -> Array<f64, D> {
+            self.mapv(|p| over_f64(p, rhs))
+        }
+    }
+
+    impl<S: Data<Elem = f64>, D: Dimension> Absorbing<&ArrayBase<S, D>> for f64 {
+        type Output = Array<f64, D>;
+        fn times(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
+            rhs.mapv(|q| times_f64(self, q))
+        }
+        fn over(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
+            rhs.mapv(|q| over_f64(self, q))
         }
     }
 }
@@ -292,6 +479,52 @@ mod arrays {
         .ok_or_else(|| type_error(1, "an owned array of `f64`", &a))
     }
 
+    /// `f` elementwise over two operands (arrays of `f64` or floats) broadcast together, of
+    /// the widest array operand's type.
+    pub(super) fn absorbing(
+        a: &Value,
+        b: &Value,
+        f: fn(f64, f64) -> f64,
+    ) -> Result<Value, EvalError> {
+        use ndarray::{arr0, CowArray, Zip};
+        fn operand(i: usize, v: &Value) -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
+            match v.as_f64() {
+                Some(x) => Ok(CowArray::from(arr0(x).into_dyn())),
+                None => array_primal(v).ok_or_else(|| type_error(i, "a float or an array", v)),
+            }
+        }
+        let (x, y) = (operand(0, a)?, operand(1, b)?);
+        let n = x.ndim().max(y.ndim());
+        let pad = |s: &[usize]| {
+            let mut p = vec![1; n - s.len()];
+            p.extend_from_slice(s);
+            p
+        };
+        let (sx, sy) = (pad(x.shape()), pad(y.shape()));
+        let mut shape = Vec::with_capacity(n);
+        for (&p, &q) in sx.iter().zip(&sy) {
+            if p != q && p != 1 && q != 1 {
+                return Err(EvalError::Domain(format!(
+                    "shapes {:?} and {:?} do not broadcast",
+                    x.shape(),
+                    y.shape()
+                )));
+            }
+            shape.push(p.max(q));
+        }
+        let shape = IxDyn(&shape);
+        let (Some(xb), Some(yb)) = (x.broadcast(shape.clone()), y.broadcast(shape)) else {
+            unreachable!("the shapes were checked to broadcast");
+        };
+        let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| f(p, q));
+        let widest = if x.ndim() >= y.ndim() && array_primal(a).is_some() {
+            a
+        } else {
+            b
+        };
+        Ok(crate::core::arrays::like_or_dyn(r, widest))
+    }
+
     pub(super) fn outer(a: &Value, b: &Value) -> Result<Value, EvalError> {
         let x = array_primal(a)
             .filter(|x| x.ndim() == 1)
@@ -321,6 +554,17 @@ mod arrays {
     }
     pub(super) fn index_add(base: &Value, _: &[Value]) -> Result<Value, EvalError> {
         Err(super::type_error(0, "a vector", base))
+    }
+    pub(super) fn absorbing(
+        a: &Value,
+        _: &Value,
+        _: fn(f64, f64) -> f64,
+    ) -> Result<Value, EvalError> {
+        Err(super::type_error(
+            0,
+            "a float of the second operand's type",
+            a,
+        ))
     }
     pub(super) fn broadcast_like(_: &Value, _: &Value) -> Result<Value, EvalError> {
         Err(needs())

@@ -472,6 +472,21 @@ impl Transpose<'_> {
                 let w = self.shape_of(g, k, &args[0])?;
                 rules::kernel(g, Kernel::BroadcastLike, vec![c.clone(), w])
             }
+            // Products and quotients the rules built: linear in one operand, as `*` and `/`.
+            (Kernel::Times, 0 | 1) => {
+                if self.is_linear(&args[1 - j]) {
+                    return Err(self.no_transpose(g, k));
+                }
+                let p = rules::mul(g, c, &args[1 - j])?;
+                self.unbroadcast(g, k, j, p)
+            }
+            (Kernel::Over, 0) => {
+                if self.is_linear(&args[1]) {
+                    return Err(self.no_transpose(g, k));
+                }
+                let p = rules::div(g, c, &args[1])?;
+                self.unbroadcast(g, k, j, p)
+            }
             (Kernel::IndexAdd, 0) => Ok(c.clone()),
             (Kernel::IndexAdd, j) if j % 2 == 0 => g.apply(
                 Operation::Builtin(Builtin::Index),

@@ -195,12 +195,15 @@ fn sub(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
     bin(g, BinOp::Sub, x, y)
 }
 
+/// `x * y` as derivative programs multiply: [`Kernel::Times`], where a zero factor keeps the
+/// product zero against an infinite or NaN one (a slope of ∞ times a tangent of 0).
 pub(crate) fn mul(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
-    bin(g, BinOp::Mul, x, y)
+    kernel(g, Kernel::Times, vec![x.clone(), y.clone()])
 }
 
+/// `x / y` as derivative programs divide: [`Kernel::Over`] (a tangent of 0 over 0 is 0).
 pub(crate) fn div(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
-    bin(g, BinOp::Div, x, y)
+    kernel(g, Kernel::Over, vec![x.clone(), y.clone()])
 }
 
 pub(crate) fn neg(g: &mut Graph, x: &Src) -> Result<Src, DiffError> {
@@ -906,6 +909,29 @@ fn kernel_jvp(
             kernel(g, Kernel::IndexAdd, a).map(Some)
         }
         Kernel::VecAdd => sum(g, vec![d(0), d(1)]),
+        // The product and quotient rules, in the same absorbing arithmetic.
+        Kernel::Times => {
+            let first = d(0).map(|t| mul(g, &t, &args[1])).transpose()?;
+            let second = d(1).map(|t| mul(g, &args[0], &t)).transpose()?;
+            sum(g, vec![first, second])
+        }
+        // d(a / b) = (da - (a / b) db) / b.
+        Kernel::Over => {
+            let y = div(g, &args[0], &args[1])?;
+            let n = match (d(0), d(1)) {
+                (Some(p), Some(q)) => {
+                    let yq = mul(g, &y, &q)?;
+                    sub(g, &p, &yq)?
+                }
+                (Some(p), None) => p,
+                (None, Some(q)) => {
+                    let yq = mul(g, &y, &q)?;
+                    neg(g, &yq)?
+                }
+                (None, None) => return Ok(None),
+            };
+            div(g, &n, &args[1]).map(Some)
+        }
         Kernel::Outer => {
             let first = d(0)
                 .map(|t| kernel(g, k, vec![t, args[1].clone()]))

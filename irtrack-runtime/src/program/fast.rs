@@ -410,12 +410,19 @@ fn code_of(
     out: ScalarType,
 ) -> Option<Code> {
     use ScalarType as T;
-    let Operation::Builtin(b) = op else {
-        return None;
-    };
     let two = regs.len() == 2;
     let (t0, t1) = (ty(0), if two { ty(1) } else { None });
     let f64s = t0 == Some(T::F64) && (!two || t1 == Some(T::F64));
+    let b = match op {
+        Operation::Builtin(b) => b,
+        // A registered operation with a form on two `f64`s (a derivative program's `times`).
+        Operation::Registered(k) if f64s && two && out == T::F64 => {
+            return crate::core::eval::lookup(k.id)?
+                .f64_binary
+                .map(Code::F64Binary);
+        }
+        _ => return None,
+    };
     let int_like = |t: Option<ScalarType>| {
         matches!(
             t,
