@@ -505,9 +505,87 @@ pub(crate) struct Registered {
     /// Whether every replay must run it, even on values fixed when the program was built (a
     /// checkpoint, whose result depends on what is collected or injected at run time).
     pub volatile: bool,
-    /// The same operation on two `f64`s, for the scalar fast path of programs
-    /// (`program/fast.rs`), where it has one (the products of derivative programs).
-    pub f64_binary: Option<fn(f64, f64) -> f64>,
+    /// What it is on two `f64`s, for the scalar fast path of programs (`program/fast.rs`),
+    /// where it is one of the forms that path runs inline.
+    pub scalar: Option<ScalarForm>,
+}
+
+/// A registered operation's form on two `f64`s that the programs' scalar fast path runs as
+/// one instruction: the products and quotients of derivative programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarForm {
+    /// [`times_f64`].
+    Times,
+    /// [`over_f64`].
+    Over,
+}
+
+macro_rules! absorbing_fns {
+    ($($t:ty: $times:ident, $over:ident, $times_lanes:ident, $over_lanes:ident;)*) => {$(
+        /// `p * q`, or 0 where IEEE arithmetic would give NaN from a zero factor (`0 · ∞`,
+        /// `0 · NaN`): a derivative program's product, where a zero tangent stays zero. For
+        /// scalar code: the test is a branch that never goes the rare way, off the product's
+        /// dependency chain.
+        #[inline]
+        pub(crate) fn $times(p: $t, q: $t) -> $t {
+            let r = p * q;
+            if r.is_nan() {
+                return absorbed(p == 0.0 || q == 0.0, r);
+            }
+            r
+        }
+
+        /// `p / q`, or 0 where `p` is 0 and IEEE arithmetic would give NaN (`0 / 0`,
+        /// `0 / NaN`).
+        #[inline]
+        pub(crate) fn $over(p: $t, q: $t) -> $t {
+            let r = p / q;
+            if r.is_nan() {
+                return absorbed(p == 0.0, r);
+            }
+            r
+        }
+
+        /// The product above without a branch, for loops over arrays (which then vectorise).
+        #[inline]
+        #[allow(dead_code)]
+        pub(crate) fn $times_lanes(p: $t, q: $t) -> $t {
+            let r = p * q;
+            if r.is_nan() & ((p == 0.0) | (q == 0.0)) {
+                0.0
+            } else {
+                r
+            }
+        }
+
+        /// The quotient above without a branch, for loops over arrays.
+        #[inline]
+        #[allow(dead_code)]
+        pub(crate) fn $over_lanes(p: $t, q: $t) -> $t {
+            let r = p / q;
+            if r.is_nan() & (p == 0.0) {
+                0.0
+            } else {
+                r
+            }
+        }
+    )*};
+}
+
+/// The rare way of `times` and `over`: 0 where a zero tangent met ∞ or NaN, else the NaN.
+#[cold]
+#[inline(never)]
+fn absorbed<T: From<f32>>(zero: bool, nan: T) -> T {
+    if zero {
+        T::from(0.0)
+    } else {
+        nan
+    }
+}
+
+absorbing_fns! {
+    f64: times_f64, over_f64, times_lanes_f64, over_lanes_f64;
+    f32: times_f32, over_f32, times_lanes_f32, over_lanes_f32;
 }
 
 type Registry = RwLock<HashMap<TypeId, Registered>>;
@@ -539,22 +617,17 @@ pub(crate) fn register_forward(key: CalleeKey, forward: Arc<Forward>, volatile: 
         key,
         forward,
         volatile,
-        f64_binary: None,
+        scalar: None,
     });
 }
 
-/// [`register_forward`] for an operation of two floats that also runs as `f64_binary` on
-/// two `f64`s.
-pub(crate) fn register_f64_binary(
-    key: CalleeKey,
-    forward: Arc<Forward>,
-    f64_binary: fn(f64, f64) -> f64,
-) {
+/// [`register_forward`] for an operation of two floats that is `scalar` on two `f64`s.
+pub(crate) fn register_scalar_form(key: CalleeKey, forward: Arc<Forward>, scalar: ScalarForm) {
     insert(Registered {
         key,
         forward,
         volatile: false,
-        f64_binary: Some(f64_binary),
+        scalar: Some(scalar),
     });
 }
 

@@ -6,7 +6,10 @@
 //! derivative program runs, prints and replays them as it does any operation, and nothing in
 //! `core`, `view` or `program` needs to know them.
 
-use crate::core::eval::{register_f64_binary, register_forward, EvalError};
+use crate::core::eval::{
+    over_f32, over_f64, over_lanes_f64, register_forward, register_scalar_form, times_f32,
+    times_f64, times_lanes_f64, EvalError, ScalarForm,
+};
 use crate::core::ids::CalleeKey;
 use crate::core::value::{Snapshot, Value};
 use crate::view::operation::Operation;
@@ -94,8 +97,8 @@ impl Kernel {
             for k in Kernel::ALL {
                 let forward = Arc::new(move |args: &[Value]| k.eval(args));
                 match k {
-                    Kernel::Times => register_f64_binary(k.key(), forward, times_f64),
-                    Kernel::Over => register_f64_binary(k.key(), forward, over_f64),
+                    Kernel::Times => register_scalar_form(k.key(), forward, ScalarForm::Times),
+                    Kernel::Over => register_scalar_form(k.key(), forward, ScalarForm::Over),
                     _ => register_forward(k.key(), forward, false),
                 }
             }
@@ -162,8 +165,8 @@ impl Kernel {
                 (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
             },
             Kernel::Outer => arrays::outer(&args[0], &args[1]),
-            Kernel::Times => absorbing(args, times_f64, times_f32),
-            Kernel::Over => absorbing(args, over_f64, over_f32),
+            Kernel::Times => absorbing(args, times_lanes_f64, times_f32),
+            Kernel::Over => absorbing(args, over_lanes_f64, over_f32),
         }
     }
 }
@@ -171,8 +174,8 @@ impl Kernel {
 /// [`Kernel::Times`] or [`Kernel::Over`] on two floats of one type, or elementwise on arrays.
 fn absorbing(
     args: &[Value],
-    f: fn(f64, f64) -> f64,
-    f32: fn(f32, f32) -> f32,
+    f: impl Fn(f64, f64) -> f64,
+    f32: impl Fn(f32, f32) -> f32,
 ) -> Result<Value, EvalError> {
     use crate::core::op::ScalarType;
     let (a, b) = (args[0].by_value(), args[1].by_value());
@@ -192,33 +195,15 @@ fn absorbing(
     }
 }
 
-macro_rules! absorbing_fns {
+macro_rules! absorbing_scalars {
     ($($t:ty: $times:ident, $over:ident;)*) => {$(
-        /// `p * q`, or 0 where IEEE arithmetic would give NaN from a zero factor.
-        #[inline]
-        fn $times(p: $t, q: $t) -> $t {
-            if (p == 0.0 && !q.is_finite()) || (q == 0.0 && !p.is_finite()) {
-                0.0
-            } else {
-                p * q
-            }
-        }
-
-        /// `p / q`, or 0 where `p` is 0 and IEEE arithmetic would give NaN.
-        #[inline]
-        fn $over(p: $t, q: $t) -> $t {
-            if p == 0.0 && (q == 0.0 || q.is_nan()) {
-                0.0
-            } else {
-                p / q
-            }
-        }
-
         impl Absorbing for $t {
             type Output = $t;
+            #[inline]
             fn times(self, rhs: $t) -> $t {
                 $times(self, rhs)
             }
+            #[inline]
             fn over(self, rhs: $t) -> $t {
                 $over(self, rhs)
             }
@@ -226,7 +211,7 @@ macro_rules! absorbing_fns {
     )*};
 }
 
-absorbing_fns! {
+absorbing_scalars! {
     f64: times_f64, over_f64;
     f32: times_f32, over_f32;
 }
@@ -255,27 +240,32 @@ pub trait Absorbing<Rhs = Self> {
 }
 
 /// [`Absorbing::times`].
+#[inline]
 pub fn times<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
     a.times(b)
 }
 
 /// [`Absorbing::over`].
+#[inline]
 pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
     a.over(b)
 }
 
 #[cfg(feature = "ndarray")]
 mod absorbing_arrays {
-    use super::{over_f64, times_f64, Absorbing};
-    use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Zip};
+    use super::{over_lanes_f64, times_lanes_f64, Absorbing};
+    use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, IxDyn, Zip};
 
-    /// `f` elementwise over `a` and `b` broadcast together: the IEEE result first (ndarray's
-    /// own broadcasting), then the entries it made NaN recomputed by `f`.
+    /// `f` elementwise over `a` and `b` broadcast together, in one pass (`f` inlined, so the
+    /// loop over contiguous operands vectorises as `*` does).
+    ///
+    /// # Panics
+    /// When the shapes do not broadcast, as `&a * &b` does.
+    #[inline]
     fn zip<S, S2, D, E>(
         a: &ArrayBase<S, D>,
         b: &ArrayBase<S2, E>,
-        ieee: Array<f64, <D as DimMax<E>>::Output>,
-        f: fn(f64, f64) -> f64,
+        f: impl Fn(f64, f64) -> f64,
     ) -> Array<f64, <D as DimMax<E>>::Output>
     where
         S: Data<Elem = f64>,
@@ -283,17 +273,27 @@ mod absorbing_arrays {
         D: Dimension + DimMax<E>,
         E: Dimension,
     {
-        let mut r = ieee;
-        let shape = r.raw_dim();
-        let (Some(a), Some(b)) = (a.broadcast(shape.clone()), b.broadcast(shape)) else {
-            unreachable!("both operands broadcast to the shape of their product");
+        let n = a.ndim().max(b.ndim());
+        let pad = |s: &[usize]| {
+            let mut p = vec![1; n - s.len()];
+            p.extend_from_slice(s);
+            p
         };
-        Zip::from(&mut r).and(&a).and(&b).for_each(|r, &p, &q| {
-            if r.is_nan() {
-                *r = f(p, q);
-            }
-        });
-        r
+        let (sa, sb) = (pad(a.shape()), pad(b.shape()));
+        let shape: Vec<usize> = sa.iter().zip(&sb).map(|(&p, &q)| p.max(q)).collect();
+        let shape = IxDyn(&shape);
+        let (Some(x), Some(y)) = (a.broadcast(shape.clone()), b.broadcast(shape)) else {
+            panic!(
+                "shapes {:?} and {:?} do not broadcast",
+                a.shape(),
+                b.shape()
+            );
+        };
+        Zip::from(&x)
+            .and(&y)
+            .map_collect(|&p, &q| f(p, q))
+            .into_dimensionality()
+            .expect("the broadcast shape has the larger operand's number of dimensions")
     }
 
     impl<S, S2, D, E> Absorbing<&ArrayBase<S2, E>> for &ArrayBase<S, D>
@@ -304,31 +304,37 @@ mod absorbing_arrays {
         E: Dimension,
     {
         type Output = Array<f64, <D as DimMax<E>>::Output>;
+        #[inline]
         fn times(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
-            zip(self, rhs, self * rhs, times_f64)
+            zip(self, rhs, times_lanes_f64)
         }
+        #[inline]
         fn over(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
-            zip(self, rhs, self / rhs, over_f64)
+            zip(self, rhs, over_lanes_f64)
         }
     }
 
     impl<S: Data<Elem = f64>, D: Dimension> Absorbing<f64> for &ArrayBase<S, D> {
         type Output = Array<f64, D>;
+        #[inline]
         fn times(self, rhs: f64) -> Array<f64, D> {
-            self.mapv(|p| times_f64(p, rhs))
+            self.mapv(|p| times_lanes_f64(p, rhs))
         }
+        #[inline]
         fn over(self, rhs: f64) -> Array<f64, D> {
-            self.mapv(|p| over_f64(p, rhs))
+            self.mapv(|p| over_lanes_f64(p, rhs))
         }
     }
 
     impl<S: Data<Elem = f64>, D: Dimension> Absorbing<&ArrayBase<S, D>> for f64 {
         type Output = Array<f64, D>;
+        #[inline]
         fn times(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
-            rhs.mapv(|q| times_f64(self, q))
+            rhs.mapv(|q| times_lanes_f64(self, q))
         }
+        #[inline]
         fn over(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
-            rhs.mapv(|q| over_f64(self, q))
+            rhs.mapv(|q| over_lanes_f64(self, q))
         }
     }
 }
@@ -484,7 +490,7 @@ mod arrays {
     pub(super) fn absorbing(
         a: &Value,
         b: &Value,
-        f: fn(f64, f64) -> f64,
+        f: impl Fn(f64, f64) -> f64,
     ) -> Result<Value, EvalError> {
         use ndarray::{arr0, CowArray, Zip};
         fn operand(i: usize, v: &Value) -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
@@ -558,7 +564,7 @@ mod arrays {
     pub(super) fn absorbing(
         a: &Value,
         _: &Value,
-        _: fn(f64, f64) -> f64,
+        _: impl Fn(f64, f64) -> f64,
     ) -> Result<Value, EvalError> {
         Err(super::type_error(
             0,

@@ -19,6 +19,9 @@ enum Code {
     F64Cmp(CmpOp),
     F64Unary(fn(f64) -> f64),
     F64Binary(fn(f64, f64) -> f64),
+    /// A derivative program's `times` and `over` (`core::eval::ScalarForm`).
+    F64Times,
+    F64Over,
     F64Powi,
     /// `+ - *` on two integers of one type, checked.
     IntArith(BinOp),
@@ -259,6 +262,12 @@ impl Fast {
                 (Code::F64Sub, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x - y),
                 (Code::F64Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
                 (Code::F64Div, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x / y),
+                (Code::F64Times, Scalar::F64(x), Scalar::F64(y)) => {
+                    Scalar::F64(crate::core::eval::times_f64(x, y))
+                }
+                (Code::F64Over, Scalar::F64(x), Scalar::F64(y)) => {
+                    Scalar::F64(crate::core::eval::over_f64(x, y))
+                }
                 (Code::F64Rem, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x % y),
                 (Code::F64Neg, Scalar::F64(x), _) => Scalar::F64(-x),
                 (Code::F64Cmp(c), Scalar::F64(x), Scalar::F64(y)) => Scalar::Bool(cmp_f64(c, x, y)),
@@ -417,9 +426,11 @@ fn code_of(
         Operation::Builtin(b) => b,
         // A registered operation with a form on two `f64`s (a derivative program's `times`).
         Operation::Registered(k) if f64s && two && out == T::F64 => {
-            return crate::core::eval::lookup(k.id)?
-                .f64_binary
-                .map(Code::F64Binary);
+            use crate::core::eval::ScalarForm;
+            return crate::core::eval::lookup(k.id)?.scalar.map(|f| match f {
+                ScalarForm::Times => Code::F64Times,
+                ScalarForm::Over => Code::F64Over,
+            });
         }
         _ => return None,
     };
