@@ -13,6 +13,9 @@ impl<A: Owned, D: Dimension + Send + Sync + 'static> Snapshot for ArrayBase<Owne
     fn snapshot(&self) -> Value {
         kept(self.clone())
     }
+    fn into_value(self) -> Value {
+        kept(self)
+    }
 }
 
 /// A shared array (`ArcArray`) is kept by sharing it, not by copying: record large constant

@@ -766,7 +766,7 @@ where
         let a = A::from_values(args)?;
         let f = function.clone();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || f.apply(a)))
-            .map(|out| out.snapshot())
+            .map(|out| out.into_value())
             .map_err(|p| {
                 EvalError::Panicked(
                     p.downcast_ref::<&str>()

@@ -624,6 +624,22 @@ impl fmt::Debug for Value {
 pub trait Snapshot {
     /// Records `self` as a [`Value`].
     fn snapshot(&self) -> Value;
+
+    /// Records `self` as a [`Value`], moving it in where the type allows (an owned array, a
+    /// `Vec`, a `String` are not copied): for a value that is not needed afterwards, such as
+    /// what a registered operation returns.
+    ///
+    /// ```
+    /// use irtrack::Snapshot;
+    /// let v = vec![1.0, 2.0].into_value();
+    /// assert_eq!(v.downcast_ref::<Vec<f64>>(), Some(&vec![1.0, 2.0]));
+    /// ```
+    fn into_value(self) -> Value
+    where
+        Self: Sized,
+    {
+        self.snapshot()
+    }
 }
 
 impl Snapshot for () {
@@ -649,6 +665,9 @@ macro_rules! owned {
         impl<$($g)*> Snapshot for $t {
             fn snapshot(&self) -> Value {
                 Value::snapshot(self.clone())
+            }
+            fn into_value(self) -> Value {
+                Value::snapshot(self)
             }
         }
     )*};
