@@ -263,10 +263,10 @@ impl Fast {
                 (Code::F64Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
                 (Code::F64Div, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x / y),
                 (Code::F64Times, Scalar::F64(x), Scalar::F64(y)) => {
-                    Scalar::F64(crate::core::eval::times_f64(x, y))
+                    Scalar::F64(crate::core::eval::times_lanes_f64(x, y))
                 }
                 (Code::F64Over, Scalar::F64(x), Scalar::F64(y)) => {
-                    Scalar::F64(crate::core::eval::over_f64(x, y))
+                    Scalar::F64(crate::core::eval::over_lanes_f64(x, y))
                 }
                 (Code::F64Rem, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x % y),
                 (Code::F64Neg, Scalar::F64(x), _) => Scalar::F64(-x),
