@@ -854,3 +854,14 @@ fn frechet_operator_example_on_sampled_functions() {
         .sum();
     assert!(close(d, want, 1e-12), "{d} vs {want}");
 }
+
+/// `Value::snapshot(())` is the unit value `().snapshot()` is, not a boxed `()` of another
+/// type (a direction made that way was refused with "must be a `()` … not a `()`").
+#[test]
+fn a_unit_value_is_the_unit_value() {
+    use irtrack::Snapshot;
+    let u = Value::snapshot(());
+    assert!(u.is_unit());
+    assert!(u.same_type(&().snapshot()));
+    assert_eq!(u.to_string(), ().snapshot().to_string());
+}

@@ -293,6 +293,11 @@ impl Value {
         if let Some((s, form)) = typed_scalar(&value) {
             return Value(Repr::Scalar(s, form));
         }
+        // `()` is one value, as `().snapshot()` makes it: a boxed copy would not compare as
+        // the same type (a `jvp` direction `Value::snapshot(())` was refused as "not a `()`").
+        if castaway::cast!(&value, &()).is_ok() {
+            return Value::UNIT;
+        }
         Value::boxed(
             Cow::Borrowed(std::any::type_name::<T>()),
             Some(TypeId::of::<T>()),
