@@ -201,28 +201,28 @@ pub fn series_d2(
     let s1 = x1.powi(2_i32);
     let s2 = x1.powi(3_i32);
     let s3 = x1.powi(4_i32);
-    let s4 = irtrack::diff::times((2.0_f64), x1);
-    let s5 = irtrack::diff::times((3.0_f64), s1);
-    let s6 = irtrack::diff::times((4.0_f64), s2);
-    let s7 = irtrack::diff::times((5.0_f64), s3);
+    let s4 = (2.0_f64) * x1;
+    let s5 = (3.0_f64) * s1;
+    let s6 = (4.0_f64) * s2;
+    let s7 = (5.0_f64) * s3;
     Ok(move |v1: f64| -> Box<dyn Fn(f64) -> f64> {
         Box::new(move |v2: f64| -> f64 {
             let s8 = irtrack::diff::times(v2, s4);
             let s9 = irtrack::diff::times(v2, s5);
             let s10 = irtrack::diff::times(v2, s6);
             let s11 = irtrack::diff::times(v2, s7);
-            let s12 = irtrack::diff::times((2.0_f64), v2);
+            let s12 = (2.0_f64) * v2;
             let s13 = irtrack::diff::times(v1, s12);
-            let s14 = irtrack::diff::times((3.0_f64), s8);
+            let s14 = (3.0_f64) * s8;
             let s15 = irtrack::diff::times(v1, s14);
             let s16 = s13 + s15;
-            let s17 = irtrack::diff::times((4.0_f64), s9);
+            let s17 = (4.0_f64) * s9;
             let s18 = irtrack::diff::times(v1, s17);
             let s19 = s16 + s18;
-            let s20 = irtrack::diff::times((5.0_f64), s10);
+            let s20 = (5.0_f64) * s10;
             let s21 = irtrack::diff::times(v1, s20);
             let s22 = s19 + s21;
-            let s23 = irtrack::diff::times((6.0_f64), s11);
+            let s23 = (6.0_f64) * s11;
             let s24 = irtrack::diff::times(v1, s23);
             let s25 = s22 + s24;
             s25

@@ -175,6 +175,27 @@ fn canonical(op: &Operation, mut args: Vec<Src>) -> Vec<Src> {
     args
 }
 
+/// `times` by a finite nonzero constant is `*`, and `over` by one is `/`, bit for bit (their NaN
+/// test can only pass with a zero or non-finite factor): written so, they cost a product.
+fn plain_by_constant(op: Operation, args: &[Src]) -> Operation {
+    let finite_nonzero = |s: &Src| match s {
+        Src::Const(v) => {
+            matches!(v.scalar_type(), Some(ScalarType::F64 | ScalarType::F32))
+                && v.as_f64().is_some_and(|x| x.is_finite() && x != 0.0)
+        }
+        _ => false,
+    };
+    match (Kernel::of(&op), args) {
+        (Some(Kernel::Times), [a, b]) if finite_nonzero(a) || finite_nonzero(b) => {
+            Operation::Builtin(Builtin::Binary(BinOp::Mul))
+        }
+        (Some(Kernel::Over), [_, b]) if finite_nonzero(b) => {
+            Operation::Builtin(Builtin::Binary(BinOp::Div))
+        }
+        _ => op,
+    }
+}
+
 fn op_key(op: &Operation) -> OpKey {
     match op {
         Operation::Builtin(b) => OpKey::Builtin(*b),
@@ -322,6 +343,7 @@ impl Graph {
     /// every operand is one, an operand when the operation is an identity on it (`x * 1.0`,
     /// `-(-x)`); else a new operation.
     pub(crate) fn apply(&mut self, op: Operation, args: Vec<Src>) -> Result<Src, DiffError> {
+        let op = plain_by_constant(op, &args);
         let args = canonical(&op, args);
         if let Some(s) = self.simplify(&op, &args) {
             return Ok(s);
