@@ -531,3 +531,27 @@ fn a_zeroth_power_is_flat_at_zero() {
         assert_eq!(scalar(&g.wrt[0]), 1.0, "at {x:?}");
     }
 }
+
+// Found by the differential tester (seed 2, unit 1913): `x.powf(∞)` is 0 for |x| < 1, so its
+// slope there is 0; `b · x^(b-1)` was `∞ · 0` = NaN. Derivative programs (`vjp`) agree.
+#[tracked]
+fn infinite_power(x: f64) -> f64 {
+    f64::powf(x, 1.0 / 0.0)
+}
+
+#[test]
+fn an_infinite_power_is_flat_below_one() {
+    for x in [0.0, 0.5, 0.9674606690241632, -0.5] {
+        let g = gradient(infinite_power, (x,)).unwrap();
+        assert_eq!(scalar(&g.wrt[0]), 0.0, "at {x:?}");
+        let r = irtrack::diff::vjp(infinite_power, (x,), 1.0).unwrap();
+        assert_eq!(
+            r.cotangents[0].as_ref().and_then(|c| c.as_f64()),
+            Some(0.0),
+            "vjp at {x:?}"
+        );
+    }
+    // Above 1 the power is ∞ on a neighbourhood: its slope is ∞, not NaN.
+    let g = gradient(infinite_power, (2.0,)).unwrap();
+    assert_eq!(scalar(&g.wrt[0]), f64::INFINITY);
+}

@@ -134,11 +134,13 @@ pub(crate) fn rem_quotient(a: f64, b: f64, y: f64) -> f64 {
 fn binary(f: FloatFn) -> Option<BinaryDerivative> {
     use FloatFn::*;
     Some(match f {
+        // Products where a zero factor absorbs an infinite one, as derivative programs'
+        // `times`: `x^0` is 1 for every `x`, slope 0 also at `x = 0` (`0 · 0^-1`), and
+        // `x^∞` is 0 for |x| < 1, slope 0 (`∞ · x^∞ = ∞ · 0`).
         Powf => |a, b, y| {
-            let db = if a > 0.0 { y * a.ln() } else { 0.0 };
-            // `x^0` is 1 for every `x`: its slope is 0, also at `x = 0` where
-            // `0 · 0^-1` would be NaN.
-            let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
+            use crate::core::eval::times_f64;
+            let db = if a > 0.0 { times_f64(y, a.ln()) } else { 0.0 };
+            let da = times_f64(b, a.powf(b - 1.0));
             (da, db)
         },
         // Ties go to the first operand, as `max`/`min` return it.
