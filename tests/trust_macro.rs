@@ -893,3 +893,45 @@ fn match_guards_with_control_flow_are_kept_as_written() {
         &[-1.4, -0.3, 0.6, 1.1, 1.6],
     );
 }
+
+// Found by the differential tester (seed 2, unit 2431): a loop whose body pushes onto a vector
+// declared before it, left before the push ran. The push gives the vector a new version, but the
+// loop's header and exit did not carry it as they carry an assigned variable, so the read after
+// the loop referred to the version inside the body, never recorded: `Trace::verify` failed
+// ("was not resolved to a node") and `backward` of the result lost its origin.
+#[tracked]
+fn pushes_in_a_loop(x: f64, n: i64) -> Vec<f64> {
+    let mut a: Vec<f64> = vec![1.0];
+    let mut i: i64 = 0;
+    loop {
+        if i >= n {
+            break;
+        }
+        i += 1;
+        a.push(x * i as f64);
+    }
+    a.clone()
+}
+
+#[tracked]
+fn pushes_in_a_while(x: f64, n: i64) -> f64 {
+    let mut a: Vec<f64> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        a.push(x);
+        i += 1;
+    }
+    a.iter().sum::<f64>() + a.len() as f64
+}
+
+#[test]
+fn a_vector_pushed_in_a_loop_is_carried_through_it() {
+    for n in [0, 1, 3] {
+        let (out, trace) = track_output(pushes_in_a_loop, (2.0, n));
+        assert_eq!(out.len(), 1 + n as usize);
+        trace.verify().unwrap();
+        let (out, trace) = track_output(pushes_in_a_while, (2.0, n));
+        assert_eq!(out, 3.0 * n as f64);
+        trace.verify().unwrap();
+    }
+}

@@ -69,6 +69,17 @@ impl<'ast> Visit<'ast> for AssignedNames<'_> {
         }
         syn::visit::visit_expr_reference(self, e);
     }
+    // `xs.push(x);` gives `xs` a new version too (`Lowerer::mut_borrowed_locals`): a loop that
+    // pushes must carry `xs` through its header and exit, or a read after a loop that ran its
+    // body zero times refers to a version that was never recorded.
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        if super::is_std_mutating_method(&e.method.to_string()) {
+            if let Some(n) = assigned_root(&e.receiver) {
+                self.names.insert(n);
+            }
+        }
+        syn::visit::visit_expr_method_call(self, e);
+    }
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
