@@ -935,3 +935,44 @@ fn a_vector_pushed_in_a_loop_is_carried_through_it() {
         trace.verify().unwrap();
     }
 }
+
+#[tracked]
+fn fill_through_a_reference(v: &mut Vec<f64>, x: f64, n: i64) -> usize {
+    let mut i = 0;
+    while i < n {
+        v.push(x);
+        i += 1;
+    }
+    v.len()
+}
+
+#[tracked]
+fn pop_in_a_loop(mut v: Vec<f64>) -> f64 {
+    let mut total = 0.0;
+    loop {
+        let Some(x) = v.pop() else {
+            break;
+        };
+        total += x;
+    }
+    total + v.len() as f64
+}
+
+#[test]
+fn a_vector_behind_a_reference_or_popped_in_a_loop_records_a_valid_trace() {
+    for n in [0, 2] {
+        let mut v = vec![1.0];
+        let (len, trace) = track_output(
+            |v: &mut Vec<f64>| fill_through_a_reference(v, 2.0, n),
+            (&mut v,),
+        );
+        assert_eq!(len, 1 + n as usize);
+        trace.verify().unwrap();
+    }
+    for v in [vec![], vec![1.0, 2.0, 3.5]] {
+        let want: f64 = v.iter().sum();
+        let (out, trace) = track_output(pop_in_a_loop, (v,));
+        assert_eq!(out, want);
+        trace.verify().unwrap();
+    }
+}
