@@ -949,10 +949,7 @@ fn fill_through_a_reference(v: &mut Vec<f64>, x: f64, n: i64) -> usize {
 #[tracked]
 fn pop_in_a_loop(mut v: Vec<f64>) -> f64 {
     let mut total = 0.0;
-    loop {
-        let Some(x) = v.pop() else {
-            break;
-        };
+    while let Some(x) = v.pop() {
         total += x;
     }
     total + v.len() as f64
