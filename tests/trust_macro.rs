@@ -973,3 +973,35 @@ fn a_vector_behind_a_reference_or_popped_in_a_loop_records_a_valid_trace() {
         trace.verify().unwrap();
     }
 }
+
+// Found by the differential tester (seed 3, unit 784): a `let` switched off by `#[cfg]` inside
+// a macro's arguments (`vec![…]`, whose contents the lowering parses but whose `cfg`s are
+// resolved by rustc only after it) left the recording of its bindings behind: a compile error
+// naming bindings that did not exist. The recording now carries the `let`'s `cfg`.
+#[tracked]
+#[allow(unused_variables, unused_mut)]
+fn cfg_let_inside_vec(v: f64) -> Vec<f64> {
+    vec![
+        {
+            let mut i: i64 = 0;
+            loop {
+                if i >= 3 {
+                    break v * 2.0;
+                }
+                i += 1;
+                #[cfg(any())]
+                let (a, mut b): (f64, i64) = (v, 1);
+                #[cfg(all())]
+                let (c, d): (f64, f64) = (v, v + 1.0);
+            }
+        },
+        v,
+    ]
+}
+
+#[test]
+fn a_cfg_let_inside_a_macro_argument_compiles_and_records() {
+    let (out, trace) = track_output(cfg_let_inside_vec, (1.5,));
+    assert_eq!(out, vec![3.0, 1.5]);
+    trace.verify().unwrap();
+}

@@ -839,7 +839,8 @@ impl Lowerer {
                 rec.extend(self.record_ref(id, &ident.to_token_stream()));
                 self.bind(ident, op);
             }
-            return quote!(#(#attrs)* let #pat = #init_tokens #else_tokens; #jm #rec);
+            let after = cfg_gated(attrs, quote!(#jm #rec));
+            return quote!(#(#attrs)* let #pat = #init_tokens #else_tokens; #after);
         }
         let plain_ident = match strip_type(pat) {
             Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(p.ident.clone()),
@@ -852,7 +853,8 @@ impl Lowerer {
                 quote!(#f.closure(&#ident, &#stat);)
             });
             self.bind(ident.clone(), value.op);
-            return quote!(#(#attrs)* let #pat = #init_tokens; #register);
+            let after = cfg_gated(attrs, quote!(#register));
+            return quote!(#(#attrs)* let #pat = #init_tokens; #after);
         }
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {
@@ -866,7 +868,8 @@ impl Lowerer {
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }
-        quote!(#(#attrs)* let #pat = #init_tokens; #rec)
+        let after = cfg_gated(attrs, rec);
+        quote!(#(#attrs)* let #pat = #init_tokens; #after)
     }
 
     /// The static of the closure `e` is, if it is a closure lowered here.
@@ -919,6 +922,19 @@ fn strip_type(pat: &Pat) -> Pat {
         Pat::Type(t) => (*t.pat).clone(),
         other => other.clone(),
     }
+}
+
+/// `tokens` under the `#[cfg]` attributes among `attrs`, as a block, so that what records a
+/// `let`'s bindings goes where the `let` goes. Their `cfg`s are resolved before lowering
+/// (`crate::cfg`), except inside macro arguments the lowering parses (`vec![…]`), where a
+/// `#[cfg(any())] let (a, b) = …;` left its recording behind, naming `a` and `b` that no longer
+/// existed (the differential tester, seed 3, unit 784).
+fn cfg_gated(attrs: &[syn::Attribute], tokens: TokenStream) -> TokenStream {
+    let cfgs: Vec<&syn::Attribute> = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
+    if cfgs.is_empty() || tokens.is_empty() {
+        return tokens;
+    }
+    quote!(#(#cfgs)* { #tokens })
 }
 
 /// Methods that take `&mut self` on every standard collection that has them, and whose
