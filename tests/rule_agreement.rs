@@ -28,7 +28,8 @@
 //!   derivative from the right, +∞, not −∞);
 //! - `powf`: ∂/∂a is 0 where b = 0 (a⁰ = 1 for every a: true, also at a = 0), ∂/∂b is 0 where
 //!   a ≤ 0 (0ᵇ = 0 for b > 0: true; otherwise the function is not defined on any interval of
-//!   b around the point);
+//!   b around the point); ∂/∂a is 0 at a = 1 with b NaN (1ᵇ = 1 for every b in IEEE, the
+//!   value defined at that one point);
 //! - `atan2` and `hypot` at (±0, ±0): 0 (`hypot`'s minimum-norm subgradient; `atan2` jumps
 //!   there, and a jump gets 0 as `floor`'s does).
 //!

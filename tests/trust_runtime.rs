@@ -555,3 +555,21 @@ fn an_infinite_power_is_flat_below_one() {
     let g = gradient(infinite_power, (2.0,)).unwrap();
     assert_eq!(scalar(&g.wrt[0]), f64::INFINITY);
 }
+
+// Found by the differential tester (seed 3, unit 1664): `(x / x).powf(NaN)` is 1 (IEEE: 1ᵇ = 1
+// for every b), constant in x; the slope of `powf` in its base at (1, NaN) was `NaN · 1`, and
+// the gradient NaN. Both derivative tables now give 0 there.
+#[tracked]
+fn one_to_a_nan_power(x: f64, y: f64) -> f64 {
+    (x / x).powf((5.0f64).asin()) + 0.0 * y
+}
+
+#[test]
+fn one_to_a_nan_power_is_flat() {
+    let (x, y) = (1.971147681579172, -1.476168489395305);
+    assert_eq!(one_to_a_nan_power(x, y), 1.0);
+    let g = gradient(one_to_a_nan_power, (x, y)).unwrap();
+    assert_eq!(scalar(&g.wrt[0]), 0.0);
+    let r = irtrack::diff::vjp(one_to_a_nan_power, (x, y), 1.0).unwrap();
+    assert_eq!(r.cotangents[0].as_ref().and_then(|c| c.as_f64()), Some(0.0));
+}

@@ -520,6 +520,12 @@ fn float_method(
                     let nan = cmp(g, CmpOp::Ne, a, a)?;
                     let degenerate = bin(g, BinOp::BitOr, &a0, &nan)?;
                     let flat = bin(g, BinOp::BitAnd, &b0, &degenerate)?;
+                    // 1ᵇ = 1 for every b, NaN included: 0 where a = 1 and b is NaN, as the
+                    // gradient's rule.
+                    let one_base = cmp(g, CmpOp::Eq, a, &one)?;
+                    let b_nan = cmp(g, CmpOp::Ne, b, b)?;
+                    let one_nan = bin(g, BinOp::BitAnd, &one_base, &b_nan)?;
+                    let flat = bin(g, BinOp::BitOr, &flat, &one_nan)?;
                     let k = kernel(g, Kernel::Select, vec![flat, zero.clone(), k])?;
                     Some(mul(g, &k, &da)?)
                 }

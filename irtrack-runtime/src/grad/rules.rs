@@ -140,7 +140,13 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
         Powf => |a, b, y| {
             use crate::core::eval::times_f64;
             let db = if a > 0.0 { times_f64(y, a.ln()) } else { 0.0 };
-            let da = times_f64(b, a.powf(b - 1.0));
+            // 1ᵇ = 1 for every b, NaN included (IEEE): the slope in a is 0 there, by the
+            // convention for a value defined at one point only (`(x / x).powf(NaN)` is 1).
+            let da = if a == 1.0 && b.is_nan() {
+                0.0
+            } else {
+                times_f64(b, a.powf(b - 1.0))
+            };
             (da, db)
         },
         // Ties go to the first operand, as `max`/`min` return it.
