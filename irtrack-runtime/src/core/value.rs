@@ -426,13 +426,20 @@ impl Value {
         }
     }
 
-    /// Whether two values have the same type: by `TypeId` when both were recorded in this
-    /// process; by name only when one was read back from JSON, whose names are all it keeps.
+    /// Whether two values have the same type, by `TypeId`. A value without one (read back
+    /// from JSON, which keeps only a type's name) is never known to be of the same type: a
+    /// name is for printing, and two types can share one, so the checks built on this (a
+    /// direction, a replayed result, an updated argument) refuse it rather than guess.
+    ///
+    /// ```
+    /// use irtrack::Value;
+    /// assert!(Value::snapshot(1.0f64).same_type(&Value::snapshot(2.0f64)));
+    /// assert!(!Value::snapshot(1.0f64).same_type(&Value::snapshot(2.0f32)));
+    /// let read_back = Value::foreign("my::Point", Some("Point { x: 1 }"));
+    /// assert!(!read_back.same_type(&read_back));
+    /// ```
     pub fn same_type(&self, other: &Value) -> bool {
-        match (self.type_id(), other.type_id()) {
-            (Some(a), Some(b)) => a == b,
-            _ => self.type_name() == other.type_name(),
-        }
+        matches!((self.type_id(), other.type_id()), (Some(a), Some(b)) if a == b)
     }
 
     /// The value as a `T`, if it was stored as one (scalars, also behind a reference, and
