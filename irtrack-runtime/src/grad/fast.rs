@@ -663,7 +663,7 @@ impl<'s> Builder<'s> {
                     BinOp::Add => (a + b, (1.0, 1.0)),
                     BinOp::Sub => (a - b, (1.0, -1.0)),
                     BinOp::Mul => (a * b, (b, a)),
-                    BinOp::Div => (a / b, (1.0 / b, -a / (b * b))),
+                    BinOp::Div => (a / b, (1.0 / b, -(a / b) / b)),
                     BinOp::Rem => {
                         let r = a % b;
                         (r, (1.0, -super::rules::rem_quotient(a, b, r)))

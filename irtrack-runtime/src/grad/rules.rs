@@ -19,6 +19,7 @@ use crate::core::tape::Callee;
 use crate::core::value::{Snapshot, Value};
 
 /// What a rule gives one operand.
+#[derive(Clone)]
 pub(crate) enum Contribution {
     /// A sensitivity of the operand's full shape.
     Whole(Tangent),
@@ -117,7 +118,8 @@ fn operator(op: BinOp) -> Option<BinaryDerivative> {
         BinOp::Add => |_, _, _| (1.0, 1.0),
         BinOp::Sub => |_, _, _| (1.0, -1.0),
         BinOp::Mul => |a, b, _| (b, a),
-        BinOp::Div => |a, b, _| (1.0 / b, -a / (b * b)),
+        // -y / b, not -a / b²: b² overflows (or underflows) where the quotient does not.
+        BinOp::Div => |_, b, y| (1.0 / b, -y / b),
         BinOp::Rem => |a, b, y| (1.0, -rem_quotient(a, b, y)),
         _ => return None,
     })
