@@ -268,6 +268,21 @@ impl Value {
         b.floats.and_then(|f| f(any)).map(Cow::Owned)
     }
 
+    /// The elements of a float, vector or array of floats, in order.
+    pub(crate) fn float_elements(&self) -> Option<Vec<f64>> {
+        if let Some(x) = self.by_value().as_f64() {
+            return Some(vec![x]);
+        }
+        if let Some(x) = self.floats() {
+            return Some(x.into_owned());
+        }
+        #[cfg(feature = "ndarray")]
+        if let Some(a) = crate::core::arrays::array_primal(self) {
+            return Some(a.iter().copied().collect());
+        }
+        None
+    }
+
     /// Like [`Value::snapshot`], printed by `show` instead of `T`'s `Debug`.
     #[cfg(feature = "ndarray")]
     pub(crate) fn snapshot_shown<T: Any + Send + Sync>(

@@ -249,7 +249,8 @@ where
     let d = differentiate(&program, &wrt)?;
     let mut call = values;
     call.extend(wrt.iter().map(|&k| tangents[k].clone()));
-    let tangent = d.call(call)?;
+    let tangent = d.call(call.clone())?;
+    numbers(&d, &call, &trace, &tangent)?;
     Ok(Jvp { value, tangent })
 }
 
@@ -290,24 +291,11 @@ where
         let r = reverse(&program, k)?;
         let mut call = values.clone();
         call.push(u.clone());
-        cotangents[k] = Some(r.call(call)?);
+        let cotangent = r.call(call.clone())?;
+        numbers(&r, &call, &trace, &cotangent)?;
+        cotangents[k] = Some(cotangent);
     }
     Ok(Vjp { value, cotangents })
-}
-
-/// The elements of a float, vector or array value, in order.
-pub(crate) fn elements(v: &Value) -> Option<Vec<f64>> {
-    if let Some(x) = v.by_value().as_f64() {
-        return Some(vec![x]);
-    }
-    if let Some(x) = v.floats() {
-        return Some(x.into_owned());
-    }
-    #[cfg(feature = "ndarray")]
-    if let Some(a) = crate::core::arrays::array_primal(v) {
-        return Some(a.iter().copied().collect());
-    }
-    None
 }
 
 /// The basis of `x`'s space (a float, a `Vec<f64>` or a 1-D array), each vector made when it
@@ -322,9 +310,9 @@ impl Basis {
         let kind = Kind::of(x);
         let len = match kind {
             Kind::Float(_) => 1,
-            Kind::Vector => elements(x).map_or(0, |e| e.len()),
+            Kind::Vector => x.float_elements().map_or(0, |e| e.len()),
             #[cfg(feature = "ndarray")]
-            Kind::Array(1) => elements(x).map_or(0, |e| e.len()),
+            Kind::Array(1) => x.float_elements().map_or(0, |e| e.len()),
             _ => {
                 return Err(DiffError::Input {
                     index: 0,
@@ -436,9 +424,33 @@ where
     let mut at = env;
     for j in 0..basis.len {
         staged.run(&mut at, 1, &[(v, basis.vector(j))])?;
-        columns.push(column(&staged.output(&at), "a Jacobian")?);
+        let out = staged.output(&at);
+        if has_nan(&out) {
+            let mut call = values.clone();
+            call.push(basis.vector(j));
+            numbers(&d, &call, &trace, &out)?;
+        }
+        columns.push(column(&out, "a Jacobian")?);
     }
     Ok(Matrix::from_columns(rows, columns))
+}
+
+/// `Err` when the derivative `result` of the program `p` run on `inputs` has a NaN made from
+/// numbers, which no derivative is ([`DiffError::Indeterminate`] names the operation). A NaN
+/// in the inputs or in the function's value is the function's own and passes through.
+fn numbers(p: &Program, inputs: &[Value], trace: &Trace, result: &Value) -> Result<(), DiffError> {
+    if !has_nan(result) || has_nan(&trace.root().raw_value()) || inputs.iter().any(has_nan) {
+        return Ok(());
+    }
+    match p.nan_birth(inputs) {
+        Some((at, operation)) => Err(DiffError::Indeterminate { operation, at }),
+        None => Ok(()),
+    }
+}
+
+fn has_nan(v: &Value) -> bool {
+    v.float_elements()
+        .is_some_and(|e| e.iter().any(|x| x.is_nan()))
 }
 
 fn first_differentiable(wrt: &[usize], values: &[Value]) -> Result<(), DiffError> {
@@ -534,7 +546,7 @@ where
                 1.0f64.snapshot()
             };
             let mut inputs = values.clone();
-            inputs.push(one);
+            inputs.push(one.clone());
             inputs.push(values[0].clone());
             let mut env = staged.env(inputs);
             staged.run(&mut env, 0, &[])?;
@@ -550,7 +562,14 @@ where
             let mut at = env;
             for j in 0..n {
                 staged.run(&mut at, 2, &[(v + 1, basis.vector(j))])?;
-                let len = append_column(&staged.output(&at), "a Hessian", &mut data)?;
+                let out = staged.output(&at);
+                if has_nan(&out) {
+                    let mut call = values.clone();
+                    call.push(one.clone());
+                    call.push(basis.vector(j));
+                    numbers(&h, &call, &trace, &out)?;
+                }
+                let len = append_column(&out, "a Hessian", &mut data)?;
                 if len != n {
                     return Err(DiffError::Output {
                         reason: format!("a Hessian-vector product of {len} elements, not {n}"),
@@ -580,7 +599,14 @@ where
                 let mut col = Vec::with_capacity(n);
                 for ej in &basis {
                     staged.run(&mut env, 2, &[(v + 1, ej.clone())])?;
-                    let x = staged.output(&env).by_value().as_f64();
+                    let out = staged.output(&env);
+                    if has_nan(&out) {
+                        let mut call = values.clone();
+                        call.push(ei.clone());
+                        call.push(ej.clone());
+                        numbers(&d2, &call, &trace, &out)?;
+                    }
+                    let x = out.by_value().as_f64();
                     col.push(x.ok_or_else(|| DiffError::Output {
                         reason: "a second derivative that is not a float".into(),
                     })?);

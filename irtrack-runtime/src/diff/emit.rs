@@ -392,7 +392,7 @@ impl<'p> Emitter<'p> {
                 format!("a constant of type `{}` has no emitted Rust", v.type_name()),
             )
         })?;
-        let elements = super::api::elements(v).unwrap_or_default();
+        let elements = v.float_elements().unwrap_or_default();
         let list = elements
             .iter()
             .map(|x| float_literal(*x, "f64"))

@@ -65,6 +65,17 @@ pub enum DiffError {
         /// What failed.
         error: EvalError,
     },
+    /// A derivative would be NaN, made from numbers where the function's value is one: the
+    /// operation `operation` of the derivative program makes a NaN from operands that have
+    /// none — `∞ − ∞` after an infinite slope (`(x - x).sqrt()` is constant, but the chain rule
+    /// multiplies each part of `x - x` by `sqrt`'s slope at 0 before they cancel), `0 / 0`. No
+    /// derivative is NaN; a NaN from a NaN argument or value is returned as it is.
+    Indeterminate {
+        /// The operation, as the program listing prints it.
+        operation: String,
+        /// The node of the trace it was derived from.
+        at: Origin,
+    },
     /// Building the program from the trace, or running a derivative program, failed.
     Replay(ReplayError),
     /// Higher-order use: the function takes a derivative itself (`gradient`, `jvp`, `track`, …
@@ -111,6 +122,14 @@ impl fmt::Display for DiffError {
                 index + 1
             ),
             DiffError::Eval { at, error } => write!(f, "{at}: {error}"),
+            DiffError::Indeterminate { operation, at } => write!(
+                f,
+                "{at}: the derivative is NaN, not a number: `{operation}` in its derivative \
+                 program makes a NaN from numbers (∞ − ∞ after an infinite slope, such as \
+                 `sqrt` at 0 in `(x - x).sqrt()`); the function may be differentiable here, but \
+                 the chain rule cannot tell: cancel in the source (`0.0` for `x - x`), or keep \
+                 the operation away from the point where its slope is infinite"
+            ),
             DiffError::Replay(e) => write!(f, "{e}"),
             DiffError::HigherOrder { at, cause } => write!(
                 f,

@@ -100,6 +100,18 @@ pub enum GradError {
         /// The two shapes.
         shapes: (String, String),
     },
+    /// A gradient element would be NaN, made from numbers where the function's value is one: no
+    /// derivative is NaN, so this is the chain rule failing at `at` — `∞ − ∞` after an
+    /// infinite slope (`(x - x).sqrt()` at any `x`, constant but NaN in every AD tool), or a
+    /// rule at a point where its operation is not differentiable. A NaN that comes from a NaN
+    /// argument or value is returned as it is.
+    Indeterminate {
+        /// Where the NaN was made: the value whose sensitivities cancelled, or the operation
+        /// whose rule gave it.
+        at: Box<Place>,
+        /// How.
+        cause: Indeterminacy,
+    },
     /// Higher-order use: the function differentiated takes a derivative itself (`gradient`,
     /// `pullback`, `track`, … called inside it, or inside a function it calls), and the
     /// backward pass could not go through that call, a primitive of the outer trace with no
@@ -111,6 +123,22 @@ pub enum GradError {
         /// Where the backward pass stopped.
         cause: Box<GradError>,
     },
+}
+
+/// How a NaN sensitivity was made from numbers ([`GradError::Indeterminate`]).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Indeterminacy {
+    /// The value's sensitivities are `+∞` and `−∞`, whose sum has no value: the partials of a
+    /// cancellation (`x - x`, `x / x`) each multiplied by an infinite slope before they cancel.
+    Cancellation {
+        /// The operation whose infinite slope made the infinite sensitivities (`sqrt` at 0,
+        /// `acos` at 1), when one did.
+        slope: Option<Box<Place>>,
+    },
+    /// The operation's rule gives a NaN partial derivative where its value is a number: it is
+    /// not differentiable there (`atan2` at the origin).
+    Partial,
 }
 
 impl fmt::Display for GradError {
@@ -163,6 +191,36 @@ impl fmt::Display for GradError {
                  the shape of the output (and of the seeds of earlier `backward` passes on the \
                  same trace), and a custom rule must return sensitivities of its arguments' shapes",
                 shapes.0, shapes.1
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Cancellation { slope },
+            } => {
+                write!(
+                    f,
+                    "the gradient is NaN, not a number: the sensitivities of {at} are +∞ and −∞, \
+                     whose sum has no value"
+                )?;
+                if let Some(slope) = slope {
+                    write!(f, " (they are infinite because the slope of {slope} is infinite here)")?;
+                }
+                f.write_str(
+                    "; the function may well be differentiable here (`(x - x).sqrt()` is \
+                     constant), but the chain rule multiplies each part of a cancellation by the \
+                     infinite slope before the parts cancel: cancel in the source (write `0.0` for \
+                     `x - x`), or keep the operation away from the point where its slope is \
+                     infinite",
+                )
+            }
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Partial,
+            } => write!(
+                f,
+                "the gradient is NaN, not a number: the rule of {at} gives a NaN partial \
+                 derivative at these operands, where its value is a number — the operation is \
+                 not differentiable at this point; handle the point apart (a branch), or give \
+                 the operation the rule you want with `irtrack::grad::register_rule`"
             ),
             GradError::HigherOrder { at, cause } => write!(
                 f,

@@ -35,6 +35,7 @@
 mod custom;
 mod error;
 mod fast;
+mod indeterminate;
 mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
@@ -48,7 +49,7 @@ mod tangent;
 pub use custom::{
     register_rule, FromArgument, FromArguments, FromTangent, IntoSensitivities, IntoSensitivity,
 };
-pub use error::{GradError, Place};
+pub use error::{GradError, Indeterminacy, Place};
 #[doc(hidden)]
 pub use fast::{fast_gradients_taken, with_general_sweep};
 pub use site::Site;
@@ -113,11 +114,15 @@ where
     if fast::enabled() {
         if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
             let wrt = tape.sweep(1.0).wrt;
-            return Ok(Gradient { value, wrt });
+            // A NaN is rare, and the general sweep names where it was made.
+            if !indeterminate::any_nan(&wrt) {
+                return Ok(Gradient { value, wrt });
+            }
         }
     }
-    let sweep = run(&trace, seed)?;
+    let sweep = run(&trace, seed.clone())?;
     let wrt = argument_gradients(&trace, &sweep);
+    numbers(&trace, &seed, &wrt)?;
     Ok(Gradient { value, wrt })
 }
 
@@ -173,11 +178,16 @@ impl Pullback {
                 fast::tape(&self.trace.store, root.id())
             });
             if let Some(tape) = tape {
-                return Ok(tape.sweep(*s).wrt);
+                let wrt = tape.sweep(*s).wrt;
+                if !indeterminate::any_nan(&wrt) {
+                    return Ok(wrt);
+                }
             }
         }
-        let sweep = run(&self.trace, seed)?;
-        Ok(argument_gradients(&self.trace, &sweep))
+        let sweep = run(&self.trace, seed.clone())?;
+        let wrt = argument_gradients(&self.trace, &sweep);
+        numbers(&self.trace, &seed, &wrt)?;
+        Ok(wrt)
     }
 
     /// The recorded trace.
@@ -216,8 +226,10 @@ impl Trace {
         &mut self,
         seed: impl Into<Tangent>,
     ) -> Result<Vec<Option<Tangent>>, GradError> {
-        let mut sweep = run(self, seed.into())?;
+        let seed = seed.into();
+        let mut sweep = run(self, seed.clone())?;
         let grads = argument_gradients(self, &sweep);
+        numbers(self, &seed, &grads)?;
         sweep.gather_fields();
         // Every sum first, then the writes: a shape mismatch leaves the trace as it was.
         let mut totals = Vec::new();
@@ -289,6 +301,22 @@ fn run(trace: &Trace, seed: Tangent) -> Result<Sweep<'_>, GradError> {
         });
     }
     Ok(sweep)
+}
+
+/// `Err` when a gradient has a NaN element made from numbers — never a derivative, see
+/// [`GradError::Indeterminate`] — found by a second sweep that watches every sum. A NaN from
+/// the seed, an argument or a value is the function's own and stays.
+fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(), GradError> {
+    if !indeterminate::any_nan(grads) || indeterminate::has_nan(seed) {
+        return Ok(());
+    }
+    let mut sweep = Sweep::new(trace, tracked_root(trace)?.id())?;
+    sweep.watch();
+    sweep.run(seed.clone())?;
+    match sweep.indeterminate() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The seed `1.0` for a float output (also inside `Ok` or `Some`).

@@ -9,6 +9,7 @@
 
 use super::custom::{self};
 use super::error::{GradError, Place};
+use super::indeterminate::Watch;
 use super::primal::{is_differentiable, primal, Primal};
 use super::rules::{self, Contribution, Out};
 use super::site::Site;
@@ -66,6 +67,8 @@ pub(crate) struct Sweep<'s> {
     arguments: bool,
     /// Values that replace recorded ones, for the rules (see [`Site`]'s `values`).
     values: Option<&'s HashMap<NodeId, Value>>,
+    /// Set by [`watch`](Self::watch): where a NaN sensitivity is made from numbers.
+    watch: Option<Watch>,
 }
 
 impl<'s> Sweep<'s> {
@@ -121,6 +124,7 @@ impl<'s> Sweep<'s> {
             sources,
             arguments: true,
             values: None,
+            watch: None,
         }
     }
 
@@ -519,7 +523,11 @@ impl<'s> Sweep<'s> {
             function: ir.map_or("?".into(), |ir| ir.name.clone()),
             module: ir.map_or("?".into(), |ir| ir.module.clone()),
             location: entry.map(|e| e.location),
-            statement: entry.map_or_else(String::new, |e| e.to_string()),
+            // An argument's entry prints as its variable alone (`%1`): add its name.
+            statement: entry.map_or_else(String::new, |e| match e.kind {
+                EntryKind::Argument if !e.head.is_empty() => format!("{e} ({})", e.head),
+                _ => e.to_string(),
+            }),
         })
     }
 
@@ -742,6 +750,9 @@ impl<'s> Sweep<'s> {
                 reason: Some(reason),
             });
         }
+        if let Some(watch) = &mut self.watch {
+            watch.rule(id, &self.store.value_cow(id), dy, out);
+        }
         for (k, c) in out.drain(..) {
             let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
             self.give(target, c)?;
@@ -805,6 +816,17 @@ impl<'s> Sweep<'s> {
             })
     }
 
+    /// Makes the sweep watch for a NaN sensitivity made from numbers (slower: it copies every
+    /// sum); [`indeterminate`](Self::indeterminate) then names where it was made.
+    pub(crate) fn watch(&mut self) {
+        self.watch = Some(Watch::default());
+    }
+
+    /// The error for the first NaN sensitivity a watched sweep saw made from numbers.
+    pub(crate) fn indeterminate(&self) -> Option<GradError> {
+        self.watch.as_ref()?.error(|id| self.place(id))
+    }
+
     /// Adds a contribution to the adjoint of `target`, if it depends on the inputs.
     fn give(&mut self, target: NodeId, c: Contribution) -> Result<(), GradError> {
         if !self.is_active(target) {
@@ -826,6 +848,10 @@ impl<'s> Sweep<'s> {
             }
             c => c,
         };
+        let watched = self
+            .watch
+            .is_some()
+            .then(|| (self.adjoints[target.index()].clone(), c.clone()));
         let slot = &mut self.adjoints[target.index()];
         let result = match c {
             Contribution::Whole(t) => match slot {
@@ -843,7 +869,12 @@ impl<'s> Sweep<'s> {
         result.map_err(|shapes| GradError::Shape {
             at: self.place(target),
             shapes,
-        })
+        })?;
+        if let (Some(watch), Some((before, c))) = (&mut self.watch, watched) {
+            let after = self.adjoints[target.index()].as_ref();
+            watch.sum(target, before.as_ref(), &c, after);
+        }
+        Ok(())
     }
 
     /// The adjoint of a function argument of the root, `None` when it is not differentiable;

@@ -37,6 +37,34 @@ impl Program {
 
     /// Runs the program through the general evaluator, on checked arguments.
     pub(crate) fn call_general(&self, args: &[Value]) -> Result<Value, ReplayError> {
+        self.evaluate(args, &mut |_, _, _| {})
+    }
+
+    /// The first operation that makes a NaN from operands that have none (`∞ − ∞`, `0 / 0`,
+    /// `∞ · 0`) when the program runs on `args`, as its origin and its text: where a
+    /// derivative program's NaN was born (`crate::diff`). `None` when there is none, or the
+    /// program fails.
+    pub(crate) fn nan_birth(&self, args: &[Value]) -> Option<(super::Origin, String)> {
+        let has_nan = |v: &Value| {
+            v.float_elements()
+                .is_some_and(|e| e.iter().any(|x| x.is_nan()))
+        };
+        let mut born = None;
+        let _ = self.evaluate(args, &mut |k, operands, result| {
+            if born.is_none() && has_nan(result) && !operands.iter().any(has_nan) {
+                born = Some(k);
+            }
+        });
+        let op = &self.ops[born?];
+        Some((op.origin.clone(), op.kind.to_string()))
+    }
+
+    /// The general evaluator: `seen` is shown each operation's index, operands and result.
+    fn evaluate(
+        &self,
+        args: &[Value],
+        seen: &mut dyn FnMut(usize, &[Value], &Value),
+    ) -> Result<Value, ReplayError> {
         let mut regs: Vec<Value> = Vec::with_capacity(self.ops.len());
         let read = |s: &Src, regs: &[Value]| -> Value {
             match s {
@@ -63,6 +91,7 @@ impl Program {
                         // Building refuses a program that would run one.
                         OpKind::Tuple(e) => return Err((**e).clone()),
                     };
+                    seen(k, &operands, &v);
                     regs.push(v);
                 }
                 Step::Guard(g) => {
