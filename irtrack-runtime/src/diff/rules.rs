@@ -737,15 +737,25 @@ fn unary(
             let yy = mul(g, y, y)?;
             sub(g, &one, &yy)?
         }
-        Asinh | Acosh => {
-            let xx = mul(g, x, x)?;
-            let r = if f == Asinh {
-                add(g, &xx, &one)?
-            } else {
-                sub(g, &xx, &one)?
+        // Not `sqrt(x² ± 1)`: `x²` overflows past 1e154, where the slope is 1/|x|, a number.
+        // `hypot` is a float's method only: arrays keep the square.
+        Asinh => {
+            let r = match g.kind(x) {
+                Kind::Float(_) => method(g, Hypot, vec![x.clone(), one])?,
+                _ => {
+                    let xx = mul(g, x, x)?;
+                    let r = add(g, &xx, &one)?;
+                    m1(g, Sqrt, &r)?
+                }
             };
-            let s = m1(g, Sqrt, &r)?;
-            return div(g, dx, &s).map(Some);
+            return div(g, dx, &r).map(Some);
+        }
+        Acosh => {
+            let below = sub(g, x, &one)?;
+            let above = add(g, x, &one)?;
+            let (below, above) = (m1(g, Sqrt, &below)?, m1(g, Sqrt, &above)?);
+            let r = mul(g, &below, &above)?;
+            return div(g, dx, &r).map(Some);
         }
         Atanh => {
             let xx = mul(g, x, x)?;

@@ -75,8 +75,9 @@ fn unary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
         Sinh => |x, _| x.cosh(),
         Cosh => |x, _| x.sinh(),
         Tanh => |_, y| 1.0 - y * y,
-        Asinh => |x, _| 1.0 / (x * x + 1.0).sqrt(),
-        Acosh => |x, _| 1.0 / (x * x - 1.0).sqrt(),
+        // Not `sqrt(x² ± 1)`: `x²` overflows past 1e154, where the slope is 1/|x|, a number.
+        Asinh => |x, _| 1.0 / x.hypot(1.0),
+        Acosh => |x, _| 1.0 / ((x - 1.0).sqrt() * (x + 1.0).sqrt()),
         Atanh => |x, _| 1.0 / (1.0 - x * x),
         Exp => |_, y| y,
         Exp2 => |_, y| y * std::f64::consts::LN_2,
@@ -90,7 +91,8 @@ fn unary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
         Sqrt => |_, y| 0.5 / (y + 0.0),
         Cbrt => |_, y| 1.0 / (3.0 * y * y),
         Abs => |x, _| if x < 0.0 { -1.0 } else { 1.0 },
-        Recip => |x, _| -1.0 / (x * x),
+        // -y², not -1 / x²: `x²` loses its digits as a subnormal where `y²` is a number.
+        Recip => |_, y| -(y * y),
         ToDegrees => |_, _| 180.0 / std::f64::consts::PI,
         ToRadians => |_, _| std::f64::consts::PI / 180.0,
         // Piecewise constant: zero almost everywhere.
