@@ -512,6 +512,10 @@ fn finite_difference(op: &Op, p: &[f64], k: usize, want: f64) -> Option<bool> {
     if STEPS.contains(&op.name) && h >= 0.5 {
         return None;
     }
+    // The same for the saw of `a % b`, whose teeth are |b| wide.
+    if op.name == "%" && h >= p[1].abs() / 2.0 {
+        return None;
+    }
     let smooth = (forward - backward).abs() <= 1e-2 * forward.abs().max(backward.abs()) + noise
         && (central - half).abs() <= 1e-6 * central.abs().max(half.abs()) + noise;
     if !smooth {
@@ -595,7 +599,9 @@ fn unary_points() -> Vec<Vec<f64>> {
 
 /// Every pair of the levels, and `extra`.
 fn pairs(extra: &[[f64; 2]]) -> Vec<Vec<f64>> {
-    const LEVELS: [f64; 11] = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 1e-3, -1.7];
+    const LEVELS: [f64; 14] = [
+        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 1e-3, -1.7, 1e200, -1e-200, 3e-160,
+    ];
     let mut out = Vec::new();
     for a in LEVELS {
         for b in LEVELS {
