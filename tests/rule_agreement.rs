@@ -508,7 +508,14 @@ fn finite_difference(op: &Op, p: &[f64], k: usize, want: f64) -> Option<bool> {
     }
     // A step of 1 or more crosses the jumps of the integer parts (past 2⁵², where every float
     // is an integer, `floor` is the identity on floats and the quotient says 1).
-    const STEPS: [&str; 6] = ["floor", "ceil", "round", "round_ties_even", "trunc", "fract"];
+    const STEPS: [&str; 6] = [
+        "floor",
+        "ceil",
+        "round",
+        "round_ties_even",
+        "trunc",
+        "fract",
+    ];
     if STEPS.contains(&op.name) && h >= 0.5 {
         return None;
     }
@@ -920,7 +927,12 @@ fn binary_ops() -> Vec<Op> {
             |a, b| a / b,
             |a, b| [1.0 / b, -(a / b) / b],
             // Where b² overflows or underflows but the slope is a number.
-            &[[1e200, 1e200], [1e-200, 1e-200], [-3e150, 2e160], [5e-170, -1e-160]]
+            &[
+                [1e200, 1e200],
+                [1e-200, 1e-200],
+                [-3e150, 2e160],
+                [5e-170, -1e-160]
+            ]
         ),
         op2!(
             "%",
