@@ -355,6 +355,73 @@ proptest::proptest! {
     }
 }
 
+/// No branch on the inputs and no integer input: every value of its programs is an `f64`.
+#[tracked]
+fn smooth(x: f64, y: f64, m: i32) -> f64 {
+    let a = (x * y - x / (y + 0.5)).sin() + x.abs().sqrt() * y.cos();
+    let b = x.max(y).powi(m) + x.atan2(y) - (-y).exp().ln_1p() + (x % 2.5) - (-x).tanh();
+    a * b - x.hypot(y) / (1.0 + a * a)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// The `f64` form of a program and of its derivative programs (with `times`, `over` and
+    /// `powi` by constant exponents) agrees with the general evaluator bit for bit, and the
+    /// program with the function.
+    #[test]
+    fn the_f64_form_agrees_with_the_interpreter(x in -5.0f64..5.0, y in -5.0f64..5.0, m in -3i32..4) {
+        let trace = track(smooth, (1.0, 2.0, m));
+        let p = Program::from_trace(&trace, &[Dynamic, Dynamic, Static]).unwrap();
+        let d = irtrack::diff::differentiate(&p, &[0, 1]).unwrap();
+        let r = irtrack::diff::reverse(&p, 1).unwrap();
+        for q in [&p, &d, &r] {
+            proptest::prop_assert_eq!(q.compiled_form(), "f64 lanes", "{}", q);
+        }
+        let same = |a: Value, b: Value| a.same_scalar(&b);
+        let fast = p.call((x, y, m)).unwrap();
+        let want = smooth(x, y, m);
+        proptest::prop_assert!(fast.as_f64().is_some_and(|v| v.to_bits() == want.to_bits() || v.is_nan() && want.is_nan()));
+        proptest::prop_assert!(same(fast, p.call_interpreted((x, y, m)).unwrap()));
+        let args = (x, y, m, 0.5, -1.5);
+        proptest::prop_assert!(same(d.call(args).unwrap(), d.call_interpreted(args).unwrap()));
+        let args = (x, y, m, 1.0);
+        proptest::prop_assert!(same(r.call(args).unwrap(), r.call_interpreted(args).unwrap()));
+    }
+
+    /// With guards: the recorded branch is replayed on bare `f64`s, and a point that takes the
+    /// other branch is the same guard error.
+    #[test]
+    fn the_f64_form_checks_guards_as_the_interpreter(x in -5.0f64..5.0, y in -5.0f64..5.0) {
+        let p = Program::from_trace(&track(branchy, (1.0, 2.0)), &[Dynamic, Dynamic]).unwrap();
+        proptest::prop_assert_eq!(p.compiled_form(), "f64 lanes");
+        proptest::prop_assert!(p.guards() > 0);
+        match (p.call((x, y)), p.call_interpreted((x, y))) {
+            (Ok(a), Ok(b)) => {
+                proptest::prop_assert!(a.same_scalar(&b));
+                proptest::prop_assert_eq!(a.as_f64(), Some(branchy(x, y)));
+            }
+            (Err(a), Err(b)) => {
+                proptest::prop_assert_eq!(&a, &b);
+                proptest::prop_assert!(matches!(a, ReplayError::Guard { .. }), "{}", a);
+            }
+            (a, b) => proptest::prop_assert!(false, "{a:?} vs {b:?}"),
+        }
+    }
+}
+
+#[tracked]
+fn branchy(x: f64, y: f64) -> f64 {
+    let d = x - y;
+    if d < 0.0 {
+        d * d
+    } else if x * y >= 1.0 {
+        x.ln_1p() + y
+    } else {
+        d.sqrt()
+    }
+}
+
 #[test]
 fn integer_overflow_is_the_same_error_compiled_or_interpreted() {
     let p = Program::from_trace(&track(mixed, (1.0, 2.0, 3, 2)), &[Dynamic; 4]).unwrap();

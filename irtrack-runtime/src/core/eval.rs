@@ -518,6 +518,8 @@ pub(crate) enum ScalarForm {
     Times,
     /// [`over_f64`].
     Over,
+    /// `if c { a } else { b }` on a `bool` and two `f64`s (a derivative program's `select`).
+    Select,
 }
 
 macro_rules! absorbing_fns {

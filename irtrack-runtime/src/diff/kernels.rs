@@ -99,6 +99,7 @@ impl Kernel {
                 match k {
                     Kernel::Times => register_scalar_form(k.key(), forward, ScalarForm::Times),
                     Kernel::Over => register_scalar_form(k.key(), forward, ScalarForm::Over),
+                    Kernel::Select => register_scalar_form(k.key(), forward, ScalarForm::Select),
                     _ => register_forward(k.key(), forward, false),
                 }
             }

@@ -3,13 +3,18 @@
 //! indices, the float operations as direct calls. Anything it has no instruction for runs
 //! through the general evaluator on that one instruction.
 
+use super::lanes::Lanes;
 use super::{InputSlot, OpKind, Program, ReplayError, Src, Step};
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
 use crate::core::value::{Form, Repr, Scalar, Value};
 use crate::view::operation::{run_operation, Operation};
 
+thread_local! {
+    static REGISTERS: std::cell::RefCell<Vec<Scalar>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 #[derive(Clone, Copy, Debug)]
-enum Code {
+pub(crate) enum Code {
     F64Add,
     F64Sub,
     F64Mul,
@@ -22,7 +27,12 @@ enum Code {
     /// A derivative program's `times` and `over` (`core::eval::ScalarForm`).
     F64Times,
     F64Over,
+    /// `select(c, a, b)` on a `bool` and two `f64`s (operands `a`, `b`, `c` of the instruction).
+    F64Select,
     F64Powi,
+    /// `& | ^` on two `bool`s, and `!` on one.
+    Logic(fn(bool, bool) -> bool),
+    Not,
     /// `+ - *` on two integers of one type, checked.
     IntArith(BinOp),
     IntCmp(CmpOp),
@@ -33,13 +43,15 @@ enum Code {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Instr {
-    code: Code,
-    a: u32,
-    b: u32,
-    out: u32,
+pub(crate) struct Instr {
+    pub(crate) code: Code,
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    /// The third operand, of `select`.
+    pub(crate) c: u32,
+    pub(crate) out: u32,
     /// The operation (for `General` and for errors) or the guard.
-    step: u32,
+    pub(crate) step: u32,
 }
 
 /// A compiled program: a register file template (inputs, then constants, then results) and
@@ -47,11 +59,15 @@ struct Instr {
 #[derive(Clone, Debug)]
 pub(crate) struct Fast {
     template: Vec<Scalar>,
+    /// Where the results start in `template`: before are the inputs and constants.
+    base: usize,
     inputs: Vec<(u32, ScalarType)>,
     instrs: Vec<Instr>,
     /// For `General` instructions: the operation and its argument registers.
     general: Vec<(Operation, Vec<u32>)>,
     output: u32,
+    /// The same program on bare `f64` registers, when every value it handles is one.
+    lanes: Option<Lanes>,
 }
 
 fn scalar_of(v: &Value) -> Option<Scalar> {
@@ -217,6 +233,7 @@ impl Fast {
                         code,
                         a: regs.first().copied().unwrap_or(0),
                         b: regs.get(1).copied().unwrap_or(0),
+                        c: regs.get(2).copied().unwrap_or(0),
                         out: base + k as u32,
                         step: k as u32,
                     });
@@ -225,23 +242,74 @@ impl Fast {
                     code: Code::Guard(p.guards[g].expected),
                     a: fix(guard_regs[g]),
                     b: 0,
+                    c: 0,
                     out: 0,
                     step: g as u32,
                 }),
             }
         }
+        let output = fix(output);
+        let input_regs: Vec<u32> = inputs.iter().map(|&(r, _)| r).collect();
+        let lanes = Lanes::compile(&template, base as usize, &input_regs, &instrs, output);
         Some(Fast {
             template,
+            base: base as usize,
             inputs,
             instrs,
             general,
-            output: fix(output),
+            output,
+            lanes,
         })
+    }
+
+    pub(crate) fn has_lanes(&self) -> bool {
+        self.lanes.is_some()
     }
 
     /// Runs the compiled program on `args` (already checked by `Program::check`).
     pub(crate) fn run(&self, p: &Program, args: &[Value]) -> Result<Value, ReplayError> {
-        let mut regs = self.template.clone();
+        if let Some(lanes) = &self.lanes {
+            let dynamic = || {
+                args.iter()
+                    .zip(&p.inputs)
+                    .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
+                    .map(|(a, _)| scalar_of(a))
+            };
+            if dynamic().all(|s| matches!(s, Some(Scalar::F64(_)))) {
+                let x = lanes.run(dynamic().map(|s| match s {
+                    Some(Scalar::F64(x)) => x,
+                    _ => unreachable!("checked above"),
+                }));
+                return match x {
+                    Ok(x) => Ok(Value(Repr::Scalar(Scalar::F64(x), Form::Val))),
+                    Err(g) => Err(guard_failed(p, g)),
+                };
+            }
+        }
+        // The thread's register file, reused: a program of a few hundred operations spends a
+        // tenth of its time allocating and copying a fresh one. Busy when a program runs
+        // inside an operation of another (a registered function that calls one).
+        REGISTERS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut regs) => self.run_in(p, args, &mut regs),
+            Err(_) => self.run_in(p, args, &mut Vec::new()),
+        })
+    }
+
+    fn run_in(
+        &self,
+        p: &Program,
+        args: &[Value],
+        regs: &mut Vec<Scalar>,
+    ) -> Result<Value, ReplayError> {
+        // Only the inputs and constants need their values: each result's register is written
+        // by its operation before anything reads it (operations refer to earlier ones only),
+        // so what an earlier run left there is never seen.
+        if regs.len() >= self.template.len() {
+            regs[..self.base].copy_from_slice(&self.template[..self.base]);
+        } else {
+            regs.clear();
+            regs.extend_from_slice(&self.template);
+        }
         let mut dynamic = args
             .iter()
             .zip(&p.inputs)
@@ -268,7 +336,13 @@ impl Fast {
                 (Code::F64Over, Scalar::F64(x), Scalar::F64(y)) => {
                     Scalar::F64(crate::core::eval::over_lanes_f64(x, y))
                 }
+                (Code::F64Select, Scalar::Bool(c), b) => match c {
+                    true => b,
+                    false => regs[ins.c as usize],
+                },
                 (Code::F64Rem, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x % y),
+                (Code::Logic(f), Scalar::Bool(x), Scalar::Bool(y)) => Scalar::Bool(f(x, y)),
+                (Code::Not, Scalar::Bool(x), _) => Scalar::Bool(!x),
                 (Code::F64Neg, Scalar::F64(x), _) => Scalar::F64(-x),
                 (Code::F64Cmp(c), Scalar::F64(x), Scalar::F64(y)) => Scalar::Bool(cmp_f64(c, x, y)),
                 (Code::F64Unary(f), Scalar::F64(x), _) => Scalar::F64(f(x)),
@@ -276,24 +350,20 @@ impl Fast {
                 (Code::F64Powi, Scalar::F64(x), n) => {
                     match int_of(n).and_then(|n| i32::try_from(n).ok()) {
                         Some(n) => Scalar::F64(x.powi(n)),
-                        None => return self.general(p, ins, &regs),
+                        None => return self.general(p, ins, regs),
                     }
                 }
                 (Code::IntArith(o), x, y) => match int_arith(o, x, y) {
                     Some(r) => r,
-                    None => return self.general(p, ins, &regs),
+                    None => return self.general(p, ins, regs),
                 },
                 (Code::IntCmp(c), x, y) => match (int_of(x), int_of(y)) {
                     (Some(x), Some(y)) => Scalar::Bool(cmp_ord(c, x.cmp(&y))),
-                    _ => return self.general(p, ins, &regs),
+                    _ => return self.general(p, ins, regs),
                 },
                 (Code::Guard(expected), Scalar::Bool(v), _) => {
                     if v != expected {
-                        let g = &p.guards[ins.step as usize];
-                        return Err(ReplayError::Guard {
-                            at: g.origin.clone(),
-                            condition: format!("@{} == {}", g.condition_at, g.expected),
-                        });
+                        return Err(guard_failed(p, ins.step));
                     }
                     continue;
                 }
@@ -352,6 +422,16 @@ impl Fast {
     }
 }
 
+/// The error of the guard numbered `g` of `p`.
+#[cold]
+fn guard_failed(p: &Program, g: u32) -> ReplayError {
+    let g = &p.guards[g as usize];
+    ReplayError::Guard {
+        at: g.origin.clone(),
+        condition: format!("@{} == {}", g.condition_at, g.expected),
+    }
+}
+
 /// `a o b` for two integers of one type, `None` on overflow (the general evaluator then gives
 /// the error) or for other operands.
 fn int_arith(o: BinOp, a: Scalar, b: Scalar) -> Option<Scalar> {
@@ -400,7 +480,7 @@ fn cmp_ord(c: CmpOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-fn cmp_f64(c: CmpOp, x: f64, y: f64) -> bool {
+pub(crate) fn cmp_f64(c: CmpOp, x: f64, y: f64) -> bool {
     match c {
         CmpOp::Eq => x == y,
         CmpOp::Ne => x != y,
@@ -424,13 +504,31 @@ fn code_of(
     let f64s = t0 == Some(T::F64) && (!two || t1 == Some(T::F64));
     let b = match op {
         Operation::Builtin(b) => b,
+        // `select(c, a, b)`: its operands' types checked here, so that the instruction need
+        // only look at the condition's.
+        Operation::Registered(k)
+            if regs.len() == 3
+                && t0 == Some(T::Bool)
+                && ty(1) == Some(T::F64)
+                && ty(2) == Some(T::F64)
+                && out == T::F64 =>
+        {
+            use crate::core::eval::ScalarForm;
+            return match crate::core::eval::lookup(k.id)?.scalar? {
+                ScalarForm::Select => Some(Code::F64Select),
+                _ => None,
+            };
+        }
         // A registered operation with a form on two `f64`s (a derivative program's `times`).
         Operation::Registered(k) if f64s && two && out == T::F64 => {
             use crate::core::eval::ScalarForm;
-            return crate::core::eval::lookup(k.id)?.scalar.map(|f| match f {
-                ScalarForm::Times => Code::F64Times,
-                ScalarForm::Over => Code::F64Over,
-            });
+            return crate::core::eval::lookup(k.id)?
+                .scalar
+                .and_then(|f| match f {
+                    ScalarForm::Times => Some(Code::F64Times),
+                    ScalarForm::Over => Some(Code::F64Over),
+                    ScalarForm::Select => None,
+                });
         }
         _ => return None,
     };
@@ -467,6 +565,13 @@ fn code_of(
             Code::IntArith(o)
         }
         Builtin::Unary(UnOp::Neg) if t0 == Some(T::F64) && !two => Code::F64Neg,
+        Builtin::Binary(o) if two && t0 == Some(T::Bool) && t1 == Some(T::Bool) => match o {
+            BinOp::BitAnd => Code::Logic(|x, y| x & y),
+            BinOp::BitOr => Code::Logic(|x, y| x | y),
+            BinOp::BitXor => Code::Logic(|x, y| x ^ y),
+            _ => return None,
+        },
+        Builtin::Unary(UnOp::Not) if t0 == Some(T::Bool) && !two => Code::Not,
         Builtin::Compare(c) if f64s && two => Code::F64Cmp(c),
         Builtin::Compare(c) if two && t0 == t1 && int_like(t0) => Code::IntCmp(c),
         Builtin::Method(FloatFn::Powi) if t0 == Some(T::F64) && int_like(t1) => Code::F64Powi,

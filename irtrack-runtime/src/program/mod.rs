@@ -47,6 +47,7 @@ pub(crate) mod build;
 pub mod checkpoint;
 pub mod control;
 mod fast;
+mod lanes;
 mod parts;
 pub mod retrack;
 mod run;
@@ -392,6 +393,18 @@ impl Program {
     /// Whether the program runs no operation: its result is a constant (or an input).
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
+    }
+
+    /// Which form [`call`](Program::call) runs: `"f64 lanes"` (every value an `f64`, no type
+    /// tags), `"scalars"` (typed scalar registers) or `"interpreted"` (values). For tests and
+    /// benchmarks that must know the path they measure.
+    #[doc(hidden)]
+    pub fn compiled_form(&self) -> &'static str {
+        match &self.fast {
+            Some(f) if f.has_lanes() => "f64 lanes",
+            Some(_) => "scalars",
+            None => "interpreted",
+        }
     }
 
     /// The number of guards it checks.

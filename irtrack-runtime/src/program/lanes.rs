@@ -1,0 +1,209 @@
+//! The fastest form of a compiled program: every register an `f64`, no type tags.
+//!
+//! A derivative program of scalar code (a gradient re-evaluated on new inputs) is float
+//! arithmetic on float inputs, its integers only constants (`powi`'s exponents). The compiled
+//! form of [`super::fast`] checks each operand's type tag at every instruction, which cost a
+//! dozen instructions per operation; once the types are proved at compile time, the
+//! instructions can read and write bare `f64`s.
+
+use super::fast::{cmp_f64, Code, Instr};
+use crate::core::op::CmpOp;
+use crate::core::value::Scalar;
+
+/// An operation on `f64` registers.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Neg,
+    Unary(fn(f64) -> f64),
+    Binary(fn(f64, f64) -> f64),
+    Times,
+    Over,
+    /// `powi` by a constant exponent.
+    Powi(i32),
+    /// A comparison of two `f64`s: 1.0 when it holds, else 0.0.
+    Cmp(CmpOp),
+    /// `& | ^` and `!` on conditions (1.0 or 0.0).
+    Logic(fn(bool, bool) -> bool),
+    Not,
+    /// `a` when the condition `c` (a comparison's register) is 1.0, else `b`.
+    Select,
+    /// The condition `a` (a comparison's register) must be this; else the guard numbered `b`
+    /// fails.
+    Guard(bool),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LaneInstr {
+    op: Op,
+    a: u32,
+    b: u32,
+    c: u32,
+    out: u32,
+}
+
+/// A compiled program whose inputs, results and float constants are all `f64`.
+#[derive(Clone, Debug)]
+pub(crate) struct Lanes {
+    template: Vec<f64>,
+    /// Inputs and constants: the registers before the results.
+    base: usize,
+    /// The input registers, in the order of the program's dynamic inputs.
+    inputs: Vec<u32>,
+    instrs: Vec<LaneInstr>,
+    output: u32,
+}
+
+thread_local! {
+    static REGISTERS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Lanes {
+    /// The `f64` form of a compiled program, when every register it reads or writes holds an
+    /// `f64` (an integer constant read only as `powi`'s exponent is folded into the
+    /// instruction) and it has no guard and no operation without an `f64` instruction.
+    pub(crate) fn compile(
+        template: &[Scalar],
+        base: usize,
+        inputs: &[u32],
+        instrs: &[Instr],
+        output: u32,
+    ) -> Option<Lanes> {
+        // Registers holding an `f64`, and registers holding a `bool` (as 1.0 or 0.0).
+        let float = |r: u32| matches!(template.get(r as usize), Some(Scalar::F64(_))).then_some(r);
+        let boolean =
+            |r: u32| matches!(template.get(r as usize), Some(Scalar::Bool(_))).then_some(r);
+        let mut lanes = Vec::with_capacity(instrs.len());
+        for ins in instrs {
+            let floats = |n: usize| -> Option<(u32, u32, u32)> {
+                Some((
+                    float(ins.a)?,
+                    if n > 1 { float(ins.b)? } else { 0 },
+                    float(ins.out)?,
+                ))
+            };
+            let (op, (a, b, out), c) = match ins.code {
+                Code::F64Add => (Op::Add, floats(2)?, 0),
+                Code::F64Sub => (Op::Sub, floats(2)?, 0),
+                Code::F64Mul => (Op::Mul, floats(2)?, 0),
+                Code::F64Div => (Op::Div, floats(2)?, 0),
+                Code::F64Rem => (Op::Rem, floats(2)?, 0),
+                Code::F64Neg => (Op::Neg, floats(1)?, 0),
+                Code::F64Unary(f) => (Op::Unary(f), floats(1)?, 0),
+                Code::F64Binary(f) => (Op::Binary(f), floats(2)?, 0),
+                Code::F64Times => (Op::Times, floats(2)?, 0),
+                Code::F64Over => (Op::Over, floats(2)?, 0),
+                Code::F64Powi => {
+                    // A constant exponent (not an input, not a result) that fits an `i32`.
+                    let e = ins.b as usize;
+                    if e >= base || inputs.contains(&ins.b) {
+                        return None;
+                    }
+                    let n = match template[e] {
+                        Scalar::I32(n) => n,
+                        Scalar::I64(n) => i32::try_from(n).ok()?,
+                        Scalar::U32(n) => i32::try_from(n).ok()?,
+                        Scalar::Usize(n) => i32::try_from(n).ok()?,
+                        Scalar::Isize(n) => i32::try_from(n).ok()?,
+                        _ => return None,
+                    };
+                    (Op::Powi(n), floats(1)?, 0)
+                }
+                Code::F64Cmp(o) => {
+                    let (a, b) = (float(ins.a)?, float(ins.b)?);
+                    (Op::Cmp(o), (a, b, boolean(ins.out)?), 0)
+                }
+                Code::Logic(f) => {
+                    let (a, b) = (boolean(ins.a)?, boolean(ins.b)?);
+                    (Op::Logic(f), (a, b, boolean(ins.out)?), 0)
+                }
+                Code::Not => (Op::Not, (boolean(ins.a)?, 0, boolean(ins.out)?), 0),
+                Code::F64Select => {
+                    let (a, b, out) = (float(ins.b)?, float(ins.c)?, float(ins.out)?);
+                    (Op::Select, (a, b, out), boolean(ins.a)?)
+                }
+                Code::Guard(expected) => (Op::Guard(expected), (boolean(ins.a)?, ins.step, 0), 0),
+                _ => return None,
+            };
+            lanes.push(LaneInstr { op, a, b, c, out });
+        }
+        for &r in inputs {
+            float(r)?;
+        }
+        float(output)?;
+        let template = template
+            .iter()
+            .map(|s| match *s {
+                Scalar::F64(x) => x,
+                Scalar::Bool(b) => f64::from(u8::from(b)),
+                // Never read: only a folded exponent is of another type.
+                _ => 0.0,
+            })
+            .collect();
+        Some(Lanes {
+            template,
+            base,
+            inputs: inputs.to_vec(),
+            instrs: lanes,
+            output,
+        })
+    }
+
+    /// Runs the program on its dynamic inputs' values, in order: its result, or the number of
+    /// the guard that failed.
+    pub(crate) fn run(&self, inputs: impl Iterator<Item = f64>) -> Result<f64, u32> {
+        REGISTERS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut regs) => self.run_in(inputs, &mut regs),
+            Err(_) => self.run_in(inputs, &mut Vec::new()),
+        })
+    }
+
+    fn run_in(&self, inputs: impl Iterator<Item = f64>, regs: &mut Vec<f64>) -> Result<f64, u32> {
+        // As in `Fast::run`: results are written before they are read, so only the inputs
+        // and constants are set.
+        if regs.len() >= self.template.len() {
+            regs[..self.base].copy_from_slice(&self.template[..self.base]);
+        } else {
+            regs.clear();
+            regs.extend_from_slice(&self.template);
+        }
+        for (&r, x) in self.inputs.iter().zip(inputs) {
+            regs[r as usize] = x;
+        }
+        for ins in &self.instrs {
+            let a = regs[ins.a as usize];
+            let b = regs[ins.b as usize];
+            regs[ins.out as usize] = match ins.op {
+                Op::Add => a + b,
+                Op::Sub => a - b,
+                Op::Mul => a * b,
+                Op::Div => a / b,
+                Op::Rem => a % b,
+                Op::Neg => -a,
+                Op::Unary(f) => f(a),
+                Op::Binary(f) => f(a, b),
+                Op::Times => crate::core::eval::times_lanes_f64(a, b),
+                Op::Over => crate::core::eval::over_lanes_f64(a, b),
+                Op::Powi(n) => a.powi(n),
+                Op::Cmp(o) => f64::from(u8::from(cmp_f64(o, a, b))),
+                Op::Logic(f) => f64::from(u8::from(f(a != 0.0, b != 0.0))),
+                Op::Not => f64::from(u8::from(a == 0.0)),
+                Op::Select => match regs[ins.c as usize] != 0.0 {
+                    true => a,
+                    false => b,
+                },
+                Op::Guard(expected) => {
+                    if (a != 0.0) != expected {
+                        return Err(ins.b);
+                    }
+                    continue;
+                }
+            };
+        }
+        Ok(regs[self.output as usize])
+    }
+}
