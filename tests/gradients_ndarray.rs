@@ -161,3 +161,29 @@ fn a_captured_shared_matrix_is_a_constant_and_is_not_copied() {
     }
     check(&g.wrt[0], &x, |v| 0.5 * w.dot(v).dot(&w.dot(v)));
 }
+
+#[tracked]
+fn quotients(a: Array1<f64>, b: Array1<f64>, k: f64) -> f64 {
+    (&a / &b).sum() + (&a / k).sum()
+}
+
+/// The partials of an elementwise quotient in its denominator, `-(a / b) / b`, where `b²`
+/// leaves `f64`'s range but the slope does not (`-a / b²` gave -0 and -∞ there), the same as
+/// the scalar rule's.
+#[test]
+fn quotients_where_the_denominators_square_overflows() {
+    let a = array![1e200, 1e-200, 3.0, -5e-170];
+    let b = array![1e200, 1e-200, 2.0, 1e-160];
+    let k = 1e180;
+    let g = gradient(quotients, (a.clone(), b.clone(), k)).unwrap();
+    let da = g.wrt[0].as_ref().and_then(Tangent::as_array).unwrap();
+    let db = g.wrt[1].as_ref().and_then(Tangent::as_array).unwrap();
+    for i in 0..a.len() {
+        assert_eq!(da[i], 1.0 / b[i] + 1.0 / k, "∂a[{i}]");
+        assert_eq!(db[i], -(a[i] / b[i]) / b[i], "∂b[{i}]");
+        assert!(db[i].is_finite() && db[i] != 0.0, "∂b[{i}] = {}", db[i]);
+    }
+    let dk = g.wrt[2].as_ref().and_then(Tangent::as_scalar).unwrap();
+    let want: f64 = a.iter().map(|&x| -(x / k) / k).sum();
+    assert!((dk - want).abs() <= 1e-12 * want.abs(), "{dk} vs {want}");
+}

@@ -185,15 +185,34 @@ fn elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out, op: Op) -> Result<(
     let a = operand(site, 0)?;
     let b = operand(site, 1)?;
     let d = dy_array(dy)?;
+    // The scalar rules' partials, elementwise, and their products as `times` makes them: a
+    // zero sensitivity times an infinite or NaN partial is 0. The quotient's partial in `b` is
+    // `-(a / b) / b`: `b²` overflows or underflows where it is a number.
+    let times = |x: &ArrayD<f64>| zip(&d, x, crate::core::eval::times_lanes_f64);
     let (da, db) = match op {
         Op::Add => (d.clone(), d),
         Op::Sub => (d.clone(), -d),
-        Op::Mul => (&d * &b, &d * &a),
-        Op::Div => (&d / &b, -(&d * &a) / (&b * &b)),
+        Op::Mul => (times(&b)?, times(&a)?),
+        Op::Div => {
+            let q = &a / &b;
+            (times(&b.mapv(|b| 1.0 / b))?, times(&-(&q / &b))?)
+        }
     };
     out.push((0, Contribution::Whole(shaped(da, a.shape(), site, 0)?)));
     out.push((1, Contribution::Whole(shaped(db, b.shape(), site, 1)?)));
     Ok(())
+}
+
+/// `f(d, x)` elementwise, `x` broadcast to the shape of `d` (the operation's result).
+fn zip(d: &ArrayD<f64>, x: &ArrayD<f64>, f: fn(f64, f64) -> f64) -> Result<ArrayD<f64>, String> {
+    let x = x.broadcast(d.raw_dim()).ok_or_else(|| {
+        format!(
+            "an operand of shape {:?} does not broadcast to the result's {:?}",
+            x.shape(),
+            d.shape()
+        )
+    })?;
+    Ok(ndarray::Zip::from(d).and(&x).map_collect(|&p, &q| f(p, q)))
 }
 
 /// A sensitivity reduced to an operand's shape: summed over the axes the operand was
