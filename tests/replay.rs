@@ -430,3 +430,26 @@ fn integer_overflow_is_the_same_error_compiled_or_interpreted() {
     assert_eq!(fast, slow);
     assert!(matches!(fast, ReplayError::Eval { .. }), "{fast}");
 }
+
+/// A closure passed to an untracked call (`map`) may capture a dynamic input; the trace does
+/// not record the closure, so a program would fold the call into its recorded value and replay
+/// it at every input (found by the differential tester's `vjp` check: `vjp` was 0, truth 2).
+#[tracked]
+fn captured_by_map(n: i64, x: f64) -> f64 {
+    (0..n).map(|_| x).sum::<f64>() + x
+}
+
+#[test]
+fn a_call_taking_a_closure_is_refused_when_an_input_is_dynamic() {
+    let trace = track(captured_by_map, (2, -4.0));
+    let e = Program::from_trace(&trace, &[Static, Dynamic]).unwrap_err();
+    assert!(
+        matches!(&e, ReplayError::Unsupported { reason, .. } if reason.contains("closure")),
+        "{e}"
+    );
+    let e = irtrack::diff::vjp(captured_by_map, (2, -4.0), 1.0).unwrap_err();
+    assert!(e.to_string().contains("closure"), "{e}");
+    // With every input static nothing can change: the program is the recorded value.
+    let p = Program::from_trace(&trace, &[Static, Static]).unwrap();
+    assert_eq!(p.call((2i64, -4.0)).unwrap().as_f64(), Some(-12.0));
+}

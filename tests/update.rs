@@ -874,3 +874,23 @@ fn nth_of_finds_positions() {
     assert_eq!(nth_of(&trace, "draw", id), 2);
     let _ = StdRng::seed_from_u64(0);
 }
+
+/// A closure passed to an untracked call (`map`) may capture the changed argument: the trace
+/// does not show it, so the update runs the function again rather than keep the call's value.
+#[irtrack::tracked]
+fn captured_by_map(n: i64, x: f64) -> f64 {
+    (0..n).map(|_| x).sum::<f64>() * 2.0
+}
+
+#[test]
+fn a_call_taking_a_closure_makes_the_update_run_again() {
+    let mut m = Updatable::track(captured_by_map, (2, -4.0));
+    let u = m.update([Change::argument(1, 3.0)]).unwrap();
+    assert!(
+        matches!(u.rerun(), Some(RerunCause::Unrecorded { .. })),
+        "{:?}",
+        u.rerun()
+    );
+    assert_eq!(m.trace().root().raw_value().as_f64(), Some(12.0));
+    assert_same(m.trace(), &track(captured_by_map, (2, 3.0)));
+}

@@ -5,7 +5,7 @@
 use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
-use crate::core::ir::EntryKind;
+use crate::core::ir::{EntryKind, Operand};
 use crate::core::op::Builtin;
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
@@ -198,6 +198,22 @@ impl<'t> Builder<'t> {
             let operation = n.operation().map_err(ReplayError::NotReexecutable)?;
             self.push_op(n, OpKind::Run(operation), args);
             return Ok(());
+        }
+        // An operand the trace did not record — a closure (`map(|k| x)`), which may capture a
+        // dynamic input, or a place it does not follow — may make the value depend on a dynamic
+        // input no source shows: folding it into a constant would replay the recorded value at
+        // every input (the gradient's sweep counts such an operand as active, too).
+        let unrecorded = n.kind() != NodeKind::Special
+            && n.entry()
+                .is_some_and(|e| e.operands.iter().any(|o| *o == Operand::None));
+        if unrecorded && self.any_dynamic {
+            return Err(unsupported(
+                n,
+                "takes a closure (or another value the trace did not record), which may capture \
+                 a dynamic input: the program cannot tell whether its value changes with the \
+                 inputs; write the computation as a loop in the tracked function, or pass what \
+                 the closure uses as an argument of a registered operation",
+            ));
         }
         if !args.iter().any(Src::is_dynamic) {
             self.set(n.id(), Src::Const(n.raw_value()));

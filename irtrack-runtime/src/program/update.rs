@@ -284,6 +284,13 @@ pub enum RerunCause {
         /// The captured variable's node.
         node: NodeId,
     },
+    /// A call recorded after a change takes a value the trace did not record — a closure
+    /// (`map(|k| x)`), which may capture a changed variable — so the trace does not say
+    /// whether its value depends on the change.
+    Unrecorded {
+        /// The call.
+        node: NodeId,
+    },
     /// A call ended without a return node (a `return` inside a macro), so its value is not
     /// connected to the nodes that depend on a change.
     NoReturn {
@@ -314,6 +321,11 @@ impl fmt::Display for RerunCause {
             RerunCause::Capture { node } => write!(
                 f,
                 "{node} is a closure's captured variable recorded after a change"
+            ),
+            RerunCause::Unrecorded { node } => write!(
+                f,
+                "the call {node}, recorded after a change, takes a closure or another value the \
+                 trace did not record, which may depend on the change"
             ),
             RerunCause::NoReturn { node } => write!(f, "the call {node} has no return node"),
             RerunCause::Primitive => f.write_str("the root is not a tracked function"),
@@ -912,6 +924,9 @@ where
             if let Some(c) = self.caches.captured_after(lowest) {
                 return Err(RerunCause::Capture { node: c });
             }
+            if let Some(c) = self.caches.last_unrecorded.filter(|c| c.0 > lowest) {
+                return Err(RerunCause::Unrecorded { node: c });
+            }
             if let Some(e) = self.caches.error {
                 return Err(RerunCause::NoReturn { node: e });
             }
@@ -1345,6 +1360,8 @@ struct Caches {
     scanned: bool,
     /// The last node that is a closure's captured variable.
     last_capture: Option<NodeId>,
+    /// The last call with an operand the trace did not record (a closure passed to it).
+    last_unrecorded: Option<NodeId>,
     /// A node that ends a call without a return.
     error: Option<NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
@@ -1379,6 +1396,14 @@ impl Caches {
             self.error = (0..n as u32)
                 .map(NodeId)
                 .find(|&id| store.node(id).kind == NodeKind::Error);
+            self.last_unrecorded = (0..n as u32).map(NodeId).rev().find(|&id| {
+                matches!(
+                    store.node(id).kind,
+                    NodeKind::PrimitiveCall | NodeKind::NestedCall
+                ) && store
+                    .entry_of(id)
+                    .is_some_and(|(_, e)| e.operands.contains(&Operand::None))
+            });
         }
     }
 
