@@ -6,7 +6,8 @@
 //! bitwise (floats by `to_bits`; NaN equals NaN), or all panic; the trace must pass
 //! `Trace::verify`; and for a function returning `f64` (or `Option<f64>`) of float arguments,
 //! `irtrack::gradient` must be a `GradError` ("refused") or agree with central finite
-//! differences of the plain function.
+//! differences of the plain function; and so must `irtrack::diff::vjp` with the cotangent 1
+//! (the derivative program built by the symbolic rules, a `DiffError` when refused).
 //!
 //! Each unit prints `START <name>` and then one line `RESULT <name> pass …` or
 //! `RESULT <name> fail <check> <message>` (the message with `\n` escaped), flushed at once, so
@@ -180,6 +181,27 @@ pub struct Checker {
     skipped: usize,
     compared: usize,
     gradients: usize,
+    /// The same for `vjp`: calls that returned cotangents, that were refused, and the
+    /// coordinates compared.
+    vjps: usize,
+    vjp_refused: usize,
+    vjp_compared: usize,
+}
+
+/// Which derivative a check is of.
+#[derive(Clone, Copy, PartialEq)]
+enum Which {
+    Gradient,
+    Vjp,
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Gradient => "gradient",
+            Which::Vjp => "vjp",
+        }
+    }
 }
 
 impl Checker {
@@ -195,6 +217,9 @@ impl Checker {
             skipped: 0,
             compared: 0,
             gradients: 0,
+            vjps: 0,
+            vjp_refused: 0,
+            vjp_compared: 0,
         }
     }
 
@@ -279,32 +304,89 @@ impl Checker {
         path: impl Fn(&[f64]) -> String,
         grad: impl FnOnce() -> Result<irtrack::Gradient<T>, irtrack::GradError>,
     ) {
+        self.derivative(Which::Gradient, args, layout, out, plain, path, || {
+            grad().map_err(|e| kind(&e))
+        })
+    }
+
+    /// `vjp` with the cotangent 1 at `args`, as [`gradient`](Self::gradient).
+    pub fn vjp<T: Same + Real>(
+        &mut self,
+        args: &str,
+        layout: &[Arg],
+        out: &T,
+        plain: impl Fn(&[f64]) -> T,
+        path: impl Fn(&[f64]) -> String,
+        vjp: impl FnOnce() -> Result<irtrack::diff::Vjp<T>, irtrack::diff::DiffError>,
+    ) {
+        self.derivative(Which::Vjp, args, layout, out, plain, path, || {
+            let r = vjp().map_err(|e| kind(&e))?;
+            let wrt = r
+                .cotangents
+                .iter()
+                .map(|c| {
+                    let c = c.as_ref()?;
+                    if let Some(x) = c.as_f64() {
+                        return Some(irtrack::Tangent::Scalar(x));
+                    }
+                    c.downcast_ref::<Vec<f64>>()
+                        .map(|v| irtrack::Tangent::Vector(v.clone()))
+                })
+                .collect();
+            Ok(irtrack::Gradient {
+                value: r.value,
+                wrt,
+            })
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn derivative<T: Same + Real>(
+        &mut self,
+        which: Which,
+        args: &str,
+        layout: &[Arg],
+        out: &T,
+        plain: impl Fn(&[f64]) -> T,
+        path: impl Fn(&[f64]) -> String,
+        grad: impl FnOnce() -> Result<irtrack::Gradient<T>, String>,
+    ) {
+        let name = which.name();
         if self.failed() || out.real().is_none() {
             return;
         }
         let g = match run(grad) {
             Err(m) => {
                 self.fail(
-                    "gradient-panic",
-                    format!("f({args}) = {out:?}, but irtrack::gradient panicked: {m}"),
+                    &format!("{name}-panic"),
+                    format!("f({args}) = {out:?}, but irtrack's {name} panicked: {m}"),
                 );
                 return;
             }
-            Ok(Err(e)) => {
-                self.refused += 1;
-                let kind = format!("{e:?}");
-                let kind: String = kind.chars().take_while(|c| c.is_alphanumeric()).collect();
-                self.refusals.push(kind);
+            Ok(Err(kind)) => {
+                match which {
+                    Which::Gradient => {
+                        self.refused += 1;
+                        self.refusals.push(kind);
+                    }
+                    Which::Vjp => {
+                        self.vjp_refused += 1;
+                        self.refusals.push(format!("vjp:{kind}"));
+                    }
+                }
                 return;
             }
             Ok(Ok(g)) => g,
         };
-        self.gradients += 1;
+        match which {
+            Which::Gradient => self.gradients += 1,
+            Which::Vjp => self.vjps += 1,
+        }
         if !g.value.same(out) {
             self.fail(
-                "gradient-value",
+                &format!("{name}-value"),
                 format!(
-                    "f({args}) = {out:?}, but irtrack::gradient's value is {:?}",
+                    "f({args}) = {out:?}, but irtrack's {name} has the value {:?}",
                     g.value
                 ),
             );
@@ -312,7 +394,7 @@ impl Checker {
         }
         if g.wrt.len() != layout.len() {
             self.fail(
-                "gradient-shape",
+                &format!("{name}-shape"),
                 format!(
                     "f({args}): {} arguments but {} gradients",
                     layout.len(),
@@ -335,7 +417,7 @@ impl Checker {
                 (Arg::N, None) | (Arg::S, _) => continue,
                 (Arg::N, Some(t)) => {
                     self.fail(
-                        "gradient-shape",
+                        &format!("{name}-shape"),
                         format!(
                             "f({args}): argument {} is not a float but has the gradient {t}",
                             i + 1
@@ -349,7 +431,7 @@ impl Checker {
                 }
                 (_, t) => {
                     self.fail(
-                        "gradient-shape",
+                        &format!("{name}-shape"),
                         format!(
                             "f({args}): argument {} is a float value but its gradient is {}",
                             i + 1,
@@ -362,19 +444,23 @@ impl Checker {
             for (k, gk) in got.into_iter().enumerate() {
                 let j = at + k;
                 match self.difference(&plain, &path, &flat, j) {
-                    None => self.skipped += 1,
+                    None if which == Which::Gradient => self.skipped += 1,
+                    None => {}
                     Some(d) => {
-                        self.compared += 1;
+                        match which {
+                            Which::Gradient => self.compared += 1,
+                            Which::Vjp => self.vjp_compared += 1,
+                        }
                         let ok = (gk - d).abs() <= TOL * d.abs().max(1.0);
                         if !ok {
-                            let which = match a {
+                            let at = match a {
                                 Arg::V(_) => format!("argument {} element {k}", i + 1),
                                 _ => format!("argument {}", i + 1),
                             };
                             self.fail(
-                                "gradient-wrong",
+                                &format!("{name}-wrong"),
                                 format!(
-                                    "f({args}) = {out:?}: the gradient for {which} is {gk:?}, \
+                                    "f({args}) = {out:?}: the {name} for {at} is {gk:?}, \
                                      finite differences say {d:?}"
                                 ),
                             );
@@ -447,12 +533,16 @@ impl Checker {
     pub fn finish(self) {
         let line = match &self.failure {
             None => format!(
-                "RESULT {} pass refused={} skipped={} compared={} gradients={} refusals={}",
+                "RESULT {} pass refused={} skipped={} compared={} gradients={} vjps={} \
+                 vjp_refused={} vjp_compared={} refusals={}",
                 self.name,
                 self.refused,
                 self.skipped,
                 self.compared,
                 self.gradients,
+                self.vjps,
+                self.vjp_refused,
+                self.vjp_compared,
                 self.refusals.join(",")
             ),
             Some((check, message)) => format!(
@@ -464,6 +554,14 @@ impl Checker {
         println!("{line}");
         let _ = std::io::stdout().flush();
     }
+}
+
+/// The kind of an error: its variant's name.
+fn kind(e: &impl Debug) -> String {
+    format!("{e:?}")
+        .chars()
+        .take_while(|c| c.is_alphanumeric())
+        .collect()
 }
 
 /// Silences the panic messages of the panics the checks catch.

@@ -206,12 +206,24 @@ fn check_fn(c: &Case) -> String {
             }
         }
         let _ = writeln!(s, "        if let Some(out) = out {{");
+        let _ = writeln!(s, "            let layout = [{}];", layout.join(", "));
         let _ = writeln!(
             s,
-            "            c.gradient(&args, &[{}], &out, |p: &[f64]| {plain_m}::f({}), |p: &[f64]| checker::path(irtrack::track({tracked_m}::f, ({},))), || irtrack::gradient({tracked_m}::f, ({ta},)));",
-            layout.join(", "),
-            fd_args.join(", "),
+            "            let plain = |p: &[f64]| {plain_m}::f({});",
+            fd_args.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "            let path = |p: &[f64]| checker::path(irtrack::track({tracked_m}::f, ({},)));",
             path_args.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "            c.gradient(&args, &layout, &out, &plain, &path, || irtrack::gradient({tracked_m}::f, ({ta},)));"
+        );
+        let _ = writeln!(
+            s,
+            "            c.vjp(&args, &layout, &out, &plain, &path, || irtrack::diff::vjp({tracked_m}::f, ({ta},), 1.0f64));"
         );
         let _ = writeln!(s, "        }}");
     } else {

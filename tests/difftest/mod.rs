@@ -94,6 +94,11 @@ pub enum Verdict {
         compared: usize,
         /// Gradient calls that returned `Ok`.
         gradients: usize,
+        /// `vjp` calls that returned cotangents, that were refused, and the (input,
+        /// coordinate) pairs compared.
+        vjps: usize,
+        vjp_refused: usize,
+        vjp_compared: usize,
     },
     Fail {
         check: String,
@@ -361,6 +366,9 @@ fn parse_result(rest: &str) -> (String, Verdict) {
             skipped: n("skipped"),
             compared: n("compared"),
             gradients: n("gradients"),
+            vjps: n("vjps"),
+            vjp_refused: n("vjp_refused"),
+            vjp_compared: n("vjp_compared"),
         }
     } else {
         let (check, message) = tail.split_once(' ').unwrap_or((tail, ""));
@@ -450,6 +458,10 @@ pub struct Summary {
     pub skipped: usize,
     pub compared: usize,
     pub gradients: usize,
+    /// `vjp` calls that returned cotangents and that were refused, and pairs compared.
+    pub vjps: usize,
+    pub vjp_refused: usize,
+    pub vjp_compared: usize,
     /// Failing cases with their verdicts, in order.
     pub failures: Vec<(Case, Verdict)>,
     /// Failure counts by kind.
@@ -472,6 +484,11 @@ impl Summary {
             s,
             "gradients: {} calls returned a gradient, {} refused; {} (input, coordinate) pairs compared with finite differences, {} skipped",
             self.gradients, self.refused_calls, self.compared, self.skipped
+        );
+        let _ = writeln!(
+            s,
+            "vjp: {} calls returned cotangents, {} refused; {} (input, coordinate) pairs compared with finite differences",
+            self.vjps, self.vjp_refused, self.vjp_compared
         );
         if !self.refusal_kinds.is_empty() {
             let kinds: Vec<String> = self
@@ -534,6 +551,9 @@ pub fn run(cfg: &Config, log: &mut dyn FnMut(&str)) -> Summary {
                     skipped,
                     compared,
                     gradients,
+                    vjps,
+                    vjp_refused,
+                    vjp_compared,
                 } => {
                     sum.passed += 1;
                     sum.refused_units += usize::from(*refused > 0);
@@ -544,6 +564,9 @@ pub fn run(cfg: &Config, log: &mut dyn FnMut(&str)) -> Summary {
                     sum.skipped += skipped;
                     sum.compared += compared;
                     sum.gradients += gradients;
+                    sum.vjps += vjps;
+                    sum.vjp_refused += vjp_refused;
+                    sum.vjp_compared += vjp_compared;
                 }
                 Verdict::Fail { .. } => {
                     // Every failing unit, unminimised, for reading later.
