@@ -205,7 +205,7 @@ impl<'t> Builder<'t> {
         // every input (the gradient's sweep counts such an operand as active, too).
         let unrecorded = n.kind() != NodeKind::Special
             && n.entry()
-                .is_some_and(|e| e.operands.iter().any(|o| *o == Operand::None));
+                .is_some_and(|e| e.operands.contains(&Operand::None));
         if unrecorded && self.any_dynamic {
             return Err(unsupported(
                 n,
