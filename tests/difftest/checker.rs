@@ -7,7 +7,11 @@
 //! `Trace::verify`; and for a function returning `f64` (or `Option<f64>`) of float arguments,
 //! `irtrack::gradient` must be a `GradError` ("refused") or agree with central finite
 //! differences of the plain function; and so must `irtrack::diff::vjp` with the cotangent 1
-//! (the derivative program built by the symbolic rules, a `DiffError` when refused).
+//! (the derivative program built by the symbolic rules, a `DiffError` when refused). For a
+//! function of floats, integers and `bool`s returning `f64`, the program of its trace with the
+//! float arguments dynamic must give the function's value at the recorded point, and at nearby
+//! and fresh points either the plain function's value, bitwise, or an error (a guard of the
+//! recorded path failing).
 //!
 //! Each unit prints `START <name>` and then one line `RESULT <name> pass …` or
 //! `RESULT <name> fail <check> <message>` (the message with `\n` escaped), flushed at once, so
@@ -186,6 +190,11 @@ pub struct Checker {
     vjps: usize,
     vjp_refused: usize,
     vjp_compared: usize,
+    /// Programs built and run at the recorded point; the points they were run at after it
+    /// that gave a value (compared), and that gave an error (a guard, mostly).
+    replays: usize,
+    replay_compared: usize,
+    replay_refused: usize,
 }
 
 /// Which derivative a check is of.
@@ -220,6 +229,9 @@ impl Checker {
             vjps: 0,
             vjp_refused: 0,
             vjp_compared: 0,
+            replays: 0,
+            replay_compared: 0,
+            replay_refused: 0,
         }
     }
 
@@ -340,6 +352,76 @@ impl Checker {
         })
     }
 
+    /// The program of the trace at `layout` (its float arguments dynamic): its value at the
+    /// recorded point must be `out`; at other points (a nudge, a step, a fresh draw of every
+    /// float) it must give the plain function's value bitwise, or an error.
+    pub fn replay(
+        &mut self,
+        args: &str,
+        layout: &[Arg],
+        out: &f64,
+        plain: impl Fn(&[f64]) -> f64,
+        replay: impl Fn(&[f64]) -> Result<f64, String>,
+    ) {
+        if self.failed() {
+            return;
+        }
+        let flat = flatten(layout);
+        match run(|| replay(&flat)) {
+            Err(m) => {
+                self.fail(
+                    "replay-panic",
+                    format!("f({args}): the program panicked: {m}"),
+                );
+                return;
+            }
+            Ok(Err(kind)) => {
+                self.refusals.push(format!("replay:{kind}"));
+                return;
+            }
+            Ok(Ok(v)) if !v.same(out) => {
+                self.fail(
+                    "replay-value",
+                    format!("f({args}) = {out:?}, but its program gives {v:?} at the same point"),
+                );
+                return;
+            }
+            Ok(Ok(_)) => self.replays += 1,
+        }
+        let nudge: Vec<f64> = flat.iter().map(|x| x + 1e-9 * x.abs().max(1.0)).collect();
+        let step: Vec<f64> = flat.iter().map(|x| x - 1e-3 * x.abs().max(1.0)).collect();
+        let fresh: Vec<f64> = flat.iter().map(|_| arb_f64(&mut self.rng)).collect();
+        for q in [nudge, step, fresh] {
+            let want = match run(|| plain(&q)) {
+                Ok(w) => w,
+                // The function panics there: the program may not (a macro's effects, an
+                // `assert!`, are not replayed).
+                Err(_) => continue,
+            };
+            match run(|| replay(&q)) {
+                Err(m) => {
+                    self.fail(
+                        "replay-panic",
+                        format!("f({args}): the program panicked at {q:?}: {m}"),
+                    );
+                    return;
+                }
+                Ok(Err(_)) => self.replay_refused += 1,
+                Ok(Ok(v)) if !v.same(&want) => {
+                    self.fail(
+                        "replay-wrong",
+                        format!(
+                            "f({args}) = {out:?}: its program at the floats {q:?} gives {v:?}, \
+                             the function {want:?}"
+                        ),
+                    );
+                    return;
+                }
+                Ok(Ok(_)) => self.replay_compared += 1,
+            }
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn derivative<T: Same + Real>(
         &mut self,
@@ -403,14 +485,7 @@ impl Checker {
             );
             return;
         }
-        let mut flat = Vec::new();
-        for a in layout {
-            match a {
-                Arg::F(x) => flat.push(*x),
-                Arg::V(xs) => flat.extend(xs),
-                _ => {}
-            }
-        }
+        let flat = flatten(layout);
         let mut at = 0;
         for (i, (a, t)) in layout.iter().zip(&g.wrt).enumerate() {
             let got: Vec<f64> = match (a, t) {
@@ -534,7 +609,8 @@ impl Checker {
         let line = match &self.failure {
             None => format!(
                 "RESULT {} pass refused={} skipped={} compared={} gradients={} vjps={} \
-                 vjp_refused={} vjp_compared={} refusals={}",
+                 vjp_refused={} vjp_compared={} replays={} replay_compared={} \
+                 replay_refused={} refusals={}",
                 self.name,
                 self.refused,
                 self.skipped,
@@ -543,6 +619,9 @@ impl Checker {
                 self.vjps,
                 self.vjp_refused,
                 self.vjp_compared,
+                self.replays,
+                self.replay_compared,
+                self.replay_refused,
                 self.refusals.join(",")
             ),
             Some((check, message)) => format!(
@@ -556,8 +635,21 @@ impl Checker {
     }
 }
 
+/// The float arguments of `layout`, laid out flat.
+fn flatten(layout: &[Arg]) -> Vec<f64> {
+    let mut flat = Vec::new();
+    for a in layout {
+        match a {
+            Arg::F(x) => flat.push(*x),
+            Arg::V(xs) => flat.extend(xs),
+            _ => {}
+        }
+    }
+    flat
+}
+
 /// The kind of an error: its variant's name.
-fn kind(e: &impl Debug) -> String {
+pub fn kind(e: &impl Debug) -> String {
     format!("{e:?}")
         .chars()
         .take_while(|c| c.is_alphanumeric())

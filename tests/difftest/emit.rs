@@ -225,6 +225,30 @@ fn check_fn(c: &Case) -> String {
             s,
             "            c.vjp(&args, &layout, &out, &plain, &path, || irtrack::diff::vjp({tracked_m}::f, ({ta},), 1.0f64));"
         );
+        // The program of the trace, floats dynamic: only where every argument can be passed
+        // to it again (floats, integers, `bool`s) and it returns an `f64`.
+        let simple = params
+            .iter()
+            .all(|t| matches!(t, Ty::F64 | Ty::VecF64 | Ty::I64 | Ty::Bool));
+        if simple && u.entry.ret == Some(Ty::F64) {
+            let inputs: Vec<&str> = params
+                .iter()
+                .map(|t| match t {
+                    Ty::F64 | Ty::VecF64 => "irtrack::program::Input::Dynamic",
+                    _ => "irtrack::program::Input::Static",
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "            let program = irtrack::program::Program::from_trace(&irtrack::track({tracked_m}::f, ({ta},)), &[{}]);",
+                inputs.join(", ")
+            );
+            let _ = writeln!(
+                s,
+                "            c.replay(&args, &layout, &out, &plain, |p: &[f64]| {{ let program = program.as_ref().map_err(checker::kind)?; let v = program.call(({},)).map_err(|e| checker::kind(&e))?; v.as_f64().ok_or_else(|| \"not a float\".to_string()) }});",
+                path_args.join(", ")
+            );
+        }
         let _ = writeln!(s, "        }}");
     } else {
         let _ = writeln!(s, "        let _ = out;");

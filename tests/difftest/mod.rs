@@ -99,6 +99,11 @@ pub enum Verdict {
         vjps: usize,
         vjp_refused: usize,
         vjp_compared: usize,
+        /// Programs checked at the recorded point, and the other points where they gave a
+        /// value (compared with the function) or an error.
+        replays: usize,
+        replay_compared: usize,
+        replay_refused: usize,
     },
     Fail {
         check: String,
@@ -369,6 +374,9 @@ fn parse_result(rest: &str) -> (String, Verdict) {
             vjps: n("vjps"),
             vjp_refused: n("vjp_refused"),
             vjp_compared: n("vjp_compared"),
+            replays: n("replays"),
+            replay_compared: n("replay_compared"),
+            replay_refused: n("replay_refused"),
         }
     } else {
         let (check, message) = tail.split_once(' ').unwrap_or((tail, ""));
@@ -462,6 +470,11 @@ pub struct Summary {
     pub vjps: usize,
     pub vjp_refused: usize,
     pub vjp_compared: usize,
+    /// Programs checked, and the points after the recorded one where they gave a value or an
+    /// error.
+    pub replays: usize,
+    pub replay_compared: usize,
+    pub replay_refused: usize,
     /// Failing cases with their verdicts, in order.
     pub failures: Vec<(Case, Verdict)>,
     /// Failure counts by kind.
@@ -489,6 +502,11 @@ impl Summary {
             s,
             "vjp: {} calls returned cotangents, {} refused; {} (input, coordinate) pairs compared with finite differences",
             self.vjps, self.vjp_refused, self.vjp_compared
+        );
+        let _ = writeln!(
+            s,
+            "replay: {} programs gave the recorded value; at other points {} gave the function's value, {} an error",
+            self.replays, self.replay_compared, self.replay_refused
         );
         if !self.refusal_kinds.is_empty() {
             let kinds: Vec<String> = self
@@ -554,6 +572,9 @@ pub fn run(cfg: &Config, log: &mut dyn FnMut(&str)) -> Summary {
                     vjps,
                     vjp_refused,
                     vjp_compared,
+                    replays,
+                    replay_compared,
+                    replay_refused,
                 } => {
                     sum.passed += 1;
                     sum.refused_units += usize::from(*refused > 0);
@@ -567,6 +588,9 @@ pub fn run(cfg: &Config, log: &mut dyn FnMut(&str)) -> Summary {
                     sum.vjps += vjps;
                     sum.vjp_refused += vjp_refused;
                     sum.vjp_compared += vjp_compared;
+                    sum.replays += replays;
+                    sum.replay_compared += replay_compared;
+                    sum.replay_refused += replay_refused;
                 }
                 Verdict::Fail { .. } => {
                     // Every failing unit, unminimised, for reading later.
