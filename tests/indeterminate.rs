@@ -299,3 +299,136 @@ fn a_quotients_partial_in_its_denominator_does_not_overflow() {
         assert_eq!(r.cotangents[1].as_ref().unwrap().as_f64(), Some(truth));
     }
 }
+
+// A zero that is only a limit: `1 / ∞` is 0, but as the slope of `1 / y` at `y = ∞` it stands
+// for a small number the infinite slope below it may multiply into anything. `1 / (1 / x)` is
+// `x`, slope 1, also at 0 (where `1 / x` is ∞): the sweep used to give 0 (seed 6, unit 530).
+
+#[tracked]
+fn reciprocal(x: f64) -> f64 {
+    x.powi(-1)
+}
+
+#[tracked]
+fn reciprocal_twice(x: f64) -> f64 {
+    reciprocal(reciprocal(x))
+}
+
+#[tracked]
+fn quotient_twice(x: f64) -> f64 {
+    1.0 / (1.0 / x)
+}
+
+#[test]
+fn a_limit_zero_times_an_infinite_slope_is_an_error() {
+    let e = gradient(reciprocal_twice, (0.0,)).unwrap_err();
+    match &e {
+        GradError::Indeterminate {
+            at,
+            cause: Indeterminacy::Limit { zero },
+        } => {
+            assert_eq!(at.statement, "%2 = %1.powi(-1)", "{e}");
+            assert_eq!(zero.function, "reciprocal", "{e}");
+        }
+        e => panic!("{e:?}"),
+    }
+    assert!(e.to_string().contains("0 · ∞"), "{e}");
+    let e = gradient(quotient_twice, (0.0,)).unwrap_err();
+    assert!(
+        matches!(&e, GradError::Indeterminate { cause: Indeterminacy::Limit { zero }, .. } if zero.statement == "%3 = 1.0 / %2"),
+        "{e:?}"
+    );
+    let general = with_general_sweep(|| gradient(quotient_twice, (0.0,))).unwrap_err();
+    assert_eq!(e, general);
+    // Derivative programs: the kernels would absorb the limit zero.
+    assert!(matches!(
+        vjp(quotient_twice, (0.0,), 1.0),
+        Err(DiffError::Limit { .. })
+    ));
+    assert!(matches!(
+        jvp(quotient_twice, (0.0,), (1.0,)),
+        Err(DiffError::Limit { .. })
+    ));
+    assert!(matches!(
+        hessian(quotient_twice, (0.0,)),
+        Err(DiffError::Limit { .. })
+    ));
+    // The same where the slope of the outer reciprocal underflows: (10³⁰⁰)⁻² is 0 in `f64`,
+    // the inner one's slope -10⁶⁰⁰ is -∞.
+    assert!(matches!(
+        gradient(reciprocal_twice, (1e-300,)),
+        Err(GradError::Indeterminate {
+            cause: Indeterminacy::Limit { .. },
+            ..
+        })
+    ));
+    assert!(matches!(
+        vjp(quotient_twice, (1e-300,), 1.0),
+        Err(DiffError::Limit(_))
+    ));
+    // Away from the infinities, the slope 1 exactly.
+    for x in [2.0, -0.5, 1e-100] {
+        assert_eq!(
+            gradient(reciprocal_twice, (x,)).unwrap().scalars(),
+            [Some(1.0)]
+        );
+        assert_eq!(
+            gradient(quotient_twice, (x,)).unwrap().scalars(),
+            [Some(1.0)]
+        );
+        let j = jvp(quotient_twice, (x,), (1.0,)).unwrap().tangent.as_f64();
+        assert!((j.unwrap() - 1.0).abs() < 1e-15, "{j:?}");
+    }
+}
+
+#[test]
+fn infinite_values_with_a_right_derivative_keep_it() {
+    // The slope of a quotient at 0 is infinite, and that is the answer (one-sided).
+    #[tracked]
+    fn over(a: f64, b: f64) -> f64 {
+        a / b
+    }
+    let g = gradient(over, (1.0, 0.0)).unwrap();
+    assert_eq!(g.scalars()[0], Some(f64::INFINITY));
+    let j = jvp(over, (1.0, 0.0), (1.0, 0.0)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(f64::INFINITY));
+    // An infinite value that `min` does not select: its side's slope is exactly 0.
+    #[tracked]
+    fn capped(x: f64) -> f64 {
+        (1.0 / x).min(5.0) + x
+    }
+    assert_eq!(gradient(capped, (0.0,)).unwrap().scalars(), [Some(1.0)]);
+    // A limit zero that meets only finite slopes stays 0: 1 / (x·10⁶⁰⁰) has the slope
+    // -10⁻⁶⁰⁰/x², 0 in `f64`.
+    #[tracked]
+    fn vanishing(x: f64) -> f64 {
+        1.0 / ((x * 1e300) * 1e300)
+    }
+    assert_eq!(gradient(vanishing, (1.0,)).unwrap().scalars(), [Some(-0.0)]);
+}
+
+#[test]
+fn a_sigmoid_written_naively_is_refused_far_out_and_its_stable_form_is_not() {
+    // exp(1000) is ∞: 1 / (1 + ∞) is 0, its slope a limit, exp's slope ∞.
+    #[tracked]
+    fn naive(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+    #[tracked]
+    fn stable(x: f64) -> f64 {
+        x.exp() / (1.0 + x.exp())
+    }
+    let e = gradient(naive, (-1000.0,)).unwrap_err();
+    assert!(e.to_string().contains("sigmoid"), "{e}");
+    // e^-1000 is 0 in `f64`: so is the slope.
+    assert_eq!(gradient(stable, (-1000.0,)).unwrap().scalars(), [Some(0.0)]);
+    // Where nothing is infinite the two agree with σ(1 - σ).
+    let s = 1.0 / (1.0 + 10f64.exp());
+    let want = s * (1.0 - s);
+    let a = gradient(naive, (-10.0,)).unwrap().scalars()[0].unwrap();
+    let b = gradient(stable, (-10.0,)).unwrap().scalars()[0].unwrap();
+    assert!(
+        (a - want).abs() < 1e-18 && (b - want).abs() < 1e-18,
+        "{a} {b} {want}"
+    );
+}

@@ -353,6 +353,35 @@ pub enum Builtin {
 }
 
 impl Builtin {
+    /// Whether the operation's slope is a formula of its operands that can be 0 as a limit
+    /// where an operand or the value is infinite (`1 / ∞` for `1 / x`, `powi(-1)`, `sin`,
+    /// `powf`, …): a product, a quotient or a float method other than the piecewise ones
+    /// (`floor`, `abs`, `max`, …), whose slopes are constants of their kind.
+    pub(crate) fn slope_vanishes_at_infinity(self) -> bool {
+        use FloatFn::*;
+        match self {
+            Builtin::Binary(op) | Builtin::Assign(op) => matches!(op, BinOp::Mul | BinOp::Div),
+            Builtin::Method(f) => !matches!(
+                f,
+                Signum
+                    | Floor
+                    | Ceil
+                    | Round
+                    | RoundTiesEven
+                    | Trunc
+                    | Abs
+                    | Fract
+                    | ToDegrees
+                    | ToRadians
+                    | Max
+                    | Min
+                    | Copysign
+                    | Clamp
+            ),
+            _ => false,
+        }
+    }
+
     /// The operation an entry names, if the runtime knows it.
     pub fn of_entry(e: &Entry) -> Option<Builtin> {
         let head = e.head.as_str();

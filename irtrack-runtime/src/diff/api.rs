@@ -152,6 +152,12 @@ where
         .collect();
     let program =
         Program::from_trace(&trace, &inputs).map_err(|e| higher_order(&trace, e.into()))?;
+    // A zero slope that is only a limit meeting an infinite one: the chain rule's `0 · ∞`,
+    // which the derivative program's kernels would make 0. The gradient's sweep sees where;
+    // the product of the slopes along a path is the same in every mode.
+    if let Some(e) = crate::grad::limit(&trace) {
+        return Err(DiffError::Limit(Box::new(e)));
+    }
     Ok((value, trace, program, wrt))
 }
 

@@ -76,6 +76,11 @@ pub enum DiffError {
         /// The node of the trace it was derived from.
         at: Origin,
     },
+    /// The derivative meets `0 · ∞`: a slope that is 0 only as a limit (`1 / y` at `y = ∞`,
+    /// or a product that underflowed) times an infinite one, which may be any number
+    /// (`1 / (1 / x)` at 0 has the slope 1), where a derivative program's kernels would give
+    /// 0. The gradient's error says where ([`GradError::Indeterminate`](crate::GradError)).
+    Limit(Box<crate::grad::GradError>),
     /// Building the program from the trace, or running a derivative program, failed.
     Replay(ReplayError),
     /// Higher-order use: the function takes a derivative itself (`gradient`, `jvp`, `track`, …
@@ -130,6 +135,7 @@ impl fmt::Display for DiffError {
                  the chain rule cannot tell: cancel in the source (`0.0` for `x - x`), or keep \
                  the operation away from the point where its slope is infinite"
             ),
+            DiffError::Limit(e) => write!(f, "no derivative is given: {e}"),
             DiffError::Replay(e) => write!(f, "{e}"),
             DiffError::HigherOrder { at, cause } => write!(
                 f,

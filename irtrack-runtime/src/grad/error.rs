@@ -139,6 +139,13 @@ pub enum Indeterminacy {
     /// The operation's rule gives a NaN partial derivative where its value is a number: it is
     /// not differentiable there (`atan2` at the origin).
     Partial,
+    /// The value's sensitivity is 0 only as a limit — the slope of `zero`, taken at an infinite
+    /// operand or value (`1 / ∞`) — and the operation's slope is infinite (or NaN): `0 · ∞`
+    /// may be any number (`1 / (1 / x)` at 0 has the slope 1).
+    Limit {
+        /// The operation whose slope at infinity made the zero.
+        zero: Box<Place>,
+    },
 }
 
 impl fmt::Display for GradError {
@@ -221,6 +228,18 @@ impl fmt::Display for GradError {
                  derivative at these operands, where its value is a number — the operation is \
                  not differentiable at this point; handle the point apart (a branch), or give \
                  the operation the rule you want with `irtrack::grad::register_rule`"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Limit { zero },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: its sensitivity is 0 only as a limit (the \
+                 slope of {zero} at an infinite value, like 1 / ∞), and its own slope is \
+                 infinite here; 0 · ∞ may be any number (`1 / (1 / x)` at 0 has the slope 1): \
+                 keep the computation away from infinite intermediate values (a stable \
+                 formulation, such as `x.exp() / (1.0 + x.exp())` for the sigmoid of a large \
+                 negative `x`)"
             ),
             GradError::HigherOrder { at, cause } => write!(
                 f,

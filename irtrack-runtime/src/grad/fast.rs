@@ -177,6 +177,9 @@ pub(crate) struct Fast {
     /// For each function argument of the root, in order: `None` when it is not
     /// differentiable, else its gradient.
     pub(crate) wrt: Vec<Option<Tangent>>,
+    /// A product of a sensitivity and a slope underflowed to 0: a limit zero, which the
+    /// general sweep follows (`Sweep::soften`); this gradient must not be used.
+    pub(crate) underflow: bool,
 }
 
 /// The tape of a trace, seed-independent: built once, swept for any scalar seed.
@@ -214,6 +217,7 @@ impl Tape {
         let mut vectors: Vec<Option<Vec<f64>>> = vec![None; self.vectors.len()];
         adjoint[self.root as usize] = seed;
         reached[self.root as usize] = true;
+        let mut underflow = false;
         for e in self.edges.iter().rev() {
             let from = e.from as usize;
             if !reached[from] {
@@ -240,8 +244,12 @@ impl Tape {
             };
             // As `Sweep::give` does: a zero contribution is not given (the operand `max`/`min`
             // did not select, a product with 0: a NaN partial below it must not make the
-            // gradient NaN), so its target is not reached by it.
+            // gradient NaN), so its target is not reached by it. A product of two nonzero
+            // numbers that is 0 underflowed: a limit zero, for the general sweep.
             if c == 0.0 {
+                if dy != 0.0 && matches!(e.how, How::Scale(d) if d != 0.0) {
+                    underflow = true;
+                }
                 continue;
             }
             // As `Tangent::add_assign` does: the first contribution is the adjoint.
@@ -271,7 +279,7 @@ impl Tape {
                 })),
             })
             .collect();
-        Fast { wrt }
+        Fast { wrt, underflow }
     }
 }
 
@@ -670,8 +678,12 @@ impl<'s> Builder<'s> {
                     }
                     _ => return None,
                 };
-                // The operands must be the ones the operator ran on (no stale edge).
-                if !same(r, y) {
+                // The operands must be the ones the operator ran on (no stale edge). A zero
+                // slope of a quotient with nonzero operands is a limit (`1 / ∞`, an
+                // underflow), and an infinite operand or value may make one: the general
+                // sweep follows them (`Sweep::soften`).
+                let limit = op == BinOp::Div && a != 0.0 && b != 0.0 && (da == 0.0 || db == 0.0);
+                if !same(r, y) || limit || [a, b, y].iter().any(|v| v.is_infinite()) {
                     return None;
                 }
                 // Pushed in reverse: the backward pass reads the tape from the end.
@@ -695,7 +707,10 @@ impl<'s> Builder<'s> {
                     }
                     let x = self.float_operand(refs, plan, 0)?;
                     let k = self.int_operand(refs, plan, 1)?;
-                    if !same(x.powi(i32::try_from(k).ok()?), y) {
+                    if !same(x.powi(i32::try_from(k).ok()?), y)
+                        || x.is_infinite()
+                        || y.is_infinite()
+                    {
                         return None;
                     }
                     let d = if k == 0 {
@@ -703,6 +718,10 @@ impl<'s> Builder<'s> {
                     } else {
                         k as f64 * x.powi(k as i32 - 1)
                     };
+                    // A limit zero (as for quotients above).
+                    if d == 0.0 && k != 0 && x != 0.0 {
+                        return None;
+                    }
                     self.edge(id, operand(0), How::Scale(d));
                     return Some(());
                 }
@@ -714,10 +733,20 @@ impl<'s> Builder<'s> {
                     *x = self.float_operand(refs, plan, k)?;
                 }
                 // The witness: the float method, re-run, gives the recorded value.
-                if !same(f.eval_f64(&xs[..n], None)?, y) {
+                if !same(f.eval_f64(&xs[..n], None)?, y)
+                    || y.is_infinite()
+                    || xs[..n].iter().any(|x| x.is_infinite())
+                {
                     return None;
                 }
                 let ds = super::rules::float_partials(f, &xs[..n], y)?;
+                // A limit zero (as for quotients above).
+                if Builtin::Method(f).slope_vanishes_at_infinity()
+                    && !xs[..n].contains(&0.0)
+                    && ds[..n].contains(&0.0)
+                {
+                    return None;
+                }
                 for k in (0..n).rev() {
                     self.edge(id, operand(k), How::Scale(ds[k]));
                 }

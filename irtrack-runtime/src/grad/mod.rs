@@ -113,10 +113,13 @@ where
     let seed = scalar_seed(&trace)?;
     if fast::enabled() {
         if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
-            let wrt = tape.sweep(1.0).wrt;
-            // A NaN is rare, and the general sweep names where it was made.
-            if !indeterminate::any_nan(&wrt) {
-                return Ok(Gradient { value, wrt });
+            let fast = tape.sweep(1.0);
+            // A NaN or an underflow is rare, and the general sweep says what it means.
+            if !fast.underflow && !indeterminate::any_nan(&fast.wrt) {
+                return Ok(Gradient {
+                    value,
+                    wrt: fast.wrt,
+                });
             }
         }
     }
@@ -178,9 +181,9 @@ impl Pullback {
                 fast::tape(&self.trace.store, root.id())
             });
             if let Some(tape) = tape {
-                let wrt = tape.sweep(*s).wrt;
-                if !indeterminate::any_nan(&wrt) {
-                    return Ok(wrt);
+                let fast = tape.sweep(*s);
+                if !fast.underflow && !indeterminate::any_nan(&fast.wrt) {
+                    return Ok(fast.wrt);
                 }
             }
         }
@@ -316,6 +319,23 @@ fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(
     match sweep.indeterminate() {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// The error of a gradient of `trace`'s root that meets `0 · ∞` with a limit zero
+/// ([`Indeterminacy::Limit`]), for derivative programs, whose kernels cannot tell a limit zero
+/// from an exact one. `None` for any other outcome, or an output that is not a float.
+pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
+    let seed = scalar_seed(trace).ok()?;
+    let mut sweep = Sweep::new(trace, tracked_root(trace).ok()?.id()).ok()?;
+    match sweep.run(seed) {
+        Err(
+            e @ GradError::Indeterminate {
+                cause: Indeterminacy::Limit { .. },
+                ..
+            },
+        ) => Some(e),
+        _ => None,
     }
 }
 

@@ -239,6 +239,52 @@ pub(crate) fn float_partials(f: FloatFn, xs: &[f64], y: f64) -> Option<[f64; 3]>
     })
 }
 
+/// Whether a zero partial of the site's operation can be a limit: its slope is a formula of
+/// its operands, so where an operand or the value is infinite a zero slope is `1 / ∞`, which
+/// may stand for any small number (`Builtin::slope_vanishes_at_infinity`).
+pub(crate) fn limit_prone(site: &Site<'_>) -> bool {
+    site.builtin()
+        .is_some_and(Builtin::slope_vanishes_at_infinity)
+}
+
+/// The partial derivatives of a scalar rule at the site's operands (`None` for other rules).
+pub(crate) fn scalar_partials(rule: &Rule, site: &Site<'_>) -> Option<Vec<f64>> {
+    let y = site.output().as_f64().unwrap_or(f64::NAN);
+    Some(match rule {
+        Rule::Unary(d) => vec![d(site.scalar(0)?, y)],
+        Rule::Binary(d) => {
+            let (da, db) = d(site.scalar(0)?, site.scalar(1)?, y);
+            vec![da, db]
+        }
+        Rule::Ternary(d) => {
+            let (da, db, dc) = d(site.scalar(0)?, site.scalar(1)?, site.scalar(2)?, y);
+            vec![da, db, dc]
+        }
+        Rule::PowI => {
+            let n = site.integer(1)?;
+            let x = site.scalar(0)?;
+            vec![if n == 0 {
+                0.0
+            } else {
+                n as f64 * x.powi(n as i32 - 1)
+            }]
+        }
+        _ => return None,
+    })
+}
+
+/// Whether a zero slope of the site's scalar operation is exact: an operand is exactly 0 (the
+/// slope of `a · b` in `a` at `b = 0`, of `a / b` in `b` at `a = 0`), or the exponent of
+/// `powi` is 0. Any other zero slope of an operation whose slope is a formula
+/// ([`limit_prone`]) is a limit — `1 / ∞`, or a number too small for `f64` — and so is a
+/// product of a sensitivity and a slope that underflowed.
+pub(crate) fn exact_zero(site: &Site<'_>) -> bool {
+    if site.builtin() == Some(Builtin::Method(FloatFn::Powi)) {
+        return site.integer(1) == Some(0) || site.scalar(0) == Some(0.0);
+    }
+    (0..site.len()).any(|i| site.scalar(i) == Some(0.0))
+}
+
 /// Whether running the float method `f` on the site's operands gives its recorded value, bit
 /// for bit: the witness that a call method resolution may have sent elsewhere reached `f`.
 pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {

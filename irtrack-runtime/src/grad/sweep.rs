@@ -8,7 +8,7 @@
 //! argument nodes are reached, just before the call itself.
 
 use super::custom::{self};
-use super::error::{GradError, Place};
+use super::error::{GradError, Indeterminacy, Place};
 use super::indeterminate::Watch;
 use super::primal::{is_differentiable, primal, Primal};
 use super::rules::{self, Contribution, Out};
@@ -69,6 +69,12 @@ pub(crate) struct Sweep<'s> {
     values: Option<&'s HashMap<NodeId, Value>>,
     /// Set by [`watch`](Self::watch): where a NaN sensitivity is made from numbers.
     watch: Option<Watch>,
+    /// Nodes whose sensitivity is a zero that may be a limit (see [`soften`](Self::soften)),
+    /// with the node whose slope at infinity made it.
+    soft: HashMap<NodeId, NodeId>,
+    /// While a node is differentiated: the origin of the limit zero its zero contributions
+    /// carry, if they carry one.
+    soft_from: Option<NodeId>,
 }
 
 impl<'s> Sweep<'s> {
@@ -125,6 +131,8 @@ impl<'s> Sweep<'s> {
             arguments: true,
             values: None,
             watch: None,
+            soft: HashMap::new(),
+            soft_from: None,
         }
     }
 
@@ -577,7 +585,9 @@ impl<'s> Sweep<'s> {
                     };
                     let r = store.ref_at(id, 0);
                     if !r.is_none() {
+                        self.soft_from = self.soft.get(&parent).copied();
                         self.give(r, Contribution::Whole(dy.clone()))?;
+                        self.soft_from = None;
                     }
                     self.adjoints[i] = Some(dy);
                 }
@@ -586,7 +596,9 @@ impl<'s> Sweep<'s> {
                         continue;
                     };
                     let source = self.argument_source(id);
+                    self.soft_from = self.soft.get(&id).copied();
                     self.give(source, Contribution::Whole(dy))?;
+                    self.soft_from = None;
                 }
                 NodeKind::Constant => {
                     let in_closure = self.ir_of(id).is_some_and(FnIr::is_closure);
@@ -638,10 +650,22 @@ impl<'s> Sweep<'s> {
                     // a zero contribution does (`give`): `0 · ∞` below it (`sqrt` at 0) must
                     // not make the gradient NaN where the function is flat.
                     if dy.as_scalar() == Some(0.0) {
+                        if let Some(&origin) = self.soft.get(&id) {
+                            self.limit(id, origin, &site, &dy, &mut out)?;
+                        }
                         self.adjoints[i] = Some(dy);
                         continue;
                     }
-                    self.differentiate(id, &site, &dy, &mut out)?;
+                    // A zero contribution of an operation whose slope is a formula is a limit
+                    // (`1 / ∞`, an underflow) unless an operand is exactly 0: the zero
+                    // contributions carry it (`soften`).
+                    let limit = dy.as_scalar().is_some()
+                        && rules::limit_prone(&site)
+                        && !rules::exact_zero(&site);
+                    self.soft_from = limit.then_some(id);
+                    let result = self.differentiate(id, &site, &dy, &mut out);
+                    self.soft_from = None;
+                    result?;
                     self.adjoints[i] = Some(dy);
                 }
                 NodeKind::Error => {
@@ -827,6 +851,52 @@ impl<'s> Sweep<'s> {
         self.watch.as_ref()?.error(|id| self.place(id))
     }
 
+    /// A node whose sensitivity is a limit zero (from `origin`): an infinite slope here makes
+    /// `0 · ∞`, which is an error; a finite one passes the limit zero on to the operands.
+    fn limit(
+        &mut self,
+        id: NodeId,
+        origin: NodeId,
+        site: &Site<'s>,
+        dy: &Tangent,
+        out: &mut Out,
+    ) -> Result<(), GradError> {
+        if let Some(ds) = rules::builtin(site).and_then(|r| rules::scalar_partials(&r, site)) {
+            let infinite = ds.iter().enumerate().any(|(k, d)| {
+                !d.is_finite() && site.refs.get(k).is_some_and(|&r| self.is_active(r))
+            });
+            if infinite {
+                return Err(GradError::Indeterminate {
+                    at: self.place(id),
+                    cause: Indeterminacy::Limit {
+                        zero: self.place(origin),
+                    },
+                });
+            }
+        }
+        // The zero contributions carry the limit on; a node the sweep cannot differentiate
+        // ends it (as a zero sensitivity always has).
+        self.soft_from = Some(origin);
+        let result = self.differentiate(id, site, dy, out);
+        self.soft_from = None;
+        out.clear();
+        let _ = result;
+        Ok(())
+    }
+
+    /// Marks `target` as holding a limit zero from `origin` (giving it a zero sensitivity if it
+    /// has none, so the sweep visits it).
+    fn soften(&mut self, target: NodeId, origin: NodeId) {
+        if !self.is_active(target) {
+            return;
+        }
+        let slot = &mut self.adjoints[target.index()];
+        if slot.is_none() {
+            *slot = Some(Tangent::Scalar(0.0));
+        }
+        self.soft.entry(target).or_insert(origin);
+    }
+
     /// Adds a contribution to the adjoint of `target`, if it depends on the inputs.
     fn give(&mut self, target: NodeId, c: Contribution) -> Result<(), GradError> {
         if !self.is_active(target) {
@@ -838,6 +908,9 @@ impl<'s> Sweep<'s> {
         // differences of the function agree that the contribution is 0.
         if let Contribution::Whole(t) = &c {
             if t.as_scalar() == Some(0.0) {
+                if let Some(origin) = self.soft_from {
+                    self.soften(target, origin);
+                }
                 return Ok(());
             }
         }
