@@ -392,7 +392,15 @@ impl<'p> Emitter<'p> {
                 format!("a constant of type `{}` has no emitted Rust", v.type_name()),
             )
         })?;
-        let elements = v.float_elements().unwrap_or_default();
+        let elements = v.float_elements().ok_or_else(|| {
+            unsupported(
+                at,
+                format!(
+                    "a constant of type `{}` whose elements are not floats has no emitted Rust",
+                    v.type_name()
+                ),
+            )
+        })?;
         let list = elements
             .iter()
             .map(|x| float_literal(*x, "f64"))
