@@ -247,30 +247,41 @@ pub(crate) fn limit_prone(site: &Site<'_>) -> bool {
         .is_some_and(Builtin::slope_vanishes_at_infinity)
 }
 
-/// The partial derivatives of a scalar rule at the site's operands (`None` for other rules).
-pub(crate) fn scalar_partials(rule: &Rule, site: &Site<'_>) -> Option<Vec<f64>> {
-    let y = site.output().as_f64().unwrap_or(f64::NAN);
-    Some(match rule {
-        Rule::Unary(d) => vec![d(site.scalar(0)?, y)],
+/// The partial derivatives of a scalar rule at the site's operands, with how many there are
+/// (`Ok(None)` for the other rules; `Err` when an operand is not what the rule reads).
+pub(crate) fn scalar_partials(
+    rule: &Rule,
+    site: &Site<'_>,
+) -> Result<Option<([f64; 3], usize)>, String> {
+    let scalar = |i: usize| {
+        site.scalar(i)
+            .ok_or_else(|| format!("operand {} is not a float", i + 1))
+    };
+    let y = || site.output().as_f64().unwrap_or(f64::NAN);
+    Ok(Some(match rule {
+        Rule::Unary(d) => ([d(scalar(0)?, y()), 0.0, 0.0], 1),
         Rule::Binary(d) => {
-            let (da, db) = d(site.scalar(0)?, site.scalar(1)?, y);
-            vec![da, db]
+            let (da, db) = d(scalar(0)?, scalar(1)?, y());
+            ([da, db, 0.0], 2)
         }
         Rule::Ternary(d) => {
-            let (da, db, dc) = d(site.scalar(0)?, site.scalar(1)?, site.scalar(2)?, y);
-            vec![da, db, dc]
+            let (da, db, dc) = d(scalar(0)?, scalar(1)?, scalar(2)?, y());
+            ([da, db, dc], 3)
         }
         Rule::PowI => {
-            let n = site.integer(1)?;
-            let x = site.scalar(0)?;
-            vec![if n == 0 {
+            let x = scalar(0)?;
+            let n = site
+                .integer(1)
+                .ok_or("the exponent of `powi` is not an integer")?;
+            let d = if n == 0 {
                 0.0
             } else {
                 n as f64 * x.powi(n as i32 - 1)
-            }]
+            };
+            ([d, 0.0, 0.0], 1)
         }
-        _ => return None,
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// Whether a zero slope of the site's scalar operation is exact: an operand is exactly 0 (the
@@ -570,49 +581,18 @@ pub(crate) fn apply(
     dy: &Tangent,
     out: &mut Out,
 ) -> Result<(), String> {
-    let scalar = |i: usize| {
-        site.scalar(i)
-            .ok_or_else(|| format!("operand {} is not a float", i + 1))
-    };
     let dy_scalar = || {
         dy.as_scalar()
             .ok_or_else(|| format!("a float's sensitivity is a {}", dy.shape()))
     };
     match rule {
-        Rule::Unary(d) => {
-            let y = site.output().as_f64().unwrap_or(f64::NAN);
-            let g = times(dy_scalar()?, d(scalar(0)?, y));
-            out.push((0, Contribution::Whole(Tangent::Scalar(g))));
-        }
-        Rule::Binary(d) => {
-            let y = site.output().as_f64().unwrap_or(f64::NAN);
-            let (da, db) = d(scalar(0)?, scalar(1)?, y);
-            let g = dy_scalar()?;
-            out.push((0, Contribution::Whole(Tangent::Scalar(times(g, da)))));
-            out.push((1, Contribution::Whole(Tangent::Scalar(times(g, db)))));
-        }
-        Rule::Ternary(d) => {
-            let y = site.output().as_f64().unwrap_or(f64::NAN);
-            let (da, db, dc) = d(scalar(0)?, scalar(1)?, scalar(2)?, y);
-            let g = dy_scalar()?;
-            for (i, d) in [da, db, dc].into_iter().enumerate() {
-                out.push((i, Contribution::Whole(Tangent::Scalar(times(g, d)))));
+        Rule::Unary(_) | Rule::Binary(_) | Rule::Ternary(_) | Rule::PowI => {
+            if let Some((ds, n)) = scalar_partials(rule, site)? {
+                let g = dy_scalar()?;
+                for (i, &d) in ds[..n].iter().enumerate() {
+                    out.push((i, Contribution::Whole(Tangent::Scalar(times(g, d)))));
+                }
             }
-        }
-        Rule::PowI => {
-            let x = scalar(0)?;
-            let n = site
-                .integer(1)
-                .ok_or("the exponent of `powi` is not an integer")?;
-            let d = if n == 0 {
-                0.0
-            } else {
-                n as f64 * x.powi(n as i32 - 1)
-            };
-            out.push((
-                0,
-                Contribution::Whole(Tangent::Scalar(times(dy_scalar()?, d))),
-            ));
         }
         Rule::PassThrough => {
             // A wrapper (`Some(x)`, `Ok(x)`, a reference) has its content's sensitivity; a value

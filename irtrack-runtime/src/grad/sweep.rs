@@ -585,9 +585,8 @@ impl<'s> Sweep<'s> {
                     };
                     let r = store.ref_at(id, 0);
                     if !r.is_none() {
-                        self.soft_from = self.soft.get(&parent).copied();
-                        self.give(r, Contribution::Whole(dy.clone()))?;
-                        self.soft_from = None;
+                        let limit = self.soft.get(&parent).copied();
+                        self.carrying(limit, |s| s.give(r, Contribution::Whole(dy.clone())))?;
                     }
                     self.adjoints[i] = Some(dy);
                 }
@@ -596,9 +595,8 @@ impl<'s> Sweep<'s> {
                         continue;
                     };
                     let source = self.argument_source(id);
-                    self.soft_from = self.soft.get(&id).copied();
-                    self.give(source, Contribution::Whole(dy))?;
-                    self.soft_from = None;
+                    let limit = self.soft.get(&id).copied();
+                    self.carrying(limit, |s| s.give(source, Contribution::Whole(dy)))?;
                 }
                 NodeKind::Constant => {
                     let in_closure = self.ir_of(id).is_some_and(FnIr::is_closure);
@@ -656,16 +654,7 @@ impl<'s> Sweep<'s> {
                         self.adjoints[i] = Some(dy);
                         continue;
                     }
-                    // A zero contribution of an operation whose slope is a formula is a limit
-                    // (`1 / ∞`, an underflow) unless an operand is exactly 0: the zero
-                    // contributions carry it (`soften`).
-                    let limit = dy.as_scalar().is_some()
-                        && rules::limit_prone(&site)
-                        && !rules::exact_zero(&site);
-                    self.soft_from = limit.then_some(id);
-                    let result = self.differentiate(id, &site, &dy, &mut out);
-                    self.soft_from = None;
-                    result?;
+                    self.differentiate(id, &site, &dy, &mut out)?;
                     self.adjoints[i] = Some(dy);
                 }
                 NodeKind::Error => {
@@ -777,11 +766,24 @@ impl<'s> Sweep<'s> {
         if let Some(watch) = &mut self.watch {
             watch.rule(id, &self.store.value_cow(id), dy, out);
         }
-        for (k, c) in out.drain(..) {
-            let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-            self.give(target, c)?;
-        }
-        Ok(())
+        // A zero contribution made from a nonzero sensitivity by an operation whose slope is a
+        // formula is a limit (`1 / ∞`, an underflow) unless an operand is exactly 0: it carries
+        // the mark (`soften`). Looked at only when there is one (the rare case).
+        let made_limit = self.soft_from.is_none()
+            && dy.as_scalar().is_some_and(|g| g != 0.0)
+            && out
+                .iter()
+                .any(|(_, c)| matches!(c, Contribution::Whole(t) if t.as_scalar() == Some(0.0)))
+            && rules::limit_prone(site)
+            && !rules::exact_zero(site);
+        let limit = if made_limit { Some(id) } else { self.soft_from };
+        self.carrying(limit, |s| {
+            for (k, c) in out.drain(..) {
+                let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                s.give(target, c)?;
+            }
+            Ok(())
+        })
     }
 
     /// The error for a value computed from a float's re-encoding (bits, text).
@@ -861,8 +863,9 @@ impl<'s> Sweep<'s> {
         dy: &Tangent,
         out: &mut Out,
     ) -> Result<(), GradError> {
-        if let Some(ds) = rules::builtin(site).and_then(|r| rules::scalar_partials(&r, site)) {
-            let infinite = ds.iter().enumerate().any(|(k, d)| {
+        let partials = rules::builtin(site).and_then(|r| rules::scalar_partials(&r, site).ok());
+        if let Some((ds, n)) = partials.flatten() {
+            let infinite = ds[..n].iter().enumerate().any(|(k, d)| {
                 !d.is_finite() && site.refs.get(k).is_some_and(|&r| self.is_active(r))
             });
             if infinite {
@@ -874,14 +877,24 @@ impl<'s> Sweep<'s> {
                 });
             }
         }
-        // The zero contributions carry the limit on; a node the sweep cannot differentiate
-        // ends it (as a zero sensitivity always has).
-        self.soft_from = Some(origin);
-        let result = self.differentiate(id, site, dy, out);
-        self.soft_from = None;
-        out.clear();
-        let _ = result;
+        // The zero contributions carry the limit on. A node the sweep cannot differentiate
+        // ends it, as a zero sensitivity always has: its error is not this gradient's.
+        if self
+            .carrying(Some(origin), |s| s.differentiate(id, site, dy, out))
+            .is_err()
+        {
+            out.clear();
+        }
         Ok(())
+    }
+
+    /// Runs `f` with the zero contributions it gives carrying the limit zero made at `origin`
+    /// (none when `None`).
+    fn carrying<R>(&mut self, origin: Option<NodeId>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let outer = std::mem::replace(&mut self.soft_from, origin);
+        let r = f(self);
+        self.soft_from = outer;
+        r
     }
 
     /// Marks `target` as holding a limit zero from `origin` (giving it a zero sensitivity if it
