@@ -45,9 +45,12 @@ pub(crate) enum Code {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Instr {
     pub(crate) code: Code,
+    /// The operands' registers. An operation with fewer operands has register 0 in the
+    /// others, which exists in every program with an instruction and which no code of that
+    /// arity reads (`code_of` chooses a code by the number of operands).
     pub(crate) a: u32,
     pub(crate) b: u32,
-    /// The third operand, of `select`.
+    /// The third operand, of `select` (compiled only with three).
     pub(crate) c: u32,
     pub(crate) out: u32,
     /// The operation (for `General` and for errors) or the guard.
@@ -269,21 +272,19 @@ impl Fast {
     /// Runs the compiled program on `args` (already checked by `Program::check`).
     pub(crate) fn run(&self, p: &Program, args: &[Value]) -> Result<Value, ReplayError> {
         if let Some(lanes) = &self.lanes {
-            let dynamic = || {
-                args.iter()
-                    .zip(&p.inputs)
-                    .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
-                    .map(|(a, _)| scalar_of(a))
-            };
-            if dynamic().all(|s| matches!(s, Some(Scalar::F64(_)))) {
-                let x = lanes.run(dynamic().map(|s| match s {
-                    Some(Scalar::F64(x)) => x,
-                    _ => unreachable!("checked above"),
-                }));
-                return match x {
-                    Ok(x) => Ok(Value(Repr::Scalar(Scalar::F64(x), Form::Val))),
-                    Err(g) => Err(guard_failed(p, g)),
-                };
+            let dynamic = args
+                .iter()
+                .zip(&p.inputs)
+                .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
+                .map(|(a, _)| match scalar_of(a) {
+                    Some(Scalar::F64(x)) => Some(x),
+                    _ => None,
+                });
+            // `None`: an input that is not an `f64`, for the typed registers below.
+            match lanes.run(dynamic) {
+                Some(Ok(x)) => return Ok(Value(Repr::Scalar(Scalar::F64(x), Form::Val))),
+                Some(Err(g)) => return Err(guard_failed(p, g)),
+                None => {}
             }
         }
         // The thread's register file, reused: a program of a few hundred operations spends a
@@ -464,7 +465,7 @@ fn scalar_type(s: &Scalar) -> ScalarType {
         .unwrap_or(ScalarType::Bool)
 }
 
-fn int_of(s: Scalar) -> Option<i64> {
+pub(crate) fn int_of(s: Scalar) -> Option<i64> {
     Value(Repr::Scalar(s, Form::Val)).as_i64()
 }
 

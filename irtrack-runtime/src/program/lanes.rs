@@ -6,7 +6,7 @@
 //! dozen instructions per operation; once the types are proved at compile time, the
 //! instructions can read and write bare `f64`s.
 
-use super::fast::{cmp_f64, Code, Instr};
+use super::fast::{cmp_f64, int_of, Code, Instr};
 use crate::core::op::CmpOp;
 use crate::core::value::Scalar;
 
@@ -103,14 +103,7 @@ impl Lanes {
                     if e >= base || inputs.contains(&ins.b) {
                         return None;
                     }
-                    let n = match template[e] {
-                        Scalar::I32(n) => n,
-                        Scalar::I64(n) => i32::try_from(n).ok()?,
-                        Scalar::U32(n) => i32::try_from(n).ok()?,
-                        Scalar::Usize(n) => i32::try_from(n).ok()?,
-                        Scalar::Isize(n) => i32::try_from(n).ok()?,
-                        _ => return None,
-                    };
+                    let n = i32::try_from(int_of(template[e])?).ok()?;
                     (Op::Powi(n), floats(1)?, 0)
                 }
                 Code::F64Cmp(o) => {
@@ -154,15 +147,22 @@ impl Lanes {
     }
 
     /// Runs the program on its dynamic inputs' values, in order: its result, or the number of
-    /// the guard that failed.
-    pub(crate) fn run(&self, inputs: impl Iterator<Item = f64>) -> Result<f64, u32> {
+    /// the guard that failed; `None` when an input is not an `f64` (`None` in `inputs`).
+    pub(crate) fn run(
+        &self,
+        inputs: impl Iterator<Item = Option<f64>>,
+    ) -> Option<Result<f64, u32>> {
         REGISTERS.with(|cell| match cell.try_borrow_mut() {
             Ok(mut regs) => self.run_in(inputs, &mut regs),
             Err(_) => self.run_in(inputs, &mut Vec::new()),
         })
     }
 
-    fn run_in(&self, inputs: impl Iterator<Item = f64>, regs: &mut Vec<f64>) -> Result<f64, u32> {
+    fn run_in(
+        &self,
+        inputs: impl Iterator<Item = Option<f64>>,
+        regs: &mut Vec<f64>,
+    ) -> Option<Result<f64, u32>> {
         // As in `Fast::run`: results are written before they are read, so only the inputs
         // and constants are set.
         if regs.len() >= self.template.len() {
@@ -172,7 +172,7 @@ impl Lanes {
             regs.extend_from_slice(&self.template);
         }
         for (&r, x) in self.inputs.iter().zip(inputs) {
-            regs[r as usize] = x;
+            regs[r as usize] = x?;
         }
         for ins in &self.instrs {
             let a = regs[ins.a as usize];
@@ -198,12 +198,12 @@ impl Lanes {
                 },
                 Op::Guard(expected) => {
                     if (a != 0.0) != expected {
-                        return Err(ins.b);
+                        return Some(Err(ins.b));
                     }
                     continue;
                 }
             };
         }
-        Ok(regs[self.output as usize])
+        Some(Ok(regs[self.output as usize]))
     }
 }
