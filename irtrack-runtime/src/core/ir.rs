@@ -250,6 +250,13 @@ impl EntryKind {
 }
 
 impl Entry {
+    /// Whether the entry is a call (not a special: a field read, a pattern) that takes a value
+    /// the trace does not record — a closure (`map(|k| x)`), which may capture anything — so
+    /// that its value may depend on inputs no reference shows.
+    pub(crate) fn takes_unrecorded(&self) -> bool {
+        self.kind != EntryKind::Special && self.operands.contains(&Operand::None)
+    }
+
     /// A function or block argument `%var` of `block`, for the variable `name`.
     pub fn argument(block: u32, var: u32, name: impl Into<String>) -> Entry {
         Entry::at(

@@ -125,7 +125,7 @@ impl Plan {
             data,
             block: e.location.block != 1,
             position: ir.arg_position(index).map_or(u32::MAX, |p| p as u32),
-            unrecorded: e.kind != EntryKind::Special && e.operands.contains(&Operand::None),
+            unrecorded: e.takes_unrecorded(),
             field: e.head.starts_with('.'),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",

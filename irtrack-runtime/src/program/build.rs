@@ -5,7 +5,7 @@
 use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
-use crate::core::ir::{EntryKind, Operand};
+use crate::core::ir::{Entry, EntryKind};
 use crate::core::op::Builtin;
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
@@ -203,10 +203,7 @@ impl<'t> Builder<'t> {
         // dynamic input, or a place it does not follow — may make the value depend on a dynamic
         // input no source shows: folding it into a constant would replay the recorded value at
         // every input (the gradient's sweep counts such an operand as active, too).
-        let unrecorded = n.kind() != NodeKind::Special
-            && n.entry()
-                .is_some_and(|e| e.operands.contains(&Operand::None));
-        if unrecorded && self.any_dynamic {
+        if self.any_dynamic && n.entry().is_some_and(Entry::takes_unrecorded) {
             return Err(unsupported(
                 n,
                 "takes a closure (or another value the trace did not record), which may capture \

@@ -1402,7 +1402,7 @@ impl Caches {
                     NodeKind::PrimitiveCall | NodeKind::NestedCall
                 ) && store
                     .entry_of(id)
-                    .is_some_and(|(_, e)| e.operands.contains(&Operand::None))
+                    .is_some_and(|(_, e)| e.takes_unrecorded())
             });
         }
     }
