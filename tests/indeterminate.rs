@@ -432,3 +432,115 @@ fn a_sigmoid_written_naively_is_refused_far_out_and_its_stable_form_is_not() {
         "{a} {b} {want}"
     );
 }
+
+// Derivative programs run by the user at new inputs: nothing records a trace there, so the
+// programs themselves must refuse a limit zero absorbed by their products (`times` would give
+// 0 at `1 / (1 / x)`'s 0, slope 1), and keep the zeros that are exact.
+
+fn programs_of<F: Fn(f64) -> f64 + Copy + 'static>(f: F) -> [irtrack::program::Program; 3] {
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(&track(f, (1.0,)), &[Input::Dynamic]).unwrap();
+    let d = irtrack::diff::differentiate(&p, &[0]).unwrap();
+    let r = irtrack::diff::reverse(&p, 0).unwrap();
+    let dd = irtrack::diff::differentiate(&d, &[0]).unwrap();
+    [d, r, dd]
+}
+
+#[test]
+fn a_derivative_program_run_at_a_limit_point_is_an_error() {
+    use irtrack::program::{Program, ReplayError};
+    let refused = |name: &str, got: Result<irtrack::Value, ReplayError>| match got {
+        Err(e @ ReplayError::Indeterminate(_)) => {
+            assert!(e.to_string().contains("only a limit"), "{name}: {e}");
+        }
+        other => panic!("{name}: {other:?}"),
+    };
+    let every_way = |name: &str, [d, r, dd]: &[Program; 3], x: f64| {
+        refused(&format!("{name} jvp at {x}"), d.call((x, 1.0)));
+        refused(&format!("{name} vjp at {x}"), r.call((x, 1.0)));
+        refused(&format!("{name} jvp at {x}"), d.call_interpreted((x, 1.0)));
+        refused(&format!("{name} vjp at {x}"), r.call_interpreted((x, 1.0)));
+        refused(&format!("{name} 2nd at {x}"), dd.call((x, 1.0, 1.0)));
+    };
+    // (Fn items, not pointers: a call through a pointer is not claimed.)
+    let quotient = programs_of(quotient_twice);
+    let powers = programs_of(reciprocal_twice);
+    every_way("1 / (1 / x)", &quotient, 0.0);
+    every_way("powi(powi(x, -1), -1)", &powers, 0.0);
+    // Slopes of 10⁶⁰⁰ and 10⁻⁶⁰⁰: ∞ and 0 in `f64`.
+    every_way("powi(powi(x, -1), -1)", &powers, 1e-300);
+    for [d, r, _] in [&quotient, &powers] {
+        for x in [2.0, -0.5, 1e-100] {
+            assert_eq!(r.call((x, 1.0)).unwrap().as_f64(), Some(1.0), "{x}");
+            let j = d.call((x, 1.0)).unwrap().as_f64().unwrap();
+            assert!((j - 1.0).abs() < 1e-15, "{x}: {j}");
+        }
+    }
+}
+
+#[test]
+fn an_infinite_derivative_made_by_an_underflow_is_an_error() {
+    // `x * x` is 0 in `f64` at 10⁻²⁰⁰, so the slope of `sqrt` there is ∞; the slope of
+    // `sqrt(x * x)` is 1.
+    #[tracked]
+    fn magnitude(x: f64) -> f64 {
+        (x * x).sqrt()
+    }
+    let [d, r, _] = programs_of(magnitude);
+    for p in [&d, &r] {
+        let e = p.call((1e-200, 1.0)).unwrap_err();
+        assert!(e.to_string().contains("`*`"), "{e}");
+        assert_eq!(p.call((3.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    }
+    // At 0 exactly, `x * x` is an exact 0: the slope of `sqrt` is ∞ there in earnest, and the
+    // tangent 2x that meets it is 0.
+    assert_eq!(r.call((0.0, 1.0)).unwrap().as_f64(), Some(0.0));
+    // A derivative that is infinite in earnest stays: the slope of `1 / x` at 0.
+    #[tracked]
+    fn inverse(x: f64) -> f64 {
+        1.0 / x
+    }
+    let [d, r, _] = programs_of(inverse);
+    assert_eq!(
+        d.call((0.0, 1.0)).unwrap().as_f64(),
+        Some(f64::NEG_INFINITY)
+    );
+    assert_eq!(
+        r.call((0.0, 1.0)).unwrap().as_f64(),
+        Some(f64::NEG_INFINITY)
+    );
+}
+
+#[test]
+fn a_derivative_program_keeps_the_zeros_that_are_exact() {
+    // The side `min` does not take has the slope 0 exactly, even where its own is infinite.
+    #[tracked]
+    fn capped(x: f64) -> f64 {
+        (1.0 / x).min(5.0) + x
+    }
+    let [d, r, _] = programs_of(capped);
+    assert_eq!(r.call((0.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    assert_eq!(d.call((0.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    // A zero tangent along `y` meets the infinite slope of `sqrt` at 0: `jvp` along `y` is 1.
+    #[tracked]
+    fn root_plus(x: f64, y: f64) -> f64 {
+        x.sqrt() + y
+    }
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(&track(root_plus, (1.0, 1.0)), &[Input::Dynamic; 2]).unwrap();
+    let d = irtrack::diff::differentiate(&p, &[0, 1]).unwrap();
+    assert_eq!(d.call((0.0, 2.0, 0.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    // The naive sigmoid far out: refused, as `gradient` refuses it; its stable form is not.
+    #[tracked]
+    fn naive(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+    #[tracked]
+    fn stable(x: f64) -> f64 {
+        x.exp() / (1.0 + x.exp())
+    }
+    let [_, r, _] = programs_of(naive);
+    assert!(r.call((-1000.0, 1.0)).is_err());
+    let [_, r, _] = programs_of(stable);
+    assert_eq!(r.call((-1000.0, 1.0)).unwrap().as_f64(), Some(0.0));
+}

@@ -579,10 +579,29 @@ macro_rules! absorbing_fns {
 #[inline(never)]
 fn absorbed<T: From<f32>>(zero: bool, nan: T) -> T {
     if zero {
+        note_absorbed();
         T::from(0.0)
     } else {
         nan
     }
+}
+
+thread_local! {
+    /// Set where a `times` or `over` may have absorbed ∞ or NaN into a zero: the program that
+    /// ran it then checks that zero was not only a limit (`program::limit`).
+    static ABSORBED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that a `times` or `over` may have absorbed ∞ or NaN into a zero on this thread.
+#[cold]
+#[inline(never)]
+pub(crate) fn note_absorbed() {
+    ABSORBED.with(|a| a.set(true));
+}
+
+/// Whether a `times` or `over` may have absorbed ∞ or NaN since the last call; clears it.
+pub(crate) fn take_absorbed() -> bool {
+    ABSORBED.with(|a| a.replace(false))
 }
 
 absorbing_fns! {

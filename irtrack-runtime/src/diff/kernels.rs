@@ -166,8 +166,8 @@ impl Kernel {
                 (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
             },
             Kernel::Outer => arrays::outer(&args[0], &args[1]),
-            Kernel::Times => absorbing(args, times_lanes_f64, times_f32),
-            Kernel::Over => absorbing(args, over_lanes_f64, over_f32),
+            Kernel::Times => absorbing(args, times_f64, times_lanes_f64, times_f32),
+            Kernel::Over => absorbing(args, over_f64, over_lanes_f64, over_f32),
         }
     }
 }
@@ -176,6 +176,7 @@ impl Kernel {
 fn absorbing(
     args: &[Value],
     f: impl Fn(f64, f64) -> f64,
+    lanes: impl Fn(f64, f64) -> f64,
     f32: impl Fn(f32, f32) -> f32,
 ) -> Result<Value, EvalError> {
     use crate::core::op::ScalarType;
@@ -192,7 +193,7 @@ fn absorbing(
             _ => Err(type_error(0, "an `f64`", &a)),
         },
         (Some(_), Some(_)) => Err(type_error(1, &format!("a `{}`", a.type_name()), &b)),
-        _ => arrays::absorbing(&a, &b, f),
+        _ => arrays::absorbing(&a, &b, lanes),
     }
 }
 
@@ -524,6 +525,11 @@ mod arrays {
             unreachable!("the shapes were checked to broadcast");
         };
         let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| f(p, q));
+        // The branch-free product cannot say whether it absorbed ∞ or NaN into a zero: an
+        // operand holding one may have (`program::limit` then looks closer).
+        if [&x, &y].iter().any(|v| v.iter().any(|e| !e.is_finite())) {
+            crate::core::eval::note_absorbed();
+        }
         let widest = if x.ndim() >= y.ndim() && array_primal(a).is_some() {
             a
         } else {

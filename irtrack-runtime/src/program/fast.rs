@@ -332,10 +332,10 @@ impl Fast {
                 (Code::F64Mul, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x * y),
                 (Code::F64Div, Scalar::F64(x), Scalar::F64(y)) => Scalar::F64(x / y),
                 (Code::F64Times, Scalar::F64(x), Scalar::F64(y)) => {
-                    Scalar::F64(crate::core::eval::times_lanes_f64(x, y))
+                    Scalar::F64(crate::core::eval::times_f64(x, y))
                 }
                 (Code::F64Over, Scalar::F64(x), Scalar::F64(y)) => {
-                    Scalar::F64(crate::core::eval::over_lanes_f64(x, y))
+                    Scalar::F64(crate::core::eval::over_f64(x, y))
                 }
                 (Code::F64Select, Scalar::Bool(c), b) => match c {
                     true => b,

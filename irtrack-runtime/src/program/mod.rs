@@ -48,6 +48,7 @@ pub mod checkpoint;
 pub mod control;
 mod fast;
 mod lanes;
+mod limit;
 mod parts;
 pub mod retrack;
 mod run;
@@ -187,6 +188,20 @@ impl fmt::Display for Origin {
     }
 }
 
+/// Where a derivative program met a zero that is only a limit ([`ReplayError::Indeterminate`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimitMet {
+    /// Where the limit decided the result: a product or quotient (`times`, `over`), or the
+    /// operation giving the infinite result.
+    pub at: Origin,
+    /// What it is.
+    pub operation: String,
+    /// The operation that made the zero.
+    pub limit: Origin,
+    /// What that is (`/`, `powi`, `*`, …).
+    pub limit_operation: String,
+}
+
 /// Why a program could not be built from a trace, or could not run.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -269,6 +284,11 @@ pub enum ReplayError {
         /// Why, inside that function.
         error: Box<ReplayError>,
     },
+    /// A derivative program met a zero that is only a limit where it decides the result: made
+    /// by a formula from nonzero numbers (`1 / ∞`, an underflow), it met ∞ in `0 · ∞`, or made
+    /// the result infinite (`1 / 0`). The derivative may then be any number: it is
+    /// indeterminate at these inputs.
+    Indeterminate(Box<LimitMet>),
     /// A [`Retracking`] program met a guard that fails where it has no path, and holds as many
     /// paths as it may ([`Retracking::max_paths`]).
     TooManyPaths {
@@ -330,6 +350,22 @@ impl fmt::Display for ReplayError {
                 function,
                 error,
             } => write!(f, "{at}: `{function}` cannot be replayed: {error}"),
+            ReplayError::Indeterminate(met) => {
+                let LimitMet {
+                    at,
+                    operation,
+                    limit,
+                    limit_operation,
+                } = &**met;
+                write!(
+                f,
+                "{at}: the derivative is indeterminate at these inputs: `{operation}` meets a 0 \
+                 that is only a limit (or an ∞ made from one), made by `{limit_operation}` at \
+                 {limit} from nonzero numbers (like 1 / ∞, or an underflow); 0 · ∞ may be any \
+                 number (`1 / (1 / x)` at 0 has the slope 1): keep the computation away from \
+                 infinite and vanishing intermediate values"
+                )
+            }
             ReplayError::TooManyPaths { max_paths, guard } => write!(
                 f,
                 "{guard}; the program already holds max_paths = {max_paths} paths (raise the cap \

@@ -17,9 +17,33 @@ impl Program {
     pub fn call(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
         self.check(&args)?;
-        match &self.fast {
+        self.watch_limits(&args, || match &self.fast {
             Some(fast) => fast.run(self, &args),
             None => self.call_general(&args),
+        })
+    }
+
+    /// Runs `run`, and where one of its absorbing products took ∞ or NaN into a zero, checks
+    /// that zero was not only a limit ([`ReplayError::Indeterminate`], `program::limit`).
+    fn watch_limits(
+        &self,
+        args: &[Value],
+        run: impl FnOnce() -> Result<Value, ReplayError>,
+    ) -> Result<Value, ReplayError> {
+        use crate::core::eval::{note_absorbed, take_absorbed};
+        // A program run inside an operation of another keeps the outer one's note.
+        let outer = take_absorbed();
+        let out = run();
+        let absorbed = take_absorbed();
+        if outer {
+            note_absorbed();
+        }
+        match out {
+            Ok(v) if self.limits_to_check(absorbed, &v) => match self.limit_error(args) {
+                Some(e) => Err(e),
+                None => Ok(v),
+            },
+            out => out,
         }
     }
 
@@ -32,7 +56,7 @@ impl Program {
     pub fn call_interpreted(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
         self.check(&args)?;
-        self.call_general(&args)
+        self.watch_limits(&args, || self.call_general(&args))
     }
 
     /// Runs the program through the general evaluator, on checked arguments.
@@ -60,7 +84,7 @@ impl Program {
     }
 
     /// The general evaluator: `seen` is shown each operation's index, operands and result.
-    fn evaluate(
+    pub(super) fn evaluate(
         &self,
         args: &[Value],
         seen: &mut dyn FnMut(usize, &[Value], &Value),

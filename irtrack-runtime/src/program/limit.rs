@@ -1,0 +1,171 @@
+//! Zeros that are only limits, met by a derivative program's absorbing products.
+//!
+//! A derivative program multiplies every slope by its tangent with `times`, which gives 0
+//! where one factor is 0 and the other infinite: a tangent that is exactly 0 contributes
+//! nothing, as in the gradient's sweep. But a 0 made by a formula from nonzero numbers (the
+//! slope `-1 / y²` of `1 / y` at `y = ∞`, a product that underflowed) is only a limit, and
+//! `0 · ∞` is then any number: `1 / (1 / x)` at 0 has the slope 1, where `times` would say 0.
+//! The gradient's sweep refuses such points (`GradError::Indeterminate`); a program run on new
+//! inputs must too, or it returns a wrong derivative with no error.
+//!
+//! The same holds of an infinity made from such a zero: `sqrt(x * x)` at `10⁻²⁰⁰` has the
+//! slope 1, but `x * x` is 0 in `f64` and the slope of `sqrt` there ∞, so a derivative program
+//! would return ∞. (An infinity made from finite numbers is an overflow, and so is the
+//! derivative of `exp(10²⁰⁰)`: that ∞ is returned.)
+//!
+//! The check costs nothing on the normal path: `times` and `over` note on their rare way that
+//! they absorbed something ([`crate::core::eval::note_absorbed`]), and only then, or when a
+//! derivative program's result is infinite, does [`Program::limit_error`] run the program
+//! again through the general evaluator, following which zeros are limits and what they made.
+
+use super::{LimitMet, OpKind, Program, ReplayError, Src};
+use crate::core::eval::ScalarForm;
+use crate::core::op::{ArrayOp, BinOp, Builtin};
+use crate::core::value::Value;
+use crate::view::operation::Operation;
+
+impl Program {
+    /// Whether a run that gave `out` must be checked for limits: an absorbing product took ∞
+    /// or NaN into a zero (`absorbed`), or a derivative's value is infinite.
+    pub(super) fn limits_to_check(&self, absorbed: bool, out: &Value) -> bool {
+        absorbed || (any_float(out, f64::is_infinite) && self.stages.iter().any(|&s| s > 0))
+    }
+
+    /// The first place where, on `args`, a value that is only a limit makes the derivative
+    /// indeterminate: an absorbing product meets ∞ with such a zero (a quotient 0), or the
+    /// result is infinite because of one. As an error naming it and the operation that
+    /// made the limit.
+    pub(super) fn limit_error(&self, args: &[Value]) -> Option<ReplayError> {
+        // For each operation: the one whose limit zero its value carries (a zero it passed
+        // on, or an infinity made from it: `1 / 0`), if any. An infinity made from finite
+        // numbers is an overflow, whose derivative overflows too: not a limit.
+        let mut limit: Vec<Option<usize>> = vec![None; self.ops.len()];
+        let mut found = None;
+        let _ = self.evaluate(args, &mut |k, operands, result| {
+            if found.is_some() {
+                return;
+            }
+            let op = &self.ops[k];
+            let from = |i: usize| match op.args.get(i) {
+                Some(Src::Op(j)) => limit[*j],
+                _ => None,
+            };
+            let kind = match &op.kind {
+                OpKind::Run(o) => Some(o),
+                _ => None,
+            };
+            if let Some(form) = kind.and_then(absorbing) {
+                if let Some(z) = (0..operands.len()).find_map(|i| {
+                    let zero = from(i)?;
+                    indeterminate(form, i, operands).then_some(zero)
+                }) {
+                    found = Some((k, z));
+                    return;
+                }
+            }
+            if !any_float(result, |y| y == 0.0 || y.is_infinite()) {
+                return;
+            }
+            let carried = (0..operands.len()).find_map(from);
+            limit[k] = carried.or_else(|| {
+                (kind.is_some_and(formula) && unexplained_zero(&op.args, operands, result))
+                    .then_some(k)
+            });
+        });
+        if found.is_none() {
+            if let Src::Op(k) = self.output {
+                let out = self.evaluate(args, &mut |_, _, _| {}).ok()?;
+                if any_float(&out, f64::is_infinite) {
+                    found = limit[k].map(|z| (k, z));
+                }
+            }
+        }
+        let (k, z) = found?;
+        let (op, made) = (&self.ops[k], &self.ops[z]);
+        Some(ReplayError::Indeterminate(Box::new(LimitMet {
+            at: op.origin.clone(),
+            operation: op.kind.to_string(),
+            limit: made.origin.clone(),
+            limit_operation: made.kind.to_string(),
+        })))
+    }
+}
+
+/// The form of a derivative program's absorbing product or quotient.
+fn absorbing(op: &Operation) -> Option<ScalarForm> {
+    match op {
+        Operation::Registered(k) => crate::core::eval::lookup(k.id)?
+            .scalar
+            .filter(|f| matches!(f, ScalarForm::Times | ScalarForm::Over)),
+        _ => None,
+    }
+}
+
+/// Whether operand `i`, holding a zero, meets what makes `0 · ∞` of it: an infinity in a
+/// product, a zero denominator under it as a quotient's numerator. (A NaN it absorbs is the
+/// function's own, `ln` of a negative number: it was never a number to lose.)
+fn indeterminate(form: ScalarForm, i: usize, operands: &[Value]) -> bool {
+    let other = |j: usize, bad: fn(f64) -> bool| operands.get(j).is_some_and(|v| any_float(v, bad));
+    if !operands.get(i).is_some_and(|v| any_float(v, |x| x == 0.0)) {
+        return false;
+    }
+    match (form, i) {
+        (ScalarForm::Times, 0) => other(1, f64::is_infinite),
+        (ScalarForm::Times, _) => other(0, f64::is_infinite),
+        (ScalarForm::Over, 0) => other(1, |x| x == 0.0),
+        _ => false,
+    }
+}
+
+/// An operation whose value is 0 at nonzero operands only as a limit (`1 / ∞`, an underflow):
+/// a product, a quotient, a power, an exponential. (Others have exact zeros at other points:
+/// `ln 1`, `acos 1`; sums and selections give a zero of that kind only by carrying one.)
+fn formula(op: &Operation) -> bool {
+    use crate::core::op::FloatFn::{Exp, Exp2, Powf, Powi};
+    let method = |f| matches!(f, Exp | Exp2 | Powf | Powi);
+    match op {
+        Operation::Builtin(b) => match b {
+            Builtin::Binary(o) | Builtin::Assign(o) => matches!(o, BinOp::Mul | BinOp::Div),
+            Builtin::Method(f) => method(*f),
+            _ => false,
+        },
+        Operation::Array(a) => match a {
+            ArrayOp::Powi => true,
+            ArrayOp::Map(f) => method(*f),
+            ArrayOp::Dot | ArrayOp::Transpose | ArrayOp::Sum | ArrayOp::Copy => false,
+        },
+        Operation::Registered(_) => absorbing(op).is_some(),
+    }
+}
+
+/// Whether `result` has a zero where no operand is 0 or a constant ∞ (`x.powf(∞)` at
+/// `|x| < 1` is 0 on a neighbourhood: its zero is exact; `1 / y` at a computed `y = ∞` is
+/// not). An operand explains an element when it is a scalar or has the result's size (the
+/// element at the same place); anything else (a broadcast, a matrix product) explains
+/// nothing: a zero taken for a limit only turns a wrong derivative into an error.
+fn unexplained_zero(args: &[Src], operands: &[Value], result: &Value) -> bool {
+    let Some(r) = result.float_elements() else {
+        return false;
+    };
+    let elements: Vec<(bool, Vec<f64>)> = operands
+        .iter()
+        .zip(args)
+        .filter_map(|(v, a)| Some((matches!(a, Src::Const(_)), v.float_elements()?)))
+        .collect();
+    let explains = |constant: bool, x: f64| x == 0.0 || (constant && x.is_infinite());
+    r.iter().enumerate().any(|(i, &y)| {
+        y == 0.0
+            && !elements.iter().any(|(c, e)| match e.len() {
+                1 => explains(*c, e[0]),
+                n => n == r.len() && explains(*c, e[i]),
+            })
+    })
+}
+
+/// Whether some float of `v` (a float, a vector or an array of them) satisfies `p`.
+fn any_float(v: &Value, p: fn(f64) -> bool) -> bool {
+    if let Some(x) = v.by_value().as_f64() {
+        return p(x);
+    }
+    v.float_elements().is_some_and(|e| e.into_iter().any(p))
+}
