@@ -43,12 +43,35 @@ pub fn path(trace: irtrack::Trace) -> String {
             continue;
         };
         let location = &line[i..i + j + 1];
+        let depth = line.len() - line.trim_start().len();
         if location.contains('&') {
-            let depth = line.len() - line.trim_start().len();
             out.push_str(&format!("{depth}{location} "));
+        } else if let Some(value) = piecewise_value(line) {
+            // The gradient of a step function is 0 on each step: the slope of the path the
+            // run took holds only while every step keeps its value (`trunc(x^34)` at 10¹¹
+            // changes step many times within a finite difference's step, which then sees
+            // the slope of `x^34`; seed 13, unit 852).
+            out.push_str(&format!("{depth}{location}={value} "));
         }
     }
     out
+}
+
+/// The value of a listing line's piecewise-constant operation (`⟨floor⟩`, `⟨trunc⟩`, a cast to
+/// an integer, …), if it is one.
+fn piecewise_value(line: &str) -> Option<&str> {
+    const STEPS: [&str; 8] = [
+        "⟨floor⟩",
+        "⟨ceil⟩",
+        "⟨round⟩",
+        "⟨round_ties_even⟩",
+        "⟨trunc⟩",
+        "⟨signum⟩",
+        "$(as i",
+        "$(as u",
+    ];
+    STEPS.iter().any(|s| line.contains(s)).then_some(())?;
+    line.rsplit_once(" → ").map(|(_, v)| v)
 }
 
 /// Output equality: bitwise, NaN equal to NaN.
