@@ -407,26 +407,31 @@ fn infinite_values_with_a_right_derivative_keep_it() {
     assert_eq!(gradient(vanishing, (1.0,)).unwrap().scalars(), [Some(-0.0)]);
 }
 
+#[tracked]
+fn naive_sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[tracked]
+fn stable_sigmoid(x: f64) -> f64 {
+    x.exp() / (1.0 + x.exp())
+}
+
 #[test]
 fn a_sigmoid_written_naively_is_refused_far_out_and_its_stable_form_is_not() {
     // exp(1000) is ∞: 1 / (1 + ∞) is 0, its slope a limit, exp's slope ∞.
-    #[tracked]
-    fn naive(x: f64) -> f64 {
-        1.0 / (1.0 + (-x).exp())
-    }
-    #[tracked]
-    fn stable(x: f64) -> f64 {
-        x.exp() / (1.0 + x.exp())
-    }
-    let e = gradient(naive, (-1000.0,)).unwrap_err();
+    let e = gradient(naive_sigmoid, (-1000.0,)).unwrap_err();
     assert!(e.to_string().contains("sigmoid"), "{e}");
     // e^-1000 is 0 in `f64`: so is the slope.
-    assert_eq!(gradient(stable, (-1000.0,)).unwrap().scalars(), [Some(0.0)]);
+    assert_eq!(
+        gradient(stable_sigmoid, (-1000.0,)).unwrap().scalars(),
+        [Some(0.0)]
+    );
     // Where nothing is infinite the two agree with σ(1 - σ).
     let s = 1.0 / (1.0 + 10f64.exp());
     let want = s * (1.0 - s);
-    let a = gradient(naive, (-10.0,)).unwrap().scalars()[0].unwrap();
-    let b = gradient(stable, (-10.0,)).unwrap().scalars()[0].unwrap();
+    let a = gradient(naive_sigmoid, (-10.0,)).unwrap().scalars()[0].unwrap();
+    let b = gradient(stable_sigmoid, (-10.0,)).unwrap().scalars()[0].unwrap();
     assert!(
         (a - want).abs() < 1e-18 && (b - want).abs() < 1e-18,
         "{a} {b} {want}"
@@ -531,16 +536,8 @@ fn a_derivative_program_keeps_the_zeros_that_are_exact() {
     let d = irtrack::diff::differentiate(&p, &[0, 1]).unwrap();
     assert_eq!(d.call((0.0, 2.0, 0.0, 1.0)).unwrap().as_f64(), Some(1.0));
     // The naive sigmoid far out: refused, as `gradient` refuses it; its stable form is not.
-    #[tracked]
-    fn naive(x: f64) -> f64 {
-        1.0 / (1.0 + (-x).exp())
-    }
-    #[tracked]
-    fn stable(x: f64) -> f64 {
-        x.exp() / (1.0 + x.exp())
-    }
-    let [_, r, _] = programs_of(naive);
+    let [_, r, _] = programs_of(naive_sigmoid);
     assert!(r.call((-1000.0, 1.0)).is_err());
-    let [_, r, _] = programs_of(stable);
+    let [_, r, _] = programs_of(stable_sigmoid);
     assert_eq!(r.call((-1000.0, 1.0)).unwrap().as_f64(), Some(0.0));
 }
