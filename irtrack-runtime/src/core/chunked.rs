@@ -156,9 +156,23 @@ impl<T> Chunked<T> {
         self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<T>()
     }
 
-    #[cfg(test)]
+    /// The elements in order (a walk over each chunk: no lookup per element).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    /// The elements `start..start + n` as one slice, when one chunk holds them all (always
+    /// but where the range crosses a chunk's end).
+    #[inline]
+    pub(crate) fn slice(&self, start: usize, n: usize) -> Option<&[T]> {
+        if n == 0 {
+            return Some(&[]);
+        }
+        if start + n > self.len {
+            return None;
+        }
+        let (k, o) = locate(start);
+        self.chunks.get(k)?.get(o..o + n)
     }
 
     /// Drops the elements from `len` on.

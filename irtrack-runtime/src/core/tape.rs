@@ -335,6 +335,16 @@ impl Store {
         }
     }
 
+    /// The scalar at `slot`, unless the value is boxed (read from its column, no [`Value`]
+    /// built).
+    #[inline]
+    pub(crate) fn scalar_at(&self, slot: Slot) -> Option<Scalar> {
+        if slot.tag & BOXED != 0 {
+            return None;
+        }
+        self.columns.get(slot.tag, slot.index)
+    }
+
     /// Where node `id`'s value is (for a nested call, the call's value).
     #[inline]
     pub fn slot(&self, id: NodeId) -> Slot {

@@ -170,6 +170,23 @@ scalars!(
 );
 
 impl Scalar {
+    /// An integer's value as an `i64`, when it fits.
+    pub(crate) fn as_i64(self) -> Option<i64> {
+        match self {
+            Scalar::I8(v) => Some(v.into()),
+            Scalar::I16(v) => Some(v.into()),
+            Scalar::I32(v) => Some(v.into()),
+            Scalar::I64(v) => Some(v),
+            Scalar::Isize(v) => i64::try_from(v).ok(),
+            Scalar::U8(v) => Some(v.into()),
+            Scalar::U16(v) => Some(v.into()),
+            Scalar::U32(v) => Some(v.into()),
+            Scalar::U64(v) => i64::try_from(v).ok(),
+            Scalar::Usize(v) => i64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn as_f64(&self) -> Option<f64> {
         match *self {
             Scalar::F64(v) => Some(v),
@@ -487,19 +504,7 @@ impl Value {
     /// The value as an `i64`, when it is an integer that fits (also behind references).
     pub fn as_i64(&self) -> Option<i64> {
         match &self.0 {
-            Repr::Scalar(s, _) => match *s {
-                Scalar::I8(v) => Some(v.into()),
-                Scalar::I16(v) => Some(v.into()),
-                Scalar::I32(v) => Some(v.into()),
-                Scalar::I64(v) => Some(v),
-                Scalar::Isize(v) => i64::try_from(v).ok(),
-                Scalar::U8(v) => Some(v.into()),
-                Scalar::U16(v) => Some(v.into()),
-                Scalar::U32(v) => Some(v.into()),
-                Scalar::U64(v) => i64::try_from(v).ok(),
-                Scalar::Usize(v) => i64::try_from(v).ok(),
-                _ => None,
-            },
+            Repr::Scalar(s, _) => s.as_i64(),
             Repr::Boxed(_) => None,
         }
     }

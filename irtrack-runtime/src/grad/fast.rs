@@ -23,7 +23,7 @@ use super::custom;
 use super::primal::{is_differentiable, primal, Primal};
 use super::tangent::Tangent;
 use crate::core::ids::NodeId;
-use crate::core::ir::{EntryKind, FnIr, Operand};
+use crate::core::ir::{EntryKind, FnIr, IrRef, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, FloatFn, Receiver, UnOp};
 use crate::core::tape::{Node, NodeKind, Slot, Store, NO_ENTRY};
@@ -286,22 +286,50 @@ impl Tape {
 struct Frame {
     end: u32,
     node: u32,
-    /// Where the frame's function's plans start in [`Builder::plans`].
-    plans: usize,
+    /// The frame's function's plans, in [`Builder::fns`].
+    fun: usize,
     closure: bool,
+}
+
+/// The plans of one function's entries, and their literal operands.
+struct FnPlans {
+    plans: Vec<Plan>,
+    literals: Vec<Literals>,
+}
+
+impl FnPlans {
+    fn new(ir: &FnIr) -> FnPlans {
+        let mut literals = Vec::new();
+        let plans = (0..ir.entries.len())
+            .map(|i| Plan::new(ir, i, &mut literals))
+            .collect();
+        FnPlans { plans, literals }
+    }
+}
+
+thread_local! {
+    /// The plans of the functions whose IR the macro keeps (`'static`: its address names it
+    /// for the life of the process), made once per thread: reading the literals' text costs
+    /// more than the rest of a small gradient's tape.
+    static STATIC_PLANS: std::cell::RefCell<HashMap<usize, std::rc::Rc<FnPlans>>> =
+        std::cell::RefCell::new(HashMap::new());
 }
 
 struct Builder<'s> {
     store: &'s Store,
     root: NodeId,
     active: Vec<bool>,
+    /// Each node's value, where it is an `f64` (by value or behind a reference), read once
+    /// as the walk passes it: an operand is then one load, not two lookups in the arena.
+    floats: Vec<Option<f64>>,
     /// Values that may hold differentiable fields (the general sweep's containers).
     container: Vec<bool>,
     any_container: bool,
-    /// The plans of every entry of every function met, one function after another.
-    plans: Vec<Plan>,
-    literals: Vec<Literals>,
+    /// The plans of every function met; `by_ir` finds a function's.
+    fns: Vec<std::rc::Rc<FnPlans>>,
     by_ir: HashMap<*const FnIr, usize>,
+    /// The function of the node being read (an index into `fns`).
+    fun: usize,
     tape: Tape,
 }
 
@@ -316,11 +344,12 @@ impl<'s> Builder<'s> {
             store,
             root,
             active: vec![false; n],
+            floats: vec![None; n],
             container: vec![false; n],
             any_container: false,
-            plans: Vec::new(),
-            literals: Vec::new(),
+            fns: Vec::new(),
             by_ir: HashMap::new(),
+            fun: 0,
             tape: Tape {
                 // About one edge per node on arithmetic code.
                 edges: Vec::with_capacity(n),
@@ -332,18 +361,30 @@ impl<'s> Builder<'s> {
         })
     }
 
-    fn plans_of(&mut self, ir: &FnIr) -> usize {
-        let key = ir as *const FnIr;
+    fn plans_of(&mut self, ir: &IrRef) -> usize {
+        let key = &**ir as *const FnIr;
         if let Some(&i) = self.by_ir.get(&key) {
             return i;
         }
-        let start = self.plans.len();
-        for i in 0..ir.entries.len() {
-            let plan = Plan::new(ir, i, &mut self.literals);
-            self.plans.push(plan);
-        }
-        self.by_ir.insert(key, start);
-        start
+        let plans = match ir {
+            IrRef::Static(ir) => STATIC_PLANS.with(|cache| {
+                cache
+                    .borrow_mut()
+                    .entry(*ir as *const FnIr as usize)
+                    .or_insert_with(|| std::rc::Rc::new(FnPlans::new(ir)))
+                    .clone()
+            }),
+            IrRef::Shared(ir) => std::rc::Rc::new(FnPlans::new(ir)),
+        };
+        self.fns.push(plans);
+        self.by_ir.insert(key, self.fns.len() - 1);
+        self.fns.len() - 1
+    }
+
+    /// The literal operands of `plan`, an entry of the function being read.
+    #[inline(always)]
+    fn literals(&self, plan: &Plan) -> Option<&Literals> {
+        self.fns[self.fun].literals.get(plan.literals as usize)
     }
 
     #[inline(always)]
@@ -380,8 +421,13 @@ impl<'s> Builder<'s> {
             ids: [NodeId::NONE; Refs::MAX],
             n: n as u8,
         };
-        for (k, r) in self.store.refs.range(start, n).enumerate() {
-            refs.ids[k] = r;
+        match self.store.refs.slice(start, n) {
+            Some(ids) => refs.ids[..n].copy_from_slice(ids),
+            None => {
+                for (k, r) in self.store.refs.range(start, n).enumerate() {
+                    refs.ids[k] = r;
+                }
+            }
         }
         Some(refs)
     }
@@ -406,52 +452,42 @@ impl<'s> Builder<'s> {
     #[inline(always)]
     fn float_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<f64> {
         match refs.get(k) {
-            Some(r) if !r.is_none() => {
-                let slot = self.store.slot(*r);
-                (slot.tag & 0x8f == 14)
-                    .then(|| self.store.f64_at(slot))
-                    .flatten()
-            }
-            _ => *self.literals.get(plan.literals as usize)?.floats.get(k)?,
+            Some(r) if !r.is_none() => *self.floats.get(r.index())?,
+            _ => *self.literals(plan)?.floats.get(k)?,
         }
     }
 
     /// An integer operand: recorded or a literal.
     fn int_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<i64> {
         match refs.get(k) {
-            Some(r) if !r.is_none() => {
-                let slot = self.store.slot(*r);
-                if slot.tag & 0x80 != 0 {
-                    return None;
-                }
-                self.store.value_at(slot).as_i64()
-            }
-            _ => *self.literals.get(plan.literals as usize)?.ints.get(k)?,
+            Some(r) if !r.is_none() => self.store.scalar_at(self.store.slot(*r))?.as_i64(),
+            _ => *self.literals(plan)?.ints.get(k)?,
         }
     }
 
     fn run(mut self) -> Option<Tape> {
         let store = self.store;
-        let n = store.len();
         let mut frames: Vec<Frame> = Vec::new();
-        for i in 0..n {
+        // In recording order: a walk over the arena's chunks, no lookup per node.
+        for (i, &node) in store.nodes.iter().enumerate() {
             let id = NodeId(i as u32);
             while frames.last().is_some_and(|f| i as u32 >= f.end) {
                 frames.pop();
             }
-            let node = *store.node(id);
             if node.kind == NodeKind::NestedCall {
                 let call = store.call(id)?;
-                let plans = self.plans_of(&call.ir);
+                self.floats[i] = float_at(store, call.value);
+                let fun = self.plans_of(&call.ir);
                 let closure = call.ir.is_closure();
                 frames.push(Frame {
                     end: call.end,
                     node: id.0,
-                    plans,
+                    fun,
                     closure,
                 });
                 continue;
             }
+            self.floats[i] = float_at(store, slot_of(&node));
             let frame = frames.last()?;
             let parent = NodeId(frame.node);
             let in_root = parent == self.root;
@@ -461,7 +497,8 @@ impl<'s> Builder<'s> {
                 return None;
             }
             // The parent's function has the entry (the trace was recorded from its IR).
-            let plan = *self.plans.get(frame.plans + node.entry as usize)?;
+            self.fun = frame.fun;
+            let plan = *self.fns[frame.fun].plans.get(node.entry as usize)?;
             match node.kind {
                 NodeKind::Argument => self.argument(id, &node, parent, in_root, &plan)?,
                 NodeKind::Constant => {
@@ -798,6 +835,14 @@ fn slot_of(node: &Node) -> Slot {
         tag: node.tag,
         index: node.value,
     }
+}
+
+/// The value at `slot` where it is an `f64` (by value or behind a reference).
+#[inline(always)]
+fn float_at(store: &Store, slot: Slot) -> Option<f64> {
+    (slot.tag & 0x8f == 14)
+        .then(|| store.f64_at(slot))
+        .flatten()
 }
 
 /// The class of a boxed value.
