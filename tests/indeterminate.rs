@@ -483,14 +483,100 @@ fn a_derivative_program_run_at_a_limit_point_is_an_error() {
     }
 }
 
+// `x * x` is 0 in `f64` at 10⁻²⁰⁰, so the slope of `sqrt` there is ∞; the slope of
+// `sqrt(x * x)` is 1. Every AD tool that differentiates the operations run says ∞.
+#[tracked]
+fn magnitude(x: f64) -> f64 {
+    (x * x).sqrt()
+}
+
+// `exp(-1000)` is 0 in `f64`, `ln 0` is -∞ and its slope there ∞; `ln(exp(x))` is `x`.
+#[tracked]
+fn log_of_exp(x: f64) -> f64 {
+    x.exp().ln()
+}
+
+#[test]
+fn an_infinite_gradient_made_by_an_underflow_is_an_error() {
+    for (e, name) in [
+        (gradient(magnitude, (1e-200,)).unwrap_err(), "magnitude"),
+        (
+            with_general_sweep(|| gradient(magnitude, (1e-200,))).unwrap_err(),
+            "magnitude (general sweep)",
+        ),
+        (
+            pullback(magnitude, (1e-200,)).1.call(1.0).unwrap_err(),
+            "magnitude (pullback)",
+        ),
+    ] {
+        match &e {
+            GradError::Indeterminate {
+                cause: Indeterminacy::Underflow { zero },
+                ..
+            } => assert_eq!(zero.statement, "%2 = %1 * %1", "{name}: {e}"),
+            e => panic!("{name}: {e:?}"),
+        }
+        assert!(e.to_string().contains("only as a limit"), "{name}: {e}");
+    }
+    // The mirror: `exp`'s slope at -1000 underflows to 0 under `ln`'s infinite one; the
+    // gradient was 0.
+    for e in [
+        gradient(log_of_exp, (-1000.0,)).unwrap_err(),
+        with_general_sweep(|| gradient(log_of_exp, (-1000.0,))).unwrap_err(),
+        pullback(log_of_exp, (-1000.0,)).1.call(1.0).unwrap_err(),
+    ] {
+        match &e {
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::LimitSlope,
+            } => assert_eq!(at.statement, "%2 = %1.exp()", "{e}"),
+            e => panic!("{e:?}"),
+        }
+        assert!(e.to_string().contains("only as a limit"), "{e}");
+    }
+    assert!(vjp(log_of_exp, (-1000.0,), 1.0).is_err());
+    assert!(jvp(log_of_exp, (-1000.0,), (1.0,)).is_err());
+    // Away from the underflow, and at an exact 0, the gradients are right.
+    assert_eq!(gradient(magnitude, (3.0,)).unwrap().scalars(), [Some(1.0)]);
+    assert_eq!(
+        gradient(magnitude, (-1e-100,)).unwrap().scalars(),
+        [Some(-1.0)]
+    );
+    assert_eq!(gradient(magnitude, (0.0,)).unwrap().scalars(), [Some(0.0)]);
+    assert_eq!(
+        gradient(log_of_exp, (-700.0,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    // An infinite slope at an exact 0 is the derivative's own: `sqrt` at 0, `1 / x` at 0.
+    #[tracked]
+    fn root(x: f64) -> f64 {
+        x.sqrt()
+    }
+    assert_eq!(
+        gradient(root, (0.0,)).unwrap().scalars(),
+        [Some(f64::INFINITY)]
+    );
+    #[tracked]
+    fn inverse(x: f64) -> f64 {
+        1.0 / x
+    }
+    assert_eq!(
+        gradient(inverse, (0.0,)).unwrap().scalars(),
+        [Some(f64::NEG_INFINITY)]
+    );
+    // An overflow is not a limit: the slope of `exp` at 10³ overflows with its value.
+    #[tracked]
+    fn grow(x: f64) -> f64 {
+        x.exp()
+    }
+    assert_eq!(
+        gradient(grow, (1e3,)).unwrap().scalars(),
+        [Some(f64::INFINITY)]
+    );
+}
+
 #[test]
 fn an_infinite_derivative_made_by_an_underflow_is_an_error() {
-    // `x * x` is 0 in `f64` at 10⁻²⁰⁰, so the slope of `sqrt` there is ∞; the slope of
-    // `sqrt(x * x)` is 1.
-    #[tracked]
-    fn magnitude(x: f64) -> f64 {
-        (x * x).sqrt()
-    }
     let [d, r, _] = programs_of(magnitude);
     for p in [&d, &r] {
         let e = p.call((1e-200, 1.0)).unwrap_err();

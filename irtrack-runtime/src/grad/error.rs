@@ -146,6 +146,18 @@ pub enum Indeterminacy {
         /// The operation whose slope at infinity made the zero.
         zero: Box<Place>,
     },
+    /// The operation's slope is 0 only as a limit (taken at an infinite operand or value, or
+    /// underflowed: `exp` at -1000) and its sensitivity is infinite: `∞ · 0` may be any
+    /// number (`ln(exp(x))` at -1000 has the slope 1).
+    LimitSlope,
+    /// The operation's slope is infinite at an operand that is 0 only as a limit — made by
+    /// `zero` from nonzero numbers, an underflow or `1 / ∞` — so it stands for a large finite
+    /// slope, and the infinite gradient is not the derivative (`sqrt(x * x)` at `10⁻²⁰⁰`:
+    /// `x * x` is 0 in `f64`, the slope of the whole is 1).
+    Underflow {
+        /// The operation that made the zero.
+        zero: Box<Place>,
+    },
 }
 
 impl fmt::Display for GradError {
@@ -240,6 +252,29 @@ impl fmt::Display for GradError {
                  keep the computation away from infinite intermediate values (a stable \
                  formulation, such as `x.exp() / (1.0 + x.exp())` for the sigmoid of a large \
                  negative `x`)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::LimitSlope,
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: its slope is 0 only as a limit (at an \
+                 infinite value, or underflowed, like e^-1000) and its sensitivity is infinite \
+                 only as a limit (0 · ∞ may be any number: `ln(exp(x))` at -1000 has the slope \
+                 1): keep the computation away from vanishing and infinite intermediate values \
+                 (`x` for `ln(exp(x))`, `ln_1p`/`exp_m1` and log-sum-exp forms)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Underflow { zero },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: its slope is infinite at an operand that \
+                 is 0 only as a limit (made by {zero} from nonzero numbers: an underflow, or \
+                 1 / ∞), so the slope stands for a large finite number and the infinite \
+                 gradient is not the derivative (`sqrt(x * x)` at 1e-200 has the slope 1): \
+                 keep the computation away from vanishing intermediate values (`x.abs()` for \
+                 `sqrt(x * x)`, `x.hypot(y)` for `sqrt(x * x + y * y)`)"
             ),
             GradError::HigherOrder { at, cause } => write!(
                 f,

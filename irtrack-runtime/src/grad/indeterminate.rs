@@ -118,14 +118,27 @@ pub(crate) fn any_nan<'a>(grads: impl IntoIterator<Item = &'a Option<Tangent>>) 
     grads.into_iter().flatten().any(has_nan)
 }
 
+/// Whether a gradient has an infinite element.
+pub(crate) fn any_infinite<'a>(grads: impl IntoIterator<Item = &'a Option<Tangent>>) -> bool {
+    grads
+        .into_iter()
+        .flatten()
+        .any(|t| any_element(t, f64::is_infinite))
+}
+
 /// Whether a tangent has a NaN element.
 pub(crate) fn has_nan(t: &Tangent) -> bool {
+    any_element(t, f64::is_nan)
+}
+
+/// Whether some element of a tangent satisfies `p`.
+fn any_element(t: &Tangent, p: fn(f64) -> bool) -> bool {
     match t {
-        Tangent::Scalar(v) => v.is_nan(),
-        Tangent::Vector(v) => v.iter().any(|x| x.is_nan()),
+        Tangent::Scalar(v) => p(*v),
+        Tangent::Vector(v) => v.iter().any(|&x| p(x)),
         #[cfg(feature = "ndarray")]
-        Tangent::Array(a) => a.iter().any(|x| x.is_nan()),
-        Tangent::Fields(fields) => fields.iter().any(|(_, t)| has_nan(t)),
+        Tangent::Array(a) => a.iter().any(|&x| p(x)),
+        Tangent::Fields(fields) => fields.iter().any(|(_, t)| any_element(t, p)),
     }
 }
 

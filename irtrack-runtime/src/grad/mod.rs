@@ -115,7 +115,10 @@ where
         if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
             let fast = tape.sweep(1.0);
             // A NaN or an underflow is rare, and the general sweep says what it means.
-            if !fast.underflow && !indeterminate::any_nan(&fast.wrt) {
+            if !fast.underflow
+                && !indeterminate::any_nan(&fast.wrt)
+                && !indeterminate::any_infinite(&fast.wrt)
+            {
                 return Ok(Gradient {
                     value,
                     wrt: fast.wrt,
@@ -126,6 +129,7 @@ where
     let sweep = run(&trace, seed.clone())?;
     let wrt = argument_gradients(&trace, &sweep);
     numbers(&trace, &seed, &wrt)?;
+    underflow(&sweep, &wrt)?;
     Ok(Gradient { value, wrt })
 }
 
@@ -182,7 +186,10 @@ impl Pullback {
             });
             if let Some(tape) = tape {
                 let fast = tape.sweep(*s);
-                if !fast.underflow && !indeterminate::any_nan(&fast.wrt) {
+                if !fast.underflow
+                    && !indeterminate::any_nan(&fast.wrt)
+                    && !indeterminate::any_infinite(&fast.wrt)
+                {
                     return Ok(fast.wrt);
                 }
             }
@@ -190,6 +197,7 @@ impl Pullback {
         let sweep = run(&self.trace, seed.clone())?;
         let wrt = argument_gradients(&self.trace, &sweep);
         numbers(&self.trace, &seed, &wrt)?;
+        underflow(&sweep, &wrt)?;
         Ok(wrt)
     }
 
@@ -233,6 +241,7 @@ impl Trace {
         let mut sweep = run(self, seed.clone())?;
         let grads = argument_gradients(self, &sweep);
         numbers(self, &seed, &grads)?;
+        underflow(&sweep, &grads)?;
         sweep.gather_fields();
         // Every sum first, then the writes: a shape mismatch leaves the trace as it was.
         let mut totals = Vec::new();
@@ -317,6 +326,18 @@ fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(
     sweep.watch();
     sweep.run(seed.clone())?;
     match sweep.indeterminate() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// `Err` when a gradient has an infinite element made by an infinite slope at a zero that is
+/// only a limit ([`Indeterminacy::Underflow`]); found after the sweep, only then.
+fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradError> {
+    if !indeterminate::any_infinite(grads) {
+        return Ok(());
+    }
+    match sweep.underflow() {
         Some(e) => Err(e),
         None => Ok(()),
     }

@@ -776,6 +776,14 @@ impl<'s> Sweep<'s> {
                 .any(|(_, c)| matches!(c, Contribution::Whole(t) if t.as_scalar() == Some(0.0)))
             && rules::limit_prone(site)
             && !rules::exact_zero(site);
+        // Made from an infinite sensitivity, such a zero is `∞ · 0`: `ln(exp(x))` at -1000,
+        // where `exp`'s slope underflowed under `ln`'s infinite one, has the slope 1.
+        if made_limit && dy.as_scalar().is_some_and(f64::is_infinite) {
+            return Err(GradError::Indeterminate {
+                at: self.place(id),
+                cause: Indeterminacy::LimitSlope,
+            });
+        }
         let limit = if made_limit { Some(id) } else { self.soft_from };
         self.carrying(limit, |s| {
             for (k, c) in out.drain(..) {
@@ -886,6 +894,78 @@ impl<'s> Sweep<'s> {
             out.clear();
         }
         Ok(())
+    }
+
+    /// After a run whose gradient has an infinite element: the first node reached by a nonzero
+    /// sensitivity whose slope is infinite at an operand that is 0 only as a limit (made from
+    /// nonzero numbers by a product, quotient, power or exponential: an underflow, `1 / ∞`),
+    /// as [`Indeterminacy::Underflow`]. An infinite slope at an exact 0 (an argument, a
+    /// constant, `x - x`) is the derivative's own and passes.
+    pub(crate) fn underflow(&self) -> Option<GradError> {
+        let store = self.store;
+        // For each node: the node that made the limit zero its value is, or made (`1 / 0`).
+        let mut limit = vec![NodeId::NONE; store.len()];
+        for i in 0..store.len() {
+            let id = NodeId(i as u32);
+            let node = store.node(id);
+            let Some(y) = store.f64_at(store.slot(id)) else {
+                continue;
+            };
+            if y != 0.0 && !y.is_infinite() {
+                continue;
+            }
+            let carried = match node.kind {
+                NodeKind::Argument => Some(self.argument_source(id)),
+                NodeKind::NestedCall => None,
+                _ => store
+                    .refs(id)
+                    .find(|r| !r.is_none() && !limit[r.index()].is_none()),
+            }
+            .filter(|r| !r.is_none())
+            .map(|r| limit[r.index()])
+            .filter(|o| !o.is_none());
+            match carried {
+                Some(origin) => {
+                    limit[i] = origin;
+                    // A nested call returns what its return node holds.
+                    let parent = self.parent(id);
+                    if node.kind == NodeKind::Return && !parent.is_none() {
+                        limit[parent.index()] = origin;
+                    }
+                }
+                None if y == 0.0 && self.site(id).is_some_and(|s| rules::makes_limit_zero(&s)) => {
+                    limit[i] = id;
+                }
+                None => {}
+            }
+        }
+        for i in 0..store.len() {
+            let id = NodeId(i as u32);
+            let reached = self.adjoints[i]
+                .as_ref()
+                .is_some_and(|a| a.as_scalar() != Some(0.0));
+            if !reached || !self.is_active(id) {
+                continue;
+            }
+            let Some(site) = self.site(id) else { continue };
+            let partials =
+                rules::builtin(&site).and_then(|r| rules::scalar_partials(&r, &site).ok());
+            let Some((ds, n)) = partials.flatten() else {
+                continue;
+            };
+            for (k, d) in ds[..n].iter().enumerate() {
+                let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                if d.is_infinite() && self.is_active(r) && !limit[r.index()].is_none() {
+                    return Some(GradError::Indeterminate {
+                        at: self.place(id),
+                        cause: Indeterminacy::Underflow {
+                            zero: self.place(limit[r.index()]),
+                        },
+                    });
+                }
+            }
+        }
+        None
     }
 
     /// Runs `f` with the zero contributions it gives carrying the limit zero made at `origin`
