@@ -689,6 +689,19 @@ both! {
         let t = t * t;
         t
     }
+    // Seed 15, unit 732 of the differential tester: a block inside `vec!`, whose elements the
+    // lowering lowers, with a `let` configured out: its IR referred to that binding.
+    fn cfg_inside_vec(x: f64) -> f64 {
+        let v: Vec<f64> = vec![x, {
+            let a: f64 = x * 3.0;
+            #[cfg(any())]
+            let a: f64 = x + x;
+            #[cfg(all())]
+            let a = a * x;
+            a
+        }];
+        v[1] + v[0]
+    }
     fn cfg_deferred(x: f64) -> f64 {
         let y: f64;
         #[cfg(all())]
@@ -701,6 +714,14 @@ both! {
         }
         y
     }
+}
+
+#[test]
+fn cfg_inside_vec_elements_is_honoured() {
+    assert_eq!(
+        check_f64(cfg_inside_vec::tracked, cfg_inside_vec::plain, &[0.5, -3.0]),
+        2
+    );
 }
 
 #[test]
