@@ -76,14 +76,28 @@ impl<T> Chunked<T> {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, value: T) -> usize {
+        self.push_with(|| value)
+    }
+
+    /// Pushes the value `make` builds, built where it is stored: a value passed to `push`
+    /// is built on the stack first (the slow path needs it too) and read back as a whole,
+    /// which, for a value written field by field (a node), is a store-forwarding stall on
+    /// every push.
+    #[inline(always)]
+    pub(crate) fn push_with(&mut self, make: impl FnOnce() -> T) -> usize {
         let i = self.len;
         if self.room > 0 {
-            self.chunks[self.current].push(value);
-            self.room -= 1;
-            self.len += 1;
-            return i;
+            let chunk = &mut self.chunks[self.current];
+            // Always so while there is room; said here, it lets the compiler drop `push`'s
+            // growing path.
+            if chunk.len() < chunk.capacity() {
+                chunk.push(make());
+                self.room -= 1;
+                self.len += 1;
+                return i;
+            }
         }
-        self.push_slow(value)
+        self.push_slow(make())
     }
 
     /// Makes pushing element `n` (the `n + 1`-th) panic with [`OverLimit`]; `usize::MAX`

@@ -41,7 +41,11 @@ pub struct Receiver {
 }
 
 /// Who a call was announced to.
+// A tag as wide as the alignment: in Rust's layout the method's `operator` flag sits beside a
+// one-byte tag, and a key is moved as one span from the byte after the tag, whose loads
+// straddle the stores that built it: a store-forwarding stall on every method announced.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, u64)]
 pub(crate) enum Key {
     /// A callee value of this type (fn item, closure, fn pointer).
     Fn(crate::core::ids::CalleeKey),

@@ -275,21 +275,35 @@ impl Frame {
     /// Announces the method call made by `%var` on a receiver place described by `receiver`.
     #[inline]
     pub fn method<T>(&self, var: u32, receiver: Receiver, pass: T) -> T {
-        self.announce_method(var, &receiver, false);
+        let Receiver {
+            ty,
+            addr,
+            size,
+            fat,
+        } = receiver;
+        self.announce_method(var, ty, addr, size, fat, false);
         pass
     }
 
+    /// The receiver comes field by field, in registers: read back as a whole from where the
+    /// caller wrote it field by field, it would stall on store forwarding at every call.
     #[inline(never)]
-    fn announce_method(&self, var: u32, receiver: &Receiver, operator: bool) {
-        self.with(|r| {
-            r.announce(
-                var,
-                Key::Method {
-                    receiver: *receiver,
-                    operator,
-                },
-            )
-        });
+    fn announce_method(
+        &self,
+        var: u32,
+        ty: std::any::TypeId,
+        addr: usize,
+        size: usize,
+        fat: bool,
+        operator: bool,
+    ) {
+        let receiver = Receiver {
+            ty,
+            addr,
+            size,
+            fat,
+        };
+        self.with(|r| r.announce_method(var, &receiver, operator));
     }
 
     /// Announces the method call made by `%var` on the receiver value `recv`, which it passes
@@ -303,13 +317,7 @@ impl Frame {
     /// Announces a method call or operator whose receiver (left operand) is a value of type `T`.
     #[inline(never)]
     fn announce_on<T>(&self, var: u32, operator: bool) {
-        let receiver = Receiver {
-            ty: typeid::of::<T>(),
-            addr: 0,
-            size: 0,
-            fat: false,
-        };
-        self.announce_method(var, &receiver, operator);
+        self.announce_method(var, typeid::of::<T>(), 0, 0, false, operator);
     }
 
     /// Announces the method call or operator made by `%var`, whose receiver (left operand) is

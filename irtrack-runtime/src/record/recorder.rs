@@ -262,8 +262,8 @@ impl Recorder {
     }
 
     #[inline]
-    fn push_node(&mut self, node: Node) -> NodeId {
-        NodeId(self.store.nodes.push(node) as u32)
+    fn push_node(&mut self, node: impl FnOnce() -> Node) -> NodeId {
+        NodeId(self.store.nodes.push_with(node) as u32)
     }
 
     #[inline(always)]
@@ -301,7 +301,7 @@ impl Recorder {
             _ => NodeKind::Special,
         };
         let refs = Self::push_step_refs(&mut self.store, frame, ir, step);
-        let id = NodeId(self.store.nodes.push(Node {
+        let id = NodeId(self.store.nodes.push_with(|| Node {
             entry: index,
             refs,
             value: slot.index,
@@ -370,7 +370,7 @@ impl Recorder {
                     }
                     _ => 0,
                 };
-                let id = self.push_node(Node {
+                let id = self.push_node(|| Node {
                     entry: index,
                     refs,
                     value: slot.index,
@@ -435,7 +435,7 @@ impl Recorder {
             self.store.slot(from)
         };
         let refs = self.store.refs.push(from) as u32;
-        let id = NodeId(self.store.nodes.push(Node {
+        let id = NodeId(self.store.nodes.push_with(|| Node {
             entry: index,
             refs,
             value: slot.index,
@@ -475,7 +475,7 @@ impl Recorder {
                 .unwrap_or(NodeId::NONE)
         };
         let refs = self.store.refs.push(from) as u32;
-        let id = NodeId(self.store.nodes.push(Node {
+        let id = NodeId(self.store.nodes.push_with(|| Node {
             entry: index,
             refs,
             value: slot.index,
@@ -513,7 +513,7 @@ impl Recorder {
             NodeKind::Jump
         };
         let refs = Self::push_step_refs(&mut self.store, frame, ir, step);
-        let id = NodeId(self.store.nodes.push(Node {
+        let id = NodeId(self.store.nodes.push_with(|| Node {
             entry: index,
             refs,
             value: slot.index,
@@ -566,6 +566,30 @@ impl Recorder {
     pub(crate) fn announce(&mut self, var: u32, key: Key) {
         let depth = self.frames.len();
         self.pending = Pending::Announced { key, var, depth };
+        if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
+            self.before_primitive(var, depth);
+        }
+    }
+
+    /// [`announce`](Self::announce) of a method call on `receiver`, written in place: a key
+    /// built first and then moved is copied with its padding at offsets that defeat store
+    /// forwarding (a stall on every method call recorded).
+    #[inline]
+    pub(crate) fn announce_method(
+        &mut self,
+        var: u32,
+        receiver: &super::claim::Receiver,
+        operator: bool,
+    ) {
+        let depth = self.frames.len();
+        self.pending = Pending::Announced {
+            key: Key::Method {
+                receiver: *receiver,
+                operator,
+            },
+            var,
+            depth,
+        };
         if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
             self.before_primitive(var, depth);
         }
@@ -728,7 +752,7 @@ impl Recorder {
             NO_ENTRY
         };
         let parent_call = self.frames.last().map_or(u32::MAX, |f| f.call);
-        let node = self.push_node(Node {
+        let node = self.push_node(|| Node {
             entry,
             refs: 0,
             value: call,
@@ -787,7 +811,7 @@ impl Recorder {
         let slot = self.store.put(Value::snapshot(String::from(
             "returned by a `return` irtrack cannot see (inside a macro)",
         )));
-        let node = self.push_node(Node {
+        let node = self.push_node(|| Node {
             entry: NO_ENTRY,
             refs: 0,
             value: slot.index,
@@ -804,7 +828,7 @@ impl Recorder {
         if self.frames.len() <= 1 {
             return;
         }
-        let node = self.push_node(Node {
+        let node = self.push_node(|| Node {
             entry: NO_ENTRY,
             refs: 0,
             value: 0,
