@@ -422,7 +422,15 @@ impl<'s> Builder<'s> {
             n: n as u8,
         };
         match self.store.refs.slice(start, n) {
-            Some(ids) => refs.ids[..n].copy_from_slice(ids),
+            // Element by element over the four slots (unrolled): `copy_from_slice` of a length
+            // known only at run time is a call to `memcpy` for a few bytes.
+            Some(ids) => {
+                for (k, slot) in refs.ids.iter_mut().enumerate() {
+                    if let Some(&r) = ids.get(k) {
+                        *slot = r;
+                    }
+                }
+            }
             None => {
                 for (k, r) in self.store.refs.range(start, n).enumerate() {
                     refs.ids[k] = r;
