@@ -285,6 +285,22 @@ impl Value {
         b.floats.and_then(|f| f(any)).map(Cow::Owned)
     }
 
+    /// Whether some float of a float, vector or array of floats satisfies `p` (read where it
+    /// is: a vector or array is not copied).
+    pub(crate) fn any_float(&self, p: impl Fn(f64) -> bool) -> bool {
+        if let Some(x) = self.by_value().as_f64() {
+            return p(x);
+        }
+        if let Some(x) = self.floats() {
+            return x.iter().any(|&v| p(v));
+        }
+        #[cfg(feature = "ndarray")]
+        if let Some(a) = crate::core::arrays::array_primal(self) {
+            return a.iter().any(|&v| p(v));
+        }
+        false
+    }
+
     /// The elements of a float, vector or array of floats, in order.
     pub(crate) fn float_elements(&self) -> Option<Vec<f64>> {
         if let Some(x) = self.by_value().as_f64() {

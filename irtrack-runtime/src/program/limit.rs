@@ -28,7 +28,7 @@ impl Program {
     /// Whether a run that gave `out` must be checked for limits: an absorbing product took ∞
     /// or NaN into a zero (`absorbed`), or a derivative's value is infinite.
     pub(super) fn limits_to_check(&self, absorbed: bool, out: &Value) -> bool {
-        absorbed || (any_float(out, f64::is_infinite) && self.stages.iter().any(|&s| s > 0))
+        absorbed || (self.stages.iter().any(|&s| s > 0) && any_float(out, f64::is_infinite))
     }
 
     /// The first place where, on `args`, a value that is only a limit makes the derivative
@@ -164,8 +164,5 @@ fn unexplained_zero(args: &[Src], operands: &[Value], result: &Value) -> bool {
 
 /// Whether some float of `v` (a float, a vector or an array of them) satisfies `p`.
 fn any_float(v: &Value, p: fn(f64) -> bool) -> bool {
-    if let Some(x) = v.by_value().as_f64() {
-        return p(x);
-    }
-    v.float_elements().is_some_and(|e| e.into_iter().any(p))
+    v.any_float(p)
 }
