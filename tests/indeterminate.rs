@@ -627,3 +627,27 @@ fn a_derivative_program_keeps_the_zeros_that_are_exact() {
     let [_, r, _] = programs_of(stable_sigmoid);
     assert_eq!(r.call((-1000.0, 1.0)).unwrap().as_f64(), Some(0.0));
 }
+
+#[test]
+fn an_array_derivative_program_refuses_a_limit_zero_elementwise() {
+    use irtrack::program::{Input, Program, ReplayError};
+    use ndarray::{array, Array1};
+    #[tracked]
+    fn twice_inverted(x: Array1<f64>) -> f64 {
+        let y = 1.0 / &x;
+        let z = 1.0 / &y;
+        z.sum()
+    }
+    let trace = track(twice_inverted, (array![1.0, 2.0],));
+    let p = Program::from_trace(&trace, &[Input::Dynamic]).unwrap();
+    let r = irtrack::diff::reverse(&p, 0).unwrap();
+    // Element 0 at 0: its slope is 1, which `times` would have made 0.
+    match r.call((array![0.0, 2.0], 1.0)) {
+        Err(e @ ReplayError::Indeterminate(_)) => {
+            assert!(e.to_string().contains("only a limit"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let g = r.call((array![3.0, -0.5], 1.0)).unwrap();
+    assert_eq!(g.downcast_ref::<Array1<f64>>().unwrap(), &array![1.0, 1.0]);
+}
