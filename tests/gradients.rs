@@ -1214,7 +1214,7 @@ fn binding_part_of_an_array_is_no_rule_not_a_wrong_gradient() {
     assert!(callee.starts_with("bind "), "{callee}");
     assert_eq!(at.function, "array_pattern");
     assert!(
-        reason.as_deref().unwrap_or("").contains("vector of 2"),
+        reason.as_deref().unwrap_or("").contains("destructuring"),
         "{text}"
     );
 }

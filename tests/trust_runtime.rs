@@ -574,3 +574,60 @@ fn one_to_a_nan_power_is_flat() {
     let r = irtrack::diff::vjp(one_to_a_nan_power, (x, y), 1.0).unwrap();
     assert_eq!(r.cotangents[0].as_ref().and_then(|c| c.as_f64()), Some(0.0));
 }
+
+// Found by the differential tester (seed 16, unit 1891): a binding of a destructured tuple
+// passed its whole sensitivity to the tuple, so the components' sensitivities were added into
+// one: `let (a, b) = (x, 1.0); a - b` had the gradient 1 + (-1) = 0, truth 1, with no error.
+// Gradients do not follow a destructuring yet: a typed error naming the binding.
+#[tracked]
+fn destructured_tuple(x: f64) -> f64 {
+    let (a, b): (f64, f64) = (x, 1.0_f64);
+    a - b
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Pair2 {
+    pub a: f64,
+    pub b: f64,
+}
+
+#[tracked]
+fn destructured_struct(x: f64) -> f64 {
+    let p = Pair2 { a: x, b: 2.0 * x };
+    let Pair2 { a, b } = p;
+    a - b
+}
+
+#[tracked]
+fn bound_from_an_option(x: f64) -> f64 {
+    match Some(x) {
+        Some(v) => v * 3.0,
+        None => 0.0,
+    }
+}
+
+#[test]
+fn a_destructured_binding_is_an_error_not_a_sum() {
+    for e in [
+        gradient(destructured_tuple, (0.5,)).unwrap_err(),
+        irtrack::grad::with_general_sweep(|| gradient(destructured_tuple, (0.5,))).unwrap_err(),
+        gradient(destructured_struct, (0.5,)).unwrap_err(),
+    ] {
+        match &e {
+            GradError::NoRule { callee, reason, .. } => {
+                assert!(callee.starts_with("bind "), "{e}");
+                assert!(
+                    reason
+                        .as_deref()
+                        .is_some_and(|r| r.contains("destructuring")),
+                    "{e}"
+                );
+            }
+            e => panic!("{e:?}"),
+        }
+    }
+    assert!(irtrack::diff::vjp(destructured_tuple, (0.5,), 1.0).is_err());
+    // A binding of the float an `Option` holds is that float: its slope passes.
+    let g = gradient(bound_from_an_option, (0.5,)).unwrap();
+    assert_eq!(scalar(&g.wrt[0]), 3.0);
+}

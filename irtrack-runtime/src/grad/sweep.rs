@@ -750,6 +750,16 @@ impl<'s> Sweep<'s> {
                             .unrecorded_operand(site)
                             .or_else(|| match site.builtin() {
                                 Some(Builtin::Method(f)) => rules::unproven_method(site, f),
+                                Some(Builtin::Bind) => Some(format!(
+                                    "it binds a part of a `{}` that depends on the inputs, and \
+                                     gradients do not follow a destructuring (of a tuple, a \
+                                     struct, an array): compute with the values before they are \
+                                     packed together (`let a = x;` for `let (a, b) = (x, 1.0)`)",
+                                    site.value(0).map_or_else(
+                                        || "?".to_string(),
+                                        |v| v.type_name().to_string()
+                                    )
+                                )),
                                 _ => rules::stale_operands(site),
                             }),
                     })
