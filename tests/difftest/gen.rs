@@ -154,6 +154,10 @@ struct Ctx {
     callable: Vec<usize>,
     /// Inside the recursive helper's recursive branch.
     in_rec: bool,
+    /// Inside a match guard: nothing may jump out of it (`#[tracked]` refuses a `return`,
+    /// `?`, or a `break`/`continue` of an outer loop there, since a guard with control flow
+    /// runs unrecorded).
+    in_guard: bool,
 }
 
 /// The generator of one unit.
@@ -194,6 +198,7 @@ pub fn unit(rng: StdRng, f: Features) -> Unit {
             frozen_below: 0,
             callable: vec![],
             in_rec: false,
+            in_guard: false,
         },
         fresh: 0,
         budget: 0,
@@ -470,6 +475,7 @@ impl Gen {
             frozen_below: 0,
             callable,
             in_rec: false,
+            in_guard: false,
         };
     }
 
@@ -691,14 +697,21 @@ impl Gen {
                 },
             ), // loops
             (5, if self.f.deferred_init { 3 } else { 0 }), // deferred init
-            (6, 2),                        // early return
+            (6, if self.ctx.in_guard { 0 } else { 2 }), // early return
             (7, if in_loop { 3 } else { 0 }), // break / continue
             (8, if self.f.cfg { 2 } else { 0 }), // #[cfg]
             (9, if self.f.closures { 2 } else { 0 }), // closure
             (10, if self.f.mutation { 4 } else { 0 }), // mutation
             (11, if deep { 0 } else { 1 }), // block statement
             (12, if self.f.destructuring { 2 } else { 0 }), // destructuring
-            (13, if self.f.let_else { 1 } else { 0 }), // let … else
+            (
+                13,
+                if self.f.let_else && !(self.ctx.in_guard && self.ctx.loops.is_empty()) {
+                    1
+                } else {
+                    0
+                },
+            ), // let … else
             (14, 1),                       // `let _ = e;`
             (15, if self.f.empty_stmt { 1 } else { 0 }), // `;`
         ];
@@ -973,7 +986,16 @@ impl Gen {
             }
             // A guard sees the scrutinee borrowed: it assigns nothing outside.
             let readonly = std::mem::replace(&mut g.ctx.readonly_below, g.scope.len());
+            let outside = g.ctx.clone();
+            g.ctx.loops.clear();
+            g.ctx.head_of = None;
+            g.ctx.can_try = false;
+            g.ctx.in_guard = true;
             let guard = guard.then(|| g.expr(Ty::Bool, 1));
+            g.ctx.loops = outside.loops;
+            g.ctx.head_of = outside.head_of;
+            g.ctx.can_try = outside.can_try;
+            g.ctx.in_guard = outside.in_guard;
             g.ctx.readonly_below = readonly;
             let body = g.block_with(ty, depth, end);
             g.scope.truncate(mark);
@@ -1391,6 +1413,7 @@ impl Gen {
             // A closure in the recursive helper must not call it from outside either: in
             // the base case `|p| r(0, …)` would recurse for ever (seed 1, unit 9297).
             in_rec: saved_ctx.in_rec,
+            in_guard: false,
         };
         self.budget = self.n(0, 3) as i32;
         let body = self.block(Some(ret), 1);

@@ -366,7 +366,19 @@ impl Lowerer {
             let guard = arm.guard.as_ref().map(|(if_token, g)| {
                 if scan::has_control_flow(g) {
                     // Its blocks would sit between the scrutinee's block and the arm's branch:
-                    // the guard runs as written, unrecorded (the arm's branch still is).
+                    // the guard runs as written, unrecorded (the arm's branch still is). A jump
+                    // out of it would be missing from the trace (differential tester, seed 17,
+                    // unit 92: a `break` in a guard left a loop whose value the trace lacked).
+                    if let Some((span, what)) = scan::escape(g) {
+                        self.error(
+                            span,
+                            format!(
+                                "`#[tracked]` cannot record this `{what}`: it leaves a match \
+                                 guard with control flow, which runs unrecorded; move it into \
+                                 the arm's body (decide in the guard, jump in the arm)"
+                            ),
+                        );
+                    }
                     return quote!(#if_token #g);
                 }
                 let binds = self.bind_pattern(&arm.pat, &s.op);

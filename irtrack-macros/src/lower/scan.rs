@@ -374,6 +374,73 @@ pub fn has_control_flow(e: &Expr) -> bool {
     f.0
 }
 
+/// The first `break`, `continue`, `return` or `?` in `e` that leaves `e` (outside closures,
+/// async blocks and items; a `break` or `continue` of a loop inside `e` stays), with what it
+/// is: code that runs unrecorded (a match guard with control flow) must not jump out, or the
+/// trace would miss the jump.
+pub fn escape(e: &Expr) -> Option<(proc_macro2::Span, &'static str)> {
+    struct Escape {
+        loops: usize,
+        labels: Vec<String>,
+        found: Option<(proc_macro2::Span, &'static str)>,
+    }
+    impl Escape {
+        fn leaves(&self, label: &Option<syn::Lifetime>) -> bool {
+            match label {
+                Some(l) => !self.labels.contains(&l.ident.to_string()),
+                None => self.loops == 0,
+            }
+        }
+        fn inside(&mut self, label: &Option<syn::Label>, is_loop: bool, f: impl FnOnce(&mut Self)) {
+            self.loops += usize::from(is_loop);
+            let pushed = label
+                .as_ref()
+                .map(|l| self.labels.push(l.name.ident.to_string()));
+            f(self);
+            if pushed.is_some() {
+                self.labels.pop();
+            }
+            self.loops -= usize::from(is_loop);
+        }
+    }
+    impl<'ast> Visit<'ast> for Escape {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if self.found.is_some() {
+                return;
+            }
+            use syn::spanned::Spanned;
+            match e {
+                Expr::Break(b) if self.leaves(&b.label) => self.found = Some((b.span(), "break")),
+                Expr::Continue(c) if self.leaves(&c.label) => {
+                    self.found = Some((c.span(), "continue"))
+                }
+                Expr::Return(r) => self.found = Some((r.span(), "return")),
+                Expr::Try(t) => self.found = Some((t.question_token.span(), "?")),
+                Expr::Loop(l) => self.inside(&l.label, true, |s| s.visit_block(&l.body)),
+                Expr::While(w) => {
+                    self.visit_expr(&w.cond);
+                    self.inside(&w.label, true, |s| s.visit_block(&w.body));
+                }
+                Expr::ForLoop(f) => {
+                    self.visit_expr(&f.expr);
+                    self.inside(&f.label, true, |s| s.visit_block(&f.body));
+                }
+                Expr::Block(b) => self.inside(&b.label, false, |s| s.visit_block(&b.block)),
+                Expr::Closure(_) | Expr::Async(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut v = Escape {
+        loops: 0,
+        labels: Vec::new(),
+        found: None,
+    };
+    v.visit_expr(e);
+    v.found
+}
+
 #[cfg(test)]
 mod tests {
     use super::inline_format_args;
