@@ -70,7 +70,9 @@ fn piecewise_value(line: &str) -> Option<&str> {
         "$(as i",
         "$(as u",
     ];
-    STEPS.iter().any(|s| line.contains(s)).then_some(())?;
+    if !STEPS.iter().any(|s| line.contains(s)) {
+        return None;
+    }
     line.rsplit_once(" → ").map(|(_, v)| v)
 }
 

@@ -382,6 +382,21 @@ impl Builtin {
         }
     }
 
+    /// Whether a zero value of the operation, at operands none of which is 0, is only a limit
+    /// (an underflow, `1 / ∞`) that may stand for a small number: a product, a quotient, a
+    /// power, an exponential. Other float methods have exact zeros at nonzero points (`ln 1`,
+    /// `acos 1`); sums and selections make such a zero only by carrying one. The gradient's
+    /// sweep (`grad::rules::makes_limit_zero`) and derivative programs (`program::limit`)
+    /// decide by it.
+    pub(crate) fn zero_is_a_limit(self) -> bool {
+        use FloatFn::{Exp, Exp2, Powf, Powi};
+        match self {
+            Builtin::Binary(op) | Builtin::Assign(op) => matches!(op, BinOp::Mul | BinOp::Div),
+            Builtin::Method(f) => matches!(f, Exp | Exp2 | Powf | Powi),
+            _ => false,
+        }
+    }
+
     /// The operation an entry names, if the runtime knows it.
     pub fn of_entry(e: &Entry) -> Option<Builtin> {
         let head = e.head.as_str();

@@ -456,8 +456,7 @@ fn numbers(p: &Program, inputs: &[Value], trace: &Trace, result: &Value) -> Resu
 }
 
 fn has_nan(v: &Value) -> bool {
-    v.float_elements()
-        .is_some_and(|e| e.iter().any(|x| x.is_nan()))
+    v.any_float(f64::is_nan)
 }
 
 fn first_differentiable(wrt: &[usize], values: &[Value]) -> Result<(), DiffError> {

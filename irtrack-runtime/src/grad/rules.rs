@@ -239,18 +239,12 @@ pub(crate) fn float_partials(f: FloatFn, xs: &[f64], y: f64) -> Option<[f64; 3]>
     })
 }
 
-/// Whether the site's operation, a product, quotient, power or exponential with no operand 0,
-/// made its value 0 only as a limit (an underflow, `1 / ∞`): the same test as derivative
-/// programs' (`program/limit.rs`), on a trace.
+/// Whether the site's operation made its value 0 only as a limit
+/// ([`Builtin::zero_is_a_limit`], with no operand 0): the same test as derivative programs'
+/// (`program/limit.rs`), on a trace.
 pub(crate) fn makes_limit_zero(site: &Site<'_>) -> bool {
-    use crate::core::op::FloatFn::{Exp, Exp2, Powf, Powi};
-    let producer = match site.builtin() {
-        Some(Builtin::Binary(op) | Builtin::Assign(op)) => matches!(op, BinOp::Mul | BinOp::Div),
-        Some(Builtin::Method(f)) => matches!(f, Exp | Exp2 | Powf | Powi),
-        _ => false,
-    };
     // `x.powf(∞)` at `|x| < 1` is 0 on a neighbourhood: a constant ∞ makes an exact zero.
-    producer
+    site.builtin().is_some_and(Builtin::zero_is_a_limit)
         && (0..site.len()).all(|i| match site.scalar(i) {
             Some(x) => x != 0.0 && !(x.is_infinite() && site.literal(i).is_some()),
             None => true,

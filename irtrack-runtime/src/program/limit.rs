@@ -20,7 +20,7 @@
 
 use super::{LimitMet, OpKind, Program, ReplayError, Src};
 use crate::core::eval::ScalarForm;
-use crate::core::op::{ArrayOp, BinOp, Builtin};
+use crate::core::op::{ArrayOp, Builtin};
 use crate::core::value::Value;
 use crate::view::operation::Operation;
 
@@ -28,7 +28,7 @@ impl Program {
     /// Whether a run that gave `out` must be checked for limits: an absorbing product took ∞
     /// or NaN into a zero (`absorbed`), or a derivative's value is infinite.
     pub(super) fn limits_to_check(&self, absorbed: bool, out: &Value) -> bool {
-        absorbed || (self.stages.iter().any(|&s| s > 0) && any_float(out, f64::is_infinite))
+        absorbed || (self.stages.iter().any(|&s| s > 0) && out.any_float(f64::is_infinite))
     }
 
     /// The first place where, on `args`, a value that is only a limit makes the derivative
@@ -41,7 +41,7 @@ impl Program {
         // numbers is an overflow, whose derivative overflows too: not a limit.
         let mut limit: Vec<Option<usize>> = vec![None; self.ops.len()];
         let mut found = None;
-        let _ = self.evaluate(args, &mut |k, operands, result| {
+        let out = self.evaluate(args, &mut |k, operands, result| {
             if found.is_some() {
                 return;
             }
@@ -63,7 +63,7 @@ impl Program {
                     return;
                 }
             }
-            if !any_float(result, |y| y == 0.0 || y.is_infinite()) {
+            if !result.any_float(|y| y == 0.0 || y.is_infinite()) {
                 return;
             }
             let carried = (0..operands.len()).find_map(from);
@@ -72,12 +72,10 @@ impl Program {
                     .then_some(k)
             });
         });
-        if found.is_none() {
-            if let Src::Op(k) = self.output {
-                let out = self.evaluate(args, &mut |_, _, _| {}).ok()?;
-                if any_float(&out, f64::is_infinite) {
-                    found = limit[k].map(|z| (k, z));
-                }
+        // The run above gave the result too: an infinite one made from a limit zero.
+        if let (None, Src::Op(k), Ok(out)) = (found, &self.output, out) {
+            if out.any_float(f64::is_infinite) {
+                found = limit[*k].map(|z| (*k, z));
             }
         }
         let (k, z) = found?;
@@ -105,8 +103,8 @@ fn absorbing(op: &Operation) -> Option<ScalarForm> {
 /// product, a zero denominator under it as a quotient's numerator. (A NaN it absorbs is the
 /// function's own, `ln` of a negative number: it was never a number to lose.)
 fn indeterminate(form: ScalarForm, i: usize, operands: &[Value]) -> bool {
-    let other = |j: usize, bad: fn(f64) -> bool| operands.get(j).is_some_and(|v| any_float(v, bad));
-    if !operands.get(i).is_some_and(|v| any_float(v, |x| x == 0.0)) {
+    let other = |j: usize, bad: fn(f64) -> bool| operands.get(j).is_some_and(|v| v.any_float(bad));
+    if !operands.get(i).is_some_and(|v| v.any_float(|x| x == 0.0)) {
         return false;
     }
     match (form, i) {
@@ -117,21 +115,14 @@ fn indeterminate(form: ScalarForm, i: usize, operands: &[Value]) -> bool {
     }
 }
 
-/// An operation whose value is 0 at nonzero operands only as a limit (`1 / ∞`, an underflow):
-/// a product, a quotient, a power, an exponential. (Others have exact zeros at other points:
-/// `ln 1`, `acos 1`; sums and selections give a zero of that kind only by carrying one.)
+/// An operation whose value is 0 at nonzero operands only as a limit
+/// ([`Builtin::zero_is_a_limit`], elementwise for arrays; `times` and `over` are products).
 fn formula(op: &Operation) -> bool {
-    use crate::core::op::FloatFn::{Exp, Exp2, Powf, Powi};
-    let method = |f| matches!(f, Exp | Exp2 | Powf | Powi);
     match op {
-        Operation::Builtin(b) => match b {
-            Builtin::Binary(o) | Builtin::Assign(o) => matches!(o, BinOp::Mul | BinOp::Div),
-            Builtin::Method(f) => method(*f),
-            _ => false,
-        },
+        Operation::Builtin(b) => b.zero_is_a_limit(),
         Operation::Array(a) => match a {
             ArrayOp::Powi => true,
-            ArrayOp::Map(f) => method(*f),
+            ArrayOp::Map(f) => Builtin::Method(*f).zero_is_a_limit(),
             ArrayOp::Dot | ArrayOp::Transpose | ArrayOp::Sum | ArrayOp::Copy => false,
         },
         Operation::Registered(_) => absorbing(op).is_some(),
@@ -160,9 +151,4 @@ fn unexplained_zero(args: &[Src], operands: &[Value], result: &Value) -> bool {
                 n => n == r.len() && explains(*c, e[i]),
             })
     })
-}
-
-/// Whether some float of `v` (a float, a vector or an array of them) satisfies `p`.
-fn any_float(v: &Value, p: fn(f64) -> bool) -> bool {
-    v.any_float(p)
 }

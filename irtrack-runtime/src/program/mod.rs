@@ -350,22 +350,15 @@ impl fmt::Display for ReplayError {
                 function,
                 error,
             } => write!(f, "{at}: `{function}` cannot be replayed: {error}"),
-            ReplayError::Indeterminate(met) => {
-                let LimitMet {
-                    at,
-                    operation,
-                    limit,
-                    limit_operation,
-                } = &**met;
-                write!(
+            ReplayError::Indeterminate(met) => write!(
                 f,
-                "{at}: the derivative is indeterminate at these inputs: `{operation}` meets a 0 \
-                 that is only a limit (or an ∞ made from one), made by `{limit_operation}` at \
-                 {limit} from nonzero numbers (like 1 / ∞, or an underflow); 0 · ∞ may be any \
-                 number (`1 / (1 / x)` at 0 has the slope 1): keep the computation away from \
-                 infinite and vanishing intermediate values"
-                )
-            }
+                "{}: the derivative is indeterminate at these inputs: `{}` meets a 0 that is \
+                 only a limit (or an ∞ made from one), made by `{}` at {} from nonzero numbers \
+                 (like 1 / ∞, or an underflow); 0 · ∞ may be any number (`1 / (1 / x)` at 0 has \
+                 the slope 1): keep the computation away from infinite and vanishing \
+                 intermediate values",
+                met.at, met.operation, met.limit_operation, met.limit
+            ),
             ReplayError::TooManyPaths { max_paths, guard } => write!(
                 f,
                 "{guard}; the program already holds max_paths = {max_paths} paths (raise the cap \

@@ -69,10 +69,7 @@ impl Program {
     /// derivative program's NaN was born (`crate::diff`). `None` when there is none, or the
     /// program fails.
     pub(crate) fn nan_birth(&self, args: &[Value]) -> Option<(super::Origin, String)> {
-        let has_nan = |v: &Value| {
-            v.float_elements()
-                .is_some_and(|e| e.iter().any(|x| x.is_nan()))
-        };
+        let has_nan = |v: &Value| v.any_float(f64::is_nan);
         let mut born = None;
         let _ = self.evaluate(args, &mut |k, operands, result| {
             if born.is_none() && has_nan(result) && !operands.iter().any(has_nan) {

@@ -303,7 +303,7 @@ impl Frame {
             size,
             fat,
         };
-        self.with(|r| r.announce_method(var, &receiver, operator));
+        self.with(|r| r.announce(var, Key::Method { receiver, operator }));
     }
 
     /// Announces the method call made by `%var` on the receiver value `recv`, which it passes

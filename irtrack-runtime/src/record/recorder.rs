@@ -571,30 +571,6 @@ impl Recorder {
         }
     }
 
-    /// [`announce`](Self::announce) of a method call on `receiver`, written in place: a key
-    /// built first and then moved is copied with its padding at offsets that defeat store
-    /// forwarding (a stall on every method call recorded).
-    #[inline]
-    pub(crate) fn announce_method(
-        &mut self,
-        var: u32,
-        receiver: &super::claim::Receiver,
-        operator: bool,
-    ) {
-        let depth = self.frames.len();
-        self.pending = Pending::Announced {
-            key: Key::Method {
-                receiver: *receiver,
-                operator,
-            },
-            var,
-            depth,
-        };
-        if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
-            self.before_primitive(var, depth);
-        }
-    }
-
     #[inline(never)]
     fn before_primitive(&mut self, var: u32, depth: usize) {
         let Some(frame) = self.frames.last() else {
