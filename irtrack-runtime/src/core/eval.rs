@@ -523,7 +523,7 @@ pub(crate) enum ScalarForm {
 }
 
 macro_rules! absorbing_fns {
-    ($($t:ty: $times:ident, $over:ident, $times_lanes:ident, $over_lanes:ident;)*) => {$(
+    ($($t:ty: $times:ident, $over:ident, $times_lanes:ident, $over_lanes:ident, $times_noting:ident, $over_noting:ident;)*) => {$(
         /// `p * q`, or 0 where IEEE arithmetic would give NaN from a zero factor (`0 · ∞`,
         /// `0 · NaN`): a derivative program's product, where a zero tangent stays zero. For
         /// scalar code: the test is a branch that never goes the rare way, off the product's
@@ -552,24 +552,33 @@ macro_rules! absorbing_fns {
         #[inline]
         #[allow(dead_code)]
         pub(crate) fn $times_lanes(p: $t, q: $t) -> $t {
-            let r = p * q;
-            if r.is_nan() & ((p == 0.0) | (q == 0.0)) {
-                0.0
-            } else {
-                r
-            }
+            $times_noting(p, q).0
         }
 
         /// The quotient above without a branch, for loops over arrays.
         #[inline]
         #[allow(dead_code)]
         pub(crate) fn $over_lanes(p: $t, q: $t) -> $t {
+            $over_noting(p, q).0
+        }
+
+        /// The branch-free product, and whether it absorbed ∞ or NaN into a zero: an array
+        /// kernel ORs the latter over its elements (the loop still vectorises) to note it once.
+        #[inline]
+        #[allow(dead_code)]
+        pub(crate) fn $times_noting(p: $t, q: $t) -> ($t, bool) {
+            let r = p * q;
+            let absorbed = r.is_nan() & ((p == 0.0) | (q == 0.0));
+            (if absorbed { 0.0 } else { r }, absorbed)
+        }
+
+        /// The branch-free quotient, and whether it absorbed a NaN into a zero.
+        #[inline]
+        #[allow(dead_code)]
+        pub(crate) fn $over_noting(p: $t, q: $t) -> ($t, bool) {
             let r = p / q;
-            if r.is_nan() & (p == 0.0) {
-                0.0
-            } else {
-                r
-            }
+            let absorbed = r.is_nan() & (p == 0.0);
+            (if absorbed { 0.0 } else { r }, absorbed)
         }
     )*};
 }
@@ -605,8 +614,8 @@ pub(crate) fn take_absorbed() -> bool {
 }
 
 absorbing_fns! {
-    f64: times_f64, over_f64, times_lanes_f64, over_lanes_f64;
-    f32: times_f32, over_f32, times_lanes_f32, over_lanes_f32;
+    f64: times_f64, over_f64, times_lanes_f64, over_lanes_f64, times_noting_f64, over_noting_f64;
+    f32: times_f32, over_f32, times_lanes_f32, over_lanes_f32, times_noting_f32, over_noting_f32;
 }
 
 type Registry = RwLock<HashMap<TypeId, Registered>>;

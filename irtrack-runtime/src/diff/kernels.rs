@@ -7,8 +7,8 @@
 //! `core`, `view` or `program` needs to know them.
 
 use crate::core::eval::{
-    over_f32, over_f64, over_lanes_f64, register_forward, register_scalar_form, times_f32,
-    times_f64, times_lanes_f64, EvalError, ScalarForm,
+    over_f32, over_f64, over_noting_f64, register_forward, register_scalar_form, times_f32,
+    times_f64, times_noting_f64, EvalError, ScalarForm,
 };
 use crate::core::ids::CalleeKey;
 use crate::core::value::{Snapshot, Value};
@@ -166,8 +166,8 @@ impl Kernel {
                 (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
             },
             Kernel::Outer => arrays::outer(&args[0], &args[1]),
-            Kernel::Times => absorbing(args, times_f64, times_lanes_f64, times_f32),
-            Kernel::Over => absorbing(args, over_f64, over_lanes_f64, over_f32),
+            Kernel::Times => absorbing(args, times_f64, times_noting_f64, times_f32),
+            Kernel::Over => absorbing(args, over_f64, over_noting_f64, over_f32),
         }
     }
 }
@@ -176,7 +176,7 @@ impl Kernel {
 fn absorbing(
     args: &[Value],
     f: impl Fn(f64, f64) -> f64,
-    lanes: impl Fn(f64, f64) -> f64,
+    lanes: impl Fn(f64, f64) -> (f64, bool),
     f32: impl Fn(f32, f32) -> f32,
 ) -> Result<Value, EvalError> {
     use crate::core::op::ScalarType;
@@ -255,7 +255,8 @@ pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
 
 #[cfg(feature = "ndarray")]
 mod absorbing_arrays {
-    use super::{over_lanes_f64, times_lanes_f64, Absorbing};
+    use super::Absorbing;
+    use crate::core::eval::{over_lanes_f64, times_lanes_f64};
     use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, IxDyn, Zip};
 
     /// `f` elementwise over `a` and `b` broadcast together, in one pass (`f` inlined, so the
@@ -488,11 +489,12 @@ mod arrays {
     }
 
     /// `f` elementwise over two operands (arrays of `f64` or floats) broadcast together, of
-    /// the widest array operand's type.
+    /// the widest array operand's type. `f` tells, with each element, whether it absorbed ∞
+    /// or NaN into a zero; if any did, that is noted for `program::limit` to look closer.
     pub(super) fn absorbing(
         a: &Value,
         b: &Value,
-        f: impl Fn(f64, f64) -> f64,
+        f: impl Fn(f64, f64) -> (f64, bool),
     ) -> Result<Value, EvalError> {
         use ndarray::{arr0, CowArray, Zip};
         fn operand(i: usize, v: &Value) -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
@@ -502,52 +504,94 @@ mod arrays {
             }
         }
         let (x, y) = (operand(0, a)?, operand(1, b)?);
-        let n = x.ndim().max(y.ndim());
-        let pad = |s: &[usize]| {
-            let mut p = vec![1; n - s.len()];
-            p.extend_from_slice(s);
-            p
-        };
-        let (sx, sy) = (pad(x.shape()), pad(y.shape()));
-        let mut shape = Vec::with_capacity(n);
-        for (&p, &q) in sx.iter().zip(&sy) {
-            if p != q && p != 1 && q != 1 {
-                return Err(EvalError::Domain(format!(
-                    "shapes {:?} and {:?} do not broadcast",
-                    x.shape(),
-                    y.shape()
-                )));
-            }
-            shape.push(p.max(q));
-        }
-        let shape = IxDyn(&shape);
-        let (Some(xb), Some(yb)) = (x.broadcast(shape.clone()), y.broadcast(shape)) else {
-            unreachable!("the shapes were checked to broadcast");
-        };
-        let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| f(p, q));
-        // The branch-free product cannot say whether it absorbed ∞ or NaN into a zero: an
-        // operand holding one may have (`program::limit` then looks closer). A test in the
-        // loop above would keep it from vectorising (2× slower); this scan does vectorise
-        // (+20 % on the Hessian of FrechetDiff's `g` at n = 10⁴).
-        if non_finite(&x.view()) || non_finite(&y.view()) {
-            crate::core::eval::note_absorbed();
-        }
         let widest = if x.ndim() >= y.ndim() && array_primal(a).is_some() {
             a
         } else {
             b
         };
+        let (r, absorbed) = match contiguous(&x, &y, &f) {
+            Some(done) => done,
+            None => {
+                let shape = broadcast_shape(x.shape(), y.shape())?;
+                let (Some(xb), Some(yb)) = (x.broadcast(shape.clone()), y.broadcast(shape)) else {
+                    unreachable!("the shapes were checked to broadcast");
+                };
+                let mut absorbed = false;
+                let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| {
+                    let (r, hit) = f(p, q);
+                    absorbed |= hit;
+                    r
+                });
+                (r, absorbed)
+            }
+        };
+        if absorbed {
+            crate::core::eval::note_absorbed();
+        }
         Ok(crate::core::arrays::like_or_dyn(r, widest))
     }
 
-    /// Whether an element is ∞ or NaN: its exponent bits all set, OR-ed over the elements in
-    /// integers (no early exit, so the loop vectorises).
-    fn non_finite(a: &ndarray::ArrayViewD<'_, f64>) -> bool {
-        let exponent = |x: f64| ((x.to_bits() >> 52) & 0x7ff) + 1;
-        match a.as_slice_memory_order() {
-            Some(s) => s.iter().fold(0, |acc, &x| acc | exponent(x)) >> 11 != 0,
-            None => a.iter().any(|x| !x.is_finite()),
+    /// The shape two operands broadcast to (NumPy's rules), or why they do not.
+    fn broadcast_shape(x: &[usize], y: &[usize]) -> Result<IxDyn, EvalError> {
+        let n = x.len().max(y.len());
+        let pad = |s: &[usize]| {
+            let mut p = vec![1; n - s.len()];
+            p.extend_from_slice(s);
+            p
+        };
+        let mut shape = Vec::with_capacity(n);
+        for (&p, &q) in pad(x).iter().zip(&pad(y)) {
+            if p != q && p != 1 && q != 1 {
+                return Err(EvalError::Domain(format!(
+                    "shapes {x:?} and {y:?} do not broadcast"
+                )));
+            }
+            shape.push(p.max(q));
         }
+        Ok(IxDyn(&shape))
+    }
+
+    /// The common case of [`absorbing`]: two operands of one shape in standard layout, or a
+    /// scalar with such an array, in plain loops over slices with a local accumulator (the
+    /// form LLVM vectorises; the general path's `Zip` does not, and a test with an early exit
+    /// in the loop would keep it from vectorising: 2× slower). `None` for any other shape
+    /// (broadcasts, views with strides), which the general path takes.
+    fn contiguous(
+        x: &ndarray::CowArray<'_, f64, IxDyn>,
+        y: &ndarray::CowArray<'_, f64, IxDyn>,
+        f: &impl Fn(f64, f64) -> (f64, bool),
+    ) -> Option<(ArrayD<f64>, bool)> {
+        let (p, q) = (x.as_slice()?, y.as_slice()?);
+        let (shape, n) = if x.shape() == y.shape() {
+            (x.raw_dim(), p.len())
+        } else if x.ndim() == 0 {
+            (y.raw_dim(), q.len())
+        } else if y.ndim() == 0 {
+            (x.raw_dim(), p.len())
+        } else {
+            return None;
+        };
+        let mut r = vec![0.0; n];
+        let mut absorbed = false;
+        let mut put = |r: &mut f64, a: f64, b: f64| {
+            let (y, hit) = f(a, b);
+            absorbed |= hit;
+            *r = y;
+        };
+        if x.shape() == y.shape() {
+            for ((r, &a), &b) in r.iter_mut().zip(p).zip(q) {
+                put(r, a, b);
+            }
+        } else if x.ndim() == 0 {
+            for (r, &b) in r.iter_mut().zip(q) {
+                put(r, p[0], b);
+            }
+        } else {
+            for (r, &a) in r.iter_mut().zip(p) {
+                put(r, a, q[0]);
+            }
+        }
+        Some((ArrayD::from_shape_vec(shape, r).ok()?, absorbed))
     }
 
     pub(super) fn outer(a: &Value, b: &Value) -> Result<Value, EvalError> {
@@ -583,7 +627,7 @@ mod arrays {
     pub(super) fn absorbing(
         a: &Value,
         _: &Value,
-        _: impl Fn(f64, f64) -> f64,
+        _: impl Fn(f64, f64) -> (f64, bool),
     ) -> Result<Value, EvalError> {
         Err(super::type_error(
             0,
