@@ -651,3 +651,118 @@ fn an_array_derivative_program_refuses_a_limit_zero_elementwise() {
     let g = r.call((array![3.0, -0.5], 1.0)).unwrap();
     assert_eq!(g.downcast_ref::<Array1<f64>>().unwrap(), &array![1.0, 1.0]);
 }
+
+// An overflowed slope: `1 / x` at 10⁻¹⁶⁰ has the slope -10³²⁰, past `f64`'s range, so it is
+// -∞ in `f64`. Where nothing smaller meets it, the derivative is past the range too and -∞ is
+// its value; where a factor below 1 meets it, the product may be any size: `1 / (1 / x)` has
+// the slope 1 everywhere, and at 10⁻¹⁶⁰ every sweep and derivative program used to return ∞.
+
+#[tracked]
+fn scaled_reciprocal(x: f64) -> f64 {
+    1e-300 * x.powi(-1)
+}
+
+#[test]
+fn an_overflowed_slope_met_by_a_smaller_factor_is_an_error() {
+    let overflow = |name: &str, e: GradError| match &e {
+        GradError::Indeterminate {
+            cause: Indeterminacy::Overflow,
+            ..
+        } => assert!(e.to_string().contains("overflowed"), "{name}: {e}"),
+        e => panic!("{name}: {e:?}"),
+    };
+    for x in [1e-160, 1e-155, 1e160] {
+        overflow("gradient", gradient(quotient_twice, (x,)).unwrap_err());
+        overflow(
+            "general sweep",
+            with_general_sweep(|| gradient(quotient_twice, (x,))).unwrap_err(),
+        );
+        overflow(
+            "pullback",
+            pullback(quotient_twice, (x,)).1.call(1.0).unwrap_err(),
+        );
+    }
+    // The sensitivity 10⁻³⁰⁰ meets the slope -10³²⁰ of `powi`: the slope of the whole is
+    // -10²⁰, well inside the range.
+    overflow(
+        "scaled",
+        gradient(scaled_reciprocal, (1e-160,)).unwrap_err(),
+    );
+    let e = gradient(quotient_twice, (1e-160,)).unwrap_err();
+    match &e {
+        GradError::Indeterminate { at, .. } => assert_eq!(at.statement, "%2 = 1.0 / %1", "{e}"),
+        e => panic!("{e:?}"),
+    }
+    // Programs: the same points refused, by the operation of the derivative that overflowed.
+    use irtrack::program::ReplayError;
+    let refused = |name: &str, got: Result<irtrack::Value, ReplayError>| match got {
+        Err(e @ ReplayError::Overflow { .. }) => {
+            assert!(e.to_string().contains("overflowed"), "{name}: {e}")
+        }
+        other => panic!("{name}: {other:?}"),
+    };
+    let [d, r, _] = programs_of(quotient_twice);
+    refused("jvp at 1e-160", d.call((1e-160, 1.0)));
+    refused(
+        "jvp at 1e-160, interpreted",
+        d.call_interpreted((1e-160, 1.0)),
+    );
+    refused("vjp at 1e160", r.call((1e160, 1.0)));
+    refused(
+        "vjp at 1e160, interpreted",
+        r.call_interpreted((1e160, 1.0)),
+    );
+    let [d, r, _] = programs_of(scaled_reciprocal);
+    refused("scaled jvp", d.call((1e-160, 1.0)));
+    refused("scaled vjp", r.call((1e-160, 1.0)));
+    assert!(jvp(scaled_reciprocal, (1e-160,), (1.0,)).is_err());
+    assert!(vjp(scaled_reciprocal, (1e-160,), 1.0).is_err());
+    // Away from the overflow, the same functions' derivatives are right.
+    assert_eq!(
+        gradient(quotient_twice, (1e-100,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    let g = gradient(scaled_reciprocal, (1e-100,)).unwrap().scalars()[0].unwrap();
+    assert!((g + 1e-100).abs() <= 1e-115, "{g}");
+}
+
+#[test]
+fn a_derivative_past_the_range_keeps_its_infinity() {
+    // `1 / x` at 10⁻¹⁶⁰: the slope -10³²⁰ overflows and nothing smaller meets it.
+    #[tracked]
+    fn inverse(x: f64) -> f64 {
+        1.0 / x
+    }
+    assert_eq!(
+        gradient(inverse, (1e-160,)).unwrap().scalars(),
+        [Some(f64::NEG_INFINITY)]
+    );
+    let [d, r, _] = programs_of(inverse);
+    assert_eq!(
+        d.call((1e-160, 1.0)).unwrap().as_f64(),
+        Some(f64::NEG_INFINITY)
+    );
+    assert_eq!(
+        r.call((1e-160, 1.0)).unwrap().as_f64(),
+        Some(f64::NEG_INFINITY)
+    );
+    // Twice that: a factor of 2 cannot bring it back.
+    #[tracked]
+    fn doubled(x: f64) -> f64 {
+        2.0 * (1.0 / x)
+    }
+    assert_eq!(
+        gradient(doubled, (1e-160,)).unwrap().scalars(),
+        [Some(f64::NEG_INFINITY)]
+    );
+    // `asin` at 1: its slope is infinite in earnest (a pole), not an overflow, and the
+    // factor 0.5 keeps it infinite.
+    #[tracked]
+    fn half_asin(x: f64) -> f64 {
+        (0.5 * x).asin()
+    }
+    assert_eq!(
+        gradient(half_asin, (2.0,)).unwrap().scalars(),
+        [Some(f64::INFINITY)]
+    );
+}

@@ -397,6 +397,16 @@ impl Builtin {
         }
     }
 
+    /// Whether the operation's slope is infinite in earnest at a finite nonzero operand where
+    /// its value is finite: `asin` and `acos` at ±1, `acosh` at 1, `atanh` at ±1. Every other
+    /// builtin's slope is infinite at such a point only by overflowing (`1 / x` at 10⁻¹⁶⁰),
+    /// which the gradient's sweep (`grad::sweep`) refuses where that ∞ may stand for a finite
+    /// number.
+    pub(crate) fn pole_away_from_zero(self) -> bool {
+        use FloatFn::{Acos, Acosh, Asin, Atanh};
+        matches!(self, Builtin::Method(Asin | Acos | Acosh | Atanh))
+    }
+
     /// The operation an entry names, if the runtime knows it.
     pub fn of_entry(e: &Entry) -> Option<Builtin> {
         let head = e.head.as_str();

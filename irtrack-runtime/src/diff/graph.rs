@@ -106,6 +106,8 @@ pub(crate) struct Node {
     pub value: Value,
     /// The operation whose rule built it, when a rule did.
     pub made_for: Option<usize>,
+    /// Whether a rule made it, in this differentiation or an earlier one ([`PartOp::derived`]).
+    pub derived: bool,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -278,6 +280,7 @@ impl Graph {
                 origin: op.origin,
                 value: op.value,
                 made_for: None,
+                derived: op.derived,
             });
             remap.push(Src::Op(k));
         }
@@ -370,6 +373,7 @@ impl Graph {
             origin: self.origin.clone(),
             value,
             made_for: self.making_for,
+            derived: true,
         });
         Ok(Src::Op(k))
     }
@@ -441,6 +445,7 @@ impl Graph {
                 args: node.args.iter().map(|a| fix(a, &renumber)).collect(),
                 origin: node.origin,
                 value: node.value,
+                derived: node.derived,
             });
         }
         let guards = self

@@ -158,6 +158,12 @@ pub enum Indeterminacy {
         /// The operation that made the zero.
         zero: Box<Place>,
     },
+    /// The operation's slope overflowed: its value and operands are finite and nonzero, but
+    /// its slope is past `f64`'s range (`1 / x` at 10⁻¹⁶⁰ has the slope -10³²⁰), so the
+    /// gradient's infinity stands for a finite number that smaller slopes further on may have
+    /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
+    /// that is itself past the range: which one, `f64` cannot tell.
+    Overflow,
 }
 
 impl fmt::Display for GradError {
@@ -275,6 +281,18 @@ impl fmt::Display for GradError {
                  gradient is not the derivative (`sqrt(x * x)` at 1e-200 has the slope 1): \
                  keep the computation away from vanishing intermediate values (`x.abs()` for \
                  `sqrt(x * x)`, `x.hypot(y)` for `sqrt(x * x + y * y)`)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Overflow,
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: its slope overflowed `f64` where its \
+                 value and operands are finite (`1 / x` at 1e-160 has the slope -1e320), so the \
+                 infinite gradient stands for a number either past `f64`'s range or brought back \
+                 into it by smaller slopes (`1 / (1 / x)` at 1e-160 has the slope 1): rescale \
+                 the inputs, or simplify the expression so that no intermediate slope is that \
+                 large"
             ),
             GradError::HigherOrder { at, cause } => write!(
                 f,

@@ -975,6 +975,78 @@ impl<'s> Sweep<'s> {
                 }
             }
         }
+        self.overflow()
+    }
+
+    /// After a run whose gradient has an infinite element: the first place where the ∞ of a
+    /// slope that overflowed (a finite number past `f64`'s range, [`slope_overflowed`]) meets
+    /// a factor that may bring it back into range: a sensitivity or a later slope smaller
+    /// than 1 in magnitude (`1 / (1 / x)` at 10⁻¹⁶⁰: the slope -10³²⁰ of the inner quotient
+    /// meets the outer one's -10⁻³²⁰; the slope of the whole is 1). An overflow that meets
+    /// only factors of magnitude 1 or more is a derivative past the range, whose ∞ is right.
+    /// Where such an ∞ reaches anything but a builtin operation or an argument (a nested
+    /// call's body, a container), this refuses too, rather than follow it.
+    fn overflow(&self) -> Option<GradError> {
+        let store = self.store;
+        let refuse = |id: NodeId| {
+            Some(GradError::Indeterminate {
+                at: self.place(id),
+                cause: Indeterminacy::Overflow,
+            })
+        };
+        // Whether a node's sensitivity is infinite because of an overflowed slope. Nodes come
+        // in execution order, and a sensitivity flows to operands that ran earlier; a nested
+        // call's body runs after the call's node, and an ∞ that enters it is refused below.
+        let mut overflowed = vec![false; store.len()];
+        for i in (0..store.len()).rev() {
+            let id = NodeId(i as u32);
+            let sensitivity = match self.adjoints[i].as_ref().map(|a| a.as_scalar()) {
+                Some(Some(s)) if s != 0.0 => s,
+                Some(None) if overflowed[i] => return refuse(id),
+                _ => continue,
+            };
+            if !self.is_active(id) {
+                continue;
+            }
+            if store.node(id).kind == NodeKind::Argument {
+                let source = self.argument_source(id);
+                if overflowed[i] && !source.is_none() {
+                    overflowed[source.index()] = true;
+                }
+                continue;
+            }
+            let partials = self.site(id).and_then(|site| {
+                let (ds, n) = rules::builtin(&site)
+                    .and_then(|r| rules::scalar_partials(&r, &site).ok())
+                    .flatten()?;
+                let pole = site.builtin().is_some_and(|b| b.pole_away_from_zero());
+                Some((site, ds, n, pole))
+            });
+            let Some((site, ds, n, pole)) = partials else {
+                if overflowed[i] {
+                    return refuse(id);
+                }
+                continue;
+            };
+            for (k, &d) in ds[..n].iter().enumerate() {
+                let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                if d == 0.0 || !self.is_active(r) {
+                    continue;
+                }
+                let made = d.is_infinite() && !pole && slope_overflowed(&site, n);
+                let shrinks = if made {
+                    sensitivity.abs() < 1.0
+                } else {
+                    d.abs() < 1.0
+                };
+                if (made || overflowed[i]) && shrinks {
+                    return refuse(id);
+                }
+                if made || overflowed[i] {
+                    overflowed[r.index()] = true;
+                }
+            }
+        }
         None
     }
 
@@ -1195,4 +1267,14 @@ fn add_range(
         }
         t => Err((t.shape(), format!("element {start} of a vector of {len}"))),
     }
+}
+
+/// Whether an infinite slope of `site` (with `n` operands) is an overflow: its value and its
+/// float operands are finite and nonzero, so the exact slope is a finite number past `f64`'s
+/// range (`1 / x` at 10⁻¹⁶⁰ has the slope -10³²⁰), not the pole of `1 / x` at 0 or of `sqrt`
+/// at 0. Where the value itself overflowed (`exp` at 10³), the slope's ∞ is that value's.
+fn slope_overflowed(site: &Site<'_>, n: usize) -> bool {
+    let normal = |x: f64| x.is_finite() && x != 0.0;
+    site.output().as_f64().is_some_and(f64::is_finite)
+        && (0..n).all(|i| site.scalar(i).map_or(true, normal))
 }

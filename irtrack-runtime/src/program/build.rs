@@ -176,6 +176,7 @@ impl<'t> Builder<'t> {
             args,
             origin: origin(n),
             recorded: n.raw_value(),
+            derived: false,
         });
         self.steps.push(Step::Op(k));
         self.set(n.id(), Src::Op(k));

@@ -40,9 +40,15 @@ impl Program {
         // on, or an infinity made from it: `1 / 0`), if any. An infinity made from finite
         // numbers is an overflow, whose derivative overflows too: not a limit.
         let mut limit: Vec<Option<usize>> = vec![None; self.ops.len()];
+        // For each operation: the one whose overflow its infinite value carries, if any: a
+        // rule's operation that made ∞ from finite nonzero numbers (an ∞ at a 0 is a pole, an
+        // ∞ made by the recorded function's own operations is that function's overflow).
+        let mut overflow: Vec<Option<usize>> = vec![None; self.ops.len()];
+        // The overflow whose ∞ met a factor that may have brought it back into range.
+        let mut shrunk = None;
         let mut found = None;
         let out = self.evaluate(args, &mut |k, operands, result| {
-            if found.is_some() {
+            if found.is_some() || shrunk.is_some() {
                 return;
             }
             let op = &self.ops[k];
@@ -63,6 +69,30 @@ impl Program {
                     return;
                 }
             }
+            let carried = (0..operands.len()).find_map(|i| match op.args.get(i) {
+                Some(Src::Op(j)) => overflow[*j].map(|o| (i, o)),
+                _ => None,
+            });
+            if let Some((i, o)) = carried {
+                // An overflow's ∞ stands for a finite number past the range: a product with a
+                // factor below 1 or a quotient by one above may be any size, and anything
+                // that turns ∞ into a finite value (`x / ∞`, `exp(-∞)`) any value, except a
+                // product with an exact 0 (a zero tangent).
+                let infinite = result.any_float(f64::is_infinite);
+                if infinite && !shrinks(kind, i, operands) {
+                    overflow[k] = Some(o);
+                } else if infinite || !finite_is_right(kind, i, operands) {
+                    shrunk = Some(o);
+                    return;
+                }
+            } else if op.derived
+                && result.any_float(f64::is_infinite)
+                && !operands
+                    .iter()
+                    .any(|v| v.any_float(|x| x == 0.0 || !x.is_finite()))
+            {
+                overflow[k] = Some(k);
+            }
             if !result.any_float(|y| y == 0.0 || y.is_infinite()) {
                 return;
             }
@@ -72,6 +102,12 @@ impl Program {
                     .then_some(k)
             });
         });
+        if let (None, Some(o)) = (found, shrunk) {
+            return Some(ReplayError::Overflow {
+                at: self.ops[o].origin.clone(),
+                operation: self.ops[o].kind.to_string(),
+            });
+        }
         // The run above gave the result too: an infinite one made from a limit zero.
         if let (None, Src::Op(k), Ok(out)) = (found, &self.output, out) {
             if out.any_float(f64::is_infinite) {
@@ -86,6 +122,87 @@ impl Program {
             limit: made.origin.clone(),
             limit_operation: made.kind.to_string(),
         })))
+    }
+}
+
+/// What an operation does to the size of a number it takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Size {
+    /// Multiplies it (`times`, `*`).
+    Times,
+    /// Divides it, or by it (`over`, `/`).
+    Over,
+    /// Keeps it or passes it on: sums, negations, selections, copies, reads of elements,
+    /// reshapes (a derivative program's structural operations), rounding, `abs`.
+    Keeps,
+    /// Any other function of it (`exp`, `powi`, a dot product).
+    Changes,
+}
+
+fn size(kind: Option<&Operation>) -> Size {
+    use crate::core::op::{BinOp, UnOp};
+    let Some(op) = kind else {
+        return Size::Changes;
+    };
+    match op {
+        Operation::Builtin(Builtin::Binary(b) | Builtin::Assign(b)) => match b {
+            BinOp::Mul => Size::Times,
+            BinOp::Div => Size::Over,
+            BinOp::Add | BinOp::Sub => Size::Keeps,
+            _ => Size::Changes,
+        },
+        Operation::Builtin(
+            Builtin::Unary(UnOp::Neg)
+            | Builtin::Clone
+            | Builtin::Index
+            | Builtin::Field
+            | Builtin::Bind
+            | Builtin::Deref,
+        ) => Size::Keeps,
+        // Functions that keep an overflow's size or choose between operands: on a number
+        // past the range they give what they give on ∞ (`trunc`, `abs`, `max`, `signum`).
+        Operation::Builtin(Builtin::Method(f)) => {
+            use crate::core::op::FloatFn::*;
+            match f {
+                Abs | Floor | Ceil | Round | RoundTiesEven | Trunc | Signum | Max | Min
+                | Copysign | Clamp => Size::Keeps,
+                _ => Size::Changes,
+            }
+        }
+        Operation::Builtin(_) => Size::Changes,
+        Operation::Array(ArrayOp::Transpose | ArrayOp::Sum | ArrayOp::Copy) => Size::Keeps,
+        Operation::Array(_) => Size::Changes,
+        Operation::Registered(_) => match absorbing(op) {
+            Some(ScalarForm::Times) => Size::Times,
+            Some(_) => Size::Over,
+            None => Size::Keeps,
+        },
+    }
+}
+
+/// Whether operand `i`, an overflow's ∞, meets what may bring it back into range: a
+/// product's other factor below 1 in magnitude, a quotient's denominator above 1, any other
+/// function that changes a number's size.
+fn shrinks(kind: Option<&Operation>, i: usize, operands: &[Value]) -> bool {
+    let other = |j: usize, p: fn(f64) -> bool| operands.get(j).is_some_and(|v| v.any_float(p));
+    match size(kind) {
+        Size::Times => other(1 - i.min(1), |x| x.abs() < 1.0),
+        Size::Over => i != 0 || other(1, |x| x.abs() > 1.0),
+        Size::Keeps => false,
+        Size::Changes => true,
+    }
+}
+
+/// Whether a finite result made from operand `i`, an overflow's ∞, is right: a product with
+/// an exact 0 (a zero tangent), or a structural operation (a selection that took the other
+/// side, `zeros_like`).
+fn finite_is_right(kind: Option<&Operation>, i: usize, operands: &[Value]) -> bool {
+    match size(kind) {
+        Size::Times => operands
+            .get(1 - i.min(1))
+            .is_some_and(|v| !v.any_float(|x| x != 0.0)),
+        Size::Keeps => true,
+        Size::Over | Size::Changes => false,
     }
 }
 

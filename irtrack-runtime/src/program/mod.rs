@@ -130,6 +130,8 @@ struct Op {
     origin: Origin,
     /// The value the node recorded (its type is the operation's result type).
     recorded: Value,
+    /// Made by a differentiation rule ([`PartOp::derived`]).
+    derived: bool,
 }
 
 /// What an operation runs.
@@ -289,6 +291,17 @@ pub enum ReplayError {
     /// the result infinite (`1 / 0`). The derivative may then be any number: it is
     /// indeterminate at these inputs.
     Indeterminate(Box<LimitMet>),
+    /// A derivative program's result is infinite because a part of the derivative overflowed:
+    /// the operation at `at` made ∞ from finite nonzero numbers where the recorded function's
+    /// values are finite (the slope -1/x² of `1 / x` at 10⁻¹⁶⁰ is -10³²⁰). The ∞ stands for a
+    /// number past `f64`'s range or one that later factors would have brought back into it
+    /// (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), and `f64` cannot tell which.
+    Overflow {
+        /// The operation that overflowed.
+        at: Origin,
+        /// What it is (`over`, `powi`, …).
+        operation: String,
+    },
     /// A [`Retracking`] program met a guard that fails where it has no path, and holds as many
     /// paths as it may ([`Retracking::max_paths`]).
     TooManyPaths {
@@ -350,6 +363,15 @@ impl fmt::Display for ReplayError {
                 function,
                 error,
             } => write!(f, "{at}: `{function}` cannot be replayed: {error}"),
+            ReplayError::Overflow { at, operation } => write!(
+                f,
+                "{at}: the derivative is indeterminate at these inputs: `{operation}`, part of \
+                 the derivative, overflowed `f64` from finite numbers and made the result \
+                 infinite; the result stands for a number either past `f64`'s range or brought \
+                 back into it by smaller factors (`1 / (1 / x)` at 1e-160 has the slope 1): \
+                 rescale the inputs, or simplify the expression so that no intermediate \
+                 derivative is that large"
+            ),
             ReplayError::Indeterminate(met) => write!(
                 f,
                 "{}: the derivative is indeterminate at these inputs: `{}` meets a 0 that is \

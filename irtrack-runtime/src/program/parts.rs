@@ -35,6 +35,9 @@ pub(crate) struct PartOp {
     pub origin: Origin,
     /// A value of the operation's result type (the recorded one, for a replayed node).
     pub value: Value,
+    /// Whether a differentiation rule made it: it computes part of a derivative, not a value
+    /// of the recorded function (`program/limit.rs` tells a derivative's overflow by it).
+    pub derived: bool,
 }
 
 /// One guard: the recorded path needs `condition == expected`.
@@ -73,6 +76,7 @@ impl Program {
                 args: op.args.clone(),
                 origin: op.origin.clone(),
                 value: op.recorded.clone(),
+                derived: op.derived,
             });
         }
         let inputs = self
@@ -152,6 +156,7 @@ impl Program {
                 args: op.args,
                 origin: op.origin,
                 recorded: op.value,
+                derived: op.derived,
             })
             .collect();
         let guards = parts
