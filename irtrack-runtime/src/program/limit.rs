@@ -13,6 +13,11 @@
 //! would return ∞. (An infinity made from finite numbers is an overflow, and so is the
 //! derivative of `exp(10²⁰⁰)`: that ∞ is returned.)
 //!
+//! An infinity made from finite nonzero numbers by an operation a differentiation rule made is
+//! an overflow of the derivative (the slope -1/x² of `1 / x` at 10⁻¹⁶⁰): alone it is the
+//! derivative past `f64`'s range, but a factor below 1 that meets it may bring the true
+//! number back (`1 / (1 / x)` has the slope 1 there), and that is [`ReplayError::Overflow`].
+//!
 //! The check costs nothing on the normal path: `times` and `over` note on their rare way that
 //! they absorbed something ([`crate::core::eval::note_absorbed`]), and only then, or when a
 //! derivative program's result is infinite, does [`Program::limit_error`] run the program
