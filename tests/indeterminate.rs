@@ -662,6 +662,11 @@ fn scaled_reciprocal(x: f64) -> f64 {
     1e-300 * x.powi(-1)
 }
 
+#[tracked]
+fn scaled_up(x: f64) -> f64 {
+    x * 1e-300 * 1e300 * 1e300
+}
+
 #[test]
 fn an_overflowed_slope_met_by_a_smaller_factor_is_an_error() {
     let overflow = |name: &str, e: GradError| match &e {
@@ -717,6 +722,13 @@ fn an_overflowed_slope_met_by_a_smaller_factor_is_an_error() {
     refused("scaled vjp", r.call((1e-160, 1.0)));
     assert!(jvp(scaled_reciprocal, (1e-160,), (1.0,)).is_err());
     assert!(vjp(scaled_reciprocal, (1e-160,), 1.0).is_err());
+    // No slope overflows, but the sensitivity does on its way back: 10³⁰⁰ · 10³⁰⁰, then
+    // 10⁻³⁰⁰; the slope of the whole is 10³⁰⁰, and the sweep gave ∞.
+    let e = gradient(scaled_up, (1.0,)).unwrap_err();
+    overflow("sensitivity", e);
+    refused("scaled_up vjp", programs_of(scaled_up)[1].call((1.0, 1.0)));
+    let j = programs_of(scaled_up)[0].call((1.0, 1.0)).unwrap().as_f64();
+    assert_eq!(j, Some(1e300 * (1e-300 * 1e300)));
     // Away from the overflow, the same functions' derivatives are right.
     assert_eq!(
         gradient(quotient_twice, (1e-100,)).unwrap().scalars(),

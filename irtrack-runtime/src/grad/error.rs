@@ -158,8 +158,9 @@ pub enum Indeterminacy {
         /// The operation that made the zero.
         zero: Box<Place>,
     },
-    /// The operation's slope overflowed: its value and operands are finite and nonzero, but
-    /// its slope is past `f64`'s range (`1 / x` at 10⁻¹⁶⁰ has the slope -10³²⁰), so the
+    /// The operation's slope overflowed — its value and operands are finite and nonzero, but
+    /// its slope is past `f64`'s range (`1 / x` at 10⁻¹⁶⁰ has the slope -10³²⁰) — or its
+    /// product with a finite sensitivity did (`1e300 · 1e300`), so the
     /// gradient's infinity stands for a finite number that smaller slopes further on may have
     /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
     /// that is itself past the range: which one, `f64` cannot tell.
@@ -287,12 +288,12 @@ impl fmt::Display for GradError {
                 cause: Indeterminacy::Overflow,
             } => write!(
                 f,
-                "the gradient is indeterminate at {at}: its slope overflowed `f64` where its \
-                 value and operands are finite (`1 / x` at 1e-160 has the slope -1e320), so the \
-                 infinite gradient stands for a number either past `f64`'s range or brought back \
-                 into it by smaller slopes (`1 / (1 / x)` at 1e-160 has the slope 1): rescale \
-                 the inputs, or simplify the expression so that no intermediate slope is that \
-                 large"
+                "the gradient is indeterminate at {at}: its slope, or the product of its slope \
+                 and sensitivity, overflowed `f64` where its value and operands are finite \
+                 (`1 / x` at 1e-160 has the slope -1e320), so the infinite gradient stands for a \
+                 number either past `f64`'s range or brought back into it by smaller slopes \
+                 (`1 / (1 / x)` at 1e-160 has the slope 1): rescale the inputs, or simplify the \
+                 expression so that no intermediate slope is that large"
             ),
             GradError::HigherOrder { at, cause } => write!(
                 f,

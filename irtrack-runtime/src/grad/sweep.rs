@@ -979,7 +979,8 @@ impl<'s> Sweep<'s> {
     }
 
     /// After a run whose gradient has an infinite element: the first place where the ∞ of a
-    /// slope that overflowed (a finite number past `f64`'s range, [`slope_overflowed`]) meets
+    /// slope that overflowed (a finite number past `f64`'s range, [`slope_overflowed`]), or of
+    /// a sensitivity that overflowed when multiplied by a slope, meets
     /// a factor that may bring it back into range: a sensitivity or a later slope smaller
     /// than 1 in magnitude (`1 / (1 / x)` at 10⁻¹⁶⁰: the slope -10³²⁰ of the inner quotient
     /// meets the outer one's -10⁻³²⁰; the slope of the whole is 1). An overflow that meets
@@ -1033,11 +1034,17 @@ impl<'s> Sweep<'s> {
                 if d == 0.0 || !self.is_active(r) {
                     continue;
                 }
-                let made = d.is_infinite() && !pole && slope_overflowed(&site, n);
-                let shrinks = if made {
+                // An overflow made here: by the slope, or by its product with a finite
+                // sensitivity (`1e300 · 1e300`).
+                let slope_made = d.is_infinite() && !pole && slope_overflowed(&site, n);
+                let made = slope_made
+                    || (d.is_finite()
+                        && sensitivity.is_finite()
+                        && (sensitivity * d).is_infinite());
+                let shrinks = if slope_made {
                     sensitivity.abs() < 1.0
                 } else {
-                    d.abs() < 1.0
+                    overflowed[i] && d.abs() < 1.0
                 };
                 if (made || overflowed[i]) && shrinks {
                     return refuse(id);
