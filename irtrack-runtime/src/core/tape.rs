@@ -9,7 +9,7 @@
 
 use super::chunked::Chunked;
 use super::ids::NodeId;
-use super::ir::IrRef;
+use super::ir::{FnIr, IrRef};
 use super::op::Receiver;
 use super::value::{Form, Repr, Scalar, Value};
 use std::any::TypeId;
@@ -86,22 +86,33 @@ impl Node {
     pub(crate) const RECORDS_INSIDE: u8 = 2;
 }
 
-/// One nested call: its IR, where its subtree ends and its value.
+/// One nested call: its IR, where its subtree ends and its value. 32 bytes: the IR and the
+/// callee's type are indices into the store's tables of them ([`Store::call_ir`],
+/// [`Store::call_callee`]), which a trace holds once each, not once per call.
 #[derive(Clone, Debug)]
 pub(crate) struct Call {
     pub node: NodeId,
-    pub ir: IrRef,
+    /// The call's IR: an index into `Store::irs`.
+    pub ir: u32,
     /// One past the last node of the call's subtree (its descendants are `node+1..end`).
     pub end: u32,
     /// The value the call returned (or a panic's message).
     pub value: Slot,
-    /// The called function's fn item (or closure) type, when the claim knew it.
-    pub callee: Option<TypeId>,
+    /// The called function's fn item (or closure) type, when the claim knew it: an index into
+    /// `Store::callee_types`, [`Call::NO_CALLEE`] when it did not.
+    pub callee: u32,
     /// The number of references the call node has (its arguments), once they are resolved.
     pub ref_count: u32,
     /// The index of the enclosing call in `Store::calls` (`u32::MAX` for the root).
     pub parent: u32,
 }
+
+impl Call {
+    pub(crate) const NO_CALLEE: u32 = u32::MAX;
+}
+
+// A trace of many small calls holds one of these per call (`benches/memory.rs`).
+const _: () = assert!(std::mem::size_of::<Call>() == 32);
 
 /// Who a primitive call of a path reached, by type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,7 +209,18 @@ pub(crate) struct Store {
     pub refs: Chunked<NodeId>,
     pub columns: Columns,
     pub boxed: Vec<Value>,
-    pub calls: Vec<Call>,
+    pub calls: Chunked<Call>,
+    /// The IRs of the calls (`Call::ir`), each once.
+    pub irs: Vec<IrRef>,
+    /// The callee types of the calls (`Call::callee`), each once.
+    pub callee_types: Vec<TypeId>,
+    /// Where each IR (by address) and callee type is in the tables above, and the last of each
+    /// looked up (a loop calls the same function again and again).
+    interned_irs: HashMap<usize, u32>,
+    interned_callees: HashMap<TypeId, u32>,
+    /// (0: none yet; an IR's address is never 0.)
+    last_ir: (usize, u32),
+    last_callee: Option<(TypeId, u32)>,
     /// The fn items reached by primitive calls of paths.
     pub callees: HashMap<NodeId, Callee>,
     /// Metadata attached by contexts and layers, in the order set.
@@ -233,6 +255,12 @@ impl Store {
         self.columns.clear();
         self.boxed.clear();
         self.calls.clear();
+        self.irs.clear();
+        self.callee_types.clear();
+        self.interned_irs.clear();
+        self.interned_callees.clear();
+        self.last_ir = (0, 0);
+        self.last_callee = None;
         self.callees.clear();
         self.metadata.clear();
         self.root_args.clear();
@@ -246,7 +274,7 @@ impl Store {
             + self.refs.capacity_bytes()
             + self.columns.capacity_bytes()
             + self.boxed.capacity() * std::mem::size_of::<Value>()
-            + self.calls.capacity() * std::mem::size_of::<Call>()
+            + self.calls.capacity_bytes()
     }
 
     #[inline]
@@ -500,7 +528,66 @@ impl Store {
     /// The IR of the function whose tape holds `id` (its parent's callee).
     pub fn ir_of(&self, id: NodeId) -> Option<&IrRef> {
         let parent = self.parent(id)?;
-        self.call(parent).map(|c| &c.ir)
+        self.call(parent).map(|c| self.call_ir(c))
+    }
+
+    /// A call's IR.
+    #[inline]
+    pub(crate) fn call_ir(&self, call: &Call) -> &IrRef {
+        &self.irs[call.ir as usize]
+    }
+
+    /// A call's callee type, when the claim knew it.
+    #[inline]
+    pub(crate) fn call_callee(&self, call: &Call) -> Option<TypeId> {
+        self.callee_types.get(call.callee as usize).copied()
+    }
+
+    /// The index of `ir` in `irs`, added if it is not there (by address: one IR, one entry).
+    #[inline]
+    pub(crate) fn intern_ir(&mut self, ir: IrRef) -> u32 {
+        let address = &*ir as *const FnIr as usize;
+        if self.last_ir.0 == address {
+            return self.last_ir.1;
+        }
+        self.intern_ir_slow(ir, address)
+    }
+
+    #[cold]
+    fn intern_ir_slow(&mut self, ir: IrRef, address: usize) -> u32 {
+        let irs = &mut self.irs;
+        let i = *self.interned_irs.entry(address).or_insert_with(|| {
+            irs.push(ir);
+            (irs.len() - 1) as u32
+        });
+        self.last_ir = (address, i);
+        i
+    }
+
+    /// The index of `callee` in `callee_types`, added if it is not there;
+    /// [`Call::NO_CALLEE`] for `None`.
+    #[inline]
+    pub(crate) fn intern_callee(&mut self, callee: Option<TypeId>) -> u32 {
+        let Some(t) = callee else {
+            return Call::NO_CALLEE;
+        };
+        if let Some((last, i)) = self.last_callee {
+            if last == t {
+                return i;
+            }
+        }
+        self.intern_callee_slow(t)
+    }
+
+    #[cold]
+    fn intern_callee_slow(&mut self, t: TypeId) -> u32 {
+        let types = &mut self.callee_types;
+        let i = *self.interned_callees.entry(t).or_insert_with(|| {
+            types.push(t);
+            (types.len() - 1) as u32
+        });
+        self.last_callee = Some((t, i));
+        i
     }
 
     /// The entry node `id` executed, with its IR.

@@ -76,7 +76,7 @@ impl Index {
         let mut position = vec![0; n];
         let mut children_start = Vec::with_capacity(store.calls.len() + 1);
         let mut children = Vec::with_capacity(n.saturating_sub(1));
-        for call in &store.calls {
+        for call in store.calls.iter() {
             children_start.push(children.len() as u32);
             for (k, child) in store.children(call.node).enumerate() {
                 parent[child.index()] = call.node.0;

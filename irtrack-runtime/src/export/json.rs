@@ -742,8 +742,8 @@ impl Trace {
         let mut functions: Vec<&FnIr> = Vec::new();
         let mut numbers: HashMap<*const FnIr, u32> = HashMap::new();
         let mut call_function = Vec::with_capacity(store.calls.len());
-        for c in &store.calls {
-            let ir: &FnIr = &c.ir;
+        for c in store.calls.iter() {
+            let ir: &FnIr = store.call_ir(c);
             let f = *numbers.entry(ir as *const FnIr).or_insert_with(|| {
                 functions.push(ir);
                 functions.len() as u32 - 1
@@ -936,7 +936,6 @@ fn attach_calls(
             target: id.0.into(),
         });
     }
-    store.calls.reserve_exact(calls.len());
     // The calls enclosing the current node, innermost last (indices in `store.calls`).
     let mut open: Vec<usize> = Vec::new();
     for i in 0..n {
@@ -960,7 +959,11 @@ fn attach_calls(
                     "node {i} has an entry but no function"
                 )));
             };
-            match store.calls[parent].ir.entries.get(node.entry as usize) {
+            match store
+                .call_ir(&store.calls[parent])
+                .entries
+                .get(node.entry as usize)
+            {
                 Some(e) => e.ref_count(),
                 None => {
                     return Err(JsonError::Dangling {
@@ -1015,12 +1018,13 @@ fn attach_calls(
                     target: r.0.into(),
                 });
             }
+            let ir = store.intern_ir(IrRef::Shared(ir.clone()));
             store.calls.push(Call {
                 node: NodeId(i as u32),
-                ir: IrRef::Shared(ir.clone()),
+                ir,
                 end: call.end,
                 value: call.value,
-                callee: None,
+                callee: Call::NO_CALLEE,
                 ref_count: call.ref_count,
                 parent: open.last().map_or(u32::MAX, |&p| p as u32),
             });

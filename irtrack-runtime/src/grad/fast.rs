@@ -485,8 +485,9 @@ impl<'s> Builder<'s> {
             if node.kind == NodeKind::NestedCall {
                 let call = store.call(id)?;
                 self.floats[i] = float_at(store, call.value);
-                let fun = self.plans_of(&call.ir);
-                let closure = call.ir.is_closure();
+                let ir = store.call_ir(call);
+                let fun = self.plans_of(ir);
+                let closure = ir.is_closure();
                 frames.push(Frame {
                     end: call.end,
                     node: id.0,

@@ -150,7 +150,8 @@ impl<'a> Site<'a> {
         match self.store.node(self.node).kind {
             NodeKind::NestedCall => {
                 let c = self.store.call(self.node)?;
-                c.callee
+                self.store
+                    .call_callee(c)
                     .map(|id| Callee::Item(crate::core::ids::CalleeKey { id, name: "" }))
             }
             _ => self.store.callees.get(&self.node).copied(),

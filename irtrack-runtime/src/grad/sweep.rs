@@ -517,7 +517,7 @@ impl<'s> Sweep<'s> {
     pub(crate) fn place(&self, id: NodeId) -> Box<Place> {
         if id == self.root {
             // The root is the call of the traced function: its value is the output.
-            let ir = self.store.call(id).map(|c| &*c.ir);
+            let ir = self.store.call(id).map(|c| &**self.store.call_ir(c));
             return Box::new(Place {
                 function: ir.map_or("?".into(), |ir| ir.name.clone()),
                 module: ir.map_or("?".into(), |ir| ir.module.clone()),

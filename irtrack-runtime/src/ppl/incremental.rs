@@ -48,8 +48,8 @@ pub(crate) struct InPlace {
 fn unseen(graph: &Trace) -> Option<NodeId> {
     let store = &graph.store;
     let mut last = None;
-    for call in &store.calls {
-        if !call.ir.is_closure() {
+    for call in store.calls.iter() {
+        if !store.call_ir(call).is_closure() {
             continue;
         }
         for child in store.children(call.node) {

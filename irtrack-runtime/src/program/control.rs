@@ -1005,7 +1005,8 @@ impl Control {
     /// the first condition and body it ran.
     pub(crate) fn while_loop(n: NodeRef<'_>, kids: &[NodeRef<'_>]) -> Result<Control, ReplayError> {
         let at = super::build::origin(n);
-        let callee = n.trace().store.call(n.id()).and_then(|c| c.callee);
+        let store = &n.trace().store;
+        let callee = store.call(n.id()).and_then(|c| store.call_callee(c));
         let fns = callee
             .and_then(|id| {
                 loops()

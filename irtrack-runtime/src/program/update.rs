@@ -1383,8 +1383,8 @@ impl Caches {
         if !self.scanned {
             self.scanned = true;
             let store = &trace.store;
-            for call in &store.calls {
-                if !call.ir.is_closure() {
+            for call in store.calls.iter() {
+                if !store.call_ir(call).is_closure() {
                     continue;
                 }
                 for child in store.children(call.node) {
@@ -1933,7 +1933,12 @@ fn addresses(trace: &Trace, frames: &mut Frames) -> HashMap<NodeId, Addr> {
     }
     let mut own = vec![NONE; store.calls.len()];
     let rc = root.value as usize;
-    own[rc] = frames.intern((ROOT_PARENT, None, 0, ir_key(&store.calls[rc].ir)));
+    own[rc] = frames.intern((
+        ROOT_PARENT,
+        None,
+        0,
+        ir_key(store.call_ir(&store.calls[rc])),
+    ));
     let mut counts: HashMap<Option<Location>, u32> = HashMap::new();
     for c in 0..store.calls.len() {
         let frame = own[c];
@@ -1948,7 +1953,13 @@ fn addresses(trace: &Trace, frames: &mut Frames) -> HashMap<NodeId, Addr> {
                 continue;
             }
             let location = (node.entry != NO_ENTRY)
-                .then(|| call.ir.entries.get(node.entry as usize).map(|e| e.location))
+                .then(|| {
+                    store
+                        .call_ir(call)
+                        .entries
+                        .get(node.entry as usize)
+                        .map(|e| e.location)
+                })
                 .flatten();
             let count = counts.entry(location).or_insert(0);
             let occurrence = *count;
@@ -1963,7 +1974,7 @@ fn addresses(trace: &Trace, frames: &mut Frames) -> HashMap<NodeId, Addr> {
                         frame,
                         location,
                         occurrence,
-                        ir_key(&store.calls[inner].ir),
+                        ir_key(store.call_ir(&store.calls[inner])),
                     ));
                 }
                 _ => {}

@@ -737,15 +737,17 @@ impl Recorder {
             receiver: Receiver::Unknown,
             flags: 0,
         });
+        let ir_index = self.store.intern_ir(IrRef::Static(ir));
+        let callee = self.store.intern_callee(match key {
+            Key::Fn(k) => Some(k.id),
+            _ => identity.item,
+        });
         self.store.calls.push(Call {
             node,
-            ir: IrRef::Static(ir),
+            ir: ir_index,
             end: u32::MAX,
             value: Slot::UNIT,
-            callee: match key {
-                Key::Fn(k) => Some(k.id),
-                _ => identity.item,
-            },
+            callee,
             ref_count: 0,
             parent: parent_call,
         });

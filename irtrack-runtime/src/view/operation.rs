@@ -186,7 +186,8 @@ impl<'t> NodeRef<'t> {
         let err = |r| Err(self.reexec_error(r));
         match self.kind() {
             NodeKind::NestedCall => {
-                let callee = self.store().call(self.id()).and_then(|c| c.callee);
+                let store = self.store();
+                let callee = store.call(self.id()).and_then(|c| store.call_callee(c));
                 return match callee.and_then(|id| registered(id).map(|_| id)) {
                     Some(id) => Ok(Operation::Registered(CalleeKey {
                         id,

@@ -266,17 +266,20 @@ impl<'t> NodeRef<'t> {
         if p == u32::MAX {
             return None;
         }
-        self.store().call(NodeId(p)).map(|c| &*c.ir)
+        let store = self.store();
+        store.call(NodeId(p)).map(|c| &**store.call_ir(c))
     }
 
     /// For a nested call, the IR of the called function (whose statements its children ran).
     pub fn callee_ir(&self) -> Option<&'t FnIr> {
-        self.store().call(self.id).map(|c| &*c.ir)
+        let store = self.store();
+        store.call(self.id).map(|c| &**store.call_ir(c))
     }
 
     /// For a nested call, a shared handle on the called function's IR.
     pub fn callee_ir_ref(&self) -> Option<IrRef> {
-        self.store().call(self.id).map(|c| c.ir.clone())
+        let store = self.store();
+        store.call(self.id).map(|c| store.call_ir(c).clone())
     }
 
     /// The entry this node executed; `None` for the root and for errors.
