@@ -25,6 +25,9 @@ enum Op {
     Over,
     /// `powi` by a constant exponent.
     Powi(i32),
+    /// `k * a.powi(n)` for the constant `k` in register `b`: a derivative program's slope of
+    /// `powi`, `n · xⁿ⁻¹`, fused from its two instructions ([`fuse_scaled_powi`]).
+    ScaledPowi(i32),
     /// A comparison of two `f64`s: 1.0 when it holds, else 0.0.
     Cmp(CmpOp),
     /// `& | ^` and `!` on conditions (1.0 or 0.0).
@@ -128,6 +131,7 @@ impl Lanes {
             float(r)?;
         }
         float(output)?;
+        let lanes = fuse_scaled_powi(lanes, base, inputs, output);
         let template = template
             .iter()
             .map(|s| match *s {
@@ -189,6 +193,7 @@ impl Lanes {
                 Op::Times => crate::core::eval::times_f64(a, b),
                 Op::Over => crate::core::eval::over_f64(a, b),
                 Op::Powi(n) => a.powi(n),
+                Op::ScaledPowi(n) => b * a.powi(n),
                 Op::Cmp(o) => f64::from(u8::from(cmp_f64(o, a, b))),
                 Op::Logic(f) => f64::from(u8::from(f(a != 0.0, b != 0.0))),
                 Op::Not => f64::from(u8::from(a == 0.0)),
@@ -206,4 +211,70 @@ impl Lanes {
         }
         Some(Ok(regs[self.output as usize]))
     }
+}
+
+/// The registers an operation reads, of `a`, `b`, `c`.
+fn reads(op: Op) -> [bool; 3] {
+    match op {
+        Op::Neg | Op::Unary(_) | Op::Powi(_) | Op::Not | Op::Guard(_) => [true, false, false],
+        Op::Select => [true, true, true],
+        _ => [true, true, false],
+    }
+}
+
+/// Fuses each `powi` by a constant whose result only a product with a constant reads (`k ·
+/// x.powi(n)`: the slope of `x.powi(n + 1)` a derivative rule writes) into one instruction
+/// at the product's place: a quarter fewer instructions in the gradient program of a loop of
+/// powers. Bit for bit the same: the same two operations, on the same values (registers are
+/// written once, so `x` holds at the product what it held at the `powi`).
+fn fuse_scaled_powi(
+    mut lanes: Vec<LaneInstr>,
+    base: usize,
+    inputs: &[u32],
+    output: u32,
+) -> Vec<LaneInstr> {
+    let constant = |r: u32| (r as usize) < base && !inputs.contains(&r);
+    let mut uses: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut made_by = std::collections::HashMap::new();
+    for (i, l) in lanes.iter().enumerate() {
+        for (r, read) in [l.a, l.b, l.c].into_iter().zip(reads(l.op)) {
+            if read {
+                *uses.entry(r).or_insert(0) += 1;
+            }
+        }
+        if matches!(l.op, Op::Powi(_)) {
+            made_by.insert(l.out, i);
+        }
+    }
+    *uses.entry(output).or_insert(0) += 1;
+    let mut dead = vec![false; lanes.len()];
+    for j in 0..lanes.len() {
+        let l = lanes[j];
+        if !matches!(l.op, Op::Mul) {
+            continue;
+        }
+        let (k, r) = match (constant(l.a), constant(l.b)) {
+            (true, false) => (l.a, l.b),
+            (false, true) => (l.b, l.a),
+            _ => continue,
+        };
+        let Some(&i) = made_by.get(&r) else { continue };
+        if uses.get(&r) != Some(&1) || dead[i] {
+            continue;
+        }
+        let Op::Powi(n) = lanes[i].op else { continue };
+        lanes[j] = LaneInstr {
+            op: Op::ScaledPowi(n),
+            a: lanes[i].a,
+            b: k,
+            c: 0,
+            out: l.out,
+        };
+        dead[i] = true;
+    }
+    lanes
+        .into_iter()
+        .zip(dead)
+        .filter_map(|(l, d)| (!d).then_some(l))
+        .collect()
 }
