@@ -138,7 +138,11 @@ enum Size {
     /// Divides it, or by it (`over`, `/`).
     Over,
     /// Keeps it or passes it on: sums, negations, selections, copies, reads of elements,
-    /// reshapes (a derivative program's structural operations), rounding, `abs`.
+    /// reshapes (a derivative program's structural operations), rounding, `abs`. Registered
+    /// operations but `times` and `over` are counted here: in a derivative program they are
+    /// its structural kernels (`select`, broadcasts, sums of elements) or a user's operation
+    /// its rules call on a tangent, linear in it (`roll`); a nonlinear one that shrank an
+    /// overflow's ∞ would go unrefused.
     Keeps,
     /// Any other function of it (`exp`, `powi`, a dot product).
     Changes,
