@@ -114,6 +114,52 @@ impl Call {
 // A trace of many small calls holds one of these per call (`benches/memory.rs`).
 const _: () = assert!(std::mem::size_of::<Call>() == 32);
 
+/// Values held once each, found by a key; the last one found is remembered, since a loop
+/// calls the same function again and again.
+pub(crate) struct Interned<K, V> {
+    pub items: Vec<V>,
+    index: HashMap<K, u32>,
+    last: Option<(K, u32)>,
+}
+
+impl<K, V> Default for Interned<K, V> {
+    fn default() -> Self {
+        Interned {
+            items: Vec::new(),
+            index: HashMap::new(),
+            last: None,
+        }
+    }
+}
+
+impl<K: Copy + Eq + std::hash::Hash, V> Interned<K, V> {
+    /// The index of the value under `key`, `make` added if there is none.
+    #[inline]
+    pub(crate) fn intern(&mut self, key: K, make: impl FnOnce() -> V) -> u32 {
+        match self.last {
+            Some((k, i)) if k == key => i,
+            _ => self.intern_slow(key, make),
+        }
+    }
+
+    #[cold]
+    fn intern_slow(&mut self, key: K, make: impl FnOnce() -> V) -> u32 {
+        let items = &mut self.items;
+        let i = *self.index.entry(key).or_insert_with(|| {
+            items.push(make());
+            (items.len() - 1) as u32
+        });
+        self.last = Some((key, i));
+        i
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.items.clear();
+        self.index.clear();
+        self.last = None;
+    }
+}
+
 /// Who a primitive call of a path reached, by type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Callee {
@@ -210,17 +256,10 @@ pub(crate) struct Store {
     pub columns: Columns,
     pub boxed: Vec<Value>,
     pub calls: Chunked<Call>,
-    /// The IRs of the calls (`Call::ir`), each once.
-    pub irs: Vec<IrRef>,
+    /// The IRs of the calls (`Call::ir`), each once, by address.
+    pub irs: Interned<usize, IrRef>,
     /// The callee types of the calls (`Call::callee`), each once.
-    pub callee_types: Vec<TypeId>,
-    /// Where each IR (by address) and callee type is in the tables above, and the last of each
-    /// looked up (a loop calls the same function again and again).
-    interned_irs: HashMap<usize, u32>,
-    interned_callees: HashMap<TypeId, u32>,
-    /// (0: none yet; an IR's address is never 0.)
-    last_ir: (usize, u32),
-    last_callee: Option<(TypeId, u32)>,
+    pub callee_types: Interned<TypeId, TypeId>,
     /// The fn items reached by primitive calls of paths.
     pub callees: HashMap<NodeId, Callee>,
     /// Metadata attached by contexts and layers, in the order set.
@@ -257,10 +296,6 @@ impl Store {
         self.calls.clear();
         self.irs.clear();
         self.callee_types.clear();
-        self.interned_irs.clear();
-        self.interned_callees.clear();
-        self.last_ir = (0, 0);
-        self.last_callee = None;
         self.callees.clear();
         self.metadata.clear();
         self.root_args.clear();
@@ -528,66 +563,46 @@ impl Store {
     /// The IR of the function whose tape holds `id` (its parent's callee).
     pub fn ir_of(&self, id: NodeId) -> Option<&IrRef> {
         let parent = self.parent(id)?;
-        self.call(parent).map(|c| self.call_ir(c))
+        self.nested_ir(parent)
     }
 
     /// A call's IR.
     #[inline]
     pub(crate) fn call_ir(&self, call: &Call) -> &IrRef {
-        &self.irs[call.ir as usize]
+        &self.irs.items[call.ir as usize]
     }
 
     /// A call's callee type, when the claim knew it.
     #[inline]
     pub(crate) fn call_callee(&self, call: &Call) -> Option<TypeId> {
-        self.callee_types.get(call.callee as usize).copied()
+        self.callee_types.items.get(call.callee as usize).copied()
+    }
+
+    /// The IR of the function the nested call `id` ran; `None` for any other node.
+    pub(crate) fn nested_ir(&self, id: NodeId) -> Option<&IrRef> {
+        self.call(id).map(|c| self.call_ir(c))
+    }
+
+    /// The callee type of the nested call `id`, when the claim knew it.
+    pub(crate) fn nested_callee(&self, id: NodeId) -> Option<TypeId> {
+        self.call(id).and_then(|c| self.call_callee(c))
     }
 
     /// The index of `ir` in `irs`, added if it is not there (by address: one IR, one entry).
     #[inline]
     pub(crate) fn intern_ir(&mut self, ir: IrRef) -> u32 {
         let address = &*ir as *const FnIr as usize;
-        if self.last_ir.0 == address {
-            return self.last_ir.1;
-        }
-        self.intern_ir_slow(ir, address)
-    }
-
-    #[cold]
-    fn intern_ir_slow(&mut self, ir: IrRef, address: usize) -> u32 {
-        let irs = &mut self.irs;
-        let i = *self.interned_irs.entry(address).or_insert_with(|| {
-            irs.push(ir);
-            (irs.len() - 1) as u32
-        });
-        self.last_ir = (address, i);
-        i
+        self.irs.intern(address, || ir)
     }
 
     /// The index of `callee` in `callee_types`, added if it is not there;
     /// [`Call::NO_CALLEE`] for `None`.
     #[inline]
     pub(crate) fn intern_callee(&mut self, callee: Option<TypeId>) -> u32 {
-        let Some(t) = callee else {
-            return Call::NO_CALLEE;
-        };
-        if let Some((last, i)) = self.last_callee {
-            if last == t {
-                return i;
-            }
+        match callee {
+            Some(t) => self.callee_types.intern(t, || t),
+            None => Call::NO_CALLEE,
         }
-        self.intern_callee_slow(t)
-    }
-
-    #[cold]
-    fn intern_callee_slow(&mut self, t: TypeId) -> u32 {
-        let types = &mut self.callee_types;
-        let i = *self.interned_callees.entry(t).or_insert_with(|| {
-            types.push(t);
-            (types.len() - 1) as u32
-        });
-        self.last_callee = Some((t, i));
-        i
     }
 
     /// The entry node `id` executed, with its IR.

@@ -562,35 +562,33 @@ mod arrays {
         f: &impl Fn(f64, f64) -> (f64, bool),
     ) -> Option<(ArrayD<f64>, bool)> {
         let (p, q) = (x.as_slice()?, y.as_slice()?);
-        let (shape, n) = if x.shape() == y.shape() {
-            (x.raw_dim(), p.len())
-        } else if x.ndim() == 0 {
-            (y.raw_dim(), q.len())
-        } else if y.ndim() == 0 {
-            (x.raw_dim(), p.len())
-        } else {
-            return None;
-        };
-        let mut r = vec![0.0; n];
         let mut absorbed = false;
         let mut put = |r: &mut f64, a: f64, b: f64| {
             let (y, hit) = f(a, b);
             absorbed |= hit;
             *r = y;
         };
-        if x.shape() == y.shape() {
+        let (shape, r) = if x.shape() == y.shape() {
+            let mut r = vec![0.0; p.len()];
             for ((r, &a), &b) in r.iter_mut().zip(p).zip(q) {
                 put(r, a, b);
             }
+            (x.raw_dim(), r)
         } else if x.ndim() == 0 {
+            let mut r = vec![0.0; q.len()];
             for (r, &b) in r.iter_mut().zip(q) {
                 put(r, p[0], b);
             }
-        } else {
+            (y.raw_dim(), r)
+        } else if y.ndim() == 0 {
+            let mut r = vec![0.0; p.len()];
             for (r, &a) in r.iter_mut().zip(p) {
                 put(r, a, q[0]);
             }
-        }
+            (x.raw_dim(), r)
+        } else {
+            return None;
+        };
         Some((ArrayD::from_shape_vec(shape, r).ok()?, absorbed))
     }
 

@@ -259,6 +259,12 @@ pub(crate) fn limit_prone(site: &Site<'_>) -> bool {
         .is_some_and(Builtin::slope_vanishes_at_infinity)
 }
 
+/// The partial derivatives of the site's builtin rule, when it has a scalar one, with how many
+/// there are.
+pub(crate) fn builtin_partials(site: &Site<'_>) -> Option<([f64; 3], usize)> {
+    builtin(site).and_then(|r| scalar_partials(&r, site).ok().flatten())
+}
+
 /// The partial derivatives of a scalar rule at the site's operands, with how many there are
 /// (`Ok(None)` for the other rules; `Err` when an operand is not what the rule reads).
 pub(crate) fn scalar_partials(

@@ -149,10 +149,8 @@ impl<'a> Site<'a> {
     pub(crate) fn callee(&self) -> Option<Callee> {
         match self.store.node(self.node).kind {
             NodeKind::NestedCall => {
-                let c = self.store.call(self.node)?;
-                self.store
-                    .call_callee(c)
-                    .map(|id| Callee::Item(crate::core::ids::CalleeKey { id, name: "" }))
+                let id = self.store.nested_callee(self.node)?;
+                Some(Callee::Item(crate::core::ids::CalleeKey { id, name: "" }))
             }
             _ => self.store.callees.get(&self.node).copied(),
         }

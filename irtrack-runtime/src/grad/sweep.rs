@@ -517,7 +517,7 @@ impl<'s> Sweep<'s> {
     pub(crate) fn place(&self, id: NodeId) -> Box<Place> {
         if id == self.root {
             // The root is the call of the traced function: its value is the output.
-            let ir = self.store.call(id).map(|c| &**self.store.call_ir(c));
+            let ir = self.store.nested_ir(id).map(|ir| &**ir);
             return Box::new(Place {
                 function: ir.map_or("?".into(), |ir| ir.name.clone()),
                 module: ir.map_or("?".into(), |ir| ir.module.clone()),
@@ -881,8 +881,7 @@ impl<'s> Sweep<'s> {
         dy: &Tangent,
         out: &mut Out,
     ) -> Result<(), GradError> {
-        let partials = rules::builtin(site).and_then(|r| rules::scalar_partials(&r, site).ok());
-        if let Some((ds, n)) = partials.flatten() {
+        if let Some((ds, n)) = rules::builtin_partials(site) {
             let infinite = ds[..n].iter().enumerate().any(|(k, d)| {
                 !d.is_finite() && site.refs.get(k).is_some_and(|&r| self.is_active(r))
             });
@@ -958,9 +957,7 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             let Some(site) = self.site(id) else { continue };
-            let partials =
-                rules::builtin(&site).and_then(|r| rules::scalar_partials(&r, &site).ok());
-            let Some((ds, n)) = partials.flatten() else {
+            let Some((ds, n)) = rules::builtin_partials(&site) else {
                 continue;
             };
             for (k, d) in ds[..n].iter().enumerate() {
@@ -1016,40 +1013,39 @@ impl<'s> Sweep<'s> {
                 }
                 continue;
             }
-            let partials = self.site(id).and_then(|site| {
-                let (ds, n) = rules::builtin(&site)
-                    .and_then(|r| rules::scalar_partials(&r, &site).ok())
-                    .flatten()?;
-                let pole = site.builtin().is_some_and(|b| b.pole_away_from_zero());
-                Some((site, ds, n, pole))
-            });
-            let Some((site, ds, n, pole)) = partials else {
+            let partials = self
+                .site(id)
+                .and_then(|site| Some((rules::builtin_partials(&site)?, site)));
+            let Some(((ds, n), site)) = partials else {
                 if overflowed[i] {
                     return refuse(id);
                 }
                 continue;
             };
+            // Whether an infinite slope here is an overflow (not a pole, nor the ∞ of a value
+            // that overflowed itself).
+            let overflows = !site.builtin().is_some_and(|b| b.pole_away_from_zero())
+                && slope_overflowed(&site, n);
             for (k, &d) in ds[..n].iter().enumerate() {
                 let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
                 if d == 0.0 || !self.is_active(r) {
                     continue;
                 }
-                // An overflow made here: by the slope, or by its product with a finite
-                // sensitivity (`1e300 · 1e300`).
-                let slope_made = d.is_infinite() && !pole && slope_overflowed(&site, n);
-                let made = slope_made
-                    || (d.is_finite()
-                        && sensitivity.is_finite()
-                        && (sensitivity * d).is_infinite());
-                let shrinks = if slope_made {
+                // An overflowed slope may be brought back into range by a sensitivity below 1,
+                // an ∞ that arrived here (`overflowed[i]`) by a slope below 1. A finite
+                // sensitivity times a finite slope can overflow too (`1e300 · 1e300`).
+                let slope_made = d.is_infinite() && overflows;
+                let product_made =
+                    d.is_finite() && sensitivity.is_finite() && (sensitivity * d).is_infinite();
+                let shrunk = if slope_made {
                     sensitivity.abs() < 1.0
                 } else {
                     overflowed[i] && d.abs() < 1.0
                 };
-                if (made || overflowed[i]) && shrinks {
+                if shrunk {
                     return refuse(id);
                 }
-                if made || overflowed[i] {
+                if slope_made || product_made || overflowed[i] {
                     overflowed[r.index()] = true;
                 }
             }

@@ -1005,8 +1005,7 @@ impl Control {
     /// the first condition and body it ran.
     pub(crate) fn while_loop(n: NodeRef<'_>, kids: &[NodeRef<'_>]) -> Result<Control, ReplayError> {
         let at = super::build::origin(n);
-        let store = &n.trace().store;
-        let callee = store.call(n.id()).and_then(|c| store.call_callee(c));
+        let callee = n.trace().store.nested_callee(n.id());
         let fns = callee
             .and_then(|id| {
                 loops()

@@ -131,7 +131,7 @@ impl Lanes {
             float(r)?;
         }
         float(output)?;
-        let lanes = fuse_scaled_powi(lanes, base, inputs, output);
+        let lanes = fuse_scaled_powi(lanes, template.len(), base, inputs, output);
         let template = template
             .iter()
             .map(|s| match *s {
@@ -229,24 +229,27 @@ fn reads(op: Op) -> [bool; 3] {
 /// written once, so `x` holds at the product what it held at the `powi`).
 fn fuse_scaled_powi(
     mut lanes: Vec<LaneInstr>,
+    registers: usize,
     base: usize,
     inputs: &[u32],
     output: u32,
 ) -> Vec<LaneInstr> {
     let constant = |r: u32| (r as usize) < base && !inputs.contains(&r);
-    let mut uses: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-    let mut made_by = std::collections::HashMap::new();
+    // For each register: how many instructions read it (the output counts as one), and the
+    // `powi` that writes it, if one does.
+    let mut uses = vec![0u32; registers];
+    let mut powi = vec![None; registers];
     for (i, l) in lanes.iter().enumerate() {
         for (r, read) in [l.a, l.b, l.c].into_iter().zip(reads(l.op)) {
             if read {
-                *uses.entry(r).or_insert(0) += 1;
+                uses[r as usize] += 1;
             }
         }
-        if matches!(l.op, Op::Powi(_)) {
-            made_by.insert(l.out, i);
+        if let Op::Powi(n) = l.op {
+            powi[l.out as usize] = Some((i, n));
         }
     }
-    *uses.entry(output).or_insert(0) += 1;
+    uses[output as usize] += 1;
     let mut dead = vec![false; lanes.len()];
     for j in 0..lanes.len() {
         let l = lanes[j];
@@ -258,11 +261,9 @@ fn fuse_scaled_powi(
             (false, true) => (l.b, l.a),
             _ => continue,
         };
-        let Some(&i) = made_by.get(&r) else { continue };
-        if uses.get(&r) != Some(&1) || dead[i] {
+        let Some((i, n)) = powi[r as usize].filter(|_| uses[r as usize] == 1) else {
             continue;
-        }
-        let Op::Powi(n) = lanes[i].op else { continue };
+        };
         lanes[j] = LaneInstr {
             op: Op::ScaledPowi(n),
             a: lanes[i].a,

@@ -74,8 +74,8 @@ impl Program {
                     return;
                 }
             }
-            let carried = (0..operands.len()).find_map(|i| match op.args.get(i) {
-                Some(Src::Op(j)) => overflow[*j].map(|o| (i, o)),
+            let carried = op.args.iter().enumerate().find_map(|(i, a)| match a {
+                Src::Op(j) => overflow[*j].map(|o| (i, o)),
                 _ => None,
             });
             if let Some((i, o)) = carried {

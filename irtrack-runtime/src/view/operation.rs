@@ -186,8 +186,7 @@ impl<'t> NodeRef<'t> {
         let err = |r| Err(self.reexec_error(r));
         match self.kind() {
             NodeKind::NestedCall => {
-                let store = self.store();
-                let callee = store.call(self.id()).and_then(|c| store.call_callee(c));
+                let callee = self.store().nested_callee(self.id());
                 return match callee.and_then(|id| registered(id).map(|_| id)) {
                     Some(id) => Ok(Operation::Registered(CalleeKey {
                         id,

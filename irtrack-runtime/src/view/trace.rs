@@ -266,20 +266,17 @@ impl<'t> NodeRef<'t> {
         if p == u32::MAX {
             return None;
         }
-        let store = self.store();
-        store.call(NodeId(p)).map(|c| &**store.call_ir(c))
+        self.store().nested_ir(NodeId(p)).map(|ir| &**ir)
     }
 
     /// For a nested call, the IR of the called function (whose statements its children ran).
     pub fn callee_ir(&self) -> Option<&'t FnIr> {
-        let store = self.store();
-        store.call(self.id).map(|c| &**store.call_ir(c))
+        self.store().nested_ir(self.id).map(|ir| &**ir)
     }
 
     /// For a nested call, a shared handle on the called function's IR.
     pub fn callee_ir_ref(&self) -> Option<IrRef> {
-        let store = self.store();
-        store.call(self.id).map(|c| store.call_ir(c).clone())
+        self.store().nested_ir(self.id).cloned()
     }
 
     /// The entry this node executed; `None` for the root and for errors.
