@@ -500,6 +500,7 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
     let power_p =
         Program::from_trace(&track(power, (1.1, 6u32)), &[Input::Dynamic, Input::Static]).unwrap();
     let relu_p = dynamic(&track(relu_sum, (2.0,)));
+    let recip_p = dynamic(&track(recip_recip, (0.5,)));
     let scalar = module(
         "",
         vec![
@@ -510,6 +511,9 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("series_d2", nth(&series_p, 2)),
             ("power_d3", nth(&power_p, 3)),
             ("relu_sum_d1", nth(&relu_p, 1)),
+            ("recip_recip_d1", nth(&recip_p, 1)),
+            ("recip_recip_d2", nth(&recip_p, 2)),
+            ("recip_recip_grad", reverse(&recip_p, 0).unwrap()),
         ],
     );
     let rosen = Program::from_trace(
@@ -582,10 +586,10 @@ fn emitted_scalar_derivatives_match_closed_forms() {
     for x in [-1.3f64, 0.2, 0.7, 2.5] {
         let (s, c, e) = (x.sin(), x.cos(), x.exp());
         let got = [
-            sin_exp_d1(x).unwrap()(1.0),
-            sin_exp_d2(x).unwrap()(1.0)(1.0),
-            sin_exp_d3(x).unwrap()(1.0)(1.0)(1.0),
-            sin_exp_d4(x).unwrap()(1.0)(1.0)(1.0)(1.0),
+            sin_exp_d1(x).unwrap()(1.0).unwrap(),
+            sin_exp_d2(x).unwrap()(1.0)(1.0).unwrap(),
+            sin_exp_d3(x).unwrap()(1.0)(1.0)(1.0).unwrap(),
+            sin_exp_d4(x).unwrap()(1.0)(1.0)(1.0)(1.0).unwrap(),
         ];
         let want = [e * (s + c), 2.0 * e * c, 2.0 * e * (c - s), -4.0 * e * s];
         for (k, (g, w)) in got.iter().zip(want).enumerate() {
@@ -593,22 +597,88 @@ fn emitted_scalar_derivatives_match_closed_forms() {
         }
         // Multilinear in the directions.
         let d2 = sin_exp_d2(x).unwrap();
-        assert!(close(d2(2.0)(-3.0), -6.0 * want[1], 1e-12));
+        assert!(close(d2(2.0)(-3.0).unwrap(), -6.0 * want[1], 1e-12));
         let series_want: f64 = (2..7).map(|i| falling(i, 2) * x.powi(i - 2)).sum();
-        assert!(close(series_d2(x).unwrap()(1.0)(1.0), series_want, 1e-10));
+        assert!(close(
+            series_d2(x).unwrap()(1.0)(1.0).unwrap(),
+            series_want,
+            1e-10
+        ));
         let power_want = falling(6, 3) * x.powi(3);
         assert!(close(
-            power_d3(x).unwrap()(1.0)(1.0)(1.0),
+            power_d3(x).unwrap()(1.0)(1.0)(1.0).unwrap(),
             power_want,
             1e-10
         ));
     }
-    assert_eq!(relu_sum_d1(3.0).unwrap()(1.0), 6.0);
+    assert_eq!(relu_sum_d1(3.0).unwrap()(1.0), Ok(6.0));
     let e = relu_sum_d1(-3.0).err().unwrap();
     assert!(
         e.contains("relu_sum") && e.contains("== true expected"),
         "{e}"
     );
+}
+
+#[tracked]
+fn recip_recip(x: f64) -> f64 {
+    1.0 / (1.0 / x)
+}
+
+/// `1 / (1 / x)` has the slope 1 everywhere, but at 0 its derivative programs multiply the
+/// slope 0 of `1 / u` at `u = ∞` (a limit) by the infinite slope of `1 / x`, and at 1e±160 a
+/// slope overflows (-1e320) and then meets a factor that should have brought it back. The
+/// programs refuse those points (`ReplayError`); the emitted code returned 0 and ∞ there until
+/// 2026-11-27. Now it never returns a value its program would not: it refuses what it cannot
+/// vouch for (a zero that took an infinity, an infinite value) and agrees elsewhere, bit for bit.
+#[test]
+fn emitted_derivatives_refuse_what_they_cannot_vouch_for() {
+    use emitted_scalar::*;
+    let p = Program::from_trace(&track(recip_recip, (0.5,)), &[Input::Dynamic]).unwrap();
+    let (d1, grad) = (differentiate(&p, &[0]).unwrap(), reverse(&p, 0).unwrap());
+    let d2 = differentiate(&d1, &[0]).unwrap();
+    let f64_of = |r: Result<Value, ReplayError>| r.map(|v| *v.downcast_ref::<f64>().unwrap());
+    let points = [
+        0.0, -0.0, 1e-160, -1e-160, 1e160, -1e160, 1e-155, 1e-200, 1e200, 1e-100, 1e100, 0.5, -3.0,
+    ];
+    let mut refused = 0;
+    for x in points {
+        let cases = [
+            (f64_of(d1.call((x, 1.0))), recip_recip_d1(x).unwrap()(1.0)),
+            (
+                f64_of(grad.call((x, 1.0))),
+                recip_recip_grad(x).unwrap()(1.0),
+            ),
+            (
+                f64_of(d2.call((x, 1.0, 1.0))),
+                recip_recip_d2(x).unwrap()(1.0)(1.0),
+            ),
+        ];
+        for (k, (program, emitted)) in cases.into_iter().enumerate() {
+            match emitted {
+                Ok(e) => assert_eq!(
+                    program.map(f64::to_bits).ok(),
+                    Some(e.to_bits()),
+                    "case {k} at {x}"
+                ),
+                Err(e) => {
+                    assert!(
+                        e.starts_with("recip_recip") && e.contains("cannot tell"),
+                        "{e}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(refused >= 6, "{refused}");
+    // Elsewhere the slope 1, as the program gives it.
+    for x in [0.5, -3.0, 1e-100, 1e100] {
+        assert_eq!(recip_recip_d1(x).unwrap()(2.0), Ok(2.0), "{x}");
+        assert_eq!(recip_recip_grad(x).unwrap()(-1.5), Ok(-1.5), "{x}");
+    }
+    // A zero direction that meets the infinite slope at 0 is an exact zero, which the program
+    // tells apart and emitted code does not: refused, not answered wrongly.
+    assert!(recip_recip_d1(0.0).unwrap()(0.0).is_err());
 }
 
 fn basis(n: usize) -> Vec<Vec<f64>> {
@@ -621,7 +691,7 @@ fn basis(n: usize) -> Vec<Vec<f64>> {
 fn emitted_reverse_programs_give_the_gradient_and_the_hessian() {
     use emitted_vector::*;
     let x: Vec<f64> = vec![1.0, -2.0, 3.0, 0.0, 5.0, -1.0, 2.0, 4.0, -3.0, 1.0];
-    let grad = rosenbrock_grad(x.clone()).unwrap()(1.0);
+    let grad = rosenbrock_grad(x.clone()).unwrap()(1.0).unwrap();
     let h = 1e-6;
     for k in 0..10 {
         let (mut a, mut b) = (x.clone(), x.clone());
@@ -634,7 +704,7 @@ fn emitted_reverse_programs_give_the_gradient_and_the_hessian() {
     let want = rosenbrock_hessian(&x);
     let hvp = rosenbrock_hvp(x.clone()).unwrap()(1.0);
     for (j, e) in basis(10).into_iter().enumerate() {
-        let column = hvp(e);
+        let column = hvp(e).unwrap();
         for (i, row) in want.iter().enumerate() {
             assert_eq!(column[i], row[j], "H[{i}, {j}]");
         }
@@ -645,7 +715,7 @@ fn emitted_reverse_programs_give_the_gradient_and_the_hessian() {
 fn emitted_jvp_of_two_inputs_matches_finite_differences() {
     let (x, y) = (vec![0.7, -1.2, 0.4], 1.3);
     let (vx, vy) = (vec![0.3, -0.5, 1.1], 0.7);
-    let jv = emitted_vector::mixed_jvp(x.clone(), y).unwrap()(vx.clone(), vy);
+    let jv = emitted_vector::mixed_jvp(x.clone(), y).unwrap()(vx.clone(), vy).unwrap();
     let h = 1e-6;
     let at = |t: f64| {
         let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, b)| a + t * b).collect();
@@ -667,7 +737,7 @@ fn emitted_frechet_examples() {
     // The Jacobian from basis vectors, as FrechetDiff's example builds it.
     let df = frechet_f_d1(x.clone()).unwrap();
     for (k, e) in basis(n).into_iter().enumerate() {
-        let column = df(Array1::from(e));
+        let column = df(Array1::from(e)).unwrap();
         for i in 0..n {
             let prev = (i + n - 1) % n;
             let want = if k == i {
@@ -682,13 +752,13 @@ fn emitted_frechet_examples() {
     }
     let want = frechet_hessian(&x);
     let d2 = frechet_g_d2(x.clone()).unwrap();
-    let grad = frechet_g_grad(x.clone()).unwrap()(1.0);
+    let grad = frechet_g_grad(x.clone()).unwrap()(1.0).unwrap();
     let h = 1e-6;
     for (j, ej) in basis(n).into_iter().enumerate() {
         let row = d2(Array1::from(ej));
         for (k, ek) in basis(n).into_iter().enumerate() {
             assert!(
-                close(row(Array1::from(ek)), want[j][k], 1e-14),
+                close(row(Array1::from(ek)).unwrap(), want[j][k], 1e-14),
                 "H[{j}, {k}]"
             );
         }
@@ -701,7 +771,7 @@ fn emitted_frechet_examples() {
     // Forward over reverse: one Hessian column per basis vector.
     let hvp = frechet_g_hvp(x.clone()).unwrap()(1.0);
     for (k, ek) in basis(n).into_iter().enumerate() {
-        let column = hvp(Array1::from(ek));
+        let column = hvp(Array1::from(ek)).unwrap();
         for j in 0..n {
             assert!(close(column[j], want[j][k], 1e-14), "H[{j}, {k}]");
         }

@@ -19,15 +19,24 @@ pub fn frechet_f(
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn frechet_f_d1(
     x1: ndarray::Array1<f64>,
-) -> Result<impl Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>, &'static str> {
+) -> Result<
+    impl Fn(ndarray::Array1<f64>) -> Result<ndarray::Array1<f64>, &'static str>,
+    &'static str,
+> {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
-    Ok(move |v1: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
+    Ok(move |v1: ndarray::Array1<f64>| -> Result<ndarray::Array1<f64>, &'static str> {
+        irtrack::diff::take_absorbed();
         let s3 = roll(v1.clone(), 1_i32);
         let s4 = irtrack::diff::times(&v1, &s2);
         let s5 = irtrack::diff::times(&x1, &s3);
         let s6 = s4 + s5;
-        s6
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s6,
+            absorbed1,
+            "frechet_f': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }
 
@@ -36,22 +45,29 @@ pub fn frechet_f_d1(
 pub fn frechet_g_d2(
     x1: ndarray::Array1<f64>,
 ) -> Result<
-    impl Fn(ndarray::Array1<f64>) -> Box<dyn Fn(ndarray::Array1<f64>) -> f64>,
+    impl Fn(
+        ndarray::Array1<f64>,
+    ) -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>>,
     &'static str,
 > {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     let s3 = x1[0_usize];
-    Ok(move |v1: ndarray::Array1<f64>| -> Box<dyn Fn(ndarray::Array1<f64>) -> f64> {
+    Ok(move |
+        v1: ndarray::Array1<f64>,
+    | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>> {
+        irtrack::diff::take_absorbed();
         let s4 = roll(v1.clone(), 1_i32);
         let s5 = irtrack::diff::times(&v1, &s2);
         let s6 = irtrack::diff::times(&x1, &s4);
         let s7 = s5 + s6;
         let s8 = v1[0_usize];
         let s9 = s7.sum();
+        let absorbed1 = irtrack::diff::take_absorbed();
         let s2 = s2.clone();
         let x1 = x1.clone();
-        Box::new(move |v2: ndarray::Array1<f64>| -> f64 {
+        Box::new(move |v2: ndarray::Array1<f64>| -> Result<f64, &'static str> {
+            irtrack::diff::take_absorbed();
             let s10 = roll(v2.clone(), 1_i32);
             let s11 = irtrack::diff::times(&v2, &s2);
             let s12 = irtrack::diff::times(&x1, &s10);
@@ -67,7 +83,12 @@ pub fn frechet_g_d2(
             let s22 = irtrack::diff::times(s3, s19);
             let s23 = s21 + s22;
             let s24 = s20 + s23;
-            s24
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s24,
+                absorbed2,
+                "frechet_g'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
         })
     })
 }
@@ -76,13 +97,14 @@ pub fn frechet_g_d2(
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn frechet_g_grad(
     x1: ndarray::Array1<f64>,
-) -> Result<impl Fn(f64) -> ndarray::Array1<f64>, &'static str> {
+) -> Result<impl Fn(f64) -> Result<ndarray::Array1<f64>, &'static str>, &'static str> {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
     let s4 = x1[0_usize];
     let s5 = s3.sum();
-    Ok(move |v1: f64| -> ndarray::Array1<f64> {
+    Ok(move |v1: f64| -> Result<ndarray::Array1<f64>, &'static str> {
+        irtrack::diff::take_absorbed();
         let s6 = irtrack::diff::times(v1, s4);
         let s7 = irtrack::diff::times(v1, s5);
         let s8 = ndarray::Array::from_elem(s3.raw_dim(), s6);
@@ -99,7 +121,12 @@ pub fn frechet_g_grad(
             z[0_usize] += s7;
             z
         };
-        s17
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s17,
+            absorbed1,
+            "frechet_g*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }
 
@@ -108,22 +135,31 @@ pub fn frechet_g_grad(
 pub fn frechet_g_hvp(
     x1: ndarray::Array1<f64>,
 ) -> Result<
-    impl Fn(f64) -> Box<dyn Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>>,
+    impl Fn(
+        f64,
+    ) -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<ndarray::Array1<f64>, &'static str>>,
     &'static str,
 > {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
     let s4 = x1[0_usize];
-    Ok(move |v1: f64| -> Box<dyn Fn(ndarray::Array1<f64>) -> ndarray::Array1<f64>> {
+    Ok(move |
+        v1: f64,
+    | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<ndarray::Array1<f64>, &'static str>> {
+        irtrack::diff::take_absorbed();
         let s5 = irtrack::diff::times(v1, s4);
         let s6 = ndarray::Array::from_elem(s3.raw_dim(), s5);
         let s7 = irtrack::diff::sum_like(s6.clone(), &s2);
         let s8 = irtrack::diff::sum_like(s6, &x1);
+        let absorbed1 = irtrack::diff::take_absorbed();
         let s2 = s2.clone();
         let x1 = x1.clone();
         let s3 = s3.clone();
-        Box::new(move |v2: ndarray::Array1<f64>| -> ndarray::Array1<f64> {
+        Box::new(move |
+            v2: ndarray::Array1<f64>,
+        | -> Result<ndarray::Array1<f64>, &'static str> {
+            irtrack::diff::take_absorbed();
             let s9 = roll(v2.clone(), 1_i32);
             let s10 = irtrack::diff::times(&v2, &s2);
             let s11 = irtrack::diff::times(&x1, &s9);
@@ -150,7 +186,12 @@ pub fn frechet_g_hvp(
                 z[0_usize] += s16;
                 z
             };
-            s30
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s30,
+                absorbed2,
+                "frechet_g*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
         })
     })
 }

@@ -4,17 +4,25 @@
 
 /// The program `sin_exp'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
 #[allow(clippy::all, unused_variables, unused_parens)]
-pub fn sin_exp_d1(x1: f64) -> Result<impl Fn(f64) -> f64, &'static str> {
+pub fn sin_exp_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
     let s1 = x1.sin();
     let s2 = x1.exp();
     let s3 = x1.cos();
-    Ok(move |v1: f64| -> f64 {
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        irtrack::diff::take_absorbed();
         let s4 = irtrack::diff::times(v1, s3);
         let s5 = irtrack::diff::times(v1, s2);
         let s6 = irtrack::diff::times(s2, s4);
         let s7 = irtrack::diff::times(s1, s5);
         let s8 = s6 + s7;
-        s8
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s8,
+            absorbed1,
+            "sin_exp': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }
 
@@ -22,15 +30,21 @@ pub fn sin_exp_d1(x1: f64) -> Result<impl Fn(f64) -> f64, &'static str> {
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn sin_exp_d2(
     x1: f64,
-) -> Result<impl Fn(f64) -> Box<dyn Fn(f64) -> f64>, &'static str> {
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>,
+    &'static str,
+> {
     let s1 = x1.sin();
     let s2 = x1.exp();
     let s3 = x1.cos();
     let s4 = -s1;
-    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> f64> {
+    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+        irtrack::diff::take_absorbed();
         let s5 = irtrack::diff::times(v1, s3);
         let s6 = irtrack::diff::times(v1, s2);
-        Box::new(move |v2: f64| -> f64 {
+        let absorbed1 = irtrack::diff::take_absorbed();
+        Box::new(move |v2: f64| -> Result<f64, &'static str> {
+            irtrack::diff::take_absorbed();
             let s7 = irtrack::diff::times(v2, s3);
             let s8 = irtrack::diff::times(v2, s2);
             let s9 = irtrack::diff::times(v2, s4);
@@ -43,7 +57,12 @@ pub fn sin_exp_d2(
             let s16 = irtrack::diff::times(s1, s11);
             let s17 = s15 + s16;
             let s18 = s14 + s17;
-            s18
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s18,
+                absorbed2,
+                "sin_exp'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
         })
     })
 }
@@ -52,21 +71,31 @@ pub fn sin_exp_d2(
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn sin_exp_d3(
     x1: f64,
-) -> Result<impl Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>>, &'static str> {
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>>,
+    &'static str,
+> {
     let s1 = x1.sin();
     let s2 = x1.exp();
     let s3 = x1.cos();
     let s4 = -s1;
-    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>> {
+    Ok(move |
+        v1: f64,
+    | -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>> {
+        irtrack::diff::take_absorbed();
         let s5 = irtrack::diff::times(v1, s3);
         let s6 = irtrack::diff::times(v1, s2);
-        Box::new(move |v2: f64| -> Box<dyn Fn(f64) -> f64> {
+        let absorbed1 = irtrack::diff::take_absorbed();
+        Box::new(move |v2: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+            irtrack::diff::take_absorbed();
             let s7 = irtrack::diff::times(v2, s3);
             let s8 = irtrack::diff::times(v2, s2);
             let s9 = irtrack::diff::times(v2, s4);
             let s10 = irtrack::diff::times(v1, s9);
             let s11 = irtrack::diff::times(v1, s8);
-            Box::new(move |v3: f64| -> f64 {
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            Box::new(move |v3: f64| -> Result<f64, &'static str> {
+                irtrack::diff::take_absorbed();
                 let s12 = irtrack::diff::times(v3, s3);
                 let s13 = irtrack::diff::times(v3, s2);
                 let s14 = irtrack::diff::times(v3, s4);
@@ -93,7 +122,12 @@ pub fn sin_exp_d3(
                 let s35 = s33 + s34;
                 let s36 = s32 + s35;
                 let s37 = s29 + s36;
-                s37
+                let absorbed3 = absorbed2 | irtrack::diff::take_absorbed();
+                irtrack::diff::checked(
+                    s37,
+                    absorbed3,
+                    "sin_exp''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                )
             })
         })
     })
@@ -104,23 +138,40 @@ pub fn sin_exp_d3(
 pub fn sin_exp_d4(
     x1: f64,
 ) -> Result<
-    impl Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>>>,
+    impl Fn(
+        f64,
+    ) -> Box<
+            dyn Fn(
+                f64,
+            ) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>>,
+        >,
     &'static str,
 > {
     let s1 = x1.sin();
     let s2 = x1.exp();
     let s3 = x1.cos();
     let s4 = -s1;
-    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>>> {
+    Ok(move |
+        v1: f64,
+    | -> Box<
+        dyn Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>>,
+    > {
+        irtrack::diff::take_absorbed();
         let s5 = irtrack::diff::times(v1, s3);
         let s6 = irtrack::diff::times(v1, s2);
-        Box::new(move |v2: f64| -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>> {
+        let absorbed1 = irtrack::diff::take_absorbed();
+        Box::new(move |
+            v2: f64,
+        | -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>> {
+            irtrack::diff::take_absorbed();
             let s7 = irtrack::diff::times(v2, s3);
             let s8 = irtrack::diff::times(v2, s2);
             let s9 = irtrack::diff::times(v2, s4);
             let s10 = irtrack::diff::times(v1, s9);
             let s11 = irtrack::diff::times(v1, s8);
-            Box::new(move |v3: f64| -> Box<dyn Fn(f64) -> f64> {
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            Box::new(move |v3: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+                irtrack::diff::take_absorbed();
                 let s12 = irtrack::diff::times(v3, s3);
                 let s13 = irtrack::diff::times(v3, s2);
                 let s14 = irtrack::diff::times(v3, s4);
@@ -132,7 +183,9 @@ pub fn sin_exp_d4(
                 let s20 = irtrack::diff::times(v2, s19);
                 let s21 = irtrack::diff::times(v1, s20);
                 let s22 = irtrack::diff::times(v1, s18);
-                Box::new(move |v4: f64| -> f64 {
+                let absorbed3 = absorbed2 | irtrack::diff::take_absorbed();
+                Box::new(move |v4: f64| -> Result<f64, &'static str> {
+                    irtrack::diff::take_absorbed();
                     let s23 = irtrack::diff::times(v4, s3);
                     let s24 = irtrack::diff::times(v4, s2);
                     let s25 = irtrack::diff::times(v4, s4);
@@ -186,7 +239,12 @@ pub fn sin_exp_d4(
                     let s73 = s69 + s72;
                     let s74 = s66 + s73;
                     let s75 = s59 + s74;
-                    s75
+                    let absorbed4 = absorbed3 | irtrack::diff::take_absorbed();
+                    irtrack::diff::checked(
+                        s75,
+                        absorbed4,
+                        "sin_exp'''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    )
                 })
             })
         })
@@ -197,7 +255,10 @@ pub fn sin_exp_d4(
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn series_d2(
     x1: f64,
-) -> Result<impl Fn(f64) -> Box<dyn Fn(f64) -> f64>, &'static str> {
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>,
+    &'static str,
+> {
     let s1 = x1.powi(2_i32);
     let s2 = x1.powi(3_i32);
     let s3 = x1.powi(4_i32);
@@ -205,8 +266,9 @@ pub fn series_d2(
     let s5 = (3.0_f64) * s1;
     let s6 = (4.0_f64) * s2;
     let s7 = (5.0_f64) * s3;
-    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> f64> {
-        Box::new(move |v2: f64| -> f64 {
+    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+        Box::new(move |v2: f64| -> Result<f64, &'static str> {
+            irtrack::diff::take_absorbed();
             let s8 = irtrack::diff::times(v2, s4);
             let s9 = irtrack::diff::times(v2, s5);
             let s10 = irtrack::diff::times(v2, s6);
@@ -225,7 +287,12 @@ pub fn series_d2(
             let s23 = (6.0_f64) * s11;
             let s24 = irtrack::diff::times(v1, s23);
             let s25 = s22 + s24;
-            s25
+            let absorbed2 = irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s25,
+                absorbed2,
+                "series'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
         })
     })
 }
@@ -234,11 +301,17 @@ pub fn series_d2(
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn power_d3(
     x1: f64,
-) -> Result<impl Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>>, &'static str> {
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>>,
+    &'static str,
+> {
     let s1 = x1 * (1.0_f64);
     let s2 = x1 * s1;
     let s3 = x1 * s2;
-    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> f64>> {
+    Ok(move |
+        v1: f64,
+    | -> Box<dyn Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>> {
+        irtrack::diff::take_absorbed();
         let s4 = irtrack::diff::times(v1, s1);
         let s5 = irtrack::diff::times(x1, v1);
         let s6 = s4 + s5;
@@ -248,7 +321,9 @@ pub fn power_d3(
         let s10 = irtrack::diff::times(v1, s3);
         let s11 = irtrack::diff::times(x1, s9);
         let s12 = s10 + s11;
-        Box::new(move |v2: f64| -> Box<dyn Fn(f64) -> f64> {
+        let absorbed1 = irtrack::diff::take_absorbed();
+        Box::new(move |v2: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+            irtrack::diff::take_absorbed();
             let s13 = irtrack::diff::times(v2, s1);
             let s14 = irtrack::diff::times(x1, v2);
             let s15 = s13 + s14;
@@ -275,7 +350,9 @@ pub fn power_d3(
             let s36 = irtrack::diff::times(x1, s33);
             let s37 = s35 + s36;
             let s38 = s34 + s37;
-            Box::new(move |v3: f64| -> f64 {
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            Box::new(move |v3: f64| -> Result<f64, &'static str> {
+                irtrack::diff::take_absorbed();
                 let s39 = irtrack::diff::times(v3, s1);
                 let s40 = irtrack::diff::times(x1, v3);
                 let s41 = s39 + s40;
@@ -345,7 +422,12 @@ pub fn power_d3(
                 let s105 = s103 + s104;
                 let s106 = s102 + s105;
                 let s107 = s101 + s106;
-                s107
+                let absorbed3 = absorbed2 | irtrack::diff::take_absorbed();
+                irtrack::diff::checked(
+                    s107,
+                    absorbed3,
+                    "power''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                )
             })
         })
     })
@@ -353,16 +435,120 @@ pub fn power_d3(
 
 /// The program `relu_sum'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
 #[allow(clippy::all, unused_variables, unused_parens)]
-pub fn relu_sum_d1(x1: f64) -> Result<impl Fn(f64) -> f64, &'static str> {
+pub fn relu_sum_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
     let s1 = x1 > (0.0_f64);
     if !s1 {
         return Err(
             "relu_sum [§1:&2]: @2 == true expected; these inputs take a path the trace did not record",
         );
     }
-    Ok(move |v1: f64| -> f64 {
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        irtrack::diff::take_absorbed();
         let s2 = irtrack::diff::times(x1, v1);
         let s3 = s2 + s2;
-        s3
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s3,
+            absorbed1,
+            "relu_sum': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
+    })
+}
+
+/// The program `recip_recip'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn recip_recip_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let s1 = (1.0_f64) / x1;
+    let s2 = (1.0_f64) / s1;
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        irtrack::diff::take_absorbed();
+        let s3 = irtrack::diff::times(v1, s1);
+        let s4 = irtrack::diff::over(s3, x1);
+        let s5 = -s4;
+        let s6 = irtrack::diff::times(s2, s5);
+        let s7 = irtrack::diff::over(s6, s1);
+        let s8 = -s7;
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s8,
+            absorbed1,
+            "recip_recip': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
+    })
+}
+
+/// The program `recip_recip''` (2 directions, a closure each), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn recip_recip_d2(
+    x1: f64,
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(f64) -> Result<f64, &'static str>>,
+    &'static str,
+> {
+    let s1 = (1.0_f64) / x1;
+    let s2 = (1.0_f64) / s1;
+    Ok(move |v1: f64| -> Box<dyn Fn(f64) -> Result<f64, &'static str>> {
+        irtrack::diff::take_absorbed();
+        let s3 = irtrack::diff::times(v1, s1);
+        let s4 = irtrack::diff::over(s3, x1);
+        let s5 = -s4;
+        let s6 = irtrack::diff::times(s2, s5);
+        let s7 = irtrack::diff::over(s6, s1);
+        let absorbed1 = irtrack::diff::take_absorbed();
+        Box::new(move |v2: f64| -> Result<f64, &'static str> {
+            irtrack::diff::take_absorbed();
+            let s8 = irtrack::diff::times(v2, s1);
+            let s9 = irtrack::diff::over(s8, x1);
+            let s10 = -s9;
+            let s11 = irtrack::diff::times(s2, s10);
+            let s12 = irtrack::diff::over(s11, s1);
+            let s13 = -s12;
+            let s14 = irtrack::diff::times(v1, s10);
+            let s15 = irtrack::diff::times(v2, s4);
+            let s16 = s14 - s15;
+            let s17 = irtrack::diff::over(s16, x1);
+            let s18 = -s17;
+            let s19 = irtrack::diff::times(s5, s13);
+            let s20 = irtrack::diff::times(s2, s18);
+            let s21 = s19 + s20;
+            let s22 = irtrack::diff::times(s7, s10);
+            let s23 = s21 - s22;
+            let s24 = irtrack::diff::over(s23, s1);
+            let s25 = -s24;
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s25,
+                absorbed2,
+                "recip_recip'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+        })
+    })
+}
+
+/// The program `recip_recip*` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn recip_recip_grad(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let s1 = (1.0_f64) / x1;
+    let s2 = (1.0_f64) / s1;
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        irtrack::diff::take_absorbed();
+        let s3 = -v1;
+        let s4 = irtrack::diff::over(s3, s1);
+        let s5 = irtrack::diff::times(s2, s4);
+        let s6 = -s5;
+        let s7 = irtrack::diff::over(s6, x1);
+        let s8 = irtrack::diff::times(s1, s7);
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s8,
+            absorbed1,
+            "recip_recip*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }

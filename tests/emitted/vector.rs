@@ -4,7 +4,9 @@
 
 /// The program `rosenbrock*` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
 #[allow(clippy::all, unused_variables, unused_parens)]
-pub fn rosenbrock_grad(x1: Vec<f64>) -> Result<impl Fn(f64) -> Vec<f64>, &'static str> {
+pub fn rosenbrock_grad(
+    x1: Vec<f64>,
+) -> Result<impl Fn(f64) -> Result<Vec<f64>, &'static str>, &'static str> {
     let s1 = x1[1_usize];
     let s2 = x1[0_usize];
     let s3 = s2 * s2;
@@ -52,7 +54,8 @@ pub fn rosenbrock_grad(x1: Vec<f64>) -> Result<impl Fn(f64) -> Vec<f64>, &'stati
     let s45 = (1.0_f64) - s37;
     let s46 = (100.0_f64) * s44;
     let s47 = vec![0.0_f64; x1.len()];
-    Ok(move |v1: f64| -> Vec<f64> {
+    Ok(move |v1: f64| -> Result<Vec<f64>, &'static str> {
+        irtrack::diff::take_absorbed();
         let s48 = v1 + v1;
         let s49 = irtrack::diff::times(s45, s48);
         let s50 = irtrack::diff::times(v1, s44);
@@ -166,7 +169,12 @@ pub fn rosenbrock_grad(x1: Vec<f64>) -> Result<impl Fn(f64) -> Vec<f64>, &'stati
             z[1_usize] += s142;
             z
         };
-        s147
+        let absorbed1 = irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s147,
+            absorbed1,
+            "rosenbrock*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }
 
@@ -174,7 +182,10 @@ pub fn rosenbrock_grad(x1: Vec<f64>) -> Result<impl Fn(f64) -> Vec<f64>, &'stati
 #[allow(clippy::all, unused_variables, unused_parens)]
 pub fn rosenbrock_hvp(
     x1: Vec<f64>,
-) -> Result<impl Fn(f64) -> Box<dyn Fn(Vec<f64>) -> Vec<f64>>, &'static str> {
+) -> Result<
+    impl Fn(f64) -> Box<dyn Fn(Vec<f64>) -> Result<Vec<f64>, &'static str>>,
+    &'static str,
+> {
     let s1 = x1[1_usize];
     let s2 = x1[0_usize];
     let s3 = s2 * s2;
@@ -214,7 +225,8 @@ pub fn rosenbrock_hvp(
     let s37 = (100.0_f64) * s36;
     let s38 = vec![0.0_f64; x1.len()];
     let s39 = vec![0.0_f64; s38.len()];
-    Ok(move |v1: f64| -> Box<dyn Fn(Vec<f64>) -> Vec<f64>> {
+    Ok(move |v1: f64| -> Box<dyn Fn(Vec<f64>) -> Result<Vec<f64>, &'static str>> {
+        irtrack::diff::take_absorbed();
         let s40 = v1 + v1;
         let s41 = irtrack::diff::times(v1, s36);
         let s42 = irtrack::diff::times(v1, s37);
@@ -270,8 +282,10 @@ pub fn rosenbrock_hvp(
         let s92 = s90 + s91;
         let s93 = -s92;
         let s94 = s93 + s93;
+        let absorbed1 = irtrack::diff::take_absorbed();
         let s39 = s39.clone();
-        Box::new(move |v2: Vec<f64>| -> Vec<f64> {
+        Box::new(move |v2: Vec<f64>| -> Result<Vec<f64>, &'static str> {
+            irtrack::diff::take_absorbed();
             let s95 = v2[1_usize];
             let s96 = v2[0_usize];
             let s97 = irtrack::diff::times(s2, s96);
@@ -457,7 +471,12 @@ pub fn rosenbrock_hvp(
                 z[1_usize] += s259;
                 z
             };
-            s266
+            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
+            irtrack::diff::checked(
+                s266,
+                absorbed2,
+                "rosenbrock*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
         })
     })
 }
@@ -467,7 +486,8 @@ pub fn rosenbrock_hvp(
 pub fn mixed_jvp(
     x1: Vec<f64>,
     x2: f64,
-) -> Result<impl Fn(Vec<f64>, f64) -> Vec<f64>, &'static str> {
+) -> Result<impl Fn(Vec<f64>, f64) -> Result<Vec<f64>, &'static str>, &'static str> {
+    irtrack::diff::take_absorbed();
     let s1 = x1[0_usize];
     let s2 = x2.sin();
     let s3 = x1[1_usize];
@@ -491,7 +511,9 @@ pub fn mixed_jvp(
     let s21 = x2 >= s3;
     let s22 = s3 != s3;
     let s23 = s21 | s22;
-    Ok(move |v1_1: Vec<f64>, v1_2: f64| -> Vec<f64> {
+    let absorbed0 = irtrack::diff::take_absorbed();
+    Ok(move |v1_1: Vec<f64>, v1_2: f64| -> Result<Vec<f64>, &'static str> {
+        irtrack::diff::take_absorbed();
         let s24 = v1_1[0_usize];
         let s25 = irtrack::diff::times(v1_2, s9);
         let s26 = irtrack::diff::times(s2, s24);
@@ -517,6 +539,11 @@ pub fn mixed_jvp(
         let s46 = irtrack::diff::times(s7, s44);
         let s47 = s45 + s46;
         let s48 = vec![s31, s40, s47];
-        s48
+        let absorbed1 = absorbed0 | irtrack::diff::take_absorbed();
+        irtrack::diff::checked(
+            s48,
+            absorbed1,
+            "mixed': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+        )
     })
 }

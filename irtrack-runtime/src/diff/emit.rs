@@ -18,8 +18,12 @@ use std::fmt::Write;
 /// arguments; static ones are constants in the body) and returns
 /// `Result<…, &'static str>`: `Err` names the guard of the recorded path the inputs fail.
 /// A program differentiated `n` times gives `Ok` of a closure taking the first direction and
-/// returning a boxed closure taking the second, and so on; the last returns the value
-/// `f⁽ⁿ⁾(x)(v₁, …, vₙ)`. Each operation sits in the outermost closure whose inputs it needs.
+/// returning a boxed closure taking the second, and so on; the last returns
+/// `f⁽ⁿ⁾(x)(v₁, …, vₙ)` as a `Result` too, `Err` where the emitted code cannot vouch for it:
+/// the value is infinite, or a product took an infinity into a zero, which the program itself
+/// tells apart from a true value when it is called and emitted code does not
+/// ([`checked`](super::checked)). Each operation sits in the outermost closure whose inputs it
+/// needs.
 /// Calls of registered functions are written as calls of their name, which must be in scope
 /// where the source is included.
 ///
@@ -39,7 +43,8 @@ use std::fmt::Write;
 ///
 /// let p = Program::from_trace(&track(f, (1.0,)), &[Input::Dynamic]).unwrap();
 /// let src = emit_rust(&differentiate(&p, &[0]).unwrap(), "df").unwrap();
-/// assert!(src.contains("pub fn df(x1: f64) -> Result<impl Fn(f64) -> f64, &'static str>"), "{src}");
+/// assert!(src.contains("pub fn df(x1: f64) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str>"), "{src}");
+/// assert!(src.contains("irtrack::diff::checked(\n            s6,\n            absorbed1,"), "{src}");
 /// assert!(src.contains("let s1 = x1.sin();"), "{src}");
 /// ```
 ///
@@ -570,10 +575,15 @@ impl<'p> Emitter<'p> {
         })
     }
 
-    /// The type a closure of stage `s` returns (stage 0: the function's `Ok` type).
+    /// The type a closure of stage `s` returns (stage 0: the function's `Ok` type). The last
+    /// closure of a derivative returns a `Result` ([`checked`](super::kernels::checked)).
     fn returns(&self, s: u32, out: &Ty) -> Result<String, DiffError> {
         if s == self.stages {
-            return Ok(out.rust());
+            return Ok(if s == 0 {
+                out.rust()
+            } else {
+                format!("Result<{}, &'static str>", out.rust())
+            });
         }
         let params = self.params(s + 1)?;
         let tys: Vec<String> = params.iter().map(|(_, t)| t.rust()).collect();
@@ -687,7 +697,44 @@ impl<'p> Emitter<'p> {
             }
             _ => out.code.clone(),
         };
-        let mut code = format!("{out_code}\n");
+        // Derivatives: each closure with a `times` or `over` notes whether one took ∞ or NaN
+        // into a zero, and the last closure refuses its value then, or when it is infinite
+        // (`checked`): emitted code keeps none of the bookkeeping `program::limit` needs to
+        // tell a true value from an indeterminate one.
+        let mut flag = "false".to_string();
+        if n > 0 {
+            for (s, body) in bodies.iter_mut().enumerate() {
+                let absorbs = (0..parts.ops.len()).any(|k| {
+                    self.op_stage[k] as usize == s
+                        && matches!(
+                            Kernel::of(&parts.ops[k].operation),
+                            Some(Kernel::Times | Kernel::Over)
+                        )
+                });
+                if absorbs {
+                    let before = std::mem::replace(&mut flag, format!("absorbed{s}"));
+                    let first = if before == "false" {
+                        String::new()
+                    } else {
+                        format!("{before} | ")
+                    };
+                    *body = format!(
+                        "irtrack::diff::take_absorbed();\n{body}let {flag} = {first}irtrack::diff::take_absorbed();\n"
+                    );
+                }
+            }
+        }
+        let mut code = if n > 0 {
+            let message = format!(
+                "{}: the derivative is infinite, or took an infinity into a zero; emitted code \
+                 cannot tell whether that is right: call the program, which returns it or a \
+                 `ReplayError`",
+                parts.name
+            );
+            format!("irtrack::diff::checked({out_code}, {flag}, {message:?})\n")
+        } else {
+            format!("{out_code}\n")
+        };
         for s in (1..=n).rev() {
             let mut clones = String::new();
             if s < n {

@@ -253,22 +253,112 @@ pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
     a.over(b)
 }
 
+/// For code emitted by [`emit_rust`](super::emit_rust): whether a [`times`] or [`over`] on this
+/// thread took ∞ or NaN into a zero since the last call, which clears it. Emitted code clears
+/// it when a closure starts and reads it when the closure's work is done, and hands what it
+/// read to [`checked`].
+///
+/// ```
+/// use irtrack::diff::{take_absorbed, times};
+///
+/// take_absorbed();
+/// assert_eq!(times(2.0, f64::INFINITY), f64::INFINITY);
+/// assert!(!take_absorbed());
+/// assert_eq!(times(0.0, f64::INFINITY), 0.0);
+/// assert!(take_absorbed());
+/// assert!(!take_absorbed());
+/// ```
+pub fn take_absorbed() -> bool {
+    crate::core::eval::take_absorbed()
+}
+
+/// For code emitted by [`emit_rust`](super::emit_rust): the derivative `value` a program's last
+/// closure computed, or `Err(message)` where emitted code cannot vouch for it: `absorbed` (a
+/// [`times`] or [`over`] took ∞ or NaN into a zero, which is right only if that zero was exact)
+/// or an infinite element (an overflow a smaller factor should have brought back, or an ∞ made
+/// from a zero that was only a limit, as well as a true pole). The program the code was emitted
+/// from tells these apart when it is called (`Program::call`: the value, or a
+/// `ReplayError` naming the operation); emitted code, which keeps none of that bookkeeping,
+/// refuses them all.
+///
+/// ```
+/// use irtrack::diff::checked;
+///
+/// assert_eq!(checked(2.5, false, "refused"), Ok(2.5));
+/// assert_eq!(checked(0.0, true, "refused"), Err("refused"));
+/// assert_eq!(checked(f64::NEG_INFINITY, false, "refused"), Err("refused"));
+/// assert_eq!(checked(vec![1.0, f64::INFINITY], false, "refused"), Err("refused"));
+/// ```
+///
+/// # Errors
+/// `message` where `absorbed` or `value` has an infinite element.
+pub fn checked<T: Floats>(
+    value: T,
+    absorbed: bool,
+    message: &'static str,
+) -> Result<T, &'static str> {
+    if absorbed || value.any_infinite() {
+        return Err(message);
+    }
+    Ok(value)
+}
+
+/// A value [`checked`] can look into: a float, an integer or `bool` (never infinite), a
+/// `Vec<f64>` or (feature `ndarray`) an array of `f64`.
+pub trait Floats {
+    /// Whether an element is ±∞.
+    fn any_infinite(&self) -> bool;
+}
+
+macro_rules! floats_of_scalars {
+    (floats: $($f:ty),*; others: $($t:ty),*) => {
+        $(impl Floats for $f {
+            fn any_infinite(&self) -> bool {
+                self.is_infinite()
+            }
+        })*
+        $(impl Floats for $t {
+            fn any_infinite(&self) -> bool {
+                false
+            }
+        })*
+    };
+}
+
+floats_of_scalars! {
+    floats: f64, f32;
+    others: bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+}
+
+impl Floats for Vec<f64> {
+    fn any_infinite(&self) -> bool {
+        self.iter().any(|x| x.is_infinite())
+    }
+}
+
+#[cfg(feature = "ndarray")]
+impl<S: ndarray::Data<Elem = f64>, D: ndarray::Dimension> Floats for ndarray::ArrayBase<S, D> {
+    fn any_infinite(&self) -> bool {
+        self.iter().any(|x| x.is_infinite())
+    }
+}
+
 #[cfg(feature = "ndarray")]
 mod absorbing_arrays {
     use super::Absorbing;
-    use crate::core::eval::{over_lanes_f64, times_lanes_f64};
-    use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, IxDyn, Zip};
+    use crate::core::eval::{over_noting_f64, times_noting_f64};
+    use ndarray::{Array, ArrayBase, CowArray, Data, DimMax, Dimension};
 
-    /// `f` elementwise over `a` and `b` broadcast together, in one pass (`f` inlined, so the
-    /// loop over contiguous operands vectorises as `*` does).
+    /// `f` elementwise over `a` and `b` broadcast together, in one pass, noting (for
+    /// [`super::take_absorbed`]) whether an element took ∞ or NaN into a zero. The interpreter's
+    /// loops ([`super::arrays::absorbing`]), so emitted code computes what a program does.
     ///
     /// # Panics
     /// When the shapes do not broadcast, as `&a * &b` does.
-    #[inline]
     fn zip<S, S2, D, E>(
         a: &ArrayBase<S, D>,
         b: &ArrayBase<S2, E>,
-        f: impl Fn(f64, f64) -> f64,
+        f: impl Fn(f64, f64) -> (f64, bool),
     ) -> Array<f64, <D as DimMax<E>>::Output>
     where
         S: Data<Elem = f64>,
@@ -276,27 +366,27 @@ mod absorbing_arrays {
         D: Dimension + DimMax<E>,
         E: Dimension,
     {
-        let n = a.ndim().max(b.ndim());
-        let pad = |s: &[usize]| {
-            let mut p = vec![1; n - s.len()];
-            p.extend_from_slice(s);
-            p
-        };
-        let (sa, sb) = (pad(a.shape()), pad(b.shape()));
-        let shape: Vec<usize> = sa.iter().zip(&sb).map(|(&p, &q)| p.max(q)).collect();
-        let shape = IxDyn(&shape);
-        let (Some(x), Some(y)) = (a.broadcast(shape.clone()), b.broadcast(shape)) else {
-            panic!(
-                "shapes {:?} and {:?} do not broadcast",
-                a.shape(),
-                b.shape()
-            );
-        };
-        Zip::from(&x)
-            .and(&y)
-            .map_collect(|&p, &q| f(p, q))
-            .into_dimensionality()
+        let x = CowArray::from(a.view().into_dyn());
+        let y = CowArray::from(b.view().into_dyn());
+        let r = super::arrays::lanes(&x, &y, f).unwrap_or_else(|e| panic!("{e}"));
+        r.into_dimensionality()
             .expect("the broadcast shape has the larger operand's number of dimensions")
+    }
+
+    /// `f` of each element of `a` with a scalar, noting absorption as [`zip`] does.
+    fn with_scalar<S: Data<Elem = f64>, D: Dimension>(
+        a: &ArrayBase<S, D>,
+        f: impl Fn(f64) -> (f64, bool),
+    ) -> Array<f64, D> {
+        let x = CowArray::from(a.view().into_dyn());
+        let r = super::arrays::lanes(
+            &x,
+            &CowArray::from(ndarray::arr0(0.0).into_dyn()),
+            |p, _| f(p),
+        )
+        .expect("a scalar broadcasts to any shape");
+        r.into_dimensionality()
+            .expect("the result has the array's shape")
     }
 
     impl<S, S2, D, E> Absorbing<&ArrayBase<S2, E>> for &ArrayBase<S, D>
@@ -309,11 +399,11 @@ mod absorbing_arrays {
         type Output = Array<f64, <D as DimMax<E>>::Output>;
         #[inline]
         fn times(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
-            zip(self, rhs, times_lanes_f64)
+            zip(self, rhs, times_noting_f64)
         }
         #[inline]
         fn over(self, rhs: &ArrayBase<S2, E>) -> Self::Output {
-            zip(self, rhs, over_lanes_f64)
+            zip(self, rhs, over_noting_f64)
         }
     }
 
@@ -321,11 +411,11 @@ mod absorbing_arrays {
         type Output = Array<f64, D>;
         #[inline]
         fn times(self, rhs: f64) -> Array<f64, D> {
-            self.mapv(|p| times_lanes_f64(p, rhs))
+            with_scalar(self, |p| times_noting_f64(p, rhs))
         }
         #[inline]
         fn over(self, rhs: f64) -> Array<f64, D> {
-            self.mapv(|p| over_lanes_f64(p, rhs))
+            with_scalar(self, |p| over_noting_f64(p, rhs))
         }
     }
 
@@ -333,11 +423,11 @@ mod absorbing_arrays {
         type Output = Array<f64, D>;
         #[inline]
         fn times(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
-            rhs.mapv(|q| times_lanes_f64(self, q))
+            with_scalar(rhs, |q| times_noting_f64(self, q))
         }
         #[inline]
         fn over(self, rhs: &ArrayBase<S, D>) -> Array<f64, D> {
-            rhs.mapv(|q| over_lanes_f64(self, q))
+            with_scalar(rhs, |q| over_noting_f64(self, q))
         }
     }
 }
@@ -401,7 +491,7 @@ mod arrays {
     use crate::core::arrays::{array_primal, array_value, like};
     use crate::core::eval::EvalError;
     use crate::core::value::{Snapshot, Value};
-    use ndarray::{ArrayD, Axis, IxDyn};
+    use ndarray::{ArrayD, Axis, CowArray, IxDyn};
 
     pub(super) fn zeros_like(a: &Value) -> Option<Value> {
         let shape = array_primal(a)?.raw_dim();
@@ -496,7 +586,7 @@ mod arrays {
         b: &Value,
         f: impl Fn(f64, f64) -> (f64, bool),
     ) -> Result<Value, EvalError> {
-        use ndarray::{arr0, CowArray, Zip};
+        use ndarray::arr0;
         fn operand(i: usize, v: &Value) -> Result<CowArray<'_, f64, IxDyn>, EvalError> {
             match v.as_f64() {
                 Some(x) => Ok(CowArray::from(arr0(x).into_dyn())),
@@ -509,7 +599,17 @@ mod arrays {
         } else {
             b
         };
-        let (r, absorbed) = match contiguous(&x, &y, &f) {
+        Ok(crate::core::arrays::like_or_dyn(lanes(&x, &y, f)?, widest))
+    }
+
+    /// `f` elementwise over `x` and `y` broadcast together; `f` tells, with each element,
+    /// whether it absorbed ∞ or NaN into a zero, and if any did, that is noted.
+    pub(super) fn lanes(
+        x: &CowArray<'_, f64, IxDyn>,
+        y: &CowArray<'_, f64, IxDyn>,
+        f: impl Fn(f64, f64) -> (f64, bool),
+    ) -> Result<ArrayD<f64>, EvalError> {
+        let (r, absorbed) = match contiguous(x, y, &f) {
             Some(done) => done,
             None => {
                 let shape = broadcast_shape(x.shape(), y.shape())?;
@@ -517,7 +617,7 @@ mod arrays {
                     unreachable!("the shapes were checked to broadcast");
                 };
                 let mut absorbed = false;
-                let r = Zip::from(&xb).and(&yb).map_collect(|&p, &q| {
+                let r = ndarray::Zip::from(&xb).and(&yb).map_collect(|&p, &q| {
                     let (r, hit) = f(p, q);
                     absorbed |= hit;
                     r
@@ -528,7 +628,7 @@ mod arrays {
         if absorbed {
             crate::core::eval::note_absorbed();
         }
-        Ok(crate::core::arrays::like_or_dyn(r, widest))
+        Ok(r)
     }
 
     /// The shape two operands broadcast to (NumPy's rules), or why they do not.
@@ -557,8 +657,8 @@ mod arrays {
     /// in the loop would keep it from vectorising: 2× slower). `None` for any other shape
     /// (broadcasts, views with strides), which the general path takes.
     fn contiguous(
-        x: &ndarray::CowArray<'_, f64, IxDyn>,
-        y: &ndarray::CowArray<'_, f64, IxDyn>,
+        x: &CowArray<'_, f64, IxDyn>,
+        y: &CowArray<'_, f64, IxDyn>,
         f: &impl Fn(f64, f64) -> (f64, bool),
     ) -> Option<(ArrayD<f64>, bool)> {
         let (p, q) = (x.as_slice()?, y.as_slice()?);
