@@ -49,6 +49,11 @@ fn int(body: &str) -> Option<i128> {
 /// A numeric literal's value as an `f64` (`2.0`, `1e-3`, `0.5_f32` read as the `f32` it is,
 /// `3`, `-1.0`).
 pub fn as_f64(text: &str) -> Option<f64> {
+    // Most float literals are plain decimals (`0.5`, `1e-3`, `2`), which `str::parse` reads as
+    // Rust does, without the copy `split` makes (a gradient reads them on every sweep).
+    if let Ok(v) = text.parse() {
+        return Some(v);
+    }
     let (body, suffix) = split(text);
     if suffix == Some("f32") {
         return body.replace(' ', "").parse::<f32>().ok().map(f64::from);
@@ -61,6 +66,9 @@ pub fn as_f64(text: &str) -> Option<f64> {
 
 /// A literal's value as an `f32`, read as the `f32` Rust makes of it.
 pub fn as_f32(text: &str) -> Option<f32> {
+    if let Ok(v) = text.parse() {
+        return Some(v);
+    }
     let (body, _) = split(text);
     body.replace(' ', "").parse().ok()
 }
@@ -135,6 +143,16 @@ mod tests {
         assert_eq!(as_f64("0.1_f32"), Some(0.1f32 as f64));
         assert_eq!(as_f64("1_000.0"), Some(1000.0));
         assert_eq!(as_f64("- 1.5"), Some(-1.5));
+        // Read as Rust reads the literal, whichever way: plain decimals by `str::parse`.
+        assert_eq!(as_f64("0.1"), Some(0.1));
+        assert_eq!(as_f64("1."), Some(1.0));
+        assert_eq!(as_f64("3"), Some(3.0));
+        assert_eq!(as_f64("0x10"), Some(16.0));
+        assert_eq!(as_f64("2.5f64"), Some(2.5));
+        assert_eq!(as_f64("9007199254740993"), Some(9007199254740993u64 as f64));
+        assert_eq!(as_f32("0.1"), Some(0.1f32));
+        assert_eq!(as_f32("16777217"), Some(16777217.0f32));
+        assert_eq!(as_f32("1_0.5f32"), Some(10.5));
         assert_eq!(as_i64("3i32"), Some(3));
         assert_eq!(as_i64("0xff"), Some(255));
         assert_eq!(as_i64("-2"), Some(-2));
