@@ -127,7 +127,7 @@ where
         }
     }
     let sweep = run(&trace, seed.clone())?;
-    let wrt = argument_gradients(&trace, &sweep);
+    let wrt = argument_gradients(&sweep);
     numbers(&trace, &seed, &wrt)?;
     underflow(&sweep, &wrt)?;
     Ok(Gradient { value, wrt })
@@ -195,7 +195,7 @@ impl Pullback {
             }
         }
         let sweep = run(&self.trace, seed.clone())?;
-        let wrt = argument_gradients(&self.trace, &sweep);
+        let wrt = argument_gradients(&sweep);
         numbers(&self.trace, &seed, &wrt)?;
         underflow(&sweep, &wrt)?;
         Ok(wrt)
@@ -239,7 +239,7 @@ impl Trace {
     ) -> Result<Vec<Option<Tangent>>, GradError> {
         let seed = seed.into();
         let mut sweep = run(self, seed.clone())?;
-        let grads = argument_gradients(self, &sweep);
+        let grads = argument_gradients(&sweep);
         numbers(self, &seed, &grads)?;
         underflow(&sweep, &grads)?;
         sweep.gather_fields();
@@ -393,11 +393,9 @@ fn scalar_seed(trace: &Trace) -> Result<Tangent, GradError> {
     })
 }
 
-fn argument_gradients(trace: &Trace, sweep: &Sweep<'_>) -> Vec<Option<Tangent>> {
-    trace
-        .root()
-        .call_arguments()
-        .iter()
-        .map(|a| sweep.argument_gradient(a.id()))
+fn argument_gradients(sweep: &Sweep<'_>) -> Vec<Option<Tangent>> {
+    sweep
+        .function_arguments()
+        .map(|a| sweep.argument_gradient(a))
         .collect()
 }

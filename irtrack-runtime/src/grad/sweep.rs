@@ -29,7 +29,7 @@ type CustomRule = Arc<dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String
 pub(crate) struct Sweep<'s> {
     store: &'s Store,
     /// Each node's parent (`u32::MAX` for the root).
-    parents: &'s [u32],
+    parents: std::borrow::Cow<'s, [u32]>,
     root: NodeId,
     /// Depends on a differentiable input.
     active: Vec<bool>,
@@ -114,7 +114,7 @@ impl<'s> Sweep<'s> {
         let n = store.len();
         Sweep {
             store,
-            parents: &trace.index().parent,
+            parents: trace.parents(),
             root,
             active: vec![false; n],
             skip: vec![false; n],
@@ -163,6 +163,20 @@ impl<'s> Sweep<'s> {
     }
 
     /// Whether argument node `id` is a block argument (not a function argument).
+    /// The root's function arguments, in order ([`NodeRef::call_arguments`] of the root,
+    /// without building the trace's index for it).
+    ///
+    /// [`NodeRef::call_arguments`]: crate::view::trace::NodeRef::call_arguments
+    pub(crate) fn function_arguments(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.store.children(self.root).filter(|&c| {
+            self.store.node(c).kind == NodeKind::Argument
+                && self
+                    .store
+                    .entry_of(c)
+                    .is_some_and(|(_, e)| e.location.block == 1)
+        })
+    }
+
     fn is_block_argument(&self, id: NodeId) -> bool {
         self.store
             .entry_of(id)
