@@ -26,17 +26,16 @@ pub fn frechet_f_d1(
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     Ok(move |v1: ndarray::Array1<f64>| -> Result<ndarray::Array1<f64>, &'static str> {
-        irtrack::diff::take_absorbed();
+        let mut noted1 = irtrack::diff::Noted::default();
         let s3 = roll(v1.clone(), 1_i32);
-        let s4 = irtrack::diff::times(&v1, &s2);
-        let s5 = irtrack::diff::times(&x1, &s3);
+        let s4 = noted1.times(&v1, &s2);
+        let s5 = noted1.times(&x1, &s3);
         let s6 = s4 + s5;
-        let absorbed1 = irtrack::diff::take_absorbed();
-        irtrack::diff::checked(
-            s6,
-            absorbed1,
-            "frechet_f': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
-        )
+        noted1
+            .checked(
+                s6,
+                "frechet_f': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
     })
 }
 
@@ -56,39 +55,37 @@ pub fn frechet_g_d2(
     Ok(move |
         v1: ndarray::Array1<f64>,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>> {
-        irtrack::diff::take_absorbed();
+        let mut noted1 = irtrack::diff::Noted::default();
         let s4 = roll(v1.clone(), 1_i32);
-        let s5 = irtrack::diff::times(&v1, &s2);
-        let s6 = irtrack::diff::times(&x1, &s4);
+        let s5 = noted1.times(&v1, &s2);
+        let s6 = noted1.times(&x1, &s4);
         let s7 = s5 + s6;
         let s8 = v1[0_usize];
         let s9 = s7.sum();
-        let absorbed1 = irtrack::diff::take_absorbed();
         let s2 = s2.clone();
         let x1 = x1.clone();
         Box::new(move |v2: ndarray::Array1<f64>| -> Result<f64, &'static str> {
-            irtrack::diff::take_absorbed();
+            let mut noted2 = noted1;
             let s10 = roll(v2.clone(), 1_i32);
-            let s11 = irtrack::diff::times(&v2, &s2);
-            let s12 = irtrack::diff::times(&x1, &s10);
+            let s11 = noted2.times(&v2, &s2);
+            let s12 = noted2.times(&x1, &s10);
             let s13 = s11 + s12;
             let s14 = v2[0_usize];
             let s15 = s13.sum();
-            let s16 = irtrack::diff::times(&v1, &s10);
-            let s17 = irtrack::diff::times(&v2, &s4);
+            let s16 = noted2.times(&v1, &s10);
+            let s17 = noted2.times(&v2, &s4);
             let s18 = s16 + s17;
             let s19 = s18.sum();
-            let s20 = irtrack::diff::times(s8, s15);
-            let s21 = irtrack::diff::times(s9, s14);
-            let s22 = irtrack::diff::times(s3, s19);
+            let s20 = noted2.times(s8, s15);
+            let s21 = noted2.times(s9, s14);
+            let s22 = noted2.times(s3, s19);
             let s23 = s21 + s22;
             let s24 = s20 + s23;
-            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
-            irtrack::diff::checked(
-                s24,
-                absorbed2,
-                "frechet_g'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
-            )
+            noted2
+                .checked(
+                    s24,
+                    "frechet_g'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                )
         })
     })
 }
@@ -104,15 +101,15 @@ pub fn frechet_g_grad(
     let s4 = x1[0_usize];
     let s5 = s3.sum();
     Ok(move |v1: f64| -> Result<ndarray::Array1<f64>, &'static str> {
-        irtrack::diff::take_absorbed();
-        let s6 = irtrack::diff::times(v1, s4);
-        let s7 = irtrack::diff::times(v1, s5);
+        let mut noted1 = irtrack::diff::Noted::default();
+        let s6 = noted1.times(v1, s4);
+        let s7 = noted1.times(v1, s5);
         let s8 = ndarray::Array::from_elem(s3.raw_dim(), s6);
         let s9 = irtrack::diff::sum_like(s8.clone(), &s2);
         let s10 = irtrack::diff::sum_like(s8, &x1);
-        let s11 = irtrack::diff::times(&x1, &s10);
+        let s11 = noted1.times(&x1, &s10);
         let s12 = irtrack::diff::sum_like(s11, &s2);
-        let s13 = irtrack::diff::times(&s2, &s9);
+        let s13 = noted1.times(&s2, &s9);
         let s14 = irtrack::diff::sum_like(s13, &x1);
         let s15 = roll(s12, -1_i32);
         let s16 = s14 + s15;
@@ -121,12 +118,11 @@ pub fn frechet_g_grad(
             z[0_usize] += s7;
             z
         };
-        let absorbed1 = irtrack::diff::take_absorbed();
-        irtrack::diff::checked(
-            s17,
-            absorbed1,
-            "frechet_g*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
-        )
+        noted1
+            .checked(
+                s17,
+                "frechet_g*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
     })
 }
 
@@ -147,36 +143,35 @@ pub fn frechet_g_hvp(
     Ok(move |
         v1: f64,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<ndarray::Array1<f64>, &'static str>> {
-        irtrack::diff::take_absorbed();
-        let s5 = irtrack::diff::times(v1, s4);
+        let mut noted1 = irtrack::diff::Noted::default();
+        let s5 = noted1.times(v1, s4);
         let s6 = ndarray::Array::from_elem(s3.raw_dim(), s5);
         let s7 = irtrack::diff::sum_like(s6.clone(), &s2);
         let s8 = irtrack::diff::sum_like(s6, &x1);
-        let absorbed1 = irtrack::diff::take_absorbed();
         let s2 = s2.clone();
         let x1 = x1.clone();
         let s3 = s3.clone();
         Box::new(move |
             v2: ndarray::Array1<f64>,
         | -> Result<ndarray::Array1<f64>, &'static str> {
-            irtrack::diff::take_absorbed();
+            let mut noted2 = noted1;
             let s9 = roll(v2.clone(), 1_i32);
-            let s10 = irtrack::diff::times(&v2, &s2);
-            let s11 = irtrack::diff::times(&x1, &s9);
+            let s10 = noted2.times(&v2, &s2);
+            let s11 = noted2.times(&x1, &s9);
             let s12 = s10 + s11;
             let s13 = v2[0_usize];
             let s14 = s12.sum();
-            let s15 = irtrack::diff::times(v1, s13);
-            let s16 = irtrack::diff::times(v1, s14);
+            let s15 = noted2.times(v1, s13);
+            let s16 = noted2.times(v1, s14);
             let s17 = ndarray::Array::from_elem(s3.raw_dim(), s15);
             let s18 = irtrack::diff::sum_like(s17.clone(), &s2);
             let s19 = irtrack::diff::sum_like(s17, &x1);
-            let s20 = irtrack::diff::times(&v2, &s8);
-            let s21 = irtrack::diff::times(&x1, &s19);
+            let s20 = noted2.times(&v2, &s8);
+            let s21 = noted2.times(&x1, &s19);
             let s22 = s20 + s21;
             let s23 = irtrack::diff::sum_like(s22, &s2);
-            let s24 = irtrack::diff::times(&s7, &s9);
-            let s25 = irtrack::diff::times(&s2, &s18);
+            let s24 = noted2.times(&s7, &s9);
+            let s25 = noted2.times(&s2, &s18);
             let s26 = s24 + s25;
             let s27 = irtrack::diff::sum_like(s26, &x1);
             let s28 = roll(s23, -1_i32);
@@ -186,12 +181,11 @@ pub fn frechet_g_hvp(
                 z[0_usize] += s16;
                 z
             };
-            let absorbed2 = absorbed1 | irtrack::diff::take_absorbed();
-            irtrack::diff::checked(
-                s30,
-                absorbed2,
-                "frechet_g*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
-            )
+            noted2
+                .checked(
+                    s30,
+                    "frechet_g*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                )
         })
     })
 }

@@ -22,7 +22,7 @@ use std::fmt::Write;
 /// `f⁽ⁿ⁾(x)(v₁, …, vₙ)` as a `Result` too, `Err` where the emitted code cannot vouch for it:
 /// the value is infinite, or a product took an infinity into a zero, which the program itself
 /// tells apart from a true value when it is called and emitted code does not
-/// ([`checked`](super::checked)). Each operation sits in the outermost closure whose inputs it
+/// ([`Noted`](super::Noted)). Each operation sits in the outermost closure whose inputs it
 /// needs.
 /// Calls of registered functions are written as calls of their name, which must be in scope
 /// where the source is included.
@@ -44,7 +44,7 @@ use std::fmt::Write;
 /// let p = Program::from_trace(&track(f, (1.0,)), &[Input::Dynamic]).unwrap();
 /// let src = emit_rust(&differentiate(&p, &[0]).unwrap(), "df").unwrap();
 /// assert!(src.contains("pub fn df(x1: f64) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str>"), "{src}");
-/// assert!(src.contains("irtrack::diff::checked(\n            s6,\n            absorbed1,"), "{src}");
+/// assert!(src.contains("let s3 = noted1.times(v1, s2);"), "{src}");
 /// assert!(src.contains("let s1 = x1.sin();"), "{src}");
 /// ```
 ///
@@ -77,6 +77,11 @@ fn origin(name: &str) -> Origin {
         location: None,
         position: 0,
     }
+}
+
+/// The variable of the [`Noted`](super::kernels::Noted) of the closure of stage `s`.
+fn noted(s: u32) -> String {
+    format!("noted{s}")
 }
 
 /// The Rust type of a value.
@@ -488,7 +493,7 @@ impl<'p> Emitter<'p> {
                 ),
             },
             Operation::Registered(key) => match Kernel::of(&op.operation) {
-                Some(kern) => self.kernel(kern, &args, &at)?,
+                Some(kern) => self.kernel(kern, &args, &at, self.op_stage[k])?,
                 None => {
                     let name = key.name.rsplit("::").next().unwrap_or(key.name);
                     let call: Vec<String> = args.iter().map(Atom::owned).collect();
@@ -498,7 +503,14 @@ impl<'p> Emitter<'p> {
         })
     }
 
-    fn kernel(&self, k: Kernel, args: &[Atom], at: &Origin) -> Result<String, DiffError> {
+    /// The expression of a derivative kernel, in a closure of stage `stage`.
+    fn kernel(
+        &self,
+        k: Kernel,
+        args: &[Atom],
+        at: &Origin,
+        stage: u32,
+    ) -> Result<String, DiffError> {
         let a = |i: usize| args[i].clone();
         Ok(match k {
             Kernel::Select => format!(
@@ -565,7 +577,13 @@ impl<'p> Emitter<'p> {
                         x.recv()
                     }
                 };
-                format!("irtrack::diff::{}({}, {})", k.name(), arg(a(0)), arg(a(1)))
+                format!(
+                    "{}.{}({}, {})",
+                    noted(stage),
+                    k.name(),
+                    arg(a(0)),
+                    arg(a(1))
+                )
             }
             Kernel::Outer => format!(
                 "ndarray::Array2::from_shape_fn(({x}.len(), {y}.len()), |(i, j)| {x}[i] * {y}[j])",
@@ -576,7 +594,7 @@ impl<'p> Emitter<'p> {
     }
 
     /// The type a closure of stage `s` returns (stage 0: the function's `Ok` type). The last
-    /// closure of a derivative returns a `Result` ([`checked`](super::kernels::checked)).
+    /// closure of a derivative returns a `Result` ([`Noted::checked`](super::kernels::Noted)).
     fn returns(&self, s: u32, out: &Ty) -> Result<String, DiffError> {
         if s == self.stages {
             return Ok(if s == 0 {
@@ -697,30 +715,25 @@ impl<'p> Emitter<'p> {
             }
             _ => out.code.clone(),
         };
-        // Derivatives: each closure with a `times` or `over` notes whether one took ∞ or NaN
-        // into a zero, and the last closure refuses its value then, or when it is infinite
-        // (`checked`): emitted code keeps none of the bookkeeping `program::limit` needs to
-        // tell a true value from an indeterminate one.
-        let mut flag = "false".to_string();
+        // Derivatives: each closure with a `times` or `over` has a `Noted` of whether one took
+        // ∞ or NaN into a zero (a copy of the one of the closure that created it), and the last
+        // closure refuses its value then, or when it is infinite (`Noted::checked`): emitted
+        // code keeps none of the bookkeeping `program::limit` needs to tell a true value from
+        // an indeterminate one.
+        let mut last_noted: Option<u32> = None;
         if n > 0 {
             for (s, body) in bodies.iter_mut().enumerate() {
-                let absorbs = (0..parts.ops.len()).any(|k| {
+                let products = (0..parts.ops.len()).any(|k| {
                     self.op_stage[k] as usize == s
                         && matches!(
                             Kernel::of(&parts.ops[k].operation),
                             Some(Kernel::Times | Kernel::Over)
                         )
                 });
-                if absorbs {
-                    let before = std::mem::replace(&mut flag, format!("absorbed{s}"));
-                    let first = if before == "false" {
-                        String::new()
-                    } else {
-                        format!("{before} | ")
-                    };
-                    *body = format!(
-                        "irtrack::diff::take_absorbed();\n{body}let {flag} = {first}irtrack::diff::take_absorbed();\n"
-                    );
+                if products {
+                    let from = last_noted.map_or("irtrack::diff::Noted::default()".into(), noted);
+                    *body = format!("let mut {} = {from};\n{body}", noted(s as u32));
+                    last_noted = Some(s as u32);
                 }
             }
         }
@@ -731,7 +744,8 @@ impl<'p> Emitter<'p> {
                  `ReplayError`",
                 parts.name
             );
-            format!("irtrack::diff::checked({out_code}, {flag}, {message:?})\n")
+            let check = last_noted.map_or("irtrack::diff::Noted::default()".into(), noted);
+            format!("{check}.checked({out_code}, {message:?})\n")
         } else {
             format!("{out_code}\n")
         };

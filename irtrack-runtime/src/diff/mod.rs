@@ -23,7 +23,7 @@ pub use forward::{differentiate, differentiate_with};
 pub use graph::{Builder, Var};
 #[cfg(feature = "ndarray")]
 pub use kernels::sum_like;
-pub use kernels::{checked, over, take_absorbed, times, Absorbing, Floats};
+pub use kernels::{over, times, Absorbing, Floats, Noted};
 pub use reverse::{reverse, reverse_with};
 pub use rules::{register_rule, Rule, Rules};
 
