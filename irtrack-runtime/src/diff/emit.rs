@@ -720,30 +720,30 @@ impl<'p> Emitter<'p> {
         // closure refuses its value then, or when it is infinite (`Noted::checked`): emitted
         // code keeps none of the bookkeeping `program::limit` needs to tell a true value from
         // an indeterminate one.
+        // A program without directions (one built with `diff::Builder`) may have products too:
+        // it refuses only what they absorbed, its infinities being its own.
         let mut last_noted: Option<u32> = None;
-        if n > 0 {
-            for (s, body) in bodies.iter_mut().enumerate() {
-                let products = (0..parts.ops.len()).any(|k| {
-                    self.op_stage[k] as usize == s
-                        && matches!(
-                            Kernel::of(&parts.ops[k].operation),
-                            Some(Kernel::Times | Kernel::Over)
-                        )
-                });
-                if products {
-                    let from = last_noted.map_or("irtrack::diff::Noted::default()".into(), noted);
-                    *body = format!("let mut {} = {from};\n{body}", noted(s as u32));
-                    last_noted = Some(s as u32);
-                }
+        for (s, body) in bodies.iter_mut().enumerate() {
+            let products = (0..parts.ops.len()).any(|k| {
+                self.op_stage[k] as usize == s
+                    && matches!(
+                        Kernel::of(&parts.ops[k].operation),
+                        Some(Kernel::Times | Kernel::Over)
+                    )
+            });
+            if products {
+                let from = last_noted.map_or("irtrack::diff::Noted::default()".into(), noted);
+                *body = format!("let mut {} = {from};\n{body}", noted(s as u32));
+                last_noted = Some(s as u32);
             }
         }
+        let message = format!(
+            "{}: the derivative is infinite, or took an infinity into a zero; emitted code \
+             cannot tell whether that is right: call the program, which returns it or a \
+             `ReplayError`",
+            parts.name
+        );
         let mut code = if n > 0 {
-            let message = format!(
-                "{}: the derivative is infinite, or took an infinity into a zero; emitted code \
-                 cannot tell whether that is right: call the program, which returns it or a \
-                 `ReplayError`",
-                parts.name
-            );
             let check = last_noted.map_or("irtrack::diff::Noted::default()".into(), noted);
             format!("{check}.checked({out_code}, {message:?})\n")
         } else {
@@ -776,7 +776,12 @@ impl<'p> Emitter<'p> {
             };
         }
         if n == 0 {
-            code = format!("Ok({out_code})\n");
+            code = match last_noted {
+                Some(_) => {
+                    format!("if noted0.absorbed() {{ return Err({message:?}); }}\nOk({out_code})\n")
+                }
+                None => format!("Ok({out_code})\n"),
+            };
         }
         let params = self.params(0)?;
         let list: Vec<String> = params
