@@ -495,14 +495,24 @@ impl Store {
     /// How many references node `id` has.
     pub fn ref_count(&self, id: NodeId) -> usize {
         let n = self.node(id);
+        if n.kind == NodeKind::NestedCall || n.entry == NO_ENTRY {
+            return self.ref_count_under(id, NodeId::NONE);
+        }
+        self.ref_count_under(id, self.parent(id).unwrap_or(NodeId::NONE))
+    }
+
+    /// [`ref_count`](Self::ref_count) of a node whose parent call the caller knows (the
+    /// search for it is most of what the lookup costs).
+    pub(crate) fn ref_count_under(&self, id: NodeId, parent: NodeId) -> usize {
+        let n = self.node(id);
         if n.kind == NodeKind::NestedCall {
             return self.calls[n.value as usize].ref_count as usize;
         }
-        if n.entry == NO_ENTRY {
+        if n.entry == NO_ENTRY || parent.is_none() {
             return 0;
         }
         // The step plan is compact (the entries are not): one small load per node.
-        match self.ir_of(id) {
+        match self.nested_ir(parent) {
             Some(ir) => {
                 let step = ir.step(n.entry as usize);
                 if step.role == super::ir::Step::BLOCK_ARGUMENT {
@@ -518,6 +528,16 @@ impl Store {
     pub fn refs(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         let start = self.node(id).refs as usize;
         self.refs.range(start, self.ref_count(id))
+    }
+
+    /// [`refs`](Self::refs) of a node whose parent call the caller knows.
+    pub(crate) fn refs_under(
+        &self,
+        id: NodeId,
+        parent: NodeId,
+    ) -> impl Iterator<Item = NodeId> + '_ {
+        let start = self.node(id).refs as usize;
+        self.refs.range(start, self.ref_count_under(id, parent))
     }
 
     pub fn ref_at(&self, id: NodeId, k: usize) -> NodeId {
@@ -558,12 +578,6 @@ impl Store {
                 end: 0,
             },
         }
-    }
-
-    /// The IR of the function whose tape holds `id` (its parent's callee).
-    pub fn ir_of(&self, id: NodeId) -> Option<&IrRef> {
-        let parent = self.parent(id)?;
-        self.nested_ir(parent)
     }
 
     /// A call's IR.
@@ -607,11 +621,23 @@ impl Store {
 
     /// The entry node `id` executed, with its IR.
     pub fn entry_of(&self, id: NodeId) -> Option<(&IrRef, &super::ir::Entry)> {
-        let e = self.node(id).entry;
-        if e == NO_ENTRY {
+        if self.node(id).entry == NO_ENTRY {
             return None;
         }
-        let ir = self.ir_of(id)?;
+        self.entry_under(id, self.parent(id)?)
+    }
+
+    /// [`entry_of`](Self::entry_of) a node whose parent call the caller knows.
+    pub(crate) fn entry_under(
+        &self,
+        id: NodeId,
+        parent: NodeId,
+    ) -> Option<(&IrRef, &super::ir::Entry)> {
+        let e = self.node(id).entry;
+        if e == NO_ENTRY || parent.is_none() {
+            return None;
+        }
+        let ir = self.nested_ir(parent)?;
         ir.entries.get(e as usize).map(|entry| (ir, entry))
     }
 }

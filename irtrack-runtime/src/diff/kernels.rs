@@ -295,14 +295,15 @@ pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
 /// For code emitted by [`emit_rust`](super::emit_rust): [`times`] and [`over`] that remember
 /// whether one of them took ∞ or NaN into a zero, and the check of the derivative at the end.
 ///
-/// A program called on new inputs tells a true derivative from one a zero that is only a limit,
-/// or a slope that overflowed, made indeterminate; it looks closer only where a product took
-/// an infinity into a zero or the result is infinite (`Program::call`, which then returns the
-/// value or a `ReplayError` naming the operation). Emitted code keeps none of the bookkeeping
-/// that look needs: each of its closures with a product has a `Noted` (copied from the closure
-/// that created it), and the last one returns [`checked`](Noted::checked)'s verdict, which
-/// refuses both signs. So it never returns a value its program would refuse, and refuses some
-/// its program returns (a pole's true ∞; a zero direction meeting an infinite slope).
+/// A derivative is indeterminate where a zero that is only a limit, or a slope that
+/// overflowed, went into it. A program called on new inputs (`Program::call`) looks for those
+/// only where one of its products took an infinity into a zero or its result is infinite, and
+/// then returns the value or a `ReplayError` naming the operation. Emitted code keeps none of
+/// the bookkeeping that look needs, so it refuses at both signs: each of its closures with a
+/// product has a `Noted` (a copy of the one of the closure that created it), and the last
+/// closure returns [`checked`](Noted::checked)'s verdict. It never returns a value its program
+/// would refuse, and refuses some its program returns (a pole's true ∞; a zero direction
+/// meeting an infinite slope).
 ///
 /// ```
 /// use irtrack::diff::Noted;

@@ -16,7 +16,7 @@ use super::site::Site;
 use super::tangent::Tangent;
 use super::{iter, options};
 use crate::core::ids::NodeId;
-use crate::core::ir::{EntryKind, FnIr};
+use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
 use crate::core::op::Builtin;
 use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
@@ -155,11 +155,30 @@ impl<'s> Sweep<'s> {
     }
 
     fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
-        self.store.ir_of(id).map(|r| &**r)
+        let parent = self.parent(id);
+        if parent.is_none() {
+            return None;
+        }
+        self.store.nested_ir(parent).map(|r| &**r)
     }
 
     fn parent(&self, id: NodeId) -> NodeId {
         NodeId(self.parents[id.index()])
+    }
+
+    /// [`Store::entry_of`], with the parent from the sweep's table instead of a search.
+    fn entry_of(&self, id: NodeId) -> Option<(&'s IrRef, &'s Entry)> {
+        self.store.entry_under(id, self.parent(id))
+    }
+
+    /// [`Store::ref_count`], with the parent from the sweep's table.
+    fn ref_count(&self, id: NodeId) -> usize {
+        self.store.ref_count_under(id, self.parent(id))
+    }
+
+    /// [`Store::refs`], with the parent from the sweep's table.
+    fn refs(&self, id: NodeId) -> impl Iterator<Item = NodeId> + 's {
+        self.store.refs_under(id, self.parent(id))
     }
 
     /// Whether argument node `id` is a block argument (not a function argument).
@@ -230,28 +249,34 @@ impl<'s> Sweep<'s> {
             }
             let leaf = node.kind == NodeKind::Special && self.field_of_container(id);
             let uses_active = || {
-                let entry = store.entry_of(id).map(|(_, e)| e);
+                let entry = store.entry_under(id, parent).map(|(_, e)| e);
                 // The data operands only: a branch's control condition carries no value.
                 let n = match (node.kind, entry) {
-                    (NodeKind::NestedCall, _) | (_, None) => store.ref_count(id),
-                    (_, Some(e)) if e.kind == EntryKind::Argument => store.ref_count(id),
+                    (NodeKind::NestedCall, _) | (_, None) => store.ref_count_under(id, parent),
+                    (_, Some(e)) if e.kind == EntryKind::Argument => {
+                        store.ref_count_under(id, parent)
+                    }
                     (_, Some(e)) => e.operands.len() + usize::from(!e.condition.is_none()),
                 };
-                store.refs(id).take(n).enumerate().any(|(k, r)| {
-                    if r.is_none() {
-                        // An operand the trace did not record (a closure, a closure's captured
-                        // `self`): it may capture anything, so what it flows into counts as
-                        // dependent — for a special node (a field read, a pattern), when its
-                        // own value is differentiable.
-                        entry.is_some_and(|e| {
-                            e.operands.get(k) == Some(&crate::core::ir::Operand::None)
-                                && (e.kind != EntryKind::Special
-                                    || is_differentiable(&store.value_cow(id)))
-                        })
-                    } else {
-                        self.active[r.index()]
-                    }
-                })
+                store
+                    .refs_under(id, parent)
+                    .take(n)
+                    .enumerate()
+                    .any(|(k, r)| {
+                        if r.is_none() {
+                            // An operand the trace did not record (a closure, a closure's captured
+                            // `self`): it may capture anything, so what it flows into counts as
+                            // dependent — for a special node (a field read, a pattern), when its
+                            // own value is differentiable.
+                            entry.is_some_and(|e| {
+                                e.operands.get(k) == Some(&crate::core::ir::Operand::None)
+                                    && (e.kind != EntryKind::Special
+                                        || is_differentiable(&store.value_cow(id)))
+                            })
+                        } else {
+                            self.active[r.index()]
+                        }
+                    })
             };
             let value = store.value_cow(id);
             let active = match node.kind {
@@ -293,7 +318,7 @@ impl<'s> Sweep<'s> {
                     // A call or pattern that reads a model through code irtrack does not see
                     // (`m.weight()`, `let Affine { w, b } = m`) may read its float fields: its
                     // value is not a constant, and no rule says how it depends on them.
-                    let indexing = store.entry_of(id).is_some_and(|(ir, _)| {
+                    let indexing = store.entry_under(id, parent).is_some_and(|(ir, _)| {
                         ir.builtin(node.entry as usize) == Some(Builtin::Index)
                     });
                     // Indexing a vector of vectors is a read irtrack knows: the element is a
@@ -354,11 +379,11 @@ impl<'s> Sweep<'s> {
         if self.containers.is_empty() {
             return None;
         }
-        let n = match self.store.entry_of(id) {
+        let n = match self.entry_of(id) {
             Some((_, e)) => e.operands.len(),
             None => return None,
         };
-        self.store.refs(id).take(n).find(|r| {
+        self.refs(id).take(n).find(|r| {
             !r.is_none()
                 && self.containers.contains_key(r)
                 && may_hold_floats(&self.store.value_cow(*r))
@@ -382,11 +407,11 @@ impl<'s> Sweep<'s> {
             NodeKind::Jump | NodeKind::Error | NodeKind::Constant => None,
             NodeKind::NestedCall => None,
             _ => {
-                let n = match self.store.entry_of(id) {
+                let n = match self.entry_of(id) {
                     Some((_, e)) => e.operands.len() + usize::from(!e.condition.is_none()),
-                    None => self.store.ref_count(id),
+                    None => self.ref_count(id),
                 };
-                self.store.refs(id).take(n).find_map(taint)
+                self.refs(id).take(n).find_map(taint)
             }
         }
     }
@@ -450,7 +475,7 @@ impl<'s> Sweep<'s> {
         if self.containers.is_empty() {
             return false;
         }
-        let Some((_, entry)) = self.store.entry_of(id) else {
+        let Some((_, entry)) = self.entry_of(id) else {
             return false;
         };
         let Some(field) = entry.head.strip_prefix('.') else {
@@ -481,7 +506,7 @@ impl<'s> Sweep<'s> {
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
     fn count_next(&mut self, id: NodeId) {
-        let Some((_, entry)) = self.store.entry_of(id) else {
+        let Some((_, entry)) = self.entry_of(id) else {
             return;
         };
         if entry.kind != EntryKind::MethodCall || entry.head != "next" {
@@ -540,7 +565,7 @@ impl<'s> Sweep<'s> {
             });
         }
         let ir = self.ir_of(id);
-        let entry = self.store.entry_of(id).map(|(_, e)| e);
+        let entry = self.entry_of(id).map(|(_, e)| e);
         Box::new(Place {
             function: ir.map_or("?".into(), |ir| ir.name.clone()),
             module: ir.map_or("?".into(), |ir| ir.module.clone()),
