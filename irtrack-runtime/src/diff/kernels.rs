@@ -250,7 +250,7 @@ absorbing_scalars! {
 }
 
 /// The products and quotients of derivative programs (`times`, `over` in their listings), for
-/// code emitted by [`emit_rust`](super::emit_rust): `a * b` and `a / b`, except that a zero
+/// code emitted by `diff::emit_rust` (feature `emit`): `a * b` and `a / b`, except that a zero
 /// tangent stays zero where IEEE arithmetic would give NaN (`0 · ∞`, `0 / 0`), as the
 /// gradient's sweep treats it. Implemented for `f64`, `f32`, and (feature `ndarray`) for
 /// references to arrays of `f64`, with a scalar or another array (broadcasting as `*` does).
@@ -292,7 +292,7 @@ pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
     a.over(b)
 }
 
-/// For code emitted by [`emit_rust`](super::emit_rust): [`times`] and [`over`] that remember
+/// For code emitted by `diff::emit_rust` (feature `emit`): [`times`] and [`over`] that remember
 /// whether one of them took ∞ or NaN into a zero, and the check of the derivative at the end.
 ///
 /// A derivative is indeterminate where a zero that is only a limit, or a slope that
@@ -805,7 +805,7 @@ mod arrays {
 
 /// `t` summed over the axes broadcasting added to `like`'s shape (the transpose of
 /// broadcasting `like` to `t`'s shape): what code emitted by
-/// [`emit_rust`](super::emit_rust) calls where a reverse-mode program sends a cotangent back
+/// `diff::emit_rust` (feature `emit`) calls where a reverse-mode program sends a cotangent back
 /// to an operand that was broadcast.
 ///
 /// `t` is taken by value so that a cotangent of `like`'s shape, the common case, is returned

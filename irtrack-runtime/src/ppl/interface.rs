@@ -585,7 +585,7 @@ where
 /// Runs the model again on `args` (its arguments may change), keeping each of `trace`'s
 /// choices at an address the new run reaches, except those `constraints` fix to new values;
 /// new addresses are drawn. Returns the new trace, the log-weight (see the
-/// [module docs](self)) and the discard: the previous values of constrained choices and the
+/// [module docs](crate::ppl)) and the discard: the previous values of constrained choices and the
 /// choices the new run no longer makes (Gen's `update`). `trace` is left as it was.
 ///
 /// `update` always runs the model: it cannot tell whether `args` are the trace's own. On the

@@ -98,7 +98,7 @@ pub enum Change {
         /// Its new value, of the recorded value's type.
         value: Value,
     },
-    /// The `index`-th (from 0, in recording order) [`checkpoint`](super::checkpoint) named
+    /// The `index`-th (from 0, in recording order) [`checkpoint`](super::checkpoint()) named
     /// `key` in `collection` passes `value` on instead of its input: a node change on that
     /// checkpoint's call.
     Checkpoint {
@@ -192,7 +192,7 @@ impl Change {
 #[derive(Clone, Default)]
 pub enum Keep {
     /// Nothing but the changed nodes: the run is a fresh recording with the changes, so the
-    /// updated trace is exactly what [`track`](crate::track) gives under a context replacing
+    /// updated trace is exactly what [`track`] gives under a context replacing
     /// the changed calls' results. A call that reads state the trace does not show (a
     /// thread-local random generator) gives a new value when the function runs again.
     #[default]
@@ -570,7 +570,7 @@ where
     A: Arguments,
 {
     /// Calls `f` with `args`, records its trace, and keeps `f` and the arguments' values to
-    /// update it. A panic in `f` propagates, as in [`track`](crate::track).
+    /// update it. A panic in `f` propagates, as in [`track`].
     ///
     /// ```
     /// use irtrack::program::update::Updatable;
@@ -682,7 +682,7 @@ where
     }
 
     /// Applies `changes` (in order: a later change of the same target wins) and returns what
-    /// the update did. The trace is then the one [`track`](crate::track) records on the
+    /// the update did. The trace is then the one [`track`] records on the
     /// changed arguments under a context that replaces the result of every node changed so
     /// far (and, when the function ran again, that keeps what the [`Keep`] policy keeps).
     ///

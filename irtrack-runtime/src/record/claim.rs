@@ -1,7 +1,7 @@
 //! Who a call was made to, and whether a tracked function is that callee — decided by typed
 //! keys, never by comparing type names (DESIGN.md, decision 2).
 //!
-//! A tracked caller announces each call before making it, with a [`Key`]:
+//! A tracked caller announces each call before making it, with a `Key`:
 //! - a call of a path or a local callable announces the callee value's type: a fn item type is
 //!   unique to one function (and its generic arguments), a closure type to one closure
 //!   expression; a function pointer's or trait object's type says nothing of the code it runs,
