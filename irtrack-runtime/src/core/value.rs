@@ -31,15 +31,40 @@ pub(crate) enum Form {
     RefMut,
 }
 
-pub(crate) struct Boxed {
+/// A value that is not a scalar, and what is known of it: one allocation, the snapshot (when
+/// there is one) inline after the fields (`V` is its type until the `Arc` is made, then
+/// `dyn SnapshotValue`; a text or a bare type keeps `()` there).
+pub(crate) struct Boxed<V: ?Sized + SnapshotValue = dyn SnapshotValue> {
     pub(crate) type_name: Cow<'static, str>,
     pub(crate) type_id: Option<TypeId>,
-    pub(crate) body: Body,
     /// For a fixed-size array of floats, its elements (an `[f64; N]` cannot be downcast
     /// without knowing `N`).
     pub(crate) floats: Option<FloatsOf>,
     /// For an `Option` or `Result` of a float, its content (`None` for `None`/`Err`).
     pub(crate) wrapped: Option<WrappedOf>,
+    kind: Kind,
+    value: V,
+}
+
+/// What a [`Boxed`] holds.
+enum Kind {
+    /// The value itself, in `value`.
+    Snapshot,
+    /// Its `Debug` text.
+    Text(Box<str>),
+    /// Only its type.
+    Opaque,
+}
+
+impl Boxed {
+    /// What the value holds, to read.
+    pub(crate) fn body(&self) -> Body<'_> {
+        match &self.kind {
+            Kind::Snapshot => Body::Snapshot(&self.value),
+            Kind::Text(t) => Body::Text(t),
+            Kind::Opaque => Body::Opaque,
+        }
+    }
 }
 
 /// Reads the value inside an `Option`, `Result` or `Box` kept as a snapshot.
@@ -74,9 +99,10 @@ fn floats_of_array<T: 'static, const N: usize>(a: &dyn Any) -> Option<Vec<f64>> 
         .map(|s| s.iter().map(|&x| x as f64).collect())
 }
 
-pub(crate) enum Body {
-    Snapshot(Box<dyn SnapshotValue>),
-    Text(Box<str>),
+/// What a boxed value holds: the value, its `Debug` text, or nothing but its type.
+pub(crate) enum Body<'a> {
+    Snapshot(&'a dyn SnapshotValue),
+    Text(&'a str),
     Opaque,
 }
 
@@ -235,14 +261,43 @@ impl Value {
     /// The unit value `()`.
     pub const UNIT: Value = Value(Repr::Scalar(Scalar::Unit, Form::Val));
 
-    fn boxed(type_name: Cow<'static, str>, type_id: Option<TypeId>, body: Body) -> Value {
-        Value(Repr::Boxed(Arc::new(Boxed {
+    /// A snapshot of `value`, in one allocation.
+    fn boxed<V: SnapshotValue>(
+        type_name: Cow<'static, str>,
+        type_id: Option<TypeId>,
+        value: V,
+    ) -> Value {
+        Value::boxed_as(type_name, type_id, Kind::Snapshot, value)
+    }
+
+    /// A value known only by its text (`Some`) or type (`None`).
+    fn unboxed(
+        type_name: Cow<'static, str>,
+        type_id: Option<TypeId>,
+        text: Option<Box<str>>,
+    ) -> Value {
+        let kind = match text {
+            Some(t) => Kind::Text(t),
+            None => Kind::Opaque,
+        };
+        Value::boxed_as(type_name, type_id, kind, ())
+    }
+
+    fn boxed_as<V: SnapshotValue>(
+        type_name: Cow<'static, str>,
+        type_id: Option<TypeId>,
+        kind: Kind,
+        value: V,
+    ) -> Value {
+        let b: Arc<Boxed> = Arc::new(Boxed {
             type_name,
             type_id,
-            body,
             floats: None,
             wrapped: None,
-        })))
+            kind,
+            value,
+        });
+        Value(Repr::Boxed(b))
     }
 
     /// The value inside an `Option`, `Result` or `Box` kept as a snapshot: `Some(Some(x))`
@@ -252,10 +307,10 @@ impl Value {
         let Repr::Boxed(b) = &self.0 else {
             return None;
         };
-        let Body::Snapshot(v) = &b.body else {
+        let Body::Snapshot(v) = b.body() else {
             return None;
         };
-        b.wrapped.and_then(|f| f((**v).as_any()))
+        b.wrapped.and_then(|f| f(v.as_any()))
     }
 
     /// The float inside an `Option` or `Result` of a float (see [`Value::wrapped`]).
@@ -272,10 +327,10 @@ impl Value {
         let Repr::Boxed(b) = &self.0 else {
             return None;
         };
-        let Body::Snapshot(v) = &b.body else {
+        let Body::Snapshot(v) = b.body() else {
             return None;
         };
-        let any = (**v).as_any();
+        let any = v.as_any();
         if let Some(v) = any.downcast_ref::<Vec<f64>>() {
             return Some(Cow::Borrowed(v));
         }
@@ -325,7 +380,7 @@ impl Value {
         Value::boxed(
             Cow::Borrowed(std::any::type_name::<T>()),
             Some(TypeId::of::<T>()),
-            Body::Snapshot(Box::new(Shown { value, show })),
+            Shown { value, show },
         )
     }
 
@@ -349,7 +404,7 @@ impl Value {
         Value::boxed(
             Cow::Borrowed(std::any::type_name::<T>()),
             Some(TypeId::of::<T>()),
-            Body::Snapshot(Box::new(value)),
+            value,
         )
     }
 
@@ -371,19 +426,19 @@ impl Value {
         if let Some(v) = typed_container(value) {
             return v;
         }
-        Value::boxed(
+        Value::unboxed(
             Cow::Borrowed(std::any::type_name::<T>()),
             Some(typeid::of::<T>()),
-            Body::Text(format!("{value:?}").into()),
+            Some(format!("{value:?}").into()),
         )
     }
 
     /// A value known only by its type.
     pub fn opaque<T: ?Sized>() -> Value {
-        Value::boxed(
+        Value::unboxed(
             Cow::Borrowed(std::any::type_name::<T>()),
             Some(typeid::of::<T>()),
-            Body::Opaque,
+            None,
         )
     }
 
@@ -414,29 +469,26 @@ impl Value {
                 };
                 Value(Repr::Scalar(s, form))
             }
-            Repr::Boxed(b) => {
-                let (floats, wrapped) = (b.floats, b.wrapped);
-                let body = match Arc::try_unwrap(b) {
-                    Ok(b) => b.body,
-                    Err(shared) => match &shared.body {
-                        Body::Text(t) => Body::Text(t.clone()),
-                        Body::Opaque => Body::Opaque,
-                        Body::Snapshot(_) => {
-                            // A shared snapshot keeps its own type name; only fresh values are
-                            // renamed, so this is not reached by capture.
-                            return Value(Repr::Boxed(shared));
-                        }
-                    },
+            Repr::Boxed(mut b) => {
+                let (name, id) = (Cow::Borrowed(std::any::type_name::<T>()), typeid::of::<T>());
+                // A fresh value (what capture renames) is renamed in place.
+                if let Some(fresh) = Arc::get_mut(&mut b) {
+                    fresh.type_name = name;
+                    fresh.type_id = Some(id);
+                    return Value(Repr::Boxed(b));
+                }
+                let text = match b.body() {
+                    Body::Text(t) => Some(t.into()),
+                    Body::Opaque => None,
+                    // A shared snapshot keeps its own type name; only fresh values are
+                    // renamed, so this is not reached by capture.
+                    Body::Snapshot(_) => return Value(Repr::Boxed(b)),
                 };
-                let mut v = Value::boxed(
-                    Cow::Borrowed(std::any::type_name::<T>()),
-                    Some(typeid::of::<T>()),
-                    body,
-                );
-                if let Repr::Boxed(b) = &mut v.0 {
-                    if let Some(b) = Arc::get_mut(b) {
-                        b.floats = floats;
-                        b.wrapped = wrapped;
+                let mut v = Value::unboxed(name, Some(id), text);
+                if let Repr::Boxed(new) = &mut v.0 {
+                    if let Some(new) = Arc::get_mut(new) {
+                        new.floats = b.floats;
+                        new.wrapped = b.wrapped;
                     }
                 }
                 v
@@ -447,14 +499,7 @@ impl Value {
     /// A value known by its text (or, for `None`, only its type) under a type name that need
     /// not be a type of this program: a value read back from JSON.
     pub fn foreign(type_name: impl Into<Cow<'static, str>>, text: Option<&str>) -> Value {
-        Value::boxed(
-            type_name.into(),
-            None,
-            match text {
-                Some(t) => Body::Text(t.into()),
-                None => Body::Opaque,
-            },
-        )
+        Value::unboxed(type_name.into(), None, text.map(Into::into))
     }
 
     /// The full type name of the recorded value, as `std::any::type_name` gives it.
@@ -495,8 +540,8 @@ impl Value {
     pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
         match &self.0 {
             Repr::Scalar(s, _) => s.as_any().downcast_ref(),
-            Repr::Boxed(b) => match &b.body {
-                Body::Snapshot(v) => (**v).as_any().downcast_ref(),
+            Repr::Boxed(b) => match b.body() {
+                Body::Snapshot(v) => v.as_any().downcast_ref(),
                 Body::Text(_) | Body::Opaque => None,
             },
         }
@@ -596,12 +641,12 @@ impl Value {
 
     /// Whether only the type of the value is known (it had neither a snapshot nor `Debug`).
     pub fn is_opaque(&self) -> bool {
-        matches!(&self.0, Repr::Boxed(b) if matches!(b.body, Body::Opaque))
+        matches!(&self.0, Repr::Boxed(b) if matches!(b.kind, Kind::Opaque))
     }
 
     /// Whether the value is kept only as its `Debug` text.
     pub fn is_text(&self) -> bool {
-        matches!(&self.0, Repr::Boxed(b) if matches!(b.body, Body::Text(_)))
+        matches!(&self.0, Repr::Boxed(b) if matches!(b.kind, Kind::Text(_)))
     }
 }
 
@@ -634,7 +679,7 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Scalar(s, _) => s.fmt_debug(f),
-            Repr::Boxed(b) => match &b.body {
+            Repr::Boxed(b) => match b.body() {
                 Body::Snapshot(v) => v.fmt_debug(f),
                 Body::Text(t) => f.write_str(t),
                 Body::Opaque => f.write_str("_"),

@@ -407,9 +407,9 @@ impl Serialize for ValueOut<'_> {
         match &v.0 {
             Repr::Scalar(Scalar::Unit, Form::Val) => s.serialize_none(),
             Repr::Scalar(scalar, _) => (v.type_name(), ScalarOut(*scalar)).serialize(s),
-            Repr::Boxed(b) => match &b.body {
+            Repr::Boxed(b) => match b.body() {
                 Body::Opaque => ("_", v.type_name()).serialize(s),
-                Body::Text(t) => ("~", v.type_name(), &**t).serialize(s),
+                Body::Text(t) => ("~", v.type_name(), t).serialize(s),
                 Body::Snapshot(_) => match Typed::of(v) {
                     Some(typed) => ("=", v.type_name(), typed.tag(), typed).serialize(s),
                     None => ("~", v.type_name(), DisplayOut(v)).serialize(s),

@@ -1222,8 +1222,8 @@ fn identical(a: &Value, b: &Value) -> bool {
                 return true;
             }
             if x.type_name != y.type_name
-                || matches!(x.body, Body::Opaque)
-                || matches!(y.body, Body::Opaque)
+                || matches!(x.body(), Body::Opaque)
+                || matches!(y.body(), Body::Opaque)
             {
                 return false;
             }
