@@ -167,6 +167,90 @@ fn beta_bernoulli_marginal_likelihood() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The ends of Beta's support.
+
+/// `Beta(a, b)`'s log-density at an end of `[0, 1]` is the density's limit there: ∞ where that
+/// end's exponent is negative (statrs says -∞), `ln b` at 0 when `a = 1`, -∞ when `a > 1` (as
+/// Distributions.jl and SciPy give it). `Beta(0.01, 0.01)` draws exactly 0 or 1 about a third
+/// of the time (its draws round there), and until 2026-11-27 each such choice weighed nothing.
+#[test]
+fn beta_log_density_at_the_ends_of_its_support() {
+    use irtrack::ppl::Distribution;
+    let (inf, ninf) = (f64::INFINITY, f64::NEG_INFINITY);
+    let cases = [
+        ((0.5, 0.5), 0.0, inf),
+        ((0.5, 0.5), 1.0, inf),
+        ((0.5, 3.0), -0.0, inf),
+        ((2.0, 0.5), 1.0, inf),
+        ((1.0, 3.0), 0.0, 3f64.ln()),
+        ((3.0, 1.0), 1.0, 3f64.ln()),
+        ((1.0, 1.0), 0.0, 0.0),
+        ((1.0, 1.0), 1.0, 0.0),
+        ((2.0, 3.0), 0.0, ninf),
+        ((2.0, 3.0), 1.0, ninf),
+        ((0.5, 0.5), 1.5, ninf),
+        ((0.5, 0.5), -1e-300, ninf),
+    ];
+    for ((a, b), x, want) in cases {
+        let got = Beta::new(a, b).log_density(&x);
+        assert_eq!(got, want, "Beta({a}, {b}) at {x}");
+    }
+    // Inside, next to the ends: the density itself, `x^(a-1) (1-x)^(b-1) / B(a, b)`.
+    for x in [1e-300f64, 1e-12, 1.0 - 1e-12] {
+        let want = -0.5 * x.ln() - 0.5 * (1.0 - x).ln() - PI.ln();
+        let got = Beta::new(0.5, 0.5).log_density(&x);
+        assert!(
+            (got - want).abs() < 1e-12 * want.abs(),
+            "{x}: {got} vs {want}"
+        );
+    }
+    let mut rng = PplRng::seed_from_u64(3);
+    let d = Beta::new(0.01, 0.01);
+    let ends = (0..1000)
+        .map(|_| d.draw(&mut rng))
+        .filter(|&x| x == 0.0 || x == 1.0)
+        .count();
+    assert!(ends > 100, "{ends} draws at an end");
+}
+
+/// An observation at 0 under `Beta(a, 2)` has infinite likelihood for `a < 1` and none for
+/// `a > 1`: the posterior puts all its mass on the models with `a < 1`, and importance sampling
+/// shares the weight among the traces of infinite weight instead of making it NaN.
+#[tracked]
+fn beta_end_model() {
+    let small = sample("small", Bernoulli::new(0.5));
+    let a = if small { 0.5 } else { 2.0 };
+    observe("x", Beta::new(a, 2.0), 0.0);
+}
+
+#[test]
+fn infinite_weights_share_the_posterior() {
+    let is = importance_sampling(
+        beta_end_model,
+        (),
+        &ChoiceMap::new(),
+        200,
+        &mut PplRng::seed_from_u64(8),
+    )
+    .unwrap();
+    let k = is
+        .log_weights
+        .iter()
+        .filter(|&&w| w == f64::INFINITY)
+        .count();
+    assert!(k > 50 && k < 150, "{k} of 200 with small = true");
+    let weights = is.normalized_weights();
+    assert!(weights.iter().all(|w| w.is_finite()));
+    assert!((weights.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    assert_eq!(
+        is.mean(|t| f64::from(u8::from(t.value::<bool>("small").unwrap()))),
+        1.0
+    );
+    assert!((is.effective_sample_size() - k as f64).abs() < 1e-9);
+    assert_eq!(is.log_marginal_likelihood, f64::INFINITY);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Normal-Normal: mu ~ N(0, 2²), y_i ~ N(mu, 1).
 
 const YS: [f64; 4] = [1.2, 0.8, 2.1, 1.5];

@@ -393,12 +393,31 @@ impl Distribution for Beta {
     fn log_density(&self, x: &f64) -> f64 {
         match statrs::distribution::Beta::new(self.a, self.b) {
             Ok(_) if x.is_nan() => f64::NAN,
+            // statrs gives -∞ at an end whose exponent is negative, where the density is
+            // unbounded: `Beta(0.01, 0.01)` draws exactly 0 or 1 a third of the time (they
+            // round there), and each such choice weighed nothing (a zero weight).
+            Ok(_) if *x == 0.0 => beta_end(self.a, self.b),
+            Ok(_) if *x == 1.0 => beta_end(self.b, self.a),
             Ok(d) => d.ln_pdf(*x),
             Err(_) => f64::NAN,
         }
     }
     fn is_continuous(&self) -> bool {
         true
+    }
+}
+
+/// The log-density of `Beta` at the end of `[0, 1]` whose exponent is `near - 1`, `far` being
+/// the other shape: the limit of `x^(near-1) (1-x)^(far-1) / B(near, far)` there — ∞ for
+/// `near < 1`, `1 / B(1, far) = far` for `near = 1`, 0 for `near > 1` (as Distributions.jl and
+/// SciPy give it).
+fn beta_end(near: f64, far: f64) -> f64 {
+    if near < 1.0 {
+        f64::INFINITY
+    } else if near == 1.0 {
+        far.ln()
+    } else {
+        f64::NEG_INFINITY
     }
 }
 

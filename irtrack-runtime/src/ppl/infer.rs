@@ -326,7 +326,9 @@ pub struct Importance<M: Callable<A>, A> {
 }
 
 impl<M: Callable<A>, A> Importance<M, A> {
-    /// The weights normalised to sum to 1 (all zero when every trace is impossible).
+    /// The weights normalised to sum to 1 (all zero when every trace is impossible). Traces of
+    /// infinite weight (a choice where its density is unbounded: `Beta(a < 1, b)` at 0) share
+    /// the whole weight equally, the limit of the normalisation.
     pub fn normalized_weights(&self) -> Vec<f64> {
         let max = self
             .log_weights
@@ -335,6 +337,14 @@ impl<M: Callable<A>, A> Importance<M, A> {
             .fold(f64::NEG_INFINITY, f64::max);
         if max == f64::NEG_INFINITY {
             return vec![0.0; self.log_weights.len()];
+        }
+        if max == f64::INFINITY {
+            let k = self.log_weights.iter().filter(|&&l| l == max).count() as f64;
+            return self
+                .log_weights
+                .iter()
+                .map(|&l| if l == max { 1.0 / k } else { 0.0 })
+                .collect();
         }
         let w: Vec<f64> = self.log_weights.iter().map(|l| (l - max).exp()).collect();
         let s: f64 = w.iter().sum();
