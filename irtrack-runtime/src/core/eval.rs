@@ -523,59 +523,66 @@ pub(crate) enum ScalarForm {
 }
 
 macro_rules! absorbing_fns {
-    ($($t:ty: $times:ident, $over:ident, $times_lanes:ident, $over_lanes:ident, $times_noting:ident, $over_noting:ident;)*) => {$(
+    ($($t:ty: $times:ident, $over:ident, $times_noting:ident, $over_noting:ident, $times_lanes:ident, $over_lanes:ident;)*) => {$(
         /// `p * q`, or 0 where IEEE arithmetic would give NaN from a zero factor (`0 · ∞`,
-        /// `0 · NaN`): a derivative program's product, where a zero tangent stays zero. For
-        /// scalar code: the test is a branch that never goes the rare way, off the product's
-        /// dependency chain.
+        /// `0 · NaN`): a derivative program's product, where a zero tangent stays zero. An
+        /// absorbed ∞ or NaN is noted on the thread ([`take_absorbed`]).
         #[inline]
         pub(crate) fn $times(p: $t, q: $t) -> $t {
-            let r = p * q;
-            if r.is_nan() {
-                return absorbed(p == 0.0 || q == 0.0, r);
+            let (r, absorbed) = $times_noting(p, q);
+            if absorbed {
+                note_absorbed();
             }
             r
         }
 
         /// `p / q`, or 0 where `p` is 0 and IEEE arithmetic would give NaN (`0 / 0`,
-        /// `0 / NaN`).
+        /// `0 / NaN`), noted as [`times`]'s is.
         #[inline]
         pub(crate) fn $over(p: $t, q: $t) -> $t {
-            let r = p / q;
-            if r.is_nan() {
-                return absorbed(p == 0.0, r);
+            let (r, absorbed) = $over_noting(p, q);
+            if absorbed {
+                note_absorbed();
             }
             r
         }
 
-        /// The product above without a branch, for loops over arrays (which then vectorise).
+        /// The product above, and whether it absorbed ∞ or NaN into a zero. For scalar code:
+        /// the test is a branch that never goes the rare way, off the product's dependency
+        /// chain.
         #[inline]
-        #[allow(dead_code)]
-        pub(crate) fn $times_lanes(p: $t, q: $t) -> $t {
-            $times_noting(p, q).0
-        }
-
-        /// The quotient above without a branch, for loops over arrays.
-        #[inline]
-        #[allow(dead_code)]
-        pub(crate) fn $over_lanes(p: $t, q: $t) -> $t {
-            $over_noting(p, q).0
-        }
-
-        /// The branch-free product, and whether it absorbed ∞ or NaN into a zero: an array
-        /// kernel ORs the latter over its elements (the loop still vectorises) to note it once.
-        #[inline]
-        #[allow(dead_code)]
         pub(crate) fn $times_noting(p: $t, q: $t) -> ($t, bool) {
+            let r = p * q;
+            if r.is_nan() {
+                return absorbed(p == 0.0 || q == 0.0, r);
+            }
+            (r, false)
+        }
+
+        /// The quotient above, and whether it absorbed a NaN into a zero.
+        #[inline]
+        pub(crate) fn $over_noting(p: $t, q: $t) -> ($t, bool) {
+            let r = p / q;
+            if r.is_nan() {
+                return absorbed(p == 0.0, r);
+            }
+            (r, false)
+        }
+
+        /// [`times_noting`] without a branch, for loops over arrays: a kernel ORs the flag over
+        /// its elements and the loop still vectorises.
+        #[inline]
+        #[allow(dead_code)]
+        pub(crate) fn $times_lanes(p: $t, q: $t) -> ($t, bool) {
             let r = p * q;
             let absorbed = r.is_nan() & ((p == 0.0) | (q == 0.0));
             (if absorbed { 0.0 } else { r }, absorbed)
         }
 
-        /// The branch-free quotient, and whether it absorbed a NaN into a zero.
+        /// [`over_noting`] without a branch, for loops over arrays.
         #[inline]
         #[allow(dead_code)]
-        pub(crate) fn $over_noting(p: $t, q: $t) -> ($t, bool) {
+        pub(crate) fn $over_lanes(p: $t, q: $t) -> ($t, bool) {
             let r = p / q;
             let absorbed = r.is_nan() & (p == 0.0);
             (if absorbed { 0.0 } else { r }, absorbed)
@@ -583,15 +590,15 @@ macro_rules! absorbing_fns {
     )*};
 }
 
-/// The rare way of `times` and `over`: 0 where a zero tangent met ∞ or NaN, else the NaN.
+/// The rare way of `times` and `over`: 0 where a zero tangent met ∞ or NaN (and `true`: it
+/// absorbed one), else the NaN.
 #[cold]
 #[inline(never)]
-fn absorbed<T: From<f32>>(zero: bool, nan: T) -> T {
+fn absorbed<T: From<f32>>(zero: bool, nan: T) -> (T, bool) {
     if zero {
-        note_absorbed();
-        T::from(0.0)
+        (T::from(0.0), true)
     } else {
-        nan
+        (nan, false)
     }
 }
 
@@ -614,8 +621,8 @@ pub(crate) fn take_absorbed() -> bool {
 }
 
 absorbing_fns! {
-    f64: times_f64, over_f64, times_lanes_f64, over_lanes_f64, times_noting_f64, over_noting_f64;
-    f32: times_f32, over_f32, times_lanes_f32, over_lanes_f32, times_noting_f32, over_noting_f32;
+    f64: times_f64, over_f64, times_noting_f64, over_noting_f64, times_lanes_f64, over_lanes_f64;
+    f32: times_f32, over_f32, times_noting_f32, over_noting_f32, times_lanes_f32, over_lanes_f32;
 }
 
 type Registry = RwLock<HashMap<TypeId, Registered>>;

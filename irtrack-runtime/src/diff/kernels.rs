@@ -7,8 +7,9 @@
 //! `core`, `view` or `program` needs to know them.
 
 use crate::core::eval::{
-    over_f32, over_f64, over_noting_f64, register_forward, register_scalar_form, times_f32,
-    times_f64, times_noting_f64, EvalError, ScalarForm,
+    over_f32, over_f64, over_lanes_f64, over_noting_f32, over_noting_f64, register_forward,
+    register_scalar_form, times_f32, times_f64, times_lanes_f64, times_noting_f32,
+    times_noting_f64, EvalError, ScalarForm,
 };
 use crate::core::ids::CalleeKey;
 use crate::core::value::{Snapshot, Value};
@@ -166,8 +167,8 @@ impl Kernel {
                 (_, None) => Err(type_error(1, "a `Vec<f64>`", &args[1])),
             },
             Kernel::Outer => arrays::outer(&args[0], &args[1]),
-            Kernel::Times => absorbing(args, times_f64, times_noting_f64, times_f32),
-            Kernel::Over => absorbing(args, over_f64, over_noting_f64, over_f32),
+            Kernel::Times => absorbing(args, times_f64, times_lanes_f64, times_f32),
+            Kernel::Over => absorbing(args, over_f64, over_lanes_f64, over_f32),
         }
     }
 }
@@ -198,27 +199,19 @@ fn absorbing(
 }
 
 macro_rules! absorbing_scalars {
-    ($($t:ty: $times:ident, $over:ident;)*) => {$(
+    ($($t:ty: $times:ident, $over:ident, $times_noting:ident, $over_noting:ident;)*) => {$(
         impl Absorbing for $t {
             type Output = $t;
-            // With a branch to a cold path, as `times` has, not the branch-free form of the
-            // array loops: a scalar chain runs a dozen products, and the branch-free test cost
-            // emitted code half again its time (`sin_exp_d4`, 56 → 83 ns).
+            // With a branch to a cold path, not the branch-free form of the array loops: a
+            // scalar chain runs a dozen products, and the branch-free test cost emitted code
+            // half again its time (`sin_exp_d4`, 56 → 83 ns).
             #[inline]
             fn times_noting(self, rhs: $t) -> ($t, bool) {
-                let r = self * rhs;
-                if r.is_nan() {
-                    return absorbed_noting(self == 0.0 || rhs == 0.0, r);
-                }
-                (r, false)
+                $times_noting(self, rhs)
             }
             #[inline]
             fn over_noting(self, rhs: $t) -> ($t, bool) {
-                let r = self / rhs;
-                if r.is_nan() {
-                    return absorbed_noting(self == 0.0, r);
-                }
-                (r, false)
+                $over_noting(self, rhs)
             }
             #[inline]
             fn times(self, rhs: $t) -> $t {
@@ -232,21 +225,9 @@ macro_rules! absorbing_scalars {
     )*};
 }
 
-/// The rare way of a scalar `times_noting` or `over_noting`: 0 and `true` where a zero met ∞ or
-/// NaN, else the NaN.
-#[cold]
-#[inline(never)]
-fn absorbed_noting<T: From<f32>>(zero: bool, nan: T) -> (T, bool) {
-    if zero {
-        (T::from(0.0), true)
-    } else {
-        (nan, false)
-    }
-}
-
 absorbing_scalars! {
-    f64: times_f64, over_f64;
-    f32: times_f32, over_f32;
+    f64: times_f64, over_f64, times_noting_f64, over_noting_f64;
+    f32: times_f32, over_f32, times_noting_f32, over_noting_f32;
 }
 
 /// The products and quotients of derivative programs (`times`, `over` in their listings), for
@@ -400,7 +381,7 @@ impl<S: ndarray::Data<Elem = f64>, D: ndarray::Dimension> Floats for ndarray::Ar
 #[cfg(feature = "ndarray")]
 mod absorbing_arrays {
     use super::Absorbing;
-    use crate::core::eval::{over_noting_f64, times_noting_f64};
+    use crate::core::eval::{over_lanes_f64, times_lanes_f64};
     use ndarray::{Array, ArrayBase, CowArray, Data, DimMax, Dimension};
 
     /// `f` elementwise over `a` and `b` broadcast together, in one pass, and whether an
@@ -454,11 +435,11 @@ mod absorbing_arrays {
         type Output = Array<f64, <D as DimMax<E>>::Output>;
         #[inline]
         fn times_noting(self, rhs: &ArrayBase<S2, E>) -> (Self::Output, bool) {
-            zip(self, rhs, times_noting_f64)
+            zip(self, rhs, times_lanes_f64)
         }
         #[inline]
         fn over_noting(self, rhs: &ArrayBase<S2, E>) -> (Self::Output, bool) {
-            zip(self, rhs, over_noting_f64)
+            zip(self, rhs, over_lanes_f64)
         }
     }
 
@@ -466,11 +447,11 @@ mod absorbing_arrays {
         type Output = Array<f64, D>;
         #[inline]
         fn times_noting(self, rhs: f64) -> (Array<f64, D>, bool) {
-            with_scalar(self, |p| times_noting_f64(p, rhs))
+            with_scalar(self, |p| times_lanes_f64(p, rhs))
         }
         #[inline]
         fn over_noting(self, rhs: f64) -> (Array<f64, D>, bool) {
-            with_scalar(self, |p| over_noting_f64(p, rhs))
+            with_scalar(self, |p| over_lanes_f64(p, rhs))
         }
     }
 
@@ -478,11 +459,11 @@ mod absorbing_arrays {
         type Output = Array<f64, D>;
         #[inline]
         fn times_noting(self, rhs: &ArrayBase<S, D>) -> (Array<f64, D>, bool) {
-            with_scalar(rhs, |q| times_noting_f64(self, q))
+            with_scalar(rhs, |q| times_lanes_f64(self, q))
         }
         #[inline]
         fn over_noting(self, rhs: &ArrayBase<S, D>) -> (Array<f64, D>, bool) {
-            with_scalar(rhs, |q| over_noting_f64(self, q))
+            with_scalar(rhs, |q| over_lanes_f64(self, q))
         }
     }
 }

@@ -188,7 +188,7 @@ fn elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out, op: Op) -> Result<(
     // The scalar rules' partials, elementwise, and their products as `times` makes them: a
     // zero sensitivity times an infinite or NaN partial is 0. The quotient's partial in `b` is
     // `-(a / b) / b`: `b²` overflows or underflows where it is a number.
-    let times = |x: &ArrayD<f64>| zip(&d, x, crate::core::eval::times_lanes_f64);
+    let times = |x: &ArrayD<f64>| zip(&d, x, |p, q| crate::core::eval::times_lanes_f64(p, q).0);
     let (da, db) = match op {
         Op::Add => (d.clone(), d),
         Op::Sub => (d.clone(), -d),
