@@ -181,7 +181,6 @@ impl<'s> Sweep<'s> {
         self.store.refs_under(id, self.parent(id))
     }
 
-    /// Whether argument node `id` is a block argument (not a function argument).
     /// The root's function arguments, in order ([`NodeRef::call_arguments`] of the root,
     /// without building the trace's index for it).
     ///
@@ -189,16 +188,13 @@ impl<'s> Sweep<'s> {
     pub(crate) fn function_arguments(&self) -> impl Iterator<Item = NodeId> + '_ {
         self.store.children(self.root).filter(|&c| {
             self.store.node(c).kind == NodeKind::Argument
-                && self
-                    .store
-                    .entry_of(c)
-                    .is_some_and(|(_, e)| e.location.block == 1)
+                && self.entry_of(c).is_some_and(|(_, e)| e.location.block == 1)
         })
     }
 
+    /// Whether argument node `id` is a block argument (not a function argument).
     fn is_block_argument(&self, id: NodeId) -> bool {
-        self.store
-            .entry_of(id)
+        self.entry_of(id)
             .is_some_and(|(_, e)| e.location.block != 1)
     }
 

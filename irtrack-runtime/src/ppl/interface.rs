@@ -585,8 +585,8 @@ where
 /// Runs the model again on `args` (its arguments may change), keeping each of `trace`'s
 /// choices at an address the new run reaches, except those `constraints` fix to new values;
 /// new addresses are drawn. Returns the new trace, the log-weight (see the
-/// [module docs](crate::ppl)) and the discard: the previous values of constrained choices and the
-/// choices the new run no longer makes (Gen's `update`). `trace` is left as it was.
+/// [module docs](crate::ppl)) and the discard: the previous values of constrained choices and
+/// the choices the new run no longer makes (Gen's `update`). `trace` is left as it was.
 ///
 /// `update` always runs the model: it cannot tell whether `args` are the trace's own. On the
 /// trace's own arguments, [`update_choices`] gives the same result, in place from the graph

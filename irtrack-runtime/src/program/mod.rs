@@ -6,8 +6,9 @@
 //! value a call may change). Every node that depends only on static inputs is folded to its
 //! recorded value — a random draw from a static RNG is a constant, as are loop counters that
 //! depend only on static bounds. Every other node must be re-executable
-//! ([`NodeRef::operation`](crate::view::trace::NodeRef::operation)), or construction fails naming it. Every branch the trace took on a
-//! condition that depends on a dynamic input becomes a **guard**: a call whose inputs would
+//! ([`NodeRef::operation`](crate::view::trace::NodeRef::operation)), or construction fails
+//! naming it. Every branch the trace took on a condition that depends on a dynamic input
+//! becomes a **guard**: a call whose inputs would
 //! take another path fails with [`ReplayError::Guard`] instead of returning a number from the
 //! wrong path. A decision that must stay one at every call is written with [`switch`] or
 //! [`while_loop`] ([`control`]): each is one operation of the program, which picks the branch
