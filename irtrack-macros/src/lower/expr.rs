@@ -512,8 +512,17 @@ impl Lowerer {
             .is_some_and(|i| self.captured.contains(&i.to_string()))
     }
 
+    /// Whether `e` names a constant or static (a path that is no variable in scope and no
+    /// capture): read in place through a reference, it is recorded as a constant node, so an
+    /// element or field of it (`TABLE[0]`, `ORIGIN.x`) has a recorded operand.
+    fn is_global(&self, e: &Expr) -> bool {
+        matches!(unparen(e), Expr::Path(p) if self.local_op(p).is_none() && !self.is_capture(p))
+    }
+
     fn field(&mut self, f: &syn::ExprField, ctx: Ctx) -> Lowered {
-        let base_ctx = if is_place(&f.base) {
+        let base_ctx = if ctx != Ctx::Place && self.is_global(&f.base) {
+            Ctx::Ref
+        } else if is_place(&f.base) {
             Ctx::Place
         } else {
             Ctx::Value
@@ -565,7 +574,9 @@ impl Lowerer {
         // A read of `w[j][i]` or `s.v[i]` records the inner place (by reference) so the outer
         // index refers to it, not to `w` or `s`; a written place (`w[j][i] = x`) stays a place.
         let nested = matches!(&*i.expr, Expr::Index(_) | Expr::Field(_));
-        let base_ctx = if nested && ctx != Ctx::Place && rooted_in_path(&i.expr) {
+        let base_ctx = if (nested && rooted_in_path(&i.expr) || self.is_global(&i.expr))
+            && ctx != Ctx::Place
+        {
             Ctx::Ref
         } else if is_place(&i.expr) {
             Ctx::Place

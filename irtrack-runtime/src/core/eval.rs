@@ -8,7 +8,7 @@
 //! panics there, a release build wraps; a replayed value must be right or an error).
 
 use super::ids::CalleeKey;
-use super::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
+use super::op::{BinOp, Builtin, CmpOp, FloatFn, FloatQuery, ScalarType, UnOp};
 use super::value::{Form, Repr, Scalar, Snapshot, Value};
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -103,6 +103,40 @@ fn mismatch(a: Scalar, b: Scalar) -> EvalError {
 
 fn type_of(s: Scalar) -> String {
     value(s).type_name().to_string()
+}
+
+/// A representation query of a float (`is_nan`, `to_bits`), or `from_bits` of an integer of
+/// the float's width.
+fn query(q: FloatQuery, x: Scalar) -> Result<Value, EvalError> {
+    let want = |expected: &str| EvalError::Type {
+        operand: 0,
+        expected: expected.into(),
+        got: type_of(x),
+    };
+    macro_rules! test {
+        ($x:expr) => {
+            Scalar::Bool(match q {
+                FloatQuery::IsNan => $x.is_nan(),
+                FloatQuery::IsInfinite => $x.is_infinite(),
+                FloatQuery::IsFinite => $x.is_finite(),
+                FloatQuery::IsNormal => $x.is_normal(),
+                FloatQuery::IsSubnormal => $x.is_subnormal(),
+                FloatQuery::IsSignPositive => $x.is_sign_positive(),
+                FloatQuery::IsSignNegative => $x.is_sign_negative(),
+                FloatQuery::ToBits | FloatQuery::FromBits => unreachable!("not a test"),
+            })
+        };
+    }
+    Ok(value(match (q, x) {
+        (FloatQuery::FromBits, Scalar::U64(u)) => Scalar::F64(f64::from_bits(u)),
+        (FloatQuery::FromBits, Scalar::U32(u)) => Scalar::F32(f32::from_bits(u)),
+        (FloatQuery::FromBits, _) => return Err(want("a `u64` or `u32`")),
+        (FloatQuery::ToBits, Scalar::F64(x)) => Scalar::U64(x.to_bits()),
+        (FloatQuery::ToBits, Scalar::F32(x)) => Scalar::U32(x.to_bits()),
+        (_, Scalar::F64(x)) => test!(x),
+        (_, Scalar::F32(x)) => test!(x),
+        _ => return Err(want("an `f64` or `f32`")),
+    }))
 }
 
 /// A literal's text read as a value of the scalar type `ty` (`2` as an `f64` where it is added
@@ -456,6 +490,10 @@ pub fn eval_builtin(op: Builtin, args: &[Value]) -> Result<Value, EvalError> {
             unary(u, scalar(args, 0)?)
         }
         Builtin::Method(f) => eval_float(f, args),
+        Builtin::Query(q) => {
+            arity(args, 1)?;
+            query(q, scalar(args, 0)?)
+        }
         Builtin::Cast(to) => {
             arity(args, 1)?;
             cast(scalar(args, 0)?, to)

@@ -105,6 +105,65 @@ float_fns! {
     Log = "log" / 2, Copysign = "copysign" / 2, MulAdd = "mul_add" / 3, Clamp = "clamp" / 3,
 }
 
+/// A method of the float types that reads its receiver's representation instead of computing
+/// a number of its type: the class tests (`is_nan`, …) and the bit casts (`to_bits`, and
+/// `f64::from_bits` by path). None has a slope; replay and update run them again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum FloatQuery {
+    IsNan,
+    IsInfinite,
+    IsFinite,
+    IsNormal,
+    IsSubnormal,
+    IsSignPositive,
+    IsSignNegative,
+    ToBits,
+    /// `f64::from_bits(u)`, `f32::from_bits(u)`: only ever called by path (its operand is an
+    /// integer, not a float receiver).
+    FromBits,
+}
+
+impl FloatQuery {
+    /// The method of this name called on a float receiver with no other operand.
+    pub fn from_name(name: &str, arity: usize) -> Option<FloatQuery> {
+        if arity != 1 {
+            return None;
+        }
+        Some(match name {
+            "is_nan" => FloatQuery::IsNan,
+            "is_infinite" => FloatQuery::IsInfinite,
+            "is_finite" => FloatQuery::IsFinite,
+            "is_normal" => FloatQuery::IsNormal,
+            "is_subnormal" => FloatQuery::IsSubnormal,
+            "is_sign_positive" => FloatQuery::IsSignPositive,
+            "is_sign_negative" => FloatQuery::IsSignNegative,
+            "to_bits" => FloatQuery::ToBits,
+            _ => return None,
+        })
+    }
+
+    /// Whether it is a class test, giving a `bool`, rather than a bit cast.
+    pub fn is_test(self) -> bool {
+        !matches!(self, FloatQuery::ToBits | FloatQuery::FromBits)
+    }
+
+    /// The method's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatQuery::IsNan => "is_nan",
+            FloatQuery::IsInfinite => "is_infinite",
+            FloatQuery::IsFinite => "is_finite",
+            FloatQuery::IsNormal => "is_normal",
+            FloatQuery::IsSubnormal => "is_subnormal",
+            FloatQuery::IsSignPositive => "is_sign_positive",
+            FloatQuery::IsSignNegative => "is_sign_negative",
+            FloatQuery::ToBits => "to_bits",
+            FloatQuery::FromBits => "from_bits",
+        }
+    }
+}
+
 macro_rules! float_eval {
     ($t:ty, $name:ident) => {
         /// Runs the method on `args` (the receiver first), as the inherent method of the float
@@ -239,6 +298,38 @@ pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
         .copied()
 }
 
+/// The representation queries named by path (`f64::is_nan`, `f32::from_bits`), by their fn
+/// item types, as [`float_fn_of`] does for the float functions.
+pub fn float_query_of(item: std::any::TypeId) -> Option<FloatQuery> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<HashMap<std::any::TypeId, FloatQuery>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut t = HashMap::new();
+            macro_rules! add {
+                ($($name:ident = $variant:ident),*) => {$(
+                    t.insert(super::ids::key_of(&f64::$name).id, FloatQuery::$variant);
+                    t.insert(super::ids::key_of(&f32::$name).id, FloatQuery::$variant);
+                )*};
+            }
+            add!(
+                is_nan = IsNan,
+                is_infinite = IsInfinite,
+                is_finite = IsFinite,
+                is_normal = IsNormal,
+                is_subnormal = IsSubnormal,
+                is_sign_positive = IsSignPositive,
+                is_sign_negative = IsSignNegative,
+                to_bits = ToBits,
+                from_bits = FromBits
+            );
+            t
+        })
+        .get(&item)
+        .copied()
+}
+
 /// A scalar type a cast can target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -321,6 +412,9 @@ pub enum Builtin {
     /// `x.sin()` and the other float methods: what the call computes when it reaches the
     /// inherent method (see the module docs).
     Method(FloatFn),
+    /// `x.is_nan()`, `x.to_bits()` and the other representation queries of the float types,
+    /// under the same condition as [`Builtin::Method`]; `f64::from_bits(u)` by path.
+    Query(FloatQuery),
     /// `x as T` for a scalar `T`.
     Cast(ScalarType),
     /// `v[i]`, `v[a..b]` read for a value.
@@ -415,7 +509,9 @@ impl Builtin {
             EntryKind::Operator => operator(head, arity),
             EntryKind::MethodCall => match head {
                 "clone" | "to_owned" if arity == 1 => Some(Builtin::Clone),
-                _ => FloatFn::from_name(head, arity).map(Builtin::Method),
+                _ => FloatFn::from_name(head, arity)
+                    .map(Builtin::Method)
+                    .or_else(|| FloatQuery::from_name(head, arity).map(Builtin::Query)),
             },
             EntryKind::Call if head == "index" && is_lowered_index(e) => Some(Builtin::Index),
             EntryKind::Special => special(head),
@@ -541,6 +637,7 @@ impl std::fmt::Display for Builtin {
             Builtin::Assign(b) => write!(f, "{}=", b.symbol()),
             Builtin::Compare(c) => f.write_str(c.symbol()),
             Builtin::Method(m) => f.write_str(m.name()),
+            Builtin::Query(q) => f.write_str(q.name()),
             Builtin::Cast(t) => write!(f, "as {}", t.name()),
             Builtin::Index => f.write_str("index"),
             Builtin::Question => f.write_str("?"),

@@ -6,7 +6,7 @@
 use super::error::DiffError;
 use super::graph::Kind;
 use super::kernels::Kernel;
-use crate::core::op::{ArrayOp, Builtin, FloatFn, ScalarType, UnOp};
+use crate::core::op::{ArrayOp, Builtin, FloatFn, FloatQuery, ScalarType, UnOp};
 use crate::core::value::Value;
 use crate::program::{Origin, PartInput, Parts, Program, Src};
 use crate::view::operation::Operation;
@@ -464,6 +464,12 @@ impl<'p> Emitter<'p> {
                     let rest: Vec<String> = args[1..].iter().map(|x| x.code.clone()).collect();
                     format!("{}.{}({})", a(0).recv(), f.name(), rest.join(", "))
                 }
+                Builtin::Query(FloatQuery::FromBits) => match a(0).ty {
+                    Ty::Scalar(ScalarType::U64) => format!("f64::from_bits({})", a(0).recv()),
+                    Ty::Scalar(ScalarType::U32) => format!("f32::from_bits({})", a(0).recv()),
+                    _ => return Err(no("from_bits")),
+                },
+                Builtin::Query(q) => format!("{}.{}()", a(0).recv(), q.name()),
                 Builtin::Cast(t) => format!("{} as {}", a(0).recv(), t.name()),
                 Builtin::Index => {
                     let i = match a(1).ty {

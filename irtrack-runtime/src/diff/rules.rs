@@ -13,7 +13,7 @@ use super::error::DiffError;
 use super::graph::{name_of, Builder, Graph, Kind, Var};
 use super::kernels::Kernel;
 use crate::core::eval::literal_as;
-use crate::core::op::{ArrayOp, BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
+use crate::core::op::{ArrayOp, BinOp, Builtin, CmpOp, FloatFn, FloatQuery, ScalarType, UnOp};
 use crate::program::Src;
 use crate::view::operation::Operation;
 use std::any::TypeId;
@@ -311,6 +311,16 @@ pub(crate) fn jvp(
             Builtin::Unary(UnOp::Neg) => d(0).map(|t| neg(g, &t)).transpose(),
             // Comparisons and `!` give bools: nothing to differentiate.
             Builtin::Unary(UnOp::Not) | Builtin::Compare(_) => Ok(None),
+            // A float's bits change with it in no way a slope describes (`from_bits(to_bits(x)
+            // & m)` is `|x|`): refused where a tangent reaches them. The class tests give bools,
+            // and `from_bits` of an integer is as flat as the integer.
+            Builtin::Query(FloatQuery::ToBits) if d(0).is_some() => Err(no_rule(
+                g,
+                "the bits of a float depend on it with no slope to carry; compute the value \
+                 with float operations, or register the function that reads the bits as an \
+                 operation with its own rule (`diff::register_rule`)",
+            )),
+            Builtin::Query(_) => Ok(None),
             Builtin::Method(f) => float_method(g, f, args, y, dx),
             // A cast between floats carries the tangent; a cast to an integer is piecewise
             // constant, as `floor` is.

@@ -423,30 +423,20 @@ impl<'s> Sweep<'s> {
         match site.builtin() {
             Some(Builtin::Compare(_) | Builtin::Cast(_) | Builtin::Unary(_)) => return true,
             Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => return true,
+            // On a float by value the inherent method is found first: the name is the method.
+            Some(Builtin::Query(q)) if q.is_test() => {
+                return site.receiver() == crate::core::op::Receiver::Float
+            }
             _ => {}
         }
         if site.kind() != EntryKind::MethodCall {
             return false;
         }
         let head = site.head();
-        // On a float by value the inherent methods are found first: the name is the method.
+        // The comparison methods, by name under the same condition.
         let float_class = matches!(
             head,
-            "is_nan"
-                | "is_infinite"
-                | "is_finite"
-                | "is_normal"
-                | "is_subnormal"
-                | "is_sign_positive"
-                | "is_sign_negative"
-                | "partial_cmp"
-                | "total_cmp"
-                | "eq"
-                | "ne"
-                | "lt"
-                | "le"
-                | "gt"
-                | "ge"
+            "partial_cmp" | "total_cmp" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
         );
         if float_class && site.receiver() == crate::core::op::Receiver::Float {
             return true;

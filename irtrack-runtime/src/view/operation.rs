@@ -5,7 +5,8 @@
 //! A node is re-executable when the trace proves what it computed: an operator on scalars (the
 //! orphan rule keeps users from overloading those), a cast, a float method whose receiver is a
 //! float by value (or a reference to one, when re-running the float method on the recorded
-//! operands gives the recorded value bit for bit), a float function called by path
+//! operands gives the recorded value bit for bit), a float class test or bit cast under the
+//! same condition (`x.is_nan()`, `x.to_bits()`), a float function called by path
 //! (`f64::max`), `v[i]` of a vector of floats, `?`, `*x`, a binding, `vec![…]` of floats, and a
 //! call of a function registered with [`register_operation`](crate::core::eval::register_operation).
 //! Anything else says why not, and what to do.
@@ -15,7 +16,9 @@ use crate::core::eval::{eval_array, eval_builtin, literal_as, registered, EvalEr
 use crate::core::ids::{CalleeKey, NodeId};
 use crate::core::ir::{EntryKind, Location, Operand};
 use crate::core::literal;
-use crate::core::op::{float_fn_of, ArrayOp, BinOp, Builtin, FloatFn, Receiver, ScalarType};
+use crate::core::op::{
+    float_fn_of, float_query_of, ArrayOp, BinOp, Builtin, FloatFn, Receiver, ScalarType,
+};
 use crate::core::tape::{Callee, NodeKind};
 use crate::core::value::Value;
 use std::fmt;
@@ -230,19 +233,19 @@ impl<'t> NodeRef<'t> {
                     unsupported("an operator on values that are not numbers, bools or chars")
                 }
             }
-            (EntryKind::MethodCall, Some(Builtin::Method(f))) => {
+            (EntryKind::MethodCall, Some(b @ (Builtin::Method(_) | Builtin::Query(_)))) => {
                 let float_receiver = operands
                     .first()
                     .and_then(Value::scalar_type)
                     .is_some_and(ScalarType::is_float);
                 match self.store().node(self.id()).receiver {
                     _ if !float_receiver => err(Reason::Unregistered),
-                    Receiver::Float => Ok(Operation::Builtin(Builtin::Method(f))),
+                    Receiver::Float => Ok(Operation::Builtin(b)),
                     // A literal receiver (`2.0f64.powi(n)`) is a float by value.
                     Receiver::Unknown if matches!(entry.operands[0], Operand::Const(_)) => {
-                        Ok(Operation::Builtin(Builtin::Method(f)))
+                        Ok(Operation::Builtin(b))
                     }
-                    _ if self.reaches(f, &operands) => Ok(Operation::Builtin(Builtin::Method(f))),
+                    _ if self.reaches(b, &operands) => Ok(Operation::Builtin(b)),
                     Receiver::FloatRef => err(Reason::UnprovenMethod),
                     _ => err(Reason::Unregistered),
                 }
@@ -275,6 +278,9 @@ impl<'t> NodeRef<'t> {
                     Some(Callee::Item(k)) => {
                         if let Some(f) = float_fn_of(k.id) {
                             return Ok(Operation::Builtin(Builtin::Method(f)));
+                        }
+                        if let Some(q) = float_query_of(k.id) {
+                            return Ok(Operation::Builtin(Builtin::Query(q)));
                         }
                         if registered(k.id).is_some() {
                             return Ok(Operation::Registered(*k));
@@ -313,10 +319,10 @@ impl<'t> NodeRef<'t> {
         }
     }
 
-    /// Whether running the float method `f` on `operands` gives the recorded value, bit for
+    /// Whether running the float method or query `op` on `operands` gives the recorded value, bit for
     /// bit: the witness that a call on a reference to a float reached the float method.
-    fn reaches(&self, f: FloatFn, operands: &[Value]) -> bool {
-        match crate::core::eval::eval_float(f, &by_value(operands)) {
+    fn reaches(&self, op: Builtin, operands: &[Value]) -> bool {
+        match eval_builtin(op, &by_value(operands)) {
             Ok(v) => v.same_scalar(&self.raw_value()),
             Err(_) => false,
         }
