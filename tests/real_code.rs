@@ -380,3 +380,37 @@ fn float_class_tests_are_guards() {
         Some(0.25)
     );
 }
+
+/// A trait of the user's with a method named like a float class test, called on a generic
+/// `T` (method resolution picks the trait's, whatever `T` is).
+pub trait Tolerance {
+    #[allow(clippy::wrong_self_convention)]
+    fn is_nan(self) -> bool;
+}
+
+impl Tolerance for f64 {
+    fn is_nan(self) -> bool {
+        self > 1.0
+    }
+}
+
+#[tracked]
+fn generic_test<T: Tolerance + Copy>(x: T) -> f64 {
+    if x.is_nan() {
+        1.0
+    } else {
+        2.0
+    }
+}
+
+#[test]
+fn a_trait_method_named_like_a_float_test_is_not_taken_for_it() {
+    // At 0.5 both `is_nan`s say false: agreement on the recorded point proves nothing for a
+    // bool. Replaying the trait's test as `f64::is_nan` would return 2.0 at 3.0 (the function
+    // returns 1.0).
+    let trace = track(generic_test::<f64>, (0.5,));
+    match Program::from_trace(&trace, &[Input::Dynamic]) {
+        Err(e) => assert!(e.to_string().contains("is_nan"), "{e}"),
+        Ok(p) => assert_eq!(p.call((3.0,)).ok().and_then(|v| v.as_f64()), Some(1.0)),
+    }
+}

@@ -34,6 +34,9 @@ pub struct IrBuilder {
     pub entries: Vec<Entry>,
     pub var_count: u32,
     pub block_count: u32,
+    /// The function has type parameters (its own or its impl's), or is a closure whose
+    /// enclosing code is unknown: see [`FnIr::is_generic`].
+    pub generic: bool,
 }
 
 impl IrBuilder {
@@ -42,6 +45,7 @@ impl IrBuilder {
             entries: Vec::new(),
             var_count: 0,
             block_count: 1,
+            generic: false,
         }
     }
 
@@ -139,12 +143,13 @@ impl IrBuilder {
         name: &str,
         span: proc_macro2::Span,
     ) -> Result<TokenStream, syn::Error> {
-        let ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
+        let mut ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
             syn::Error::new(
                 span,
                 format!("irtrack bug: the IR lowered for `{name}` is not well formed ({e}); please report it"),
             )
         })?;
+        ir.set_generic(self.generic);
         let text = ir.encode();
         // The static sits in a block behind a hygienic local, so the user's code cannot name it.
         Ok(quote! {
@@ -164,12 +169,13 @@ impl IrBuilder {
         span: proc_macro2::Span,
     ) -> Result<TokenStream, syn::Error> {
         let name = "{{closure}}";
-        let ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
+        let mut ir = FnIr::new(name, "", self.entries.clone()).map_err(|e| {
             syn::Error::new(
                 span,
                 format!("irtrack bug: the IR lowered for a closure is not well formed ({e}); please report it"),
             )
         })?;
+        ir.set_generic(self.generic);
         let text = ir.encode();
         Ok(quote! {
             static #ident: ::irtrack::__private::StaticIr =

@@ -266,13 +266,16 @@ fn try_tracked_fn(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenS
         ));
     }
     let closures = std::rc::Rc::<std::cell::RefCell<lower::Closures>>::default();
-    let lowered = lower::Lowerer::lower_closure(
+    let mut lowered = lower::Lowerer::lower_closure(
         &tracked.closure,
         tracked.captured,
         closures.clone(),
         false,
         Vec::new(),
     )?;
+    // The closure may sit in generic code the macro does not see: its receivers' types are
+    // not known to be the types they have at run time.
+    lowered.ir.generic = true;
     let ident = syn::Ident::new("__IRTRACK_CLOSURE_0", proc_macro2::Span::mixed_site());
     let own = lowered
         .ir

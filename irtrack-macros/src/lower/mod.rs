@@ -202,6 +202,7 @@ impl Lowerer {
     /// parameters in scope.
     pub fn generic(mut self, generic: bool, type_params: Vec<String>) -> Self {
         self.generic = generic;
+        self.ir.generic |= generic;
         self.type_params = type_params;
         self
     }

@@ -38,6 +38,8 @@ pub struct FnIr {
     arg_position: Vec<u32>,
     /// What recording each entry does, precomputed (see [`Step`]).
     steps: Vec<Step>,
+    /// See [`FnIr::is_generic`].
+    generic: bool,
     /// The referenced variables of the steps with more than [`Step::INLINE`] references.
     step_refs: Vec<u32>,
 }
@@ -430,6 +432,7 @@ impl FnIr {
             arg_position: Vec::new(),
             steps: Vec::new(),
             step_refs: Vec::new(),
+            generic: false,
         };
         ir.index()?;
         Ok(ir)
@@ -683,6 +686,9 @@ impl FnIr {
     /// an operand is `%i`, `_`, or `'` and a literal's text.
     pub fn encode(&self) -> String {
         let mut out = String::new();
+        if self.generic {
+            out.push_str("g\n");
+        }
         for e in &self.entries {
             let (number, _) = match e.location.slot {
                 Slot::Var(v) | Slot::Arg(v) | Slot::Const(v) => (v, 0),
@@ -706,11 +712,31 @@ impl FnIr {
         out
     }
 
+    /// Whether the function is generic (it has type parameters, its own or its impl's) or is a
+    /// closure of unknown surroundings: a method call's receiver may then have a type
+    /// parameter's type, for which method resolution picks a trait's method even where the
+    /// value at run time is an `f64` with an inherent method of that name. A receiver's type
+    /// at run time proves which method ran only in code that is not generic.
+    pub fn is_generic(&self) -> bool {
+        self.generic
+    }
+
+    /// Marks the function generic (see [`FnIr::is_generic`]); `#[tracked]` does it, and
+    /// [`FnIr::encode`] keeps it.
+    pub fn set_generic(&mut self, generic: bool) {
+        self.generic = generic;
+    }
+
     /// Reads back what [`FnIr::encode`] wrote.
     pub fn decode(name: &str, module: &str, text: &str) -> Result<FnIr, IrError> {
         let mut entries = Vec::new();
+        let mut generic = false;
         for (n, line) in split_unescaped(text, '\n').into_iter().enumerate() {
             if line.is_empty() {
+                continue;
+            }
+            if n == 0 && line == "g" {
+                generic = true;
                 continue;
             }
             let fields = split_unescaped(line, '|');
@@ -753,7 +779,9 @@ impl FnIr {
                 target,
             });
         }
-        FnIr::new(name, module, entries)
+        let mut ir = FnIr::new(name, module, entries)?;
+        ir.generic = generic;
+        Ok(ir)
     }
 }
 

@@ -688,6 +688,11 @@ pub enum Receiver {
     /// type could be found before the inherent method, so the call is the float method only
     /// if its result says so (see `crate::grad`).
     FloatRef,
+    /// A receiver that is an `f32` or `f64` at run time in generic code (see
+    /// [`FnIr::is_generic`](super::ir::FnIr::is_generic)): its written type may be a type
+    /// parameter, whose trait methods are found instead of the inherent ones, so the call is the
+    /// float method only if its result says so, as for [`Receiver::FloatRef`].
+    Generic,
     /// A receiver of any other type.
     Other,
 }

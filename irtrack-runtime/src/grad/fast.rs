@@ -744,7 +744,10 @@ impl<'s> Builder<'s> {
                 self.edge(id, operand(0), How::Scale(-1.0));
             }
             (EntryKind::MethodCall, Some(Builtin::Method(f))) => {
-                if !matches!(node.receiver, Receiver::Float | Receiver::FloatRef) {
+                if !matches!(
+                    node.receiver,
+                    Receiver::Float | Receiver::FloatRef | Receiver::Generic
+                ) {
                     return None;
                 }
                 if f == FloatFn::Powi {

@@ -424,9 +424,7 @@ impl<'s> Sweep<'s> {
             Some(Builtin::Compare(_) | Builtin::Cast(_) | Builtin::Unary(_)) => return true,
             Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => return true,
             // On a float by value the inherent method is found first: the name is the method.
-            Some(Builtin::Query(q)) if q.is_test() => {
-                return site.receiver() == crate::core::op::Receiver::Float
-            }
+            Some(Builtin::Query(q)) if q.is_test() => return float_by_value(site.receiver()),
             _ => {}
         }
         if site.kind() != EntryKind::MethodCall {
@@ -438,7 +436,7 @@ impl<'s> Sweep<'s> {
             head,
             "partial_cmp" | "total_cmp" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
         );
-        if float_class && site.receiver() == crate::core::op::Receiver::Float {
+        if float_class && float_by_value(site.receiver()) {
             return true;
         }
         // The length of a vector of floats: checked against the vector recorded.
@@ -1305,4 +1303,12 @@ fn slope_overflowed(site: &Site<'_>, n: usize) -> bool {
     let normal = |x: f64| x.is_finite() && x != 0.0;
     site.output().as_f64().is_some_and(f64::is_finite)
         && (0..n).all(|i| site.scalar(i).map_or(true, normal))
+}
+
+/// Whether a method's receiver is a float by value, in generic code or not: a class test or a
+/// comparison then answers with a `bool` or an ordering whichever method of that name ran (a
+/// trait's, on a type parameter, included), and such an answer is piecewise constant.
+fn float_by_value(r: crate::core::op::Receiver) -> bool {
+    use crate::core::op::Receiver;
+    matches!(r, Receiver::Float | Receiver::Generic)
 }

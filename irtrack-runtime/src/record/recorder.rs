@@ -358,6 +358,10 @@ impl Recorder {
                     ) => self.recorded_receiver_class(entry),
                     _ => Receiver::Unknown,
                 };
+                let receiver = match receiver {
+                    Receiver::Float if ir.is_generic() => Receiver::Generic,
+                    r => r,
+                };
                 let frame = self.frames.last().expect("the root pseudo-frame");
                 let refs =
                     Self::push_step_refs(&mut self.store, frame, ir, ir.step(index as usize));

@@ -60,6 +60,10 @@ pub enum Reason {
     /// value is not what that method gives on the recorded operands: a trait method found
     /// before it ran instead (or the receiver changed in place).
     UnprovenMethod,
+    /// A float class test or bit cast (`x.is_nan()`, `x.to_bits()`) on a receiver of a type
+    /// parameter's type (in generic code): a trait's method of that name may have run, and a
+    /// `bool` agreeing with the std method's at the recorded point proves nothing.
+    GenericQuery,
     /// The construct has no evaluation in the runtime (a struct literal, a macro, a field of a
     /// value kept as text, an operator on values that are not scalars).
     Unsupported(String),
@@ -111,6 +115,13 @@ impl fmt::Display for ReexecError {
                 "is a method call whose recorded value is not what the std method of that name \
                  gives: another method (a trait's) ran; make it `#[tracked]`, or call it by its \
                  path and register it with `irtrack::register_operation`",
+            ),
+            Reason::GenericQuery => f.write_str(
+                "is a float class test or bit cast on a value of a generic type, which may be a \
+                 trait's method of that name: irtrack cannot tell it from the std method by its \
+                 answer; call it by its path (`T::is_nan(x)`) and register that function with \
+                 `irtrack::register_operation(<f64 as Trait>::is_nan)`, or write it in code that \
+                 is not generic",
             ),
             Reason::Stale => f.write_str(
                 "does not give its recorded value when re-run on its recorded operands: an \
@@ -245,8 +256,17 @@ impl<'t> NodeRef<'t> {
                     Receiver::Unknown if matches!(entry.operands[0], Operand::Const(_)) => {
                         Ok(Operation::Builtin(b))
                     }
-                    _ if self.reaches(b, &operands) => Ok(Operation::Builtin(b)),
+                    // Another method's bool or integer agrees with the std one's by chance too
+                    // often to witness which ran (`is_nan` of a user's trait on a generic `T`):
+                    // a query is proven by the receiver's type only.
+                    _ if matches!(b, Builtin::Method(_)) && self.reaches(b, &operands) => {
+                        Ok(Operation::Builtin(b))
+                    }
                     Receiver::FloatRef => err(Reason::UnprovenMethod),
+                    Receiver::Generic if matches!(b, Builtin::Query(_)) => {
+                        err(Reason::GenericQuery)
+                    }
+                    Receiver::Generic => err(Reason::UnprovenMethod),
                     _ => err(Reason::Unregistered),
                 }
             }
