@@ -172,3 +172,37 @@ refused!(
     captured_in_closure,
     "captured variable `x`"
 );
+
+#[tracked]
+fn tanh_scaled(x: f64) -> f64 {
+    x.tanh() * 1e30
+}
+
+#[tracked]
+fn exp_m1_scaled(x: f64) -> f64 {
+    x.exp_m1() * 1e30
+}
+
+/// `tanh` rounds to ±1 past |x| ≈ 19 and `exp_m1` to -1 below -37, but their slopes there are
+/// numbers (sech² x and eˣ): a slope computed from the rounded value was exactly 0, for the
+/// gradient and for derivative programs alike (found 2026-11-27 by an adversarial run).
+#[test]
+fn slopes_in_the_flat_tails_of_tanh_and_exp_m1() {
+    let sech2 = |x: f64| 4.0 / (x.exp() + (-x).exp()).powi(2);
+    for x in [19.5, 25.0, -30.0, 300.0] {
+        let truth = 1e30 * sech2(x);
+        let g = gradient(tanh_scaled, (x,)).unwrap().scalars()[0].unwrap();
+        assert!((g - truth).abs() <= 1e-12 * truth, "tanh at {x}: {g}, truth {truth}");
+        let v = irtrack::diff::jvp(tanh_scaled, (x,), (1.0,)).unwrap().tangent;
+        let v = v.as_f64().unwrap();
+        assert!((v - truth).abs() <= 1e-12 * truth, "jvp of tanh at {x}: {v}, truth {truth}");
+    }
+    for x in [-40.0f64, -300.0, 1.0] {
+        let truth = 1e30 * x.exp();
+        let g = gradient(exp_m1_scaled, (x,)).unwrap().scalars()[0].unwrap();
+        assert!((g - truth).abs() <= 1e-15 * truth, "exp_m1 at {x}: {g}, truth {truth}");
+        let v = irtrack::diff::jvp(exp_m1_scaled, (x,), (1.0,)).unwrap().tangent;
+        let v = v.as_f64().unwrap();
+        assert!((v - truth).abs() <= 1e-15 * truth, "jvp of exp_m1 at {x}: {v}, truth {truth}");
+    }
+}

@@ -743,9 +743,11 @@ fn unary(
         }
         Sinh => m1(g, Cosh, x)?,
         Cosh => m1(g, Sinh, x)?,
+        // `(1 / cosh x)²`, not `1 - y²`, which cancels to 0 past |x| ≈ 19 (see grad's rule).
         Tanh => {
-            let yy = mul(g, y, y)?;
-            sub(g, &one, &yy)?
+            let c = m1(g, Cosh, x)?;
+            let r = div(g, &one, &c)?;
+            mul(g, &r, &r)?
         }
         // Not `sqrt(x² ± 1)`: `x²` overflows past 1e154, where the slope is 1/|x|, a number.
         // `hypot` is a float's method only: arrays keep the square.
@@ -777,7 +779,8 @@ fn unary(
             let ln2 = c(g, x, std::f64::consts::LN_2);
             mul(g, y, &ln2)?
         }
-        ExpM1 => add(g, y, &one)?,
+        // `eˣ`, not `y + 1`, which rounds to 0 below x ≈ -37.
+        ExpM1 => m1(g, Exp, x)?,
         // 1 / x, with -0 as +0: ln is defined for x >= 0 and ln(-0) = ln(0), so its slope
         // there is the one-sided +∞, not 1 / -0 = -∞.
         Ln => {

@@ -74,14 +74,20 @@ fn unary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
         Atan => |x, _| 1.0 / (1.0 + x * x),
         Sinh => |x, _| x.cosh(),
         Cosh => |x, _| x.sinh(),
-        Tanh => |_, y| 1.0 - y * y,
+        // Not `1 - y²`: `y` rounds to ±1 past |x| ≈ 19, where the slope is still a number
+        // (1.7e-17 at 20); `1 / cosh x`, squared after the division, keeps it to |x| ≈ 355.
+        Tanh => |x, _| {
+            let r = x.cosh().recip();
+            r * r
+        },
         // Not `sqrt(x² ± 1)`: `x²` overflows past 1e154, where the slope is 1/|x|, a number.
         Asinh => |x, _| 1.0 / x.hypot(1.0),
         Acosh => |x, _| 1.0 / ((x - 1.0).sqrt() * (x + 1.0).sqrt()),
         Atanh => |x, _| 1.0 / (1.0 - x * x),
         Exp => |_, y| y,
         Exp2 => |_, y| y * std::f64::consts::LN_2,
-        ExpM1 => |_, y| y + 1.0,
+        // Not `y + 1`: that rounds to 0 below x ≈ -37, where the slope `eˣ` is a number.
+        ExpM1 => |x, _| x.exp(),
         // `x + 0.0` is `x`, but +0 for -0: ln(-0) = ln(0), and its slope there is the
         // one-sided +∞, not 1 / -0 = -∞ (the same for the logarithms below and `sqrt`).
         Ln => |x, _| 1.0 / (x + 0.0),
@@ -364,7 +370,7 @@ pub(crate) fn unproven_method(site: &Site<'_>, f: FloatFn) -> Option<String> {
             f.name(),
             f.name()
         )),
-        Receiver::Float if !reaches(site, f) => Some(format!(
+        Receiver::Float | Receiver::Generic if !reaches(site, f) => Some(format!(
             "re-running `f64::{}` on the recorded operands does not give the recorded value: \
              another method of that name ran (a trait method found first, such as one \
              implemented for `&f64` and called as `(&x).{}()`); make it `#[tracked]` or give \
@@ -436,8 +442,10 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
         // must agree too (a witness: a receiver written `(&x)` is recorded as `x`, and a
         // trait method of `&f64` named `sin` is found before `f64::sin`).
         (EntryKind::MethodCall, Some(Builtin::Method(f))) => match site.receiver() {
-            Receiver::Float | Receiver::FloatRef if reaches(site, f) => float_method(f),
-            Receiver::Float | Receiver::FloatRef => None,
+            Receiver::Float | Receiver::FloatRef | Receiver::Generic if reaches(site, f) => {
+                float_method(f)
+            }
+            Receiver::Float | Receiver::FloatRef | Receiver::Generic => None,
             // A literal receiver (`2.0f64.powi(n)`) is a float by value.
             Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => {
                 reaches(site, f).then(|| float_method(f)).flatten()
