@@ -127,3 +127,218 @@ fn a_struct_whose_float_fields_are_not_read_gets_none() {
     let g = gradient(ignores_model, (&model([0.0, 0.0], 0.0, 1.0), 3.0)).unwrap();
     assert_eq!(g.wrt, [None, Some(Tangent::Scalar(6.0))]);
 }
+
+// ---- Elements of vectors and arrays of structs (found 2026-11-27 by an adversarial run:
+// `layers[i].w` was recorded as a read of `layers` with the index dropped, and the gradient
+// summed every element's `w` into one).
+
+#[derive(Clone, Debug)]
+struct Unit {
+    w: f64,
+    b: f64,
+}
+
+// Indexing, as numeric code written from the maths does (the case found indexes).
+#[allow(clippy::needless_range_loop)]
+#[tracked]
+fn mlp(layers: Vec<Unit>, x: f64) -> f64 {
+    let mut h = x;
+    for i in 0..layers.len() {
+        h = (layers[i].w * h + layers[i].b).tanh();
+    }
+    h
+}
+
+fn units(v: &[(f64, f64)]) -> Vec<Unit> {
+    v.iter().map(|&(w, b)| Unit { w, b }).collect()
+}
+
+fn field(t: &Option<Tangent>, path: &str) -> f64 {
+    t.as_ref()
+        .and_then(|t| t.field(path))
+        .and_then(Tangent::as_scalar)
+        .unwrap_or_else(|| panic!("no `{path}` in {t:?}"))
+}
+
+#[test]
+fn each_element_of_a_vector_of_structs_has_its_own_gradient() {
+    let at = [(0.5, 0.1), (-1.2, 0.3), (0.8, -0.4)];
+    let g = gradient(mlp, (units(&at), 0.7)).unwrap();
+    let h = 1e-6;
+    for i in 0..at.len() {
+        for (name, k) in [("w", 0), ("b", 1)] {
+            let nudged = |d: f64| {
+                let mut a = at;
+                if k == 0 {
+                    a[i].0 += d
+                } else {
+                    a[i].1 += d
+                }
+                mlp(units(&a), 0.7)
+            };
+            let fd = (nudged(h) - nudged(-h)) / (2.0 * h);
+            let got = field(&g.wrt[0], &format!("[{i}].{name}"));
+            assert!(
+                (got - fd).abs() < 1e-8,
+                "[{i}].{name}: {got}, central difference {fd}"
+            );
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Net {
+    layers: Vec<Unit>,
+}
+
+#[tracked]
+fn tuples(v: Vec<(f64, f64)>) -> f64 {
+    v[1].0 * 10.0 + v[0].1
+}
+
+#[tracked]
+fn array_of_structs(v: [Unit; 2]) -> f64 {
+    v[0].w * 10.0 + v[1].w
+}
+
+#[tracked]
+fn nested_vector(n: Net) -> f64 {
+    n.layers[0].w * 10.0 + n.layers[1].w
+}
+
+#[tracked]
+fn through_a_reference(v: Vec<Unit>) -> f64 {
+    let a = &v[1];
+    a.w * 10.0 + v[0].w
+}
+
+#[tracked]
+fn vector_of_vectors(v: Vec<Vec<f64>>) -> f64 {
+    v[1][0] * 10.0 + v[0][1]
+}
+
+#[test]
+fn elements_are_named_by_their_index_wherever_they_are() {
+    let g = gradient(tuples, (vec![(1.0, 2.0), (3.0, 4.0)],)).unwrap();
+    assert_eq!(field(&g.wrt[0], "[1].0"), 10.0);
+    assert_eq!(field(&g.wrt[0], "[0].1"), 1.0);
+    assert!(g.wrt[0].as_ref().unwrap().field("[0].0").is_none());
+
+    let two = || [Unit { w: 1.0, b: 0.0 }, Unit { w: 2.0, b: 0.0 }];
+    let g = gradient(array_of_structs, (two(),)).unwrap();
+    assert_eq!(field(&g.wrt[0], "[0].w"), 10.0);
+    assert_eq!(field(&g.wrt[0], "[1].w"), 1.0);
+
+    let g = gradient(
+        nested_vector,
+        (Net {
+            layers: two().to_vec(),
+        },),
+    )
+    .unwrap();
+    assert_eq!(field(&g.wrt[0], "layers[0].w"), 10.0);
+    assert_eq!(field(&g.wrt[0], "layers[1].w"), 1.0);
+
+    let g = gradient(through_a_reference, (two().to_vec(),)).unwrap();
+    assert_eq!(field(&g.wrt[0], "[1].w"), 10.0);
+    assert_eq!(field(&g.wrt[0], "[0].w"), 1.0);
+
+    // A vector of vectors is not a differentiable argument (README: floats, and vectors and
+    // arrays of them): its rows are constants, and its gradient is `None`, as an integer's.
+    let g = gradient(vector_of_vectors, (vec![vec![1.0, 2.0], vec![3.0, 4.0]],)).unwrap();
+    assert_eq!(g.wrt[0], None);
+}
+
+// ---- Copies of a struct argument and changes to it.
+
+#[tracked]
+impl Unit {
+    fn quadratic(self, x: f64) -> f64 {
+        self.w * x * x + self.b
+    }
+}
+
+#[tracked]
+fn method_on_a_clone(m: Unit, x: f64) -> f64 {
+    m.clone().quadratic(x) + m.w
+}
+
+#[tracked]
+fn fields_of_a_clone(m: Unit, x: f64) -> f64 {
+    let q = m.clone();
+    q.w * x + q.b * q.b
+}
+
+#[test]
+fn a_clone_of_a_struct_argument_is_the_argument() {
+    // Was `{w: 1}` (the clone's reads were constants) and `None`.
+    let g = gradient(method_on_a_clone, (Unit { w: 0.5, b: 1.5 }, 2.0)).unwrap();
+    assert_eq!(field(&g.wrt[0], "w"), 5.0); // x² + 1
+    assert_eq!(field(&g.wrt[0], "b"), 1.0);
+    let g = gradient(fields_of_a_clone, (Unit { w: 0.5, b: 1.5 }, 2.0)).unwrap();
+    assert_eq!(field(&g.wrt[0], "w"), 2.0);
+    assert_eq!(field(&g.wrt[0], "b"), 3.0);
+}
+
+#[tracked]
+fn struct_update(m: Unit, x: f64) -> f64 {
+    let q = Unit { w: 2.0, ..m };
+    q.w * x + q.b * 10.0
+}
+
+#[tracked]
+fn iterated(v: Vec<Unit>, x: f64) -> f64 {
+    let mut s = 0.0;
+    for m in &v {
+        s += m.w * x;
+    }
+    s
+}
+
+impl Unit {
+    fn weight(&self) -> f64 {
+        self.w
+    }
+    fn set_w_from_b(&mut self) {
+        self.w = self.b * 3.0;
+    }
+}
+
+#[tracked]
+fn untracked_read(m: Unit, x: f64) -> f64 {
+    m.weight() * x + m.b
+}
+
+#[tracked]
+fn compound_field(mut m: Unit, x: f64) -> f64 {
+    m.w *= 2.0;
+    m.w * x
+}
+
+#[tracked]
+fn changed_by_a_method(mut m: Unit, x: f64) -> f64 {
+    m.set_w_from_b();
+    m.w * x
+}
+
+#[test]
+fn reads_the_sweep_cannot_follow_are_refused_not_zero() {
+    // Each of these gave a wrong gradient or `None` (which means "not differentiable") for an
+    // argument the output depends on.
+    let e = gradient(struct_update, (Unit { w: 0.5, b: 1.5 }, 2.0)).unwrap_err();
+    assert!(matches!(e, irtrack::GradError::NoRule { .. }), "{e}");
+    let e = gradient(iterated, (vec![Unit { w: 0.5, b: 1.5 }], 2.0)).unwrap_err();
+    assert!(matches!(e, irtrack::GradError::NoRule { .. }), "{e}");
+    // `Debug` writes 1e-7 and 1e20 without a decimal point: the struct still holds floats.
+    for (w, b) in [(0.5, 1.5), (1e-7, 1e20)] {
+        let e = gradient(untracked_read, (Unit { w, b }, 2.0)).unwrap_err();
+        assert!(e.to_string().contains("weight"), "{e}");
+    }
+    // A field changed in place is not the argument's field any more.
+    for e in [
+        gradient(compound_field, (Unit { w: 0.5, b: 1.5 }, 2.0)).unwrap_err(),
+        gradient(changed_by_a_method, (Unit { w: 0.5, b: 1.5 }, 2.0)).unwrap_err(),
+    ] {
+        assert!(matches!(e, irtrack::GradError::Mutation { .. }), "{e}");
+    }
+}

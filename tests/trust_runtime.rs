@@ -631,3 +631,69 @@ fn a_destructured_binding_is_an_error_not_a_sum() {
     let g = gradient(bound_from_an_option, (0.5,)).unwrap();
     assert_eq!(scalar(&g.wrt[0]), 3.0);
 }
+
+// ---- Stale edges: a local changed through `&mut` inside an expression (`let _ = f(&mut y)`),
+// where `#[tracked]` gives it no new version, was read back at its old recorded value by a
+// return, a callee's argument, a negation, a cast and an element read (found 2026-11-27 by an
+// adversarial run: gradients 2, 36, -10 and 6 where the truths are 6, 108, -12 and 9).
+
+fn triple(v: &mut f64) -> bool {
+    *v *= 3.0;
+    true
+}
+
+#[tracked]
+fn stale_return(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let _ = triple(&mut y);
+    y
+}
+
+#[tracked]
+fn square(y: f64) -> f64 {
+    y * y
+}
+
+#[tracked]
+fn stale_argument(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let _ = triple(&mut y);
+    square(y)
+}
+
+#[tracked]
+fn stale_negation(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let _ = triple(&mut y);
+    (-y) * x
+}
+
+#[tracked]
+fn stale_cast(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let _ = triple(&mut y);
+    (y as f32) as f64
+}
+
+#[allow(clippy::useless_vec)]
+#[tracked]
+fn stale_element(x: f64) -> f64 {
+    let mut v = vec![x, 2.0 * x];
+    let _ = triple(&mut v[0]);
+    v[0] * x
+}
+
+#[test]
+fn an_edge_to_a_value_changed_in_place_is_refused() {
+    let results = [
+        ("return", gradient(stale_return, (1.5,))),
+        ("argument", gradient(stale_argument, (1.5,))),
+        ("negation", gradient(stale_negation, (1.5,))),
+        ("cast", gradient(stale_cast, (1.5,))),
+        ("element", gradient(stale_element, (1.5,))),
+    ];
+    for (name, result) in results {
+        let e = result.unwrap_err();
+        assert!(e.to_string().contains("changed in place"), "{name}: {e}");
+    }
+}

@@ -108,6 +108,15 @@ fn unparen(e: &Expr) -> &Expr {
     }
 }
 
+/// Whether a chain of fields and indexing indexes somewhere (`a[i].b`, `a.b[i]`).
+fn indexes(e: &Expr) -> bool {
+    match unparen(e) {
+        Expr::Index(_) => true,
+        Expr::Field(f) => indexes(&f.base),
+        _ => false,
+    }
+}
+
 fn is_place(e: &Expr) -> bool {
     match e {
         Expr::Path(_) | Expr::Field(_) | Expr::Index(_) => true,
@@ -520,7 +529,11 @@ impl Lowerer {
     }
 
     fn field(&mut self, f: &syn::ExprField, ctx: Ctx) -> Lowered {
-        let base_ctx = if ctx != Ctx::Place && self.is_global(&f.base) {
+        // `layers[i].w` read for a value records the element `layers[i]` (by reference), so the
+        // field refers to it and not to `layers`: which element was read is part of the trace
+        // (also below other fields: `net.layers[i].w.re`).
+        let element = indexes(&f.base) && rooted_in_path(&f.base);
+        let base_ctx = if ctx != Ctx::Place && (element || self.is_global(&f.base)) {
             Ctx::Ref
         } else if is_place(&f.base) {
             Ctx::Place

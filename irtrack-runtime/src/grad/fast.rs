@@ -74,8 +74,6 @@ struct Plan {
     /// An operand is `Operand::None` (a closure, an unrecorded place) in an entry that is not a
     /// special: the general sweep counts it as depending on the inputs.
     unrecorded: bool,
-    /// A field read `s.f`.
-    field: bool,
     /// A method call named `len`, or `next`, with one operand.
     len: bool,
     next: bool,
@@ -126,7 +124,6 @@ impl Plan {
             block: e.location.block != 1,
             position: ir.arg_position(index).map_or(u32::MAX, |p| p as u32),
             unrecorded: e.takes_unrecorded(),
-            field: e.head.starts_with('.'),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",
             literals: at,
@@ -619,10 +616,24 @@ impl<'s> Builder<'s> {
         }
         let refs = self.refs(node, plan.data as usize)?;
         let refs = refs.as_slice();
-        if plan.field && self.any_container && node.kind == NodeKind::Special {
-            let base = refs.first().copied().unwrap_or(NodeId::NONE);
-            if !base.is_none() && self.container[base.index()] {
-                return None;
+        if self.any_container
+            && refs
+                .iter()
+                .any(|r| !r.is_none() && self.container[r.index()])
+        {
+            // Made from a struct argument: a field, an element, a clone, an iterator over it,
+            // a call that may change it. The general sweep names the paths of the reads it can
+            // follow and refuses the others; here only what holds no float passes (a count, a
+            // comparison), and what holds fields of its own is followed as a container.
+            match self.class_at(slot_of(node)) {
+                Class::Discrete => {}
+                // A row of a `Vec<Vec<f64>>` argument: a constant to both sweeps.
+                Class::F64 | Class::Vector if plan.builtin == Some(Builtin::Index) => {}
+                Class::Container | Class::Other if !refs.iter().any(|&r| self.is_active(r)) => {
+                    self.container[id.index()] = true;
+                    return Some(());
+                }
+                _ => return None,
             }
         }
         let a = refs.iter().any(|&r| self.is_active(r));

@@ -404,18 +404,49 @@ pub(crate) fn operands_current(site: &Site<'_>, op: Builtin) -> bool {
     }
 }
 
-/// Why a float operator has no rule, for the error: its operands are stale.
+/// Whether `v[k]`, read at a recorded integer index, is the element the vector `v` recorded
+/// (else the vector changed in place after it was recorded: `scale(&mut v[0])` then `v[0]`).
+/// A range's read is not checked here.
+fn element_current(site: &Site<'_>, v: &[f64]) -> bool {
+    let Some(k) = site.integer(1) else {
+        return true;
+    };
+    let (Some(x), Some(y)) = (
+        usize::try_from(k).ok().and_then(|k| v.get(k)),
+        site.output().by_value().as_f64(),
+    ) else {
+        return false;
+    };
+    x.to_bits() == y.to_bits()
+}
+
+/// Why a float operator, cast or element read has no rule, for the error: its operands are
+/// stale.
 pub(crate) fn stale_operands(site: &Site<'_>) -> Option<String> {
     let b = site.builtin()?;
     let floats = (0..site.len()).all(|i| site.is_float(i));
-    (site.kind() == EntryKind::Operator && floats && !operands_current(site, b)).then(|| {
-        "re-running it on the values its operands recorded does not give its value: an \
-         operand was changed in place after it was recorded (through a `&mut` borrow, \
-         `*r = …`), which the trace does not show, so its edge is stale; pass values and \
-         bind results (`let k = f(k)`) instead of mutating through references"
-            .to_string()
-    })
+    let stale = match (site.kind(), b) {
+        (EntryKind::Operator, _) => floats && !operands_current(site, b),
+        (EntryKind::Special, Builtin::Cast(to)) => {
+            to.is_float() && floats && !operands_current(site, b)
+        }
+        (EntryKind::Special, Builtin::Deref) => {
+            site.output().as_f64().is_some() && !witness_pass_through(site)
+        }
+        (EntryKind::Call, Builtin::Index) => match site.primal(0) {
+            Some(Primal::Vector(v)) => !element_current(site, &v),
+            _ => false,
+        },
+        _ => false,
+    };
+    stale.then(|| STALE.to_string())
 }
+
+/// Why an edge whose operand changed in place after it was recorded has no rule.
+pub(crate) const STALE: &str = "re-running it on the values its operands recorded does not \
+     give its value: an operand was changed in place after it was recorded (through a `&mut` \
+     borrow, `*r = …`), which the trace does not show, so its edge is stale; pass values and \
+     bind results (`let k = f(k)`) instead of mutating through references";
 
 /// The built-in rule for a site, if there is one.
 pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
@@ -432,9 +463,10 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             }
             array_rule(site)
         }
-        (EntryKind::Operator, Some(Builtin::Unary(UnOp::Neg))) => {
+        (EntryKind::Operator, Some(b @ Builtin::Unary(UnOp::Neg))) => {
             if all_float() {
-                return Some(Rule::Unary(|_, _| -1.0));
+                // As for the binary operators: a witness that the operand is current.
+                return operands_current(site, b).then_some(Rule::Unary(|_, _| -1.0));
             }
             array_rule(site)
         }
@@ -465,7 +497,7 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
         }
         (EntryKind::Call, Some(Builtin::Index)) if site.callee().is_none() => {
             match site.primal(0) {
-                Some(Primal::Vector(_)) => Some(Rule::Index),
+                Some(Primal::Vector(v)) => element_current(site, &v).then_some(Rule::Index),
                 _ => array_rule(site),
             }
         }
@@ -482,11 +514,18 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             }
             Callee::Unknown => None,
         },
-        (EntryKind::Special, Some(Builtin::Question | Builtin::Deref)) => Some(Rule::PassThrough),
+        (EntryKind::Special, Some(Builtin::Question)) => Some(Rule::PassThrough),
+        // `*r` reads what `r` points at now, which a write through another borrow may have
+        // changed since `r` was recorded: the values must agree.
+        (EntryKind::Special, Some(Builtin::Deref)) => {
+            witness_pass_through(site).then_some(Rule::PassThrough)
+        }
         (EntryKind::Special, Some(Builtin::Bind)) => {
             binds_the_whole(site).then_some(Rule::PassThrough)
         }
-        (EntryKind::Special, Some(Builtin::Cast(to))) => to.is_float().then_some(Rule::PassThrough),
+        (EntryKind::Special, Some(b @ Builtin::Cast(to))) => {
+            (to.is_float() && operands_current(site, b)).then_some(Rule::PassThrough)
+        }
         (EntryKind::Special, Some(Builtin::VecOf | Builtin::ArrayOf)) => Some(Rule::VecOf),
         _ => None,
     }

@@ -38,9 +38,21 @@ pub(crate) struct Sweep<'s> {
     /// Nested calls that a user's rule differentiates.
     custom_calls: HashMap<NodeId, CustomRule>,
     pub(crate) adjoints: Vec<Option<Tangent>>,
-    /// Values holding differentiable fields (a struct argument, a field of one, the same value
-    /// passed on to a callee): the root argument they come from and their path in it.
-    containers: HashMap<NodeId, (NodeId, String)>,
+    /// Values holding differentiable fields (a struct argument, a field or element of one, the
+    /// same value passed on to a callee or cloned): the root argument they come from and their
+    /// path in it (`layers[1].w`); `None` for a value made from one by code whose reads the
+    /// sweep cannot name (an iterator over it, a struct update `M { w, ..m }`, its version
+    /// after a `&mut` call), whose differentiable reads are refused.
+    containers: HashMap<NodeId, (NodeId, Option<String>)>,
+    /// For a root argument holding fields: the first node that may have changed it in place
+    /// (a call or compound assignment on it giving `()`). Its fields read later are not the
+    /// argument's recorded values: reading one where the gradient needs it is refused.
+    changed: HashMap<NodeId, NodeId>,
+    /// Field reads after such a change, with the change.
+    stale_reads: HashMap<NodeId, NodeId>,
+    /// For a value, the first node of unit value that took it as an operand (`v[0] += x`,
+    /// `scale(&mut v)`): a write into it, to name when a later read of it is stale.
+    writes: HashMap<NodeId, NodeId>,
     /// Field reads of containers whose value is differentiable (`m.w`): the sources of a
     /// struct argument's gradient, with the root argument and the field's path.
     leaves: Vec<(NodeId, NodeId, String)>,
@@ -121,6 +133,9 @@ impl<'s> Sweep<'s> {
             custom_calls: HashMap::new(),
             adjoints: vec![None; n],
             containers: HashMap::new(),
+            changed: HashMap::new(),
+            stale_reads: HashMap::new(),
+            writes: HashMap::new(),
             leaves: Vec::new(),
             is_leaf: Vec::new(),
             next_positions: Vec::new(),
@@ -243,7 +258,19 @@ impl<'s> Sweep<'s> {
                     continue;
                 }
             }
-            let leaf = node.kind == NodeKind::Special && self.field_of_container(id);
+            let leaf = match node.kind {
+                NodeKind::Special => self.field_of_container(id),
+                NodeKind::PrimitiveCall => self.element_of_container(id),
+                _ => false,
+            };
+            if !leaf
+                && matches!(
+                    node.kind,
+                    NodeKind::PrimitiveCall | NodeKind::Special | NodeKind::NestedCall
+                )
+            {
+                self.derive_container(id, &store.value_cow(id));
+            }
             let uses_active = || {
                 let entry = store.entry_under(id, parent).map(|(_, e)| e);
                 // The data operands only: a branch's control condition carries no value.
@@ -275,6 +302,11 @@ impl<'s> Sweep<'s> {
                     })
             };
             let value = store.value_cow(id);
+            if value.is_unit() && matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special) {
+                for r in store.refs_under(id, parent).filter(|r| !r.is_none()) {
+                    self.writes.entry(r).or_insert(id);
+                }
+            }
             let active = match node.kind {
                 NodeKind::Argument => {
                     if !self.is_block_argument(id) && parent == self.root && !self.arguments {
@@ -282,7 +314,7 @@ impl<'s> Sweep<'s> {
                     } else if !self.is_block_argument(id) && parent == self.root {
                         let differentiable = is_differentiable(&value);
                         if !differentiable && is_container(&value) {
-                            self.containers.insert(id, (id, String::new()));
+                            self.containers.insert(id, (id, Some(String::new())));
                         }
                         differentiable
                     } else {
@@ -293,7 +325,7 @@ impl<'s> Sweep<'s> {
                         self.is_active(source)
                     }
                 }
-                NodeKind::Special if leaf => true,
+                NodeKind::Special | NodeKind::PrimitiveCall if leaf => true,
                 NodeKind::NestedCall => {
                     if let Some(rule) = self.custom_rule(id) {
                         self.custom_calls.insert(id, rule);
@@ -469,11 +501,64 @@ impl<'s> Sweep<'s> {
         let Some((root, prefix)) = self.containers.get(&base).cloned() else {
             return false;
         };
-        let path = match prefix.is_empty() {
+        let path = prefix.map(|prefix| match prefix.is_empty() {
             true => field.to_string(),
             false => format!("{prefix}.{field}"),
+        });
+        self.part_of_container(id, root, path)
+    }
+
+    /// For an element `c[k]` of a container `c` read at a recorded index (`layers[i]` of a
+    /// `Vec` of structs) that holds fields in turn: a container at the path `c[k]`, as
+    /// [`field_of_container`](Self::field_of_container) makes one. An element that is itself
+    /// differentiable (a row of a `Vec<Vec<f64>>`) is a constant, as the argument's type says:
+    /// only floats and vectors or arrays of them are differentiable arguments.
+    fn element_of_container(&mut self, id: NodeId) -> bool {
+        if self.containers.is_empty() || is_differentiable(&self.store.value_cow(id)) {
+            return false;
+        }
+        let Some(mut site) = Site::new(self.store, id) else {
+            return false;
         };
+        site.values = self.values;
+        if site.builtin() != Some(Builtin::Index) || site.len() != 2 {
+            return false;
+        }
+        let base = self.store.ref_at(id, 0);
+        let Some((root, prefix)) = self.containers.get(&base).cloned() else {
+            return false;
+        };
+        // A range (`v[1..]`) is a container of the same fields, renumbered: unnamed.
+        let path = match (prefix, site.integer(1)) {
+            (Some(prefix), Some(k)) => Some(format!("{prefix}[{k}]")),
+            _ => None,
+        };
+        self.part_of_container(id, root, path)
+    }
+
+    /// A field or element `id` read from the container `root` at `path` (`None`: a path the
+    /// sweep cannot name). A differentiable one is a leaf of the gradient (and active); one
+    /// holding more fields is a container in turn; one read after `root` may have changed in
+    /// place, or at no known path, is active but refused if the gradient needs it.
+    fn part_of_container(&mut self, id: NodeId, root: NodeId, path: Option<String>) -> bool {
         let value = self.store.value_cow(id);
+        let stale = self.changed.get(&root).copied();
+        if let (Some(change), true) = (stale, is_differentiable(&value)) {
+            self.stale_reads.insert(id, change);
+            return true;
+        }
+        let Some(path) = path else {
+            if is_container(&value) {
+                self.containers.insert(id, (root, None));
+            }
+            return false;
+        };
+        if stale.is_some() {
+            if is_container(&value) {
+                self.containers.insert(id, (root, None));
+            }
+            return false;
+        }
         if is_differentiable(&value) {
             self.leaves.push((id, root, path));
             if self.is_leaf.is_empty() {
@@ -483,9 +568,52 @@ impl<'s> Sweep<'s> {
             return true;
         }
         if is_container(&value) {
-            self.containers.insert(id, (root, path));
+            self.containers.insert(id, (root, Some(path)));
         }
         false
+    }
+
+    /// A value computed from a container by anything but a field or element read: a clone of
+    /// it is the same container (checked on the values), anything else holding fields a
+    /// container at no known path; a call or compound assignment on a container giving `()`
+    /// may have changed its root argument in place.
+    fn derive_container(&mut self, id: NodeId, value: &Value) {
+        if self.containers.is_empty() || self.containers.contains_key(&id) {
+            return;
+        }
+        let Some(from) = self.container_source(id) else {
+            return;
+        };
+        let (root, path) = self.containers[&from].clone();
+        let builtin = self
+            .store
+            .entry_under(id, self.parent(id))
+            .and_then(|(ir, _)| ir.builtin(self.store.node(id).entry as usize));
+        if value.is_unit() {
+            // `println!("{m:?}")` reads; a call or `m.w *= 2.0` may write.
+            if builtin != Some(Builtin::Macro) {
+                self.changed.entry(root).or_insert(id);
+            }
+            return;
+        }
+        if !is_container(value) {
+            return;
+        }
+        let clone =
+            builtin == Some(Builtin::Clone) && same_container(&self.store.value_cow(from), value);
+        let path = if clone { path } else { None };
+        self.containers.insert(id, (root, path));
+    }
+
+    /// The first data operand of `id` that is a container, if one is.
+    fn container_source(&self, id: NodeId) -> Option<NodeId> {
+        let n = match self.entry_of(id) {
+            Some((_, e)) => e.operands.len(),
+            None => self.ref_count(id),
+        };
+        self.refs(id)
+            .take(n)
+            .find(|r| !r.is_none() && self.containers.contains_key(r))
     }
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
@@ -608,6 +736,7 @@ impl<'s> Sweep<'s> {
                     };
                     let r = store.ref_at(id, 0);
                     if !r.is_none() {
+                        self.current(id, r)?;
                         let limit = self.soft.get(&parent).copied();
                         self.carrying(limit, |s| s.give(r, Contribution::Whole(dy.clone())))?;
                     }
@@ -618,6 +747,9 @@ impl<'s> Sweep<'s> {
                         continue;
                     };
                     let source = self.argument_source(id);
+                    if !source.is_none() {
+                        self.current(id, source)?;
+                    }
                     let limit = self.soft.get(&id).copied();
                     self.carrying(limit, |s| s.give(source, Contribution::Whole(dy)))?;
                 }
@@ -657,6 +789,11 @@ impl<'s> Sweep<'s> {
                     let Some(dy) = self.adjoints[i].take() else {
                         continue;
                     };
+                    if let Some(&change) = self.stale_reads.get(&id) {
+                        return Err(GradError::Mutation {
+                            at: self.place(change),
+                        });
+                    }
                     if let Some(origin) = self.poisoned.get(&id) {
                         return Err(match self.containers.contains_key(origin) {
                             true => self.hidden_read(id, *origin),
@@ -692,6 +829,35 @@ impl<'s> Sweep<'s> {
             }
         }
         Ok(())
+    }
+
+    /// A return or an argument passes on the value of the node it refers to: where both are
+    /// floats and differ, that node's value was changed in place after it was recorded
+    /// (`let _ = triple(&mut y); y`), and the edge is stale.
+    fn current(&self, id: NodeId, source: NodeId) -> Result<(), GradError> {
+        let (a, b) = (self.store.value_cow(id), self.store.value_cow(source));
+        let differ = match (a.by_value().as_f64(), b.by_value().as_f64()) {
+            (Some(x), Some(y)) => x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()),
+            _ => match (a.floats(), b.floats()) {
+                (Some(x), Some(y)) => {
+                    x.len() != y.len()
+                        || x.iter()
+                            .zip(y.iter())
+                            .any(|(p, q)| p.to_bits() != q.to_bits() && !(p.is_nan() && q.is_nan()))
+                }
+                _ => false,
+            },
+        };
+        if !differ {
+            return Ok(());
+        }
+        Err(GradError::NoRule {
+            callee: self
+                .site(id)
+                .map_or_else(|| "?".to_string(), |s| s.describe()),
+            at: self.place(id),
+            reason: Some(rules::STALE.to_string()),
+        })
     }
 
     /// `a` in `for (a, b) in x.iter().zip(&y)`: gives `dy` to the element of the vector its
@@ -764,6 +930,16 @@ impl<'s> Sweep<'s> {
                 None if iter::is_vector_iterator(site) => {
                     out.push((0, Contribution::Whole(dy.clone())));
                     Ok(())
+                }
+                // Stale because an operand was written into in place (`v[0] += x` before
+                // `v[0]`): the write is what to name.
+                None if rules::stale_operands(site).is_some()
+                    && site.refs.iter().any(|r| self.writes.contains_key(r)) =>
+                {
+                    let write = site.refs.iter().find_map(|r| self.writes.get(r)).copied();
+                    return Err(GradError::Mutation {
+                        at: self.place(write.unwrap_or(id)),
+                    });
                 }
                 None => {
                     return Err(GradError::NoRule {
@@ -848,14 +1024,10 @@ impl<'s> Sweep<'s> {
 
     /// The error for a value read from a model through code irtrack does not see.
     fn hidden_read(&self, id: NodeId, container: NodeId) -> GradError {
-        let path = self
-            .containers
-            .get(&container)
-            .map(|(_, p)| p.clone())
-            .unwrap_or_default();
-        let what = match path.is_empty() {
-            true => "an argument".to_string(),
-            false => format!("the field `{path}` of an argument"),
+        let path = self.containers.get(&container).and_then(|(_, p)| p.clone());
+        let what = match path.as_deref() {
+            None | Some("") => "an argument".to_string(),
+            Some(path) => format!("the field `{path}` of an argument"),
         };
         GradError::NoRule {
             callee: self
@@ -1218,9 +1390,10 @@ pub(crate) fn float_like(value: &Value) -> bool {
 
 /// A value that may hold differentiable fields: neither a number, a vector or an array, nor
 /// discrete, nor `()`.
-/// Whether a container's value may hold floats: its text shows one (`2.0`, `NaN`, `inf`), or
-/// irtrack kept only its type. An RNG's state shows integers only, so reading it through its
-/// methods (`rng.random()`) is a constant to the sweep.
+/// Whether a container's value may hold floats: its text shows one (`2.0`, `1e-7`, `NaN`,
+/// `inf`: every form `Debug` writes a float in), or irtrack kept only its type. An RNG's
+/// state shows integers only, so reading it through its methods (`rng.random()`) is a
+/// constant to the sweep.
 fn may_hold_floats(value: &Value) -> bool {
     if value.is_opaque() {
         return true;
@@ -1229,6 +1402,27 @@ fn may_hold_floats(value: &Value) -> bool {
     let b = text.as_bytes();
     let decimal = (1..b.len().saturating_sub(1))
         .any(|i| b[i] == b'.' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit());
+    // `1e-7`, `1e20`: digits starting a number (not inside a name such as `x1e2`), then an
+    // exponent.
+    let exponent = (0..b.len()).any(|i| {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        if !starts {
+            return false;
+        }
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j >= b.len() || b[j] != b'e' {
+            return false;
+        }
+        j += 1;
+        if j < b.len() && b[j] == b'-' {
+            j += 1;
+        }
+        j < b.len() && b[j].is_ascii_digit()
+    });
     let word = |w: &str| {
         text.match_indices(w).any(|(i, _)| {
             let before = text[..i].chars().next_back();
@@ -1237,7 +1431,7 @@ fn may_hold_floats(value: &Value) -> bool {
                 && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
         })
     };
-    decimal || word("NaN") || word("inf")
+    decimal || exponent || word("NaN") || word("inf")
 }
 
 fn is_container(value: &Value) -> bool {
@@ -1311,4 +1505,11 @@ fn slope_overflowed(site: &Site<'_>, n: usize) -> bool {
 fn float_by_value(r: crate::core::op::Receiver) -> bool {
     use crate::core::op::Receiver;
     matches!(r, Receiver::Float | Receiver::Generic)
+}
+
+/// Whether a clone of a container is the container: the same type, and the same value as far
+/// as the trace keeps it (its snapshot or its text). A `clone` that changes what it copies
+/// would have to keep its `Debug` text too.
+fn same_container(a: &Value, b: &Value) -> bool {
+    a.type_id() == b.type_id() && a.to_string() == b.to_string()
 }
