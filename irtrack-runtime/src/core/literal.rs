@@ -82,6 +82,100 @@ pub fn as_i64(text: &str) -> Option<i64> {
     int(&body.replace(' ', "")).and_then(|v| i64::try_from(v).ok())
 }
 
+/// What a quoted literal is, for its escapes: a `char` or `&str` takes `\u{…}` and `\x00`–`\x7f`,
+/// a byte `\x00`–`\xff` and no `\u`.
+#[derive(Clone, Copy, PartialEq)]
+enum Quoted {
+    Char,
+    Str,
+    Byte,
+}
+
+/// Reads the escape after a `\\` from `chars`, as Rust does; `None` for one Rust refuses. A
+/// line continuation (`\\` then a newline) gives `Some(None)`: it skips the newline and the
+/// whitespace after it.
+fn escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, q: Quoted) -> Option<Option<char>> {
+    Some(Some(match chars.next()? {
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        '\\' => '\\',
+        '0' => '\0',
+        '\'' => '\'',
+        '"' => '"',
+        'x' => {
+            let hex: String = [chars.next()?, chars.next()?].iter().collect();
+            let v = u8::from_str_radix(&hex, 16).ok()?;
+            if v > 0x7f && q != Quoted::Byte {
+                return None;
+            }
+            char::from(v)
+        }
+        'u' if q != Quoted::Byte => {
+            if chars.next()? != '{' {
+                return None;
+            }
+            let mut hex = String::new();
+            loop {
+                match chars.next()? {
+                    '}' => break,
+                    '_' if !hex.is_empty() => {}
+                    c if c.is_ascii_hexdigit() && hex.len() < 6 => hex.push(c),
+                    _ => return None,
+                }
+            }
+            char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+        }
+        '\n' if q == Quoted::Str => {
+            while chars
+                .next_if(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+                .is_some()
+            {}
+            return Some(None);
+        }
+        _ => return None,
+    }))
+}
+
+/// The one character between the quotes of a `char` or byte literal, escapes read.
+fn single(body: &str, q: Quoted) -> Option<char> {
+    let mut chars = body.chars().peekable();
+    let c = match chars.next()? {
+        '\\' => escape(&mut chars, q)??,
+        '\'' | '\n' | '\r' | '\t' => return None,
+        c if q == Quoted::Byte && !c.is_ascii() => return None,
+        c => c,
+    };
+    chars.next().is_none().then_some(c)
+}
+
+/// The text of a string literal (`"a\tb"`, `r"a\b"`, `r#"say "hi""#`) as Rust reads it:
+/// escapes read, raw strings as written; `None` for anything else (a byte string is not a
+/// `&str`).
+fn string(t: &str) -> Option<String> {
+    if let Some(raw) = t.strip_prefix('r') {
+        let hashes = raw.len() - raw.trim_start_matches('#').len();
+        let inner = raw[hashes..]
+            .strip_prefix('"')?
+            .strip_suffix(&raw[..hashes])?
+            .strip_suffix('"')?;
+        return Some(inner.to_string());
+    }
+    let inner = t.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(escape(&mut chars, Quoted::Str)?),
+            // A bare `"` cannot be inside; a CRLF in the source is read as `\n`.
+            '"' => return None,
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// A literal's value by the type Rust gives it when nothing constrains it.
 pub fn value(text: &str) -> Value {
     use super::value::Snapshot;
@@ -92,14 +186,20 @@ pub fn value(text: &str) -> Value {
         "()" => return Value::UNIT,
         _ => {}
     }
-    if let Some(c) = t.strip_prefix('\'').and_then(|c| c.strip_suffix('\'')) {
-        let mut chars = c.chars();
-        if let (Some(ch), None) = (chars.next(), chars.next()) {
+    if let Some(body) = t.strip_prefix('\'').and_then(|c| c.strip_suffix('\'')) {
+        if let Some(ch) = single(body, Quoted::Char) {
             return ch.snapshot();
         }
+        return Value::foreign("literal", Some(t));
     }
-    if t.starts_with('"') && t.ends_with('"') && t.len() >= 2 {
-        return Value::snapshot(t[1..t.len() - 1].to_string()).renamed::<&str>();
+    if let Some(body) = t.strip_prefix("b'").and_then(|c| c.strip_suffix('\'')) {
+        if let Some(b) = single(body, Quoted::Byte).and_then(|c| u8::try_from(u32::from(c)).ok()) {
+            return b.snapshot();
+        }
+        return Value::foreign("literal", Some(t));
+    }
+    if let Some(s) = string(t) {
+        return Value::snapshot(s).renamed::<&str>();
     }
     let (body, suffix) = split(t);
     let compact = body.replace(' ', "");
@@ -165,5 +265,45 @@ mod tests {
         assert_eq!(value("'x'").downcast_ref::<char>(), Some(&'x'));
         assert_eq!(value("true").downcast_ref::<bool>(), Some(&true));
         assert_eq!(value("\"hi\"").to_string(), "\"hi\"");
+    }
+
+    /// String, `char` and byte literals are read as Rust reads them: every escape, raw strings.
+    #[test]
+    fn escapes() {
+        let s = |t: &str| value(t).downcast_ref::<String>().cloned();
+        assert_eq!(s(r#""a\tb""#).as_deref(), Some("a\tb"));
+        assert_eq!(s(r#""\n\r\t\\\0\'\"""#).as_deref(), Some("\n\r\t\\\0'\""));
+        assert_eq!(s(r#""\x41\x7f""#).as_deref(), Some("A\x7f"));
+        assert_eq!(
+            s(r#""\u{e9}\u{1F600}\u{1_0FFFF}""#).as_deref(),
+            Some("é😀\u{10FFFF}")
+        );
+        assert_eq!(s("\"a\\\n    b\""), Some("ab".to_string()));
+        assert_eq!(s(r##"r"a\tb""##).as_deref(), Some(r"a\tb"));
+        assert_eq!(
+            s(r###"r#"say "hi"\n"#"###).as_deref(),
+            Some(r#"say "hi"\n"#)
+        );
+        assert_eq!(s(r#""""#).as_deref(), Some(""));
+        // Escapes Rust refuses in a string are not read as some other text.
+        assert_eq!(s(r#""\x80""#), None);
+        assert_eq!(s(r#""\q""#), None);
+        assert_eq!(s(r#""\u{110000}""#), None);
+        let c = |t: &str| value(t).downcast_ref::<char>().copied();
+        assert_eq!(c(r"'\t'"), Some('\t'));
+        assert_eq!(c(r"'\''"), Some('\''));
+        assert_eq!(c(r#"'"'"#), Some('"'));
+        assert_eq!(c(r"'\\'"), Some('\\'));
+        assert_eq!(c(r"'\0'"), Some('\0'));
+        assert_eq!(c(r"'\x7f'"), Some('\x7f'));
+        assert_eq!(c(r"'\u{10FFFF}'"), Some('\u{10FFFF}'));
+        assert_eq!(c("'é'"), Some('é'));
+        assert_eq!(c(r"'\x80'"), None);
+        assert_eq!(c("'ab'"), None);
+        let b = |t: &str| value(t).downcast_ref::<u8>().copied();
+        assert_eq!(b("b'a'"), Some(b'a'));
+        assert_eq!(b(r"b'\n'"), Some(b'\n'));
+        assert_eq!(b(r"b'\xff'"), Some(0xff));
+        assert_eq!(b(r"b'\u{61}'"), None);
     }
 }

@@ -217,16 +217,33 @@ fn register_checkpoint(key: CalleeKey) {
                 expected: 3,
                 got: args.len(),
             })?;
-            Ok(match v.downcast_ref::<String>() {
-                Some(s) => s.clone(),
-                None => v.to_string().trim_matches('"').to_string(),
+            // A key or collection name is matched as the string it is; its `Debug` text
+            // (escaped) would silently match nothing.
+            v.downcast_ref::<String>().cloned().ok_or_else(|| {
+                EvalError::Domain(format!(
+                    "the {} of a checkpoint was recorded as `{v}`, not as a string, so it \
+                     cannot be matched",
+                    if i == 1 { "key" } else { "collection" }
+                ))
             })
         };
         let value = args.first().cloned().ok_or(EvalError::Arity {
             expected: 3,
             got: 0,
         })?;
-        Ok(pass(value, &text(1)?, &text(2)?))
+        let (key, collection) = (text(1)?, text(2)?);
+        let out = pass(value.clone(), &key, &collection);
+        // The function panics on a value of another type (`checkpoint`): a program must not
+        // return it.
+        if !out.by_value().same_type(&value.by_value()) {
+            return Err(EvalError::Domain(format!(
+                "the value injected for checkpoint `{key}` of `{collection}` is a `{}`, not a \
+                 `{}` (the function panics here)",
+                out.type_name(),
+                value.type_name()
+            )));
+        }
+        Ok(out)
     });
     register_forward(key, forward, true);
 }
