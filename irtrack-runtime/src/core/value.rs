@@ -594,6 +594,71 @@ impl Value {
         }
     }
 
+    /// Whether both values are provably the same value, bit for bit: `Some(true)` when they
+    /// are, `Some(false)` when they provably differ, `None` when irtrack cannot tell.
+    ///
+    /// Scalars compare bit for bit (references looked through; `-0.0` is not `0.0`, a NaN
+    /// equals only a NaN with the same bits), and so do the floats of a vector, array or
+    /// `ndarray` array. A snapshot of a type irtrack knows (a string, the std containers and
+    /// pairs of scalars) compares element by element the same way; any other type made only
+    /// of scalars, strings and std containers with a derived `Debug` (tuples, nested
+    /// vectors, `Result`s) by its `Debug` text, which tells every such value apart but NaNs
+    /// (`None` when there is one); two handles to one recorded value are the same. Anything
+    /// else — a snapshot of a user's type, whose only comparison would be its `Debug` text
+    /// (which can print two values alike) or a `PartialEq` (which calls `-0.0` and `0.0`
+    /// equal), a value known only by its type — is `None`.
+    pub(crate) fn exact_eq(&self, other: &Value) -> Option<bool> {
+        let (x, y) = match (&self.0, &other.0) {
+            (Repr::Scalar(a, _), Repr::Scalar(b, _)) => return Some(a.exact(b)),
+            (Repr::Boxed(x), Repr::Boxed(y)) => (x, y),
+            _ => return Some(false),
+        };
+        if Arc::ptr_eq(x, y) {
+            return Some(true);
+        }
+        let (Body::Snapshot(p), Body::Snapshot(q)) = (x.body(), y.body()) else {
+            // A text and a text or a snapshot, of one type known in this process whose `Debug`
+            // is std's.
+            let same_type = x.type_id.is_some() && x.type_id == y.type_id;
+            if same_type && !x.kind.is_opaque() && !y.kind.is_opaque() {
+                return faithful_text(&x.type_name, &self.to_string(), &other.to_string());
+            }
+            return None;
+        };
+        let (p, q) = (p.as_any(), q.as_any());
+        if p.type_id() != q.type_id() {
+            return Some(false);
+        }
+        if let Some(same) = exact_any(p, q) {
+            return Some(same);
+        }
+        // Arrays of floats (a fixed size or `ndarray`), read as `f64`s: an `f32`'s conversion
+        // is exact except that it can merge two NaNs, so those are not told apart.
+        let narrow = x.type_name.contains("f32");
+        let elements = |a: &[f64], b: &[f64]| {
+            if narrow && a.iter().chain(b).any(|v| v.is_nan()) {
+                return None;
+            }
+            Some(a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits()))
+        };
+        if let (Some(a), Some(b)) = (self.floats(), other.floats()) {
+            return elements(&a, &b);
+        }
+        #[cfg(feature = "ndarray")]
+        if let (Some(a), Some(b)) = (
+            crate::core::arrays::array_primal(self),
+            crate::core::arrays::array_primal(other),
+        ) {
+            if a.shape() != b.shape() {
+                return Some(false);
+            }
+            let (a, b): (Vec<f64>, Vec<f64>) =
+                (a.iter().copied().collect(), b.iter().copied().collect());
+            return elements(&a, &b);
+        }
+        faithful_text(&x.type_name, &self.to_string(), &other.to_string())
+    }
+
     /// The value itself when it is a scalar behind a reference (`&2.0` → `2.0`); else a clone.
     pub fn by_value(&self) -> Value {
         match &self.0 {
@@ -648,6 +713,199 @@ impl Value {
     pub fn is_text(&self) -> bool {
         matches!(&self.0, Repr::Boxed(b) if matches!(b.kind, Kind::Text(_)))
     }
+}
+
+impl Kind {
+    fn is_opaque(&self) -> bool {
+        matches!(self, Kind::Opaque)
+    }
+}
+
+/// Compares two values of the type named `type_name` by their `Debug` texts, when that
+/// proves them equal or different: the type is made only of scalars, strings and std
+/// containers whose `Debug` is derived, prints every element in order and tells every value
+/// apart (`-0.0` from `0.0`, a string's escapes), so equal texts are equal values and
+/// different texts different values — except NaNs, which all print `NaN` (`None` then), and
+/// containers whose order is not the value's (a `HashMap`, not in the list).
+fn faithful_text(type_name: &str, a: &str, b: &str) -> Option<bool> {
+    const STD: [&str; 28] = [
+        "f32",
+        "f64",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "bool",
+        "char",
+        "str",
+        "mut",
+        "alloc::string::String",
+        "alloc::vec::Vec",
+        "alloc::boxed::Box",
+        "alloc::collections::vec_deque::VecDeque",
+        "alloc::collections::btree::map::BTreeMap",
+        "alloc::collections::btree::set::BTreeSet",
+        "core::option::Option",
+        "core::result::Result",
+        "core::ops::range::Range",
+        "core::ops::range::RangeInclusive",
+    ];
+    let faithful = type_name
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .filter(|w| !w.is_empty())
+        .all(|w| STD.contains(&w) || w.chars().all(|c| c.is_ascii_digit()));
+    if !faithful || a.contains("NaN") || b.contains("NaN") {
+        return None;
+    }
+    Some(a == b)
+}
+
+impl Scalar {
+    /// The same scalar, floats bit for bit.
+    fn exact(&self, other: &Scalar) -> bool {
+        match (self, other) {
+            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// Equality that proves two values the same: floats bit for bit, everything else by `==` on
+/// types whose `==` is structural.
+trait Exact {
+    fn exact(&self, other: &Self) -> bool;
+}
+
+impl Exact for f64 {
+    fn exact(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl Exact for f32 {
+    fn exact(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+macro_rules! exact_by_eq {
+    ($($t:ty),*) => {$(
+        impl Exact for $t {
+            fn exact(&self, other: &Self) -> bool {
+                self == other
+            }
+        }
+    )*};
+}
+exact_by_eq!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    String,
+    ()
+);
+
+impl<T: Exact> Exact for [T] {
+    fn exact(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.exact(b))
+    }
+}
+
+impl<T: Exact> Exact for Vec<T> {
+    fn exact(&self, other: &Self) -> bool {
+        self[..].exact(&other[..])
+    }
+}
+
+impl<T: Exact> Exact for std::collections::VecDeque<T> {
+    fn exact(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.exact(b))
+    }
+}
+
+impl<T: Exact> Exact for Option<T> {
+    fn exact(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Some(a), Some(b)) => a.exact(b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl<T: Exact> Exact for Box<T> {
+    fn exact(&self, other: &Self) -> bool {
+        (**self).exact(other)
+    }
+}
+
+impl<A: Exact, B: Exact> Exact for (A, B) {
+    fn exact(&self, other: &Self) -> bool {
+        self.0.exact(&other.0) && self.1.exact(&other.1)
+    }
+}
+
+impl<A: Exact, B: Exact, C: Exact> Exact for (A, B, C) {
+    fn exact(&self, other: &Self) -> bool {
+        self.0.exact(&other.0) && self.1.exact(&other.1) && self.2.exact(&other.2)
+    }
+}
+
+/// Compares two snapshots of the same type when it is one [`Exact`] knows; `None` otherwise.
+fn exact_any(p: &dyn Any, q: &dyn Any) -> Option<bool> {
+    macro_rules! try_types {
+        ($($t:ty),* $(,)?) => {$(
+            if let (Some(a), Some(b)) = (p.downcast_ref::<$t>(), q.downcast_ref::<$t>()) {
+                return Some(a.exact(b));
+            }
+        )*};
+    }
+    macro_rules! containers {
+        ($($t:ty),*) => {$(
+            try_types!($t, Vec<$t>, Option<$t>, Vec<Vec<$t>>, Box<$t>, std::collections::VecDeque<$t>, Vec<Option<$t>>);
+        )*};
+    }
+    containers!(
+        f64, f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool, char,
+        String
+    );
+    try_types!(
+        (f64, f64),
+        (f64, f64, f64),
+        (f32, f32),
+        (f32, f32, f32),
+        (i32, i32),
+        (i64, i64),
+        (usize, usize),
+        (f64, i64),
+        (f64, usize),
+        (usize, f64),
+        (i64, f64),
+        Vec<(f64, f64)>,
+        Vec<(usize, f64)>,
+        Vec<(usize, usize)>,
+    );
+    None
 }
 
 /// A clone of a common container of a type known only as a parameter: `String`, `Vec` of a

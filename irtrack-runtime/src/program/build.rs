@@ -79,14 +79,17 @@ fn unsupported(n: NodeRef<'_>, reason: impl Into<String>) -> ReplayError {
     }
 }
 
-/// Whether two recorded values are the same value (scalars and floats bit for bit, other
-/// values by their text), so that an edge through which a value passed unchanged can be
-/// trusted.
+/// Whether two recorded values are the same value, so that an edge through which a value
+/// passed unchanged can be trusted: bit for bit where irtrack can compare them
+/// (`Value::exact_eq`), else by their text. The text is no proof (a user's `Debug` can print
+/// two values alike), but this check only backs up the others: a value that depends on a
+/// dynamic input cannot be changed in place without a write or an `&mut` call, which a
+/// program refuses on their own.
 fn same(a: &Value, b: &Value) -> bool {
-    if a.same_scalar(b) || (a.floats().is_some() && a.floats() == b.floats()) {
-        return true;
+    match a.exact_eq(b) {
+        Some(same) => same,
+        None => !a.is_opaque() && !b.is_opaque() && a.to_string() == b.to_string(),
     }
-    !a.is_opaque() && !b.is_opaque() && a.to_string() == b.to_string()
 }
 
 impl<'t> Builder<'t> {

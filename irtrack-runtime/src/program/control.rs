@@ -925,7 +925,7 @@ impl Paths {
             .clone();
         let mut missed = None;
         for p in &known {
-            match p.call(args.clone()) {
+            match p.call_passed(args.clone()) {
                 Ok(v) => return Ok(v),
                 Err(e @ ReplayError::Guard { .. }) => missed = Some(e),
                 Err(e) => return Err(inside(e)),

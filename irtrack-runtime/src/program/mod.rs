@@ -237,6 +237,19 @@ pub enum ReplayError {
         /// The value given.
         given: String,
     },
+    /// A static argument was given a value irtrack cannot prove to be the recorded one, bit
+    /// for bit: a snapshot of a user's type (irtrack holds a clone of it, but no comparison
+    /// that tells `-0.0` from `0.0`), a value known only by its `Debug` text (two values can
+    /// print alike) or only by its type. The constants folded from it could be stale, so
+    /// the program refuses rather than guess.
+    StaticUnproven {
+        /// The argument, from 0.
+        index: usize,
+        /// Its type.
+        type_name: String,
+        /// What irtrack holds of it.
+        known: &'static str,
+    },
     /// A dynamic argument is not of the recorded type.
     Type {
         /// The argument, from 0.
@@ -332,6 +345,19 @@ impl fmt::Display for ReplayError {
                 "argument {} is static, recorded as {recorded}, and was given {given}: a \
                  program replays the path its static inputs chose; build another program (or \
                  mark the argument dynamic)",
+                index + 1
+            ),
+            ReplayError::StaticUnproven {
+                index,
+                type_name,
+                known,
+            } => write!(
+                f,
+                "argument {} is static, a `{type_name}` of which irtrack holds {known}, so it \
+                 cannot prove this value is the recorded one the program's constants were \
+                 folded from: pass only the dynamic arguments with `call_dynamic` (the static \
+                 ones keep their recorded values), build a program from a trace on this value, \
+                 or pass the numbers it holds as separate arguments",
                 index + 1
             ),
             ReplayError::Type {

@@ -10,13 +10,29 @@ impl Program {
     /// function takes them) and returns its result.
     ///
     /// # Errors
-    /// [`ReplayError::Static`] when a static argument differs from the recorded one,
+    /// [`ReplayError::Static`] when a static argument differs from the recorded one (bit for
+    /// bit), [`ReplayError::StaticUnproven`] when irtrack cannot prove it the same (a
+    /// snapshot of a user's type, a value known by its text: [`call_dynamic`](Program::call_dynamic) passes the
+    /// recorded value instead),
     /// [`ReplayError::Type`] when a dynamic one has another type, [`ReplayError::Guard`] when
     /// the inputs take another path than the recorded one, [`ReplayError::Eval`] when an
     /// operation fails on the new values (integer overflow, an index out of bounds).
     pub fn call(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
-        self.check(&args)?;
+        self.check(&args, false)?;
+        self.run_checked(args)
+    }
+
+    /// Runs the program of a `switch` branch on the arguments its calling program passes: its
+    /// static arguments are that program's constants, recorded in the same run as the ones
+    /// this program holds (or cloned from them to trace a new path), so one that irtrack
+    /// cannot compare bit for bit is checked as an edge of a program is, by its text.
+    pub(crate) fn call_passed(&self, args: Vec<Value>) -> Result<Value, ReplayError> {
+        self.check(&args, true)?;
+        self.run_checked(args)
+    }
+
+    fn run_checked(&self, args: Vec<Value>) -> Result<Value, ReplayError> {
         self.watch_limits(&args, || match &self.fast {
             Some(fast) => fast.run(self, &args),
             None => self.call_general(&args),
@@ -55,7 +71,7 @@ impl Program {
     /// As [`call`](Program::call).
     pub fn call_interpreted(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
-        self.check(&args)?;
+        self.check(&args, false)?;
         self.watch_limits(&args, || self.call_general(&args))
     }
 
@@ -132,7 +148,8 @@ impl Program {
 
     /// Runs the program on its dynamic arguments alone, in order; the static ones keep their
     /// recorded values (for static arguments that cannot be passed again, such as an RNG
-    /// whose draws the program holds as constants).
+    /// whose draws the program holds as constants, or a user's type that irtrack cannot
+    /// compare: [`ReplayError::StaticUnproven`] from [`call`](Program::call)).
     ///
     /// # Errors
     /// As [`call`](Program::call).
@@ -161,7 +178,10 @@ impl Program {
         self.call(args)
     }
 
-    fn check(&self, args: &[Value]) -> Result<(), ReplayError> {
+    /// Checks the arguments' number, the dynamic ones' types and the static ones' values
+    /// (`passed`: as values passed on from a calling program's constants, see
+    /// [`call_passed`](Program::call_passed)).
+    fn check(&self, args: &[Value], passed: bool) -> Result<(), ReplayError> {
         if args.len() != self.inputs.len() {
             return Err(ReplayError::Arity {
                 expected: self.inputs.len(),
@@ -170,20 +190,35 @@ impl Program {
         }
         for (index, (slot, given)) in self.inputs.iter().zip(args).enumerate() {
             match slot {
-                InputSlot::Static(recorded) => {
-                    let same = recorded.same_scalar(given)
-                        || (recorded.floats().is_some() && recorded.floats() == given.floats())
-                        || (!recorded.is_opaque()
-                            && recorded.type_name() == given.type_name()
-                            && recorded.to_string() == given.to_string());
-                    if !same {
+                InputSlot::Static(recorded) => match recorded.exact_eq(given) {
+                    Some(true) => {}
+                    None if passed
+                        && !recorded.is_opaque()
+                        && !given.is_opaque()
+                        && recorded.to_string() == given.to_string() => {}
+                    Some(false) => {
                         return Err(ReplayError::Static {
                             index,
                             recorded: recorded.to_string(),
                             given: given.to_string(),
-                        });
+                        })
                     }
-                }
+                    None => {
+                        return Err(ReplayError::StaticUnproven {
+                            index,
+                            type_name: given.type_name().to_string(),
+                            known: if given.is_opaque() || recorded.is_opaque() {
+                                "only its type"
+                            } else if given.is_text() || recorded.is_text() {
+                                "only its `Debug` text"
+                            } else {
+                                "a clone, but no comparison that proves two values equal \
+                                 bit for bit (its `Debug` text is no proof, and a \
+                                 `PartialEq` calls `-0.0` and `0.0` equal)"
+                            },
+                        })
+                    }
+                },
                 InputSlot::Dynamic { type_name } => {
                     if referent(given.type_name()) != referent(type_name) {
                         return Err(ReplayError::Type {

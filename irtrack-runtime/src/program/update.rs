@@ -65,7 +65,7 @@ use crate::core::ir::{EntryKind, FnIr, Location, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, FloatFn};
 use crate::core::tape::{Callee, NodeKind, Slot, NO_ENTRY};
-use crate::core::value::{Body, Form, Repr, Scalar, Snapshot, Value};
+use crate::core::value::{Form, Repr, Scalar, Snapshot, Value};
 use crate::record::context::{Action, Call, CallSite, Context};
 use crate::record::session::{track, track_with, Callable};
 use crate::view::operation::{run_operation, Operation, Reason, ReexecError};
@@ -197,12 +197,17 @@ pub enum Keep {
     /// thread-local random generator) gives a new value when the function runs again.
     #[default]
     Nothing,
-    /// Every primitive call at a recorded address whose argument values (as recorded: a
-    /// value behind an `&mut` or known only by its type counts as its recorded text or type)
-    /// are the recorded ones keeps its recorded result. This is the "untouched random draws
-    /// keep their values" policy of probabilistic programs: a draw from an `&mut` generator
+    /// Every primitive call at a recorded address whose arguments are the recorded ones keeps
+    /// its recorded result. An argument must be provably the recorded value, bit for bit (a
+    /// scalar, the floats of a vector or array, a string, std containers of them); one
+    /// irtrack cannot compare (a user's type, a value known only by its `Debug` text or its
+    /// type) is not unchanged, and the call runs again — except behind an `&mut` or as a
+    /// method's receiver, where it counts as unchanged when it has the recorded type, whatever
+    /// its state. That is the "untouched random draws keep their values" policy of
+    /// probabilistic programs: a draw from a generator (`rng.random()`, `gauss(&mut rng)`)
     /// keeps its value when the path before it changed, where a fresh run would draw another
-    /// number from the generator's state.
+    /// number from the generator's state. (So a primitive that reads numbers irtrack cannot
+    /// see through an `&mut` or its receiver keeps its old result too.)
     Unchanged,
     /// Every primitive call at a recorded address for which the predicate holds keeps its
     /// recorded result, whatever its arguments: the random choices of a model, which a
@@ -1036,7 +1041,10 @@ where
                         id: *id,
                     };
                     let arguments = match self.keep {
-                        Keep::Unchanged => Some(recorded_call_arguments(n)),
+                        Keep::Unchanged => Some((
+                            recorded_call_arguments(n),
+                            n.entry().is_some_and(|e| e.kind == EntryKind::MethodCall),
+                        )),
                         _ => None,
                     };
                     kept.insert(*a, (n.raw_value(), arguments));
@@ -1183,10 +1191,8 @@ fn find_checkpoint(
     key: &str,
     index: usize,
 ) -> Result<NodeId, UpdateError> {
-    let text = |v: &Value| match v.downcast_ref::<String>() {
-        Some(s) => s.clone(),
-        None => v.to_string().trim_matches('"').to_string(),
-    };
+    // Names are matched as the strings they are (a `Debug` text would be escaped).
+    let text = |v: &Value| v.downcast_ref::<String>().cloned();
     trace
         .nodes()
         .filter(|n| n.kind() == NodeKind::PrimitiveCall)
@@ -1196,7 +1202,9 @@ fn find_checkpoint(
         })
         .filter(|n| {
             let args = n.operand_values();
-            args.len() == 3 && text(&args[1]) == key && text(&args[2]) == collection
+            args.len() == 3
+                && text(&args[1]).as_deref() == Some(key)
+                && text(&args[2]).as_deref() == Some(collection)
         })
         .nth(index)
         .map(|n| n.id())
@@ -1208,35 +1216,12 @@ fn find_checkpoint(
         })
 }
 
-/// Whether two values are the same value: scalars bit for bit (the form of a reference looked
-/// through), snapshots by their floats or their text, a shared value by identity.
+/// Whether two values are provably the same value (`Value::exact_eq`): scalars bit for bit
+/// (the form of a reference looked through), floats of containers bit for bit, known
+/// containers element by element, a shared value by identity. Values that only print alike
+/// are not: a propagation stopped on them would leave a stale number.
 fn identical(a: &Value, b: &Value) -> bool {
-    match (&a.0, &b.0) {
-        (Repr::Scalar(x, _), Repr::Scalar(y, _)) => match (x, y) {
-            (Scalar::F64(x), Scalar::F64(y)) => x.to_bits() == y.to_bits(),
-            (Scalar::F32(x), Scalar::F32(y)) => x.to_bits() == y.to_bits(),
-            _ => x == y,
-        },
-        (Repr::Boxed(x), Repr::Boxed(y)) => {
-            if Arc::ptr_eq(x, y) {
-                return true;
-            }
-            if x.type_name != y.type_name
-                || matches!(x.body(), Body::Opaque)
-                || matches!(y.body(), Body::Opaque)
-            {
-                return false;
-            }
-            if let (Some(p), Some(q)) = (a.floats(), b.floats()) {
-                return p.len() == q.len()
-                    && p.iter()
-                        .zip(q.iter())
-                        .all(|(u, v)| u.to_bits() == v.to_bits());
-            }
-            a.to_string() == b.to_string()
-        }
-        _ => false,
-    }
+    a.exact_eq(b) == Some(true)
 }
 
 /// `new` stored as `old` is (a scalar of the same type in `old`'s form), or `None` when it is
@@ -1284,14 +1269,23 @@ fn recorded_call_arguments(n: NodeRef<'_>) -> Vec<Value> {
         .collect()
 }
 
-/// Arguments a call saw are the recorded ones: equal where a value is visible, the same type
-/// where only the type is known.
-fn same_arguments(now: &[Value], then: &[Value]) -> bool {
+/// Arguments a call saw are the recorded ones: each provably the same value
+/// ([`identical`]), except that a value irtrack cannot compare behind an `&mut` or as a
+/// method's receiver (`receiver`: a generator, `rng.random()`, whose state moved when the
+/// path before the call changed) counts as unchanged when it has the recorded type. Any
+/// other argument irtrack cannot compare (a user's type by value or shared reference, a value
+/// known only by its text or type) is not unchanged: the call runs again.
+fn same_arguments(now: &[Value], then: &[Value], receiver: bool) -> bool {
+    let exclusive = |v: &Value| v.type_name().trim_start().starts_with("&mut ");
     now.len() == then.len()
         && now
             .iter()
             .zip(then)
-            .all(|(a, b)| identical(a, b) || (a.is_opaque() && b.is_opaque() && a.same_type(b)))
+            .enumerate()
+            .all(|(k, (a, b))| match a.exact_eq(b) {
+                Some(same) => same,
+                None => a.same_type(b) && ((k == 0 && receiver) || (exclusive(a) && exclusive(b))),
+            })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1990,9 +1984,13 @@ struct Shared {
     /// The changed nodes' values, by address.
     replace: HashMap<Addr, Value>,
     keep: Keep,
-    /// The old trace's primitive results (and, for [`Keep::Unchanged`], their arguments).
-    kept: HashMap<Addr, (Value, Option<Vec<Value>>)>,
+    /// The old trace's primitive results (and, for [`Keep::Unchanged`], their arguments and
+    /// whether the first is a method's receiver).
+    kept: HashMap<Addr, (Value, Option<RecordedArguments>)>,
 }
+
+/// A kept call's recorded arguments, and whether the first is a method's receiver.
+type RecordedArguments = (Vec<Value>, bool);
 
 /// The context of a run again, one per frame: it numbers the calls its frame makes by
 /// location, gives a changed node's call its value, and keeps what the policy keeps.
@@ -2021,7 +2019,9 @@ impl Context for Rerun {
             return Action::Run;
         };
         let keep = match (&self.shared.keep, arguments) {
-            (Keep::Unchanged, Some(then)) => same_arguments(call.arguments, then),
+            (Keep::Unchanged, Some((then, receiver))) => {
+                same_arguments(call.arguments, then, *receiver)
+            }
             (Keep::Calls(p), _) => p(call),
             _ => false,
         };
