@@ -26,6 +26,21 @@ pub enum PplError {
         /// What is wrong.
         reason: String,
     },
+    /// A choice's distribution has parameters out of range at a point that an earlier choice
+    /// or factor of the same run already makes impossible (a log-density of -∞: a value
+    /// outside its support, a failed `condition`), typically because the parameters were
+    /// computed from that value (`Bernoulli::new(p)` after `p = 1.2` left `Beta`'s support).
+    /// The point has probability zero whatever follows, so `mh`, `mh_propose` and `hmc`
+    /// reject a proposal that reaches one; the functions that must return a trace there
+    /// (`generate`, `update`, …) return this error.
+    ImpossiblePoint {
+        /// The choice whose distribution is not valid.
+        address: Address,
+        /// The distribution's name.
+        distribution: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// A value given for a choice (a constraint, a replayed value) is not of the type its
     /// distribution draws.
     TypeMismatch {
@@ -90,6 +105,15 @@ impl fmt::Display for PplError {
             } => write!(
                 f,
                 "the {distribution} distribution of `{address}` is not valid: {reason}"
+            ),
+            PplError::ImpossiblePoint {
+                address,
+                distribution,
+                reason,
+            } => write!(
+                f,
+                "the {distribution} distribution of `{address}` is not valid ({reason}) at a \
+                 point an earlier choice or factor already makes impossible (log-density -∞)"
             ),
             PplError::TypeMismatch {
                 address,

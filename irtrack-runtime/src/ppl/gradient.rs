@@ -26,6 +26,7 @@ use super::choices::{ChoiceMap, Origin, Selection};
 use super::dist::{Builtin, PplRng};
 use super::error::PplError;
 use super::incremental;
+use super::infer::unless_impossible;
 use super::interface::{update_counted, PplTrace};
 use super::Address;
 use crate::core::ids::NodeId;
@@ -37,6 +38,9 @@ use crate::record::session::Callable;
 use crate::view::trace::Arg;
 use rand::SeedableRng;
 use std::collections::HashMap;
+
+/// Why a gradient at a point of probability zero is [`GradientMethod::Undefined`].
+const IMPOSSIBLE: &str = "the score is not finite at this point";
 
 /// How a [`ScoreGradient`] was computed.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,8 +175,11 @@ where
     } else if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
         // The graph with the nodes the change reaches recomputed beside it: the trace's
         // overrides.
+        let Some(step) = unless_impossible(step)? else {
+            return Ok(zeros(IMPOSSIBLE));
+        };
         let mut t = trace.share();
-        incremental::apply(&mut t, step?)?;
+        incremental::apply(&mut t, step)?;
         moved = t;
         &moved
     } else {
@@ -181,7 +188,10 @@ where
             c.insert_value(a.clone(), v);
         }
         // Draws nothing when the structure is kept (a run that draws is refused below).
-        let u = update_counted(trace, trace.args.clone(), &c, &mut PplRng::seed_from_u64(0))?;
+        let u = update_counted(trace, trace.args.clone(), &c, &mut PplRng::seed_from_u64(0));
+        let Some(u) = unless_impossible(u)? else {
+            return Ok(zeros(IMPOSSIBLE));
+        };
         if u.drawn > 0 || !u.discard.addresses().all(|a| c.contains(a)) {
             return Ok(zeros("the model makes other choices at this point"));
         }
@@ -189,7 +199,7 @@ where
         &moved
     };
     if !t.score.is_finite() {
-        return Ok(zeros("the score is not finite at this point"));
+        return Ok(zeros(IMPOSSIBLE));
     }
     match on_graph(t, addresses) {
         Ok(g) => Ok((g, GradientMethod::Graph)),
@@ -367,14 +377,17 @@ where
     let score_at = |values: &[f64], rng: &mut PplRng| -> Result<f64, PplError> {
         let snapshots: Vec<Value> = values.iter().map(|&v| Value::snapshot(v)).collect();
         if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
-            let weight = step?.weight;
-            return Ok(trace.score + weight);
+            return Ok(
+                unless_impossible(step)?.map_or(f64::NEG_INFINITY, |s| trace.score + s.weight)
+            );
         }
         let mut c = ChoiceMap::new();
         for (a, v) in addresses.iter().zip(snapshots) {
             c.insert_value(a.clone(), v);
         }
-        let u = update_counted(trace, trace.args.clone(), &c, rng)?;
+        let Some(u) = unless_impossible(update_counted(trace, trace.args.clone(), &c, rng))? else {
+            return Ok(f64::NEG_INFINITY);
+        };
         if u.drawn > 0 {
             return Ok(f64::NAN);
         }

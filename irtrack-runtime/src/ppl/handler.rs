@@ -56,6 +56,11 @@ impl LogSum {
         }
     }
 
+    /// Whether a term was -∞.
+    pub(crate) fn has_neg_infinity(&self) -> bool {
+        self.neg
+    }
+
     /// The sum; `Err` for `∞ - ∞`.
     pub(crate) fn value(&self) -> Result<f64, PplError> {
         match (self.pos, self.neg) {
@@ -215,11 +220,25 @@ impl Run {
             }
         };
         if let Err(reason) = dist.check() {
-            return self.fail(PplError::InvalidDistribution {
-                address,
-                distribution: dist.name(),
-                reason,
-            });
+            // After a choice or factor of -∞ (in the order the model made them, which is the
+            // order its values flow), the point has probability zero whatever this
+            // distribution would have been: inference rejects it rather than fail.
+            let distribution = dist.name();
+            return self.fail(
+                if self.score.has_neg_infinity() || self.factors.has_neg_infinity() {
+                    PplError::ImpossiblePoint {
+                        address,
+                        distribution,
+                        reason,
+                    }
+                } else {
+                    PplError::InvalidDistribution {
+                        address,
+                        distribution,
+                        reason,
+                    }
+                },
+            );
         }
         // The index is taken now, with one lookup: a choice that fails below stops the run,
         // whose choices are then dropped.

@@ -239,7 +239,7 @@ where
     }
     let overrides = &trace.overrides;
     let mut side: HashMap<NodeId, Value> = HashMap::new();
-    let mut rescored = Vec::new();
+    let mut rescored: Vec<(usize, Value, f64, Vec<f64>)> = Vec::new();
     let mut weight = Weight::default();
     let mut queue: BTreeSet<NodeId> = selected.iter().map(|(n, _, _)| *n).collect();
     let position = |id: NodeId| {
@@ -263,10 +263,32 @@ where
             }
             let dist = Builtin::from_value(&operands[k])?;
             if let Err(reason) = dist.check() {
-                return Some(Err(PplError::InvalidDistribution {
-                    address: choice.address.clone(),
-                    distribution: dist.name(),
-                    reason,
+                // As a run decides (`Run::choose`): after a choice of log-density -∞ the
+                // point is impossible. Where a factor is -∞ the graph does not say whether it
+                // came first: the run decides.
+                if trace.factors == f64::NEG_INFINITY {
+                    return None;
+                }
+                let new_lp = |j: usize| {
+                    rescored
+                        .iter()
+                        .find(|(i, ..)| *i == j)
+                        .map_or(trace.choices.list[j].log_density, |r| r.2)
+                };
+                let address = choice.address.clone();
+                let distribution = dist.name();
+                return Some(Err(if (0..ci).any(|j| new_lp(j) == f64::NEG_INFINITY) {
+                    PplError::ImpossiblePoint {
+                        address,
+                        distribution,
+                        reason,
+                    }
+                } else {
+                    PplError::InvalidDistribution {
+                        address,
+                        distribution,
+                        reason,
+                    }
                 }));
             }
             let (value, lp) = if let Some(k) = position(id) {

@@ -15,6 +15,17 @@ use crate::record::session::Callable;
 use rand::{Rng, RngCore};
 use std::sync::Arc;
 
+/// A proposal's evaluation, `None` when it stopped at a point of probability zero
+/// ([`PplError::ImpossiblePoint`]: a distribution made invalid by a value outside a support):
+/// the proposal is then rejected, as one of weight -∞ is. Any other error is the caller's.
+pub(crate) fn unless_impossible<T>(r: Result<T, PplError>) -> Result<Option<T>, PplError> {
+    match r {
+        Ok(t) => Ok(Some(t)),
+        Err(PplError::ImpossiblePoint { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn accept<R: RngCore + ?Sized>(log_ratio: f64, rng: &mut R) -> bool {
     if log_ratio >= 0.0 {
         return true;
@@ -75,7 +86,9 @@ where
     // paths give the same chain.
     let mut attempt = inner.clone();
     if let Some(step) = incremental::regenerate_in_place(&trace, selection, &mut attempt) {
-        let step = step?;
+        let Some(step) = unless_impossible(step)? else {
+            return Ok((trace, false));
+        };
         if accept(step.weight, rng) {
             incremental::apply(&mut trace, step)?;
             return Ok((trace, true));
@@ -84,7 +97,11 @@ where
     }
     let mut run = Run::new(Mode::Regenerate, inner).replaying(trace.choices.clone(), trace.factors);
     run.selection = Some(selection.clone());
-    let (run, graph, retval) = super::interface::execute(&trace.model, &trace.args, run)?;
+    let Some((run, graph, retval)) =
+        unless_impossible(super::interface::execute(&trace.model, &trace.args, run))?
+    else {
+        return Ok((trace, false));
+    };
     let weight = run.weight.value()?;
     if accept(weight, rng) {
         let new = super::interface::assemble(
@@ -178,7 +195,14 @@ where
     let forward = fwd_run.choices.to_map();
     let fwd_score = fwd_run.score.value()?;
     // The same arguments: in place from the graph when it can be.
-    let updated = update_choices_counted(&trace, &forward, rng)?;
+    // A proposal outside the model's support (a random walk leaving `Beta`'s [0, 1]) has
+    // probability zero: rejected, without asking the backward proposal about it.
+    let Some(updated) = unless_impossible(update_choices_counted(&trace, &forward, rng))? else {
+        return Ok((trace, false));
+    };
+    if updated.weight == f64::NEG_INFINITY {
+        return Ok((trace, false));
+    }
     let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(updated.discard));
     let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
         Ok((run, ())) => run.score.value()?,
@@ -291,7 +315,9 @@ where
     }
     let snapshots: Vec<Value> = q.iter().map(|&v| Value::snapshot(v)).collect();
     if let Some(step) = incremental::update_in_place(&trace, &addresses, &snapshots) {
-        let step = step?;
+        let Some(step) = unless_impossible(step)? else {
+            return Ok((trace, false));
+        };
         let log_ratio = step.weight - kinetic(&p) + kinetic(&p0);
         if !log_ratio.is_nan() && accept(log_ratio, rng) {
             let mut trace = trace;
@@ -304,7 +330,11 @@ where
     for (a, &v) in addresses.iter().zip(&q) {
         proposed.insert_value(a.clone(), crate::core::value::Value::snapshot(v));
     }
-    let updated = update_counted(&trace, trace.args.clone(), &proposed, rng)?;
+    let Some(updated) =
+        unless_impossible(update_counted(&trace, trace.args.clone(), &proposed, rng))?
+    else {
+        return Ok((trace, false));
+    };
     let structure_kept =
         updated.drawn == 0 && updated.discard.addresses().all(|a| proposed.contains(a));
     let log_ratio = updated.weight - kinetic(&p) + kinetic(&p0);
