@@ -192,17 +192,33 @@ fn slopes_in_the_flat_tails_of_tanh_and_exp_m1() {
     for x in [19.5, 25.0, -30.0, 300.0] {
         let truth = 1e30 * sech2(x);
         let g = gradient(tanh_scaled, (x,)).unwrap().scalars()[0].unwrap();
-        assert!((g - truth).abs() <= 1e-12 * truth, "tanh at {x}: {g}, truth {truth}");
-        let v = irtrack::diff::jvp(tanh_scaled, (x,), (1.0,)).unwrap().tangent;
+        assert!(
+            (g - truth).abs() <= 1e-12 * truth,
+            "tanh at {x}: {g}, truth {truth}"
+        );
+        let v = irtrack::diff::jvp(tanh_scaled, (x,), (1.0,))
+            .unwrap()
+            .tangent;
         let v = v.as_f64().unwrap();
-        assert!((v - truth).abs() <= 1e-12 * truth, "jvp of tanh at {x}: {v}, truth {truth}");
+        assert!(
+            (v - truth).abs() <= 1e-12 * truth,
+            "jvp of tanh at {x}: {v}, truth {truth}"
+        );
     }
     for x in [-40.0f64, -300.0, 1.0] {
         let truth = 1e30 * x.exp();
         let g = gradient(exp_m1_scaled, (x,)).unwrap().scalars()[0].unwrap();
-        assert!((g - truth).abs() <= 1e-15 * truth, "exp_m1 at {x}: {g}, truth {truth}");
-        let v = irtrack::diff::jvp(exp_m1_scaled, (x,), (1.0,)).unwrap().tangent;
+        assert!(
+            (g - truth).abs() <= 1e-15 * truth,
+            "exp_m1 at {x}: {g}, truth {truth}"
+        );
+        let v = irtrack::diff::jvp(exp_m1_scaled, (x,), (1.0,))
+            .unwrap()
+            .tangent;
         let v = v.as_f64().unwrap();
-        assert!((v - truth).abs() <= 1e-15 * truth, "jvp of exp_m1 at {x}: {v}, truth {truth}");
+        assert!(
+            (v - truth).abs() <= 1e-15 * truth,
+            "jvp of exp_m1 at {x}: {v}, truth {truth}"
+        );
     }
 }
