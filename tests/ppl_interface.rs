@@ -1145,3 +1145,26 @@ fn dirichlet_and_mvnormal_draws_match_their_densities() {
             .is_err()
     );
 }
+
+#[tracked]
+fn observes(y: Vec<f64>) {
+    let m = sample("m", Normal::new(0.0, 1.0));
+    let cov = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+    observe("y", MvNormal::new(vec![m, m], cov), y);
+}
+
+/// An observation whose value changes goes to the discard with its old value, also from
+/// `[0.0, 1.0]` to `[-0.0, 1.0]` (vectors were compared with `==`, which calls them the same,
+/// and the discard lost the old value).
+#[test]
+fn an_observation_changed_to_minus_zero_is_discarded() {
+    let mut rng = PplRng::seed_from_u64(3);
+    let old = simulate(observes, (vec![0.0, 1.0],), &mut rng).unwrap();
+    let (_, _, discard) = update(&old, (vec![-0.0, 1.0],), &ChoiceMap::new(), &mut rng).unwrap();
+    let y = discard.iter().find(|(a, _)| a.to_string() == "y");
+    let old_y = y.and_then(|(_, v)| v.floats().map(|f| f.into_owned()));
+    let old_y = old_y.expect("y's old value is discarded");
+    assert_eq!(old_y[0].to_bits(), 0.0f64.to_bits());
+    let (_, _, discard) = update(&old, (vec![0.0, 1.0],), &ChoiceMap::new(), &mut rng).unwrap();
+    assert!(discard.iter().all(|(a, _)| a.to_string() != "y"));
+}

@@ -402,10 +402,13 @@ pub(crate) fn typed<T: Owned>(v: &Value) -> Option<T> {
     any.downcast::<T>().ok().map(|b| *b)
 }
 
+/// Whether two choice values are the same: bit for bit where irtrack can compare them
+/// (`-0.0` is not `0.0`), else by their text.
 pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
-    a.same_scalar(b)
-        || (a.floats().is_some() && a.floats() == b.floats())
-        || (!a.is_scalar() && !b.is_scalar() && a.to_string() == b.to_string())
+    match a.exact_eq(b) {
+        Some(same) => same,
+        None => !a.is_scalar() && !b.is_scalar() && a.to_string() == b.to_string(),
+    }
 }
 
 thread_local! {
