@@ -299,3 +299,45 @@ fn context_values_flow_down_the_call_tree() {
         .unwrap();
     assert_eq!(ret(three), Some(3));
 }
+
+/// A replacement of another type than the call's result panics with both types named; before
+/// 2026-11-27 the call silently kept its own result.
+#[test]
+fn a_replacement_of_another_type_panics_naming_both() {
+    struct WrongType;
+    impl irtrack::Context for WrongType {
+        fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
+            if call.name == "sin" || call.name == "double" {
+                irtrack::Action::Replace(irtrack::Value::snapshot(2i32))
+            } else {
+                irtrack::Action::Run
+            }
+        }
+    }
+    #[irtrack::tracked]
+    fn double(x: f64) -> f64 {
+        x * 2.0
+    }
+    #[irtrack::tracked]
+    fn uses_sin(x: f64) -> f64 {
+        x.sin() + 1.0
+    }
+    #[irtrack::tracked]
+    fn uses_double(x: f64) -> f64 {
+        double(x) + 1.0
+    }
+    for run in [
+        (|| drop(irtrack::track_with(WrongType, uses_sin, (1.0,)))) as fn(),
+        || drop(irtrack::track_with(WrongType, uses_double, (1.0,))),
+    ] {
+        let payload = std::panic::catch_unwind(run).unwrap_err();
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            message.contains("`i32`") && message.contains("f64"),
+            "{message}"
+        );
+    }
+}

@@ -24,6 +24,11 @@
 //!   a call whose result type the caller cannot name without changing what the caller
 //!   borrows; make the function `#[tracked]` to make it skippable.
 //!
+//! A replacement must have the result's type: `Action::Replace` of an `i32` for a call
+//! returning an `f64` (either kind above) **panics**, naming both types (`try_track` keeps
+//! the trace up to it), rather than leave the call's own result where the context asked for
+//! another.
+//!
 //! # Composition
 //!
 //! A pair `(A, B)` is a context (and so is a pair of pairs): `A` is the outer handler and `B`

@@ -631,8 +631,9 @@ fn replace<T>(value: &mut T, with: &Value) {
             // unoptimised, for every type recorded).
             if const { same_layout::<T, $t>() } {
                 if let Ok(slot) = castaway::cast!(&mut *value, &mut $t) {
-                    if let Some(w) = with.downcast_ref::<$t>() {
-                        *slot = w.clone();
+                    match with.downcast_ref::<$t>() {
+                        Some(w) => *slot = w.clone(),
+                        None => super::session::wrong_replacement::<$t>(with.type_name(), "the call"),
                     }
                     return;
                 }

@@ -119,12 +119,27 @@ fn enter<T>(
 ) -> Result<Frame, T> {
     match claim_slow(ir, restore.is_some(), identity) {
         Claim::Record(frame) => Ok(frame),
-        Claim::Replace(value) => match restore.and_then(|restore| restore(value)) {
-            Some(result) => Err(result),
-            None => Ok(Frame::inactive()),
-        },
+        Claim::Replace(value) => {
+            let given = value.type_name().to_string();
+            match restore.and_then(|restore| restore(value)) {
+                Some(result) => Err(result),
+                None => wrong_replacement::<T>(&given, &ir.get().name),
+            }
+        }
         Claim::No => Ok(Frame::inactive()),
     }
+}
+
+/// A context's `Action::Replace` gave a value of another type than the call's result: the
+/// documented panic (see `Context::before_call`), not a call that silently keeps its own
+/// result.
+#[cold]
+pub(crate) fn wrong_replacement<T>(given: &str, call: &str) -> ! {
+    panic!(
+        "a context's `Action::Replace` gave a `{given}` as the result of `{call}`, which returns \
+         a `{}`: give a value of the result's type",
+        std::any::type_name::<T>()
+    )
 }
 
 /// Registers a closure made by `tracked_fn!` as the closure of `ir` and returns it.
