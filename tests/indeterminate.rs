@@ -542,7 +542,13 @@ fn an_infinite_gradient_made_by_an_underflow_is_an_error() {
         gradient(magnitude, (-1e-100,)).unwrap().scalars(),
         [Some(-1.0)]
     );
-    assert_eq!(gradient(magnitude, (0.0,)).unwrap().scalars(), [Some(0.0)]);
+    // At 0 `sqrt(x * x)` is `|x|`, which has no derivative: `x * x`'s slope `2x` is 0 there
+    // only, and meets `sqrt`'s infinite one (it was 0, before a zero at a point was told from
+    // an exact one).
+    assert!(matches!(
+        gradient(magnitude, (0.0,)),
+        Err(GradError::Indeterminate { .. })
+    ));
     assert_eq!(
         gradient(log_of_exp, (-700.0,)).unwrap().scalars(),
         [Some(1.0)]
@@ -776,5 +782,58 @@ fn a_derivative_past_the_range_keeps_its_infinity() {
     assert_eq!(
         gradient(half_asin, (2.0,)).unwrap().scalars(),
         [Some(f64::INFINITY)]
+    );
+}
+
+#[tracked]
+fn cube_of_cbrt(x: f64) -> f64 {
+    x.cbrt().powi(3)
+}
+
+#[tracked]
+fn root_squared(x: f64) -> f64 {
+    x.sqrt() * x.sqrt()
+}
+
+#[tracked]
+fn inverse_square(x: f64) -> f64 {
+    1.0 / (x * x)
+}
+
+#[tracked]
+fn acos_of_cos(x: f64) -> f64 {
+    x.cos().acos()
+}
+
+#[tracked]
+fn constant_zero_factor(x: f64) -> f64 {
+    0.0 * x.sqrt() + x
+}
+
+/// A slope that is 0 at this point only — made by an input-dependent operand that is 0 here
+/// (`3u²` of `u.powi(3)` at `u = cbrt(0) = 0`, `2x` of `x * x`, `-sin x` at 0) — meeting an
+/// infinite slope is `0 · ∞`, which the point does not decide: `x.cbrt().powi(3)` is `x`, with
+/// the slope 1, and `sqrt(x)²` too; `1 / x²` has no derivative at 0, and `acos(cos x)` is `|x|`
+/// there. All four gave 0 (found 2026-11-27 by an adversarial run); now each is an error. A
+/// zero that is exact around the point (a constant factor 0, a flat operation) still absorbs
+/// the infinity.
+#[test]
+fn a_zero_slope_at_a_point_does_not_absorb_an_infinite_one() {
+    for e in [
+        gradient(cube_of_cbrt, (0.0,)).unwrap_err(),
+        gradient(root_squared, (0.0,)).unwrap_err(),
+        gradient(inverse_square, (0.0,)).unwrap_err(),
+        gradient(acos_of_cos, (0.0,)).unwrap_err(),
+        with_general_sweep(|| gradient(cube_of_cbrt, (0.0,))).unwrap_err(),
+        pullback(cube_of_cbrt, (0.0,)).1.call(1.0).unwrap_err(),
+    ] {
+        assert!(matches!(e, GradError::Indeterminate { .. }), "{e}");
+    }
+    // Off the point, the slopes are the closed forms.
+    let g = gradient(cube_of_cbrt, (0.5,)).unwrap().scalars()[0].unwrap();
+    assert!((g - 1.0).abs() < 1e-12, "{g}");
+    assert_eq!(
+        gradient(constant_zero_factor, (0.0,)).unwrap().scalars(),
+        [Some(1.0)]
     );
 }

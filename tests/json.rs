@@ -835,3 +835,26 @@ fn the_documented_example_is_what_export_writes() {
         track_with(Tag, f, (1.0,)).to_json()
     );
 }
+
+#[tracked]
+fn detached(x: f64) -> f64 {
+    x * x
+}
+
+#[tracked]
+fn uses_detached(x: f64) -> f64 {
+    detached(x) + x
+}
+
+/// A rule registered for a function is found by the function's key, which an imported trace
+/// does not have: its calls of a function of that name are refused, not differentiated
+/// through the body (7 here, where the rule says 1; found 2026-11-27 by an adversarial run).
+#[test]
+fn an_imported_trace_does_not_go_around_a_registered_rule() {
+    irtrack::grad::register_rule(detached, |(_x,): (f64,), _d: f64| 0.0);
+    let g = irtrack::gradient(uses_detached, (3.0,)).unwrap();
+    assert_eq!(g.scalars(), [Some(1.0)]);
+    let mut imported = Trace::from_json(&track(uses_detached, (3.0,)).to_json()).unwrap();
+    let e = imported.backward(1.0).unwrap_err();
+    assert!(e.to_string().contains("detached"), "{e}");
+}

@@ -697,3 +697,74 @@ fn an_edge_to_a_value_changed_in_place_is_refused() {
         assert!(e.to_string().contains("changed in place"), "{name}: {e}");
     }
 }
+
+// ---- Paths taken because an equality held (found 2026-11-27 in statrs's `erf` and libm's
+// `log2`, tracked as published): the special case's slope was returned as the function's.
+
+#[tracked]
+fn erf_small(x: f64) -> f64 {
+    // statrs's `erf` for |x| < 1e-10, with its special case at 0.
+    if x.is_nan() {
+        f64::NAN
+    } else if x == 0.0 {
+        0.0
+    } else {
+        x * 1.125 + x * 0.003379167095512574
+    }
+}
+
+#[tracked]
+fn log2_with_shortcut(x: f64) -> f64 {
+    // libm's shortcut at exactly 1.0, by the bits.
+    if x.to_bits() == 0x3ff0000000000000 {
+        return 0.0;
+    }
+    x.ln() / std::f64::consts::LN_2
+}
+
+#[allow(clippy::eq_op)]
+#[tracked]
+fn nan_test_by_inequality(x: f64) -> f64 {
+    if x != x {
+        return f64::NAN;
+    }
+    x * 3.0
+}
+
+#[allow(clippy::if_same_then_else)]
+#[tracked]
+fn constant_either_way(x: f64) -> f64 {
+    if x == 0.0 {
+        1.0
+    } else {
+        1.0
+    }
+}
+
+#[test]
+fn a_path_taken_because_an_equality_held_is_refused() {
+    // At 0 the path is `return 0.0`, slope 0; erf's slope there is 1.128.
+    let e = gradient(erf_small, (0.0,)).unwrap_err();
+    assert!(
+        matches!(e, GradError::Indeterminate { .. }) && e.to_string().contains("x == 0.0"),
+        "{e}"
+    );
+    let e = gradient(log2_with_shortcut, (1.0,)).unwrap_err();
+    assert!(matches!(e, GradError::Indeterminate { .. }), "{e}");
+    // Off the equality, the same functions have their slopes.
+    let g = scalar(&gradient(erf_small, (1e-12,)).unwrap().wrt[0]);
+    assert!((g - std::f64::consts::FRAC_2_SQRT_PI).abs() < 1e-15);
+    let g = scalar(&gradient(log2_with_shortcut, (2.0,)).unwrap().wrt[0]);
+    assert!((g - 0.5 / std::f64::consts::LN_2).abs() < 1e-15);
+    // `x != x` holds wherever `x` is a number: not a point.
+    assert_eq!(
+        scalar(&gradient(nan_test_by_inequality, (0.0,)).unwrap().wrt[0]),
+        3.0
+    );
+    // Refused even where both paths agree: the point alone cannot tell.
+    assert!(gradient(constant_either_way, (0.0,)).is_err());
+    assert_eq!(
+        scalar(&gradient(constant_either_way, (1.0,)).unwrap().wrt[0]),
+        0.0
+    );
+}

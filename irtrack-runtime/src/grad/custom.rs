@@ -18,6 +18,27 @@ fn table() -> &'static RwLock<HashMap<TypeId, Arc<Erased>>> {
     RULES.get_or_init(Default::default)
 }
 
+/// The names of the functions given rules (`my_crate::sq`), for traces whose calls lost their
+/// keys (imported from JSON): such a call of a function of the same name may be one of them.
+fn names() -> &'static RwLock<Vec<&'static str>> {
+    static NAMES: OnceLock<RwLock<Vec<&'static str>>> = OnceLock::new();
+    NAMES.get_or_init(Default::default)
+}
+
+/// Whether a rule was registered for a function named `name` (as written, `sq`) in `module`
+/// (`my_crate`) or a module below it: for a nested call whose callee's key the trace does not
+/// have (an imported trace), where the rule may apply but cannot be found by the key.
+pub(crate) fn may_apply_by_name(name: &str, module: &str) -> bool {
+    if !any() {
+        return false;
+    }
+    let names = names().read().unwrap_or_else(|e| e.into_inner());
+    names.iter().any(|n| {
+        n.rsplit("::").next() == Some(name)
+            && n.starts_with(module.split("::").next().unwrap_or(""))
+    })
+}
+
 /// Whether any rule was registered: when none was, no call's identity needs to be looked up.
 static ANY: AtomicBool = AtomicBool::new(false);
 
@@ -108,6 +129,10 @@ where
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .insert(key.id, erased);
+    names()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(key.name);
     ANY.store(true, Ordering::Release);
 }
 

@@ -140,15 +140,26 @@ pub enum Indeterminacy {
     /// not differentiable there (`atan2` at the origin).
     Partial,
     /// The value's sensitivity is 0 only as a limit — the slope of `zero`, taken at an infinite
-    /// operand or value (`1 / ∞`) — and the operation's slope is infinite (or NaN): `0 · ∞`
-    /// may be any number (`1 / (1 / x)` at 0 has the slope 1).
+    /// operand or value (`1 / ∞`), or at an input-dependent operand that is 0 at this point
+    /// only (`3u²` of `u.powi(3)` at `u = 0`) — and the operation's slope is infinite (or NaN):
+    /// `0 · ∞` may be any number (`1 / (1 / x)` at 0 and `x.cbrt().powi(3)` at 0 have the
+    /// slope 1, `x * x.sqrt()` at 0 the slope 0).
     Limit {
         /// The operation whose slope at infinity made the zero.
         zero: Box<Place>,
     },
-    /// The operation's slope is 0 only as a limit (taken at an infinite operand or value, or
-    /// underflowed: `exp` at -1000) and its sensitivity is infinite: `∞ · 0` may be any
-    /// number (`ln(exp(x))` at -1000 has the slope 1).
+    /// The path was taken because an equality of values that depend on the inputs held
+    /// (`if x == 0.0 { return 0.0; }`, `x.to_bits() == ONE_BITS`): that path exists at this
+    /// point only, so its slope need not be the function's (statrs's `erf` returns `0.0` at
+    /// `x == 0.0`, a path of slope 0, where `erf` has the slope 1.128).
+    Equality {
+        /// The comparison that held.
+        condition: Box<Place>,
+    },
+    /// The operation's slope is 0 only as a limit (taken at an infinite operand or value,
+    /// underflowed: `exp` at -1000, or 0 at this point only: `2x` of `x * x` at 0) and its
+    /// sensitivity is infinite: `∞ · 0` may be any number (`ln(exp(x))` at -1000 has the
+    /// slope 1; `1 / (x * x)` at 0 has none).
     LimitSlope,
     /// The operation's slope is infinite at an operand that is 0 only as a limit — made by
     /// `zero` from nonzero numbers, an underflow or `1 / ∞` — so it stands for a large finite
@@ -253,23 +264,39 @@ impl fmt::Display for GradError {
                 cause: Indeterminacy::Limit { zero },
             } => write!(
                 f,
-                "the gradient is indeterminate at {at}: its sensitivity is 0 only as a limit (the \
-                 slope of {zero} at an infinite value, like 1 / ∞), and its own slope is \
-                 infinite here; 0 · ∞ may be any number (`1 / (1 / x)` at 0 has the slope 1): \
-                 keep the computation away from infinite intermediate values (a stable \
+                "the gradient is indeterminate at {at}: its sensitivity is 0 only as a limit or \
+                 only at this point (the slope of {zero} at an infinite value, like 1 / ∞, or at \
+                 an operand that is 0 here but not nearby, like `2 * x` for `x * x` at 0), and \
+                 its own slope is infinite here; 0 · ∞ may be any number (`1 / (1 / x)` and \
+                 `x.cbrt().powi(3)` at 0 have the slope 1, `x * x.sqrt()` the slope 0): keep the \
+                 computation away from infinite intermediate values and such points (a stable \
                  formulation, such as `x.exp() / (1.0 + x.exp())` for the sigmoid of a large \
                  negative `x`)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Equality { condition },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: this branch was taken because \
+                 {condition} held, an equality of values that depend on the inputs, so the path \
+                 recorded exists at this point only and its slope need not be the function's \
+                 (a special case `if x == 0.0 {{ return 0.0; }}` has the slope 0 whatever the \
+                 function's is): differentiate at a point off the equality, or write the special \
+                 case so that it agrees with the general formula's slope"
             ),
             GradError::Indeterminate {
                 at,
                 cause: Indeterminacy::LimitSlope,
             } => write!(
                 f,
-                "the gradient is indeterminate at {at}: its slope is 0 only as a limit (at an \
-                 infinite value, or underflowed, like e^-1000) and its sensitivity is infinite \
-                 only as a limit (0 · ∞ may be any number: `ln(exp(x))` at -1000 has the slope \
-                 1): keep the computation away from vanishing and infinite intermediate values \
-                 (`x` for `ln(exp(x))`, `ln_1p`/`exp_m1` and log-sum-exp forms)"
+                "the gradient is indeterminate at {at}: its slope is 0 only as a limit or only at \
+                 this point (at an infinite value, underflowed like e^-1000, or at an operand \
+                 that is 0 here but not nearby, like `2 * x` for `x * x` at 0) and its \
+                 sensitivity is infinite (0 · ∞ may be any number: `ln(exp(x))` at -1000 has the \
+                 slope 1, `1 / (x * x)` at 0 has none): keep the computation away from vanishing \
+                 and infinite intermediate values (`x` for `ln(exp(x))`, `ln_1p`/`exp_m1` and \
+                 log-sum-exp forms)"
             ),
             GradError::Indeterminate {
                 at,

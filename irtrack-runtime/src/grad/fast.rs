@@ -25,7 +25,7 @@ use super::tangent::Tangent;
 use crate::core::ids::NodeId;
 use crate::core::ir::{EntryKind, FnIr, IrRef, Operand};
 use crate::core::literal;
-use crate::core::op::{BinOp, Builtin, FloatFn, Receiver, UnOp};
+use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, Receiver, UnOp};
 use crate::core::tape::{Node, NodeKind, Slot, Store, NO_ENTRY};
 use crate::core::value::Value;
 use std::cell::Cell;
@@ -77,6 +77,8 @@ struct Plan {
     /// A method call named `len`, or `next`, with one operand.
     len: bool,
     next: bool,
+    /// A branch with a condition or control (the reference after its operands).
+    control: bool,
     /// Where the entry's literal operands are in [`Builder::literals`] (`u32::MAX`: none).
     literals: u32,
     /// How many operands the entry has.
@@ -126,6 +128,8 @@ impl Plan {
             unrecorded: e.takes_unrecorded(),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",
+            control: e.kind.is_branch()
+                && !(e.condition == Operand::None && e.control == Operand::None),
             literals: at,
             operands: e.operands.len().min(255) as u8,
         }
@@ -512,7 +516,11 @@ impl<'s> Builder<'s> {
                         return None;
                     }
                 }
-                NodeKind::Jump => {}
+                NodeKind::Jump => {
+                    if plan.control {
+                        self.branch(&node, &plan)?;
+                    }
+                }
                 NodeKind::Error => return None,
                 NodeKind::Return => {
                     let refs = self.refs(&node, plan.data as usize)?;
@@ -541,6 +549,29 @@ impl<'s> Builder<'s> {
             }
         }
         Some(self.tape)
+    }
+
+    /// A branch decided by an equality of input-dependent values (`x == 0.0`): the general
+    /// sweep decides whether the path exists at this point only (`Indeterminacy::Equality`).
+    fn branch(&self, node: &Node, plan: &Plan) -> Option<()> {
+        let k = plan.operands as usize;
+        let condition = *self.refs(node, k + 1)?.ids.get(k)?;
+        if condition.is_none() {
+            return Some(());
+        }
+        let c = self.store.node(condition);
+        if c.entry == NO_ENTRY {
+            return None;
+        }
+        let cplan = self.fns[self.fun].plans.get(c.entry as usize)?;
+        if !matches!(cplan.builtin, Some(Builtin::Compare(CmpOp::Eq | CmpOp::Ne))) {
+            return Some(());
+        }
+        let refs = self.refs(c, cplan.data as usize)?;
+        match refs.as_slice().iter().any(|&r| self.is_active(r)) {
+            true => None,
+            false => Some(()),
+        }
     }
 
     fn argument(
@@ -800,6 +831,12 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 let ds = super::rules::float_partials(f, &xs[..n], y)?;
+                // An infinite slope (`cbrt`, `sqrt` at 0) met by a zero sensitivity that is 0
+                // only at this point (`u.powi(3)` at `u = 0`) is `0 · ∞`: the general sweep
+                // tells such a zero from an exact one (`rules::exact_zero`).
+                if ds[..n].iter().any(|d| !d.is_finite()) {
+                    return None;
+                }
                 // A limit zero (as for quotients above).
                 if Builtin::Method(f).slope_vanishes_at_infinity()
                     && !xs[..n].contains(&0.0)

@@ -308,16 +308,24 @@ pub(crate) fn scalar_partials(
     }))
 }
 
-/// Whether a zero slope of the site's scalar operation is exact: an operand is exactly 0 (the
-/// slope of `a · b` in `a` at `b = 0`, of `a / b` in `b` at `a = 0`), or the exponent of
-/// `powi` is 0. Any other zero slope of an operation whose slope is a formula
-/// ([`limit_prone`]) is a limit — `1 / ∞`, or a number too small for `f64` — and so is a
-/// product of a sensitivity and a slope that underflowed.
-pub(crate) fn exact_zero(site: &Site<'_>) -> bool {
+/// Whether a zero slope of the site's scalar operation is exact around the point, so that it
+/// may absorb an infinite slope below it: the exponent of `powi` is 0, or an operand that
+/// does not vary with the differentiated one (a literal, a constant, another input) is
+/// exactly 0 (the slope of `a · b` in `a` where `b` is a constant 0). Any other zero slope of an operation
+/// whose slope is a formula ([`limit_prone`]) is a limit — `1 / ∞`, a number too small for
+/// `f64`, or a slope that is 0 only at this point because an input-dependent operand is
+/// (`2x` of `x · x` at 0, `3u²` of `u.powi(3)` at `u = 0`): met by an infinite slope it makes
+/// `0 · ∞`, whose value the point alone does not decide (`x.cbrt().powi(3)` is `x`, slope 1;
+/// `x · x.sqrt()` has slope 0).
+///
+/// For the slope in operand `k`: `varies(m)` says whether operand `m` varies with what `k`
+/// does (an input-dependent value of the same root arguments); a zero made by an operand
+/// other than `k` that does not is exact along `k`.
+pub(crate) fn exact_zero(site: &Site<'_>, k: usize, varies: impl Fn(usize) -> bool) -> bool {
     if site.builtin() == Some(Builtin::Method(FloatFn::Powi)) {
-        return site.integer(1) == Some(0) || site.scalar(0) == Some(0.0);
+        return site.integer(1) == Some(0);
     }
-    (0..site.len()).any(|i| site.scalar(i) == Some(0.0))
+    (0..site.len()).any(|m| m != k && site.scalar(m) == Some(0.0) && !varies(m))
 }
 
 /// Whether running the float method `f` on the site's operands gives its recorded value, bit

@@ -17,7 +17,7 @@ use super::tangent::Tangent;
 use super::{iter, options};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
-use crate::core::op::Builtin;
+use crate::core::op::{Builtin, CmpOp};
 use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
 use crate::view::trace::Trace;
@@ -53,6 +53,13 @@ pub(crate) struct Sweep<'s> {
     /// For a value, the first node of unit value that took it as an operand (`v[0] += x`,
     /// `scale(&mut v)`): a write into it, to name when a later read of it is stale.
     writes: HashMap<NodeId, NodeId>,
+    /// The first branch taken because an equality of input-dependent values held, with the
+    /// comparison (see [`Indeterminacy::Equality`]).
+    pinned: Option<(NodeId, NodeId)>,
+    /// For each node, the root arguments its value may depend on, as bits (argument `k` is bit
+    /// `min(k, 63)`): whether a zero slope made by one operand is exact for another
+    /// (`rules::zero_is_exact`).
+    inputs: Vec<u64>,
     /// Field reads of containers whose value is differentiable (`m.w`): the sources of a
     /// struct argument's gradient, with the root argument and the field's path.
     leaves: Vec<(NodeId, NodeId, String)>,
@@ -136,6 +143,8 @@ impl<'s> Sweep<'s> {
             changed: HashMap::new(),
             stale_reads: HashMap::new(),
             writes: HashMap::new(),
+            pinned: None,
+            inputs: Vec::new(),
             leaves: Vec::new(),
             is_leaf: Vec::new(),
             next_positions: Vec::new(),
@@ -237,6 +246,42 @@ impl<'s> Sweep<'s> {
         !id.is_none() && self.active[id.index()]
     }
 
+    /// The root arguments node `id`'s value may depend on: its own bit for a root argument,
+    /// its source's for another argument, its references' otherwise (a call's are its
+    /// return's).
+    fn record_inputs(&mut self, id: NodeId, kind: NodeKind, parent: NodeId) {
+        if self.inputs.is_empty() {
+            self.inputs = vec![0; self.store.len()];
+        }
+        let bits = match kind {
+            NodeKind::Argument if parent == self.root && !self.is_block_argument(id) => {
+                let position = self
+                    .store
+                    .entry_of(id)
+                    .and_then(|(ir, _)| ir.arg_position(self.store.node(id).entry as usize))
+                    .unwrap_or(63);
+                1u64 << position.min(63)
+            }
+            NodeKind::Argument => {
+                let source = self.argument_source(id);
+                if source.is_none() {
+                    0
+                } else {
+                    self.inputs[source.index()]
+                }
+            }
+            _ => self
+                .store
+                .refs_under(id, parent)
+                .filter(|r| !r.is_none())
+                .fold(0, |bits, r| bits | self.inputs[r.index()]),
+        };
+        self.inputs[id.index()] = bits;
+        if kind == NodeKind::Return && !parent.is_none() {
+            self.inputs[parent.index()] |= bits;
+        }
+    }
+
     fn mark_active(&mut self) {
         let store = self.store;
         for i in 0..store.len() {
@@ -327,7 +372,7 @@ impl<'s> Sweep<'s> {
                 }
                 NodeKind::Special | NodeKind::PrimitiveCall if leaf => true,
                 NodeKind::NestedCall => {
-                    if let Some(rule) = self.custom_rule(id) {
+                    if let Some(rule) = self.custom_rule(id).or_else(|| self.unknown_rule(id)) {
                         self.custom_calls.insert(id, rule);
                         uses_active()
                     } else {
@@ -370,12 +415,21 @@ impl<'s> Sweep<'s> {
                         && self.ir_of(id).is_some_and(FnIr::is_closure)
                         && is_differentiable(&value)
                 }
-                NodeKind::Jump | NodeKind::Error => false,
+                NodeKind::Jump => {
+                    if self.pinned.is_none() {
+                        if let Some(condition) = self.held_equality(id, parent) {
+                            self.pinned = Some((id, condition));
+                        }
+                    }
+                    false
+                }
+                NodeKind::Error => false,
             };
             // Nothing differentiable flows through an integer, a `bool` or a string: counts,
             // comparisons and indices derived from the inputs are constants to the sweep —
             // but only when they depend on the inputs piecewise-constantly. Bits and text of
             // a float are the float itself, re-encoded: a value computed from them is refused.
+            self.record_inputs(id, node.kind, parent);
             let tainted = self.tainted_operand(id, node.kind, parent);
             let mut active = active;
             if value.is_discrete() {
@@ -400,6 +454,38 @@ impl<'s> Sweep<'s> {
                 self.count_next(id);
             }
         }
+    }
+
+    /// The condition of the branch `id` when the branch was taken because it is an equality of
+    /// input-dependent values that held (`x == 0.0` true, `x != y` false, also of a float's
+    /// bits): the path then exists at that point only. `x != x` (a NaN test) holds wherever `x`
+    /// is a number, and is not one.
+    fn held_equality(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
+        let (_, entry) = self.store.entry_under(id, parent)?;
+        if entry.condition.is_none() && entry.control.is_none() {
+            return None;
+        }
+        let condition = self.store.ref_at(id, entry.operands.len());
+        if condition.is_none() {
+            return None;
+        }
+        let site = Site::new(self.store, condition)?;
+        let held = match site.builtin() {
+            Some(Builtin::Compare(CmpOp::Eq)) => true,
+            Some(Builtin::Compare(CmpOp::Ne)) => false,
+            _ => return None,
+        };
+        if site.output().downcast_ref::<bool>() != Some(&held) || site.len() != 2 {
+            return None;
+        }
+        let (a, b) = (site.refs.first().copied()?, site.refs.get(1).copied()?);
+        if a == b && !a.is_none() {
+            return None;
+        }
+        let depends = |r: NodeId| {
+            !r.is_none() && (self.active[r.index()] || self.taint[r.index()] != u32::MAX)
+        };
+        (depends(a) || depends(b)).then_some(condition)
     }
 
     /// A data operand of `id` that is a container which may hold floats, if there is one.
@@ -665,6 +751,28 @@ impl<'s> Sweep<'s> {
         custom::lookup(&self.site(id)?)
     }
 
+    /// For a nested call whose callee's key the trace lost (imported from JSON) of a function
+    /// named as one given a rule: a rule that refuses, since the registered one may apply and
+    /// differentiating the body instead would go around it.
+    fn unknown_rule(&self, id: NodeId) -> Option<CustomRule> {
+        if !custom::any() || self.store.nested_callee(id).is_some() {
+            return None;
+        }
+        let ir = self.store.nested_ir(id)?;
+        if !custom::may_apply_by_name(&ir.name, &ir.module) {
+            return None;
+        }
+        let name = format!("{}::{}", ir.module, ir.name);
+        Some(Arc::new(move |_: &Site<'_>, _: &Tangent, _: &mut Out| {
+            Err(format!(
+                "a rule is registered for a function named `{name}`, and this trace (imported) \
+                 does not say which function the call ran, so the rule cannot be found by it: \
+                 differentiate a trace recorded in this process, or register the rule for the \
+                 imported calls' function under another name"
+            ))
+        }))
+    }
+
     pub(crate) fn place(&self, id: NodeId) -> Box<Place> {
         if id == self.root {
             // The root is the call of the traced function: its value is the output.
@@ -714,6 +822,16 @@ impl<'s> Sweep<'s> {
     }
 
     fn backward(&mut self) -> Result<(), GradError> {
+        // A path that exists at one point only has a slope of its own, also where it makes
+        // the output a constant (`if x == 0.0 { return 0.0; }`): refused.
+        if let Some((jump, condition)) = self.pinned {
+            return Err(GradError::Indeterminate {
+                at: self.place(jump),
+                cause: Indeterminacy::Equality {
+                    condition: self.place(condition),
+                },
+            });
+        }
         let store = self.store;
         let mut out: Out = Vec::new();
         for i in (0..store.len()).rev() {
@@ -978,28 +1096,49 @@ impl<'s> Sweep<'s> {
         // A zero contribution made from a nonzero sensitivity by an operation whose slope is a
         // formula is a limit (`1 / ∞`, an underflow) unless an operand is exactly 0: it carries
         // the mark (`soften`). Looked at only when there is one (the rare case).
-        let made_limit = self.soft_from.is_none()
+        let prone = self.soft_from.is_none()
             && dy.as_scalar().is_some_and(|g| g != 0.0)
             && out
                 .iter()
                 .any(|(_, c)| matches!(c, Contribution::Whole(t) if t.as_scalar() == Some(0.0)))
-            && rules::limit_prone(site)
-            && !rules::exact_zero(site);
-        // Made from an infinite sensitivity, such a zero is `∞ · 0`: `ln(exp(x))` at -1000,
-        // where `exp`'s slope underflowed under `ln`'s infinite one, has the slope 1.
-        if made_limit && dy.as_scalar().is_some_and(f64::is_infinite) {
-            return Err(GradError::Indeterminate {
-                at: self.place(id),
-                cause: Indeterminacy::LimitSlope,
-            });
-        }
-        let limit = if made_limit { Some(id) } else { self.soft_from };
-        self.carrying(limit, |s| {
-            for (k, c) in out.drain(..) {
-                let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-                s.give(target, c)?;
+            && rules::limit_prone(site);
+        for (k, c) in std::mem::take(out) {
+            let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            let made_limit = prone
+                && matches!(&c, Contribution::Whole(t) if t.as_scalar() == Some(0.0))
+                && !self.zero_is_exact(site, k);
+            // Made from an infinite sensitivity, such a zero is `∞ · 0`: `ln(exp(x))` at
+            // -1000, where `exp`'s slope underflowed under `ln`'s infinite one, has the slope
+            // 1; `1 / (x * x)` at 0 has none.
+            if made_limit && dy.as_scalar().is_some_and(f64::is_infinite) {
+                return Err(GradError::Indeterminate {
+                    at: self.place(id),
+                    cause: Indeterminacy::LimitSlope,
+                });
             }
-            Ok(())
+            let limit = if made_limit { Some(id) } else { self.soft_from };
+            self.carrying(limit, |s| s.give(target, c))?;
+        }
+        Ok(())
+    }
+
+    /// Whether the zero slope of the site's scalar operation in operand `k` is exact along
+    /// `k`'s inputs, so that it may absorb an infinite slope below it (see
+    /// [`rules::exact_zero`]): an operand that makes it 0 (exactly 0, and not `k` itself) does
+    /// not vary with them — a constant, or a value of other root arguments (`∂(x k)/∂x = k`
+    /// at `k = 0` is 0 along `x` whatever `k`'s own slope).
+    fn zero_is_exact(&self, site: &Site<'s>, k: usize) -> bool {
+        let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+        let along = if target.is_none() {
+            0
+        } else {
+            self.inputs.get(target.index()).copied().unwrap_or(u64::MAX)
+        };
+        rules::exact_zero(site, k, |m| {
+            let r = site.refs.get(m).copied().unwrap_or(NodeId::NONE);
+            !r.is_none()
+                && self.is_active(r)
+                && self.inputs.get(r.index()).copied().unwrap_or(u64::MAX) & along != 0
         })
     }
 
