@@ -553,3 +553,49 @@ fn repro_19_captured_receivers_are_snapshots() {
         .expect("the captured w");
     assert_eq!(captured.value::<Vec<f64>>(), Some(&vec![1.5, 2.5]));
 }
+
+#[tracked]
+fn pair_of(v: &[f64]) -> (f64, usize) {
+    (v[0], v.len())
+}
+
+#[tracked]
+fn iter_of(v: &[f64]) -> core::slice::Iter<'_, f64> {
+    v.iter()
+}
+
+#[tracked]
+fn second_of_pair<D: AsRef<[f64]>>(d: &D) -> usize {
+    pair_of(d.as_ref()).1
+}
+
+#[tracked]
+fn count_of_iter<D: AsRef<[f64]>>(d: &D) -> usize {
+    iter_of(d.as_ref()).count()
+}
+
+/// Bug 20 (found by copying statrs under `#[tracked]`): a generic function captures the
+/// values it computes by their type alone (`_`), so its call of a tracked function returning
+/// a tuple held `_` while the callee's return held `(1.0, 2)`: `verify` said "a call's value is
+/// not its return's" (and reading the trace panicked with `verify-traces`). The call now holds
+/// the value returned.
+#[test]
+fn repro_20_generic_caller_holds_the_returned_value() {
+    let d = vec![1.0, 2.0];
+    let (out, trace) = track_output(second_of_pair::<Vec<f64>>, (&d,));
+    assert_eq!(out, 2);
+    assert_eq!(trace.verify(), Ok(()));
+    let call = trace
+        .root()
+        .children()
+        .find(|c| c.kind() == NodeKind::NestedCall)
+        .expect("the call of pair_of");
+    assert_eq!(call.value::<(f64, usize)>(), Some(&(1.0, 2)));
+    let last = call.children().last().expect("pair_of's return");
+    assert_eq!(last.kind(), NodeKind::Return);
+    assert_eq!(call.raw_value().to_string(), last.raw_value().to_string());
+    // An iterator, kept as its `Debug` text by the callee, verifies too.
+    let (n, trace) = track_output(count_of_iter::<Vec<f64>>, (&d,));
+    assert_eq!(n, 2);
+    assert_eq!(trace.verify(), Ok(()));
+}

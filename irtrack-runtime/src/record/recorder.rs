@@ -406,9 +406,34 @@ impl Recorder {
         n.refs = refs;
         n.flags |= Node::REFS_SET;
         let call = n.value as usize;
+        let end = self.store.calls[call].end;
+        let slot = self.call_value(node, end, slot);
         let c = &mut self.store.calls[call];
         c.ref_count = count;
         c.value = slot;
+    }
+
+    /// The value a finished nested call holds: the one its caller captured, unless the
+    /// caller could capture it by its type alone (generic code: `_`) while the callee's
+    /// return, whose type is written in its signature, captured more of a value of that very
+    /// type. The call's value is the value returned, so the node then holds the return's.
+    fn call_value(&mut self, node: NodeId, end: u32, slot: Slot) -> Slot {
+        let caller = self.store.value_at(slot);
+        if !caller.is_opaque() || end == 0 || end - 1 <= node.0 {
+            return slot;
+        }
+        let last = NodeId(end - 1);
+        if self.store.node(last).kind != NodeKind::Return || self.store.parent(last) != Some(node) {
+            return slot;
+        }
+        let returned = self.store.value(last);
+        if returned.is_opaque()
+            || returned.type_id().is_none()
+            || returned.type_id() != caller.type_id()
+        {
+            return slot;
+        }
+        self.store.put(returned)
     }
 
     /// Records block argument `var`, the `n`-th argument of the last jump, with the value of
