@@ -599,3 +599,57 @@ fn repro_20_generic_caller_holds_the_returned_value() {
     assert_eq!(n, 2);
     assert_eq!(trace.verify(), Ok(()));
 }
+
+pub struct Complex<T> {
+    pub re: T,
+    pub im: T,
+}
+
+#[tracked]
+impl<T> Complex<T> {
+    pub const fn new(re: T, im: T) -> Self {
+        Complex { re, im }
+    }
+}
+
+#[tracked]
+impl Complex<f64> {
+    pub fn norm_sqr(&self) -> f64 {
+        self.re * self.re + self.im * self.im
+    }
+
+    pub const fn conj(self) -> Self {
+        Complex::new(self.re, -self.im)
+    }
+}
+
+const I: Complex<f64> = Complex::new(0.0, 1.0);
+
+#[tracked]
+fn norm_of_conj(re: f64, im: f64) -> f64 {
+    Complex::new(re, im).conj().norm_sqr()
+}
+
+/// Bug 21 (found copying num-complex): a `const fn` in a tracked `impl` block rejected the
+/// whole block. It is left as written (a primitive for its callers), the others are tracked.
+#[test]
+fn repro_21_const_fn_in_a_tracked_impl_is_left_as_written() {
+    assert_eq!(I.norm_sqr(), 1.0);
+    assert_eq!(Complex::new(3.0, 4.0).conj().im, -4.0);
+    let (out, trace) = track_output(norm_of_conj, (3.0, 4.0));
+    assert_eq!(out, 25.0);
+    let kinds: Vec<(Option<&str>, NodeKind)> = trace
+        .root()
+        .children()
+        .filter(|c| matches!(c.kind(), NodeKind::PrimitiveCall | NodeKind::NestedCall))
+        .map(|c| (c.function_name(), c.kind()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (Some("Complex::new"), NodeKind::PrimitiveCall),
+            (Some("conj"), NodeKind::PrimitiveCall),
+            (Some("norm_sqr"), NodeKind::NestedCall),
+        ]
+    );
+}

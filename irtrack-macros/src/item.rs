@@ -79,7 +79,8 @@ pub struct TrackedFn {
 pub enum Tracked {
     Fn(Box<TrackedFn>),
     /// An impl block: every method with a body is tracked, but those marked
-    /// `#[tracked(primitive)]`; with the positions of the tracked ones among the impl's items.
+    /// `#[tracked(primitive)]` and the `const` and `extern` ones not marked `#[tracked]`; with
+    /// the positions of the tracked ones among the impl's items.
     Impl(Box<syn::ItemImpl>, Vec<TrackedFn>, Vec<usize>),
     /// `#[tracked(primitive)]`: the item, emitted as written.
     Primitive(Box<syn::Item>),
@@ -140,11 +141,15 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                     // A method also marked `#[tracked]` is tracked once, by the impl; one marked
                     // `#[tracked(primitive)]` is left as written.
                     let mut primitive = false;
+                    let mut marked = false;
                     let mut attrs = Vec::new();
                     for attr in std::mem::take(&mut m.attrs) {
                         match method_attribute(&attr) {
                             None => attrs.push(attr),
-                            Some(Ok(args)) => primitive |= args.primitive,
+                            Some(Ok(args)) => {
+                                marked = true;
+                                primitive |= args.primitive;
+                            }
                             Some(Err(e)) => match &mut errors {
                                 Some(all) => all.combine(e),
                                 None => errors = Some(e),
@@ -152,7 +157,11 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<Tracked, syn::Error
                         }
                     }
                     m.attrs = attrs;
-                    if primitive {
+                    // A `const fn` or an `extern` fn keeps the signature its callers need (a
+                    // constant, foreign code), which a tracked function cannot have: unless
+                    // marked `#[tracked]` itself (an error below), it is left as written.
+                    let untrackable = m.sig.constness.is_some() || m.sig.abi.is_some();
+                    if primitive || (untrackable && !marked) {
                         continue;
                     }
                     if let Err(e) = check_signature(&m.sig) {

@@ -17,7 +17,7 @@ use proc_macro::TokenStream;
 /// See the `irtrack` crate documentation.
 ///
 /// `#[tracked]` goes on a function, a method or an `impl` block (then every method in it is
-/// tracked). The function keeps its signature and its original body, which runs when no trace
+/// tracked, but its `const fn`s and `extern` fns, which are left as written). The function keeps its signature and its original body, which runs when no trace
 /// is being recorded, behind one relaxed atomic load; the instrumented copy that records runs
 /// only while a trace is recorded.
 ///
