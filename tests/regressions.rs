@@ -653,3 +653,44 @@ fn repro_21_const_fn_in_a_tracked_impl_is_left_as_written() {
         ]
     );
 }
+
+pub trait GcdLike {
+    fn signed_only(&self) -> i32
+    where
+        Self: Copy;
+    fn plain(&self) -> i32;
+}
+
+pub struct NotCopy(i32);
+
+#[tracked]
+impl GcdLike for NotCopy {
+    // Declared `where Self: Copy`, which `NotCopy` misses: never callable here, and named by
+    // its trait's path it does not compile tracked (tests/ui/item).
+    #[tracked(primitive)]
+    fn signed_only(&self) -> i32 {
+        self.0
+    }
+    fn plain(&self) -> i32 {
+        self.0 + 1
+    }
+}
+
+#[tracked]
+fn plain_of(n: i32) -> i32 {
+    NotCopy(n).plain()
+}
+
+/// Bug 22 (found copying num-integer): a trait method declared with `where Self: …` that the
+/// impl's type misses cannot be tracked (its identity names it by the trait's path, which
+/// needs the bound); marked `#[tracked(primitive)]`, the rest of the impl is tracked.
+#[test]
+fn repro_22_unmet_where_self_method_opts_out() {
+    let (out, trace) = track_output(plain_of, (1,));
+    assert_eq!(out, 2);
+    let call = trace
+        .root()
+        .children()
+        .find(|c| c.function_name() == Some("plain"));
+    assert_eq!(call.map(|c| c.kind()), Some(NodeKind::NestedCall));
+}

@@ -359,8 +359,8 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> Identity {
                 _ => None,
             };
             let item = match item {
-                Some(i) => quote!(::core::option::Option::Some(#i)),
-                None => quote!(::core::option::Option::None::<&()>),
+                Some(i) => quote_spanned!(span=> ::core::option::Option::Some(#i)),
+                None => quote_spanned!(span=> ::core::option::Option::None::<&()>),
             };
             let this = match f.sig.receiver() {
                 Some(r) if r.reference.is_some() && r.colon_token.is_none() => {
@@ -369,12 +369,15 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> Identity {
                 _ => None,
             };
             let trait_impl = matches!(context, ImplContext::Trait(_));
+            // Spanned at the method's name, like its path: naming a trait's method needs the
+            // bounds of the trait's declaration (`where Self: Signed`), and when the impl's
+            // type misses them the one error points at the method (README, Caveats).
             if f.sig.receiver().is_some() {
                 match this {
-                    Some(this) => Identity::Eager(quote! {
+                    Some(this) => Identity::Eager(quote_spanned! {span=>
                         ::irtrack::__private::Identity::method::<Self, _>(#item, #name, #this, #trait_impl)
                     }),
-                    None => Identity::Lazy(quote! {
+                    None => Identity::Lazy(quote_spanned! {span=>
                         || ::irtrack::__private::Identity::method::<Self, _>(#item, #name, ::core::option::Option::None, #trait_impl)
                     }),
                 }
@@ -390,7 +393,9 @@ fn identity(f: &TrackedFn, generics: &[TokenStream]) -> Identity {
                             }
                             _ => quote_spanned! {span=> &Self::#ident #turbofish },
                         };
-                        Identity::Lazy(quote!(|| ::irtrack::__private::Identity::function(#item)))
+                        Identity::Lazy(
+                            quote_spanned!(span=> || ::irtrack::__private::Identity::function(#item)),
+                        )
                     }
                 }
             }
