@@ -1026,3 +1026,158 @@ fn a_cfg_let_inside_a_macro_argument_compiles_and_records() {
     assert_eq!(out, vec![3.0, 1.5]);
     trace.verify().unwrap();
 }
+
+// ----- places read through `&` whose base is not a path (found copying statrs) -----
+//
+// `&v.as_slice()[i]` recorded the element by value: a copy in a temporary, so returning the
+// borrow did not compile (E0515), an unsized range (`[f64]`, `str`) did not compile (E0277),
+// and a non-`Copy` element could not be moved out. The place is now read through a reference;
+// a `let` that extends the base's temporary gets the base in a hidden local first.
+
+pub fn doubled(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|x| 2.0 * x).collect()
+}
+
+pub fn sum(v: &[f64]) -> f64 {
+    v.iter().sum()
+}
+
+pub struct Outer {
+    pub inner: Inner,
+}
+
+pub struct Inner {
+    pub c: Vec<f64>,
+}
+
+impl Outer {
+    pub fn b(&self) -> &Inner {
+        &self.inner
+    }
+}
+
+pub struct Data<D>(pub D);
+
+#[tracked]
+impl<D: AsRef<[f64]>> std::ops::Index<usize> for Data<D> {
+    type Output = f64;
+    fn index(&self, i: usize) -> &f64 {
+        &self.0.as_ref()[i]
+    }
+}
+
+#[tracked]
+fn data_at(d: &Data<Vec<f64>>, i: usize) -> f64 {
+    d[i] + 1.0
+}
+
+both! {
+    fn elem_of_method_result(v: &Vec<f64>, i: usize) -> &f64 {
+        &v.as_slice()[i]
+    }
+    fn range_of_method_result(v: &Vec<f64>) -> f64 {
+        let s = &v.as_slice()[1..];
+        s[0]
+    }
+    fn elem_of_call(v: &Vec<f64>) -> f64 {
+        let r = &doubled(v)[1];
+        let s = sum(&doubled(v)[1..]);
+        *r + s
+    }
+    fn elem_of_collected(v: &Vec<f64>) -> f64 {
+        let first = &v.iter().collect::<Vec<_>>()[0];
+        **first + **(&v.iter().collect::<Vec<_>>()[1])
+    }
+    fn range_of_field_of_method(a: &Outer) -> f64 {
+        let s = &(a.b().c)[1..3];
+        sum(s) + sum(&(a.b().c)[..1])
+    }
+    fn tail_of_str(s: &String) -> &str {
+        &s.as_str()[1..]
+    }
+    fn receivers(v: &Vec<f64>) -> usize {
+        v.as_slice()[1..].len() + doubled(v)[..1].len()
+    }
+    fn writes_through(v: &mut Vec<f64>) -> f64 {
+        v.as_mut_slice()[0] = 5.0;
+        *&mut v.as_mut_slice()[1] += 1.0;
+        let r = &mut v.as_mut_slice()[2];
+        *r *= 2.0;
+        v[0] + v[1] + v[2]
+    }
+    fn not_copy(v: &Vec<String>) -> usize {
+        let n = &v.as_slice()[0];
+        let same = v.as_slice()[0] == v.as_slice()[1];
+        n.len() + (&v.as_slice()[1]).len() + usize::from(same)
+    }
+    fn extended_elsewhere(v: &Vec<f64>) -> f64 {
+        let t = (&v.as_slice()[0], 1.0);
+        let r = { &doubled(v)[1] };
+        // Through an arm (`match`, `if`), only a base that is a borrow itself: an arm's value
+        // passes through a local of the instrumented copy.
+        let m = match v.len() {
+            0 => &v.as_slice()[..],
+            _ => &v.as_slice()[1..],
+        };
+        *t.0 + t.1 + *r + m[0]
+    }
+    fn through_deref(v: &Vec<f64>) -> f64 {
+        let b = Box::new(v.clone());
+        let r = &(*b)[0];
+        let s = &(*Box::new(v.clone()))[1];
+        *r + *s
+    }
+}
+
+#[test]
+fn places_read_through_a_reference_with_a_base_that_is_not_a_path() {
+    let v = vec![1.0, 2.0, 3.0];
+    for i in 0..3 {
+        let (out, trace) = track_output(elem_of_method_result::tracked, (&v, i));
+        assert_eq!(out.to_bits(), elem_of_method_result::plain(&v, i).to_bits());
+        // The borrow is of `v`'s element itself.
+        assert!(std::ptr::eq(out, &v[i]));
+        trace.verify().unwrap();
+        // The element is a node of its own, `index(@as_slice, @i)`, holding its value.
+        let index = trace
+            .root()
+            .children()
+            .find(|c| c.function_name() == Some("index"))
+            .expect("an index node");
+        assert_eq!(index.value::<f64>(), Some(&v[i]));
+    }
+    macro_rules! agree {
+        ($f:ident, $($a:expr),*) => {{
+            let (out, trace) = track_output($f::tracked, ($($a,)*));
+            assert_eq!(out, $f::plain($($a),*), stringify!($f));
+            trace.verify().unwrap();
+            out
+        }};
+    }
+    assert_eq!(agree!(range_of_method_result, &v), 2.0);
+    assert_eq!(agree!(elem_of_call, &v), 14.0);
+    assert_eq!(agree!(elem_of_collected, &v), 3.0);
+    let a = Outer {
+        inner: Inner {
+            c: vec![1.0, 2.0, 3.0, 4.0],
+        },
+    };
+    assert_eq!(agree!(range_of_field_of_method, &a), 6.0);
+    let s = String::from("abc");
+    assert_eq!(agree!(tail_of_str, &s), "bc");
+    assert_eq!(agree!(receivers, &v), 3);
+    let mut w = v.clone();
+    let (out, trace) = track_output(writes_through::tracked, (&mut w,));
+    let mut p = v.clone();
+    assert_eq!(out, writes_through::plain(&mut p));
+    assert_eq!(w, p);
+    trace.verify().unwrap();
+    let names = vec![String::from("ab"), String::from("ab")];
+    assert_eq!(agree!(not_copy, &names), 5);
+    assert_eq!(agree!(extended_elsewhere, &v), 8.0);
+    assert_eq!(agree!(through_deref, &v), 3.0);
+    let d = Data(v.clone());
+    let (out, trace) = track_output(data_at, (&d, 1));
+    assert_eq!(out, 3.0);
+    trace.verify().unwrap();
+}

@@ -130,9 +130,16 @@ fn is_place(e: &Expr) -> bool {
 impl Lowerer {
     pub(super) fn expr(&mut self, e: &Expr, ctx: Ctx) -> Lowered {
         match e {
-            Expr::Field(_) | Expr::Index(_) | Expr::Path(_)
-                if ctx == Ctx::Ref && rooted_in_path(e) =>
+            _ if self
+                .hoist
+                .as_ref()
+                .is_some_and(|(base, _)| std::ptr::eq(*base, e)) =>
             {
+                self.hoisted_base(e)
+            }
+            // A place read through a shared reference stays a place, read through a reference
+            // (never copied or moved out: `&v.as_slice()[i]` is a borrow of `v`'s element).
+            Expr::Field(_) | Expr::Index(_) | Expr::Path(_) if ctx == Ctx::Ref => {
                 self.shared_place(e)
             }
             Expr::Lit(l) => Lowered::quiet(l.to_token_stream(), Operand::Const(text(l))),
@@ -153,7 +160,10 @@ impl Lowerer {
             Expr::Group(g) => self.expr(&g.expr, ctx),
             Expr::Reference(r) => {
                 // `&e` is transparent: it refers to the node of `e`, which stays a place.
-                let inner_ctx = if r.mutability.is_some() {
+                // A borrow whose temporaries a `let` extends, and which cannot be read through
+                // a reference without shortening them, is left as written, with no node.
+                let unextended = self.unextended.contains(&(r as *const syn::ExprReference));
+                let inner_ctx = if r.mutability.is_some() || unextended {
                     Ctx::Place
                 } else {
                     Ctx::Ref
@@ -163,7 +173,8 @@ impl Lowerer {
                 let t = inner.tokens;
                 Lowered {
                     tokens: quote!(#and #m #t),
-                    ..inner
+                    op: if unextended { Operand::None } else { inner.op },
+                    loud: inner.loud,
                 }
             }
             Expr::RawAddr(_) => Lowered::quiet(e.to_token_stream(), Operand::None),
@@ -325,6 +336,15 @@ impl Lowerer {
                 Lowered::quiet(e.to_token_stream(), Operand::None)
             }
         }
+    }
+
+    /// The base a `let` hoisted into a hidden local (see `Lowerer::local`): lowered for its
+    /// value, whose tokens initialise that local; the place reads the local instead.
+    fn hoisted_base(&mut self, e: &Expr) -> Lowered {
+        let (_, ident) = self.hoist.take().expect("a hoisted base");
+        let value = self.expr(e, Ctx::Value);
+        self.hoisted = Some((ident.clone(), value.tokens));
+        Lowered::quiet(quote!(#ident), value.op)
     }
 
     /// A field, element or named constant read through a shared reference: recorded through

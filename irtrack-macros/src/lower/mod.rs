@@ -155,6 +155,16 @@ pub struct Lowerer {
     /// The variables recorded with a late capture (their type may be decided after the
     /// recording): a block argument merging one is captured late too.
     late_vars: std::collections::BTreeSet<u32>,
+    /// The base of the place a `let` borrows (`v.as_slice()` in `let s = &v.as_slice()[1..];`),
+    /// lowered into the hidden local named here, declared before the `let`, so that the place
+    /// is read through a reference without shortening the base's temporary (which the `let`
+    /// extends): see [`Lowerer::local`].
+    hoist: Option<(*const Expr, syn::Ident)>,
+    /// The hidden local of the hoisted base and the base's lowered tokens, once lowered.
+    hoisted: Option<(syn::Ident, TokenStream)>,
+    /// Borrows of a place whose base is a temporary that a `let` extends, other than the
+    /// whole initialiser (`let t = (&f(x)[0], 1);`): left as written, with no node.
+    unextended: Vec<*const syn::ExprReference>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -184,6 +194,9 @@ impl Lowerer {
             exit_deferred: Vec::new(),
             deferred_seen: Vec::new(),
             late_vars: Default::default(),
+            hoist: None,
+            hoisted: None,
+            unextended: Vec::new(),
         }
     }
 
@@ -788,6 +801,27 @@ impl Lowerer {
     /// After:  `let (q, r) = <init>; __irtrack.record_ref(7, &q, …); __irtrack.record_ref(8, &r, …);`
     /// A single identifier takes the initialiser's operand and records nothing.
     fn local(&mut self, local: &syn::Local) -> TokenStream {
+        let Some(init) = &local.init else {
+            return self.local_inner(local);
+        };
+        // `let s = &v.as_slice()[1..];` extends the temporaries of the place it borrows to the
+        // end of the block; read through a reference (`peek(…, &place)`), a temporary base would
+        // die with the statement. So the base goes to a hidden local first, and the place is
+        // read through a reference from there. Other borrows the `let` extends (inside a
+        // tuple, a block's tail, …) cannot be moved out of order: they are left as written.
+        let (top, others) = scan::extending_borrows(&init.expr);
+        self.unextended.extend(others);
+        self.hoist = top.map(|base| (base as *const Expr, private_ident("__irtrack_base")));
+        let out = self.local_inner(local);
+        self.hoist = None;
+        let before = self.hoisted.take().map(|(ident, base)| {
+            let attrs = &local.attrs;
+            quote!(#(#attrs)* let #ident = #base;)
+        });
+        quote!(#before #out)
+    }
+
+    fn local_inner(&mut self, local: &syn::Local) -> TokenStream {
         let attrs = &local.attrs;
         let pat = &local.pat;
         let Some(init) = &local.init else {

@@ -441,6 +441,83 @@ pub fn escape(e: &Expr) -> Option<(proc_macro2::Span, &'static str)> {
     v.found
 }
 
+/// The base of a place read through `&` whose value is a temporary: `v.as_slice()` in
+/// `&v.as_slice()[1..]`, `f(x)` in `&(*f(x)).y`; `None` when the place is not a field or an
+/// element, or is rooted in a path (`&v[i]`, `&(*r).x`), which borrows no temporary.
+pub fn temporary_base(place: &Expr) -> Option<&Expr> {
+    fn base(e: &Expr) -> Option<&Expr> {
+        match e {
+            Expr::Path(_) => None,
+            Expr::Field(f) => base(&f.base),
+            Expr::Index(i) => base(&i.expr),
+            Expr::Paren(p) => base(&p.expr),
+            Expr::Group(g) => base(&g.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => base(&u.expr),
+            other => Some(other),
+        }
+    }
+    match place {
+        Expr::Field(f) => base(&f.base),
+        Expr::Index(i) => base(&i.expr),
+        Expr::Paren(p) => temporary_base(&p.expr),
+        Expr::Group(g) => temporary_base(&g.expr),
+        _ => None,
+    }
+}
+
+/// The shared borrows of places with a temporary base (see [`temporary_base`]) whose
+/// temporaries a `let` with initialiser `init` extends to the end of the block: the temporary
+/// base of `init` itself when it is such a borrow, and the other such borrows in extending
+/// positions the instrumented copy keeps (operands of `&`, the tail of a block).
+pub fn extending_borrows(init: &Expr) -> (Option<&Expr>, Vec<*const syn::ExprReference>) {
+    fn walk(e: &Expr, out: &mut Vec<*const syn::ExprReference>) {
+        let tail = |b: &syn::Block, out: &mut Vec<_>| {
+            if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last() {
+                walk(e, out);
+            }
+        };
+        match e {
+            Expr::Reference(r) => {
+                if r.mutability.is_none() && temporary_base(&r.expr).is_some() {
+                    out.push(r as *const syn::ExprReference);
+                }
+                walk(&r.expr, out);
+            }
+            Expr::Paren(p) => walk(&p.expr, out),
+            Expr::Group(g) => walk(&g.expr, out),
+            Expr::Block(b) => tail(&b.block, out),
+            Expr::Unsafe(u) => tail(&u.block, out),
+            // The other extending positions are not extending in the instrumented copy: a
+            // tuple, array, struct literal or cast is recorded through a call, and the arms
+            // of an `if` or `match` pass their value through a local (`__irtrack_value`).
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    let mut top = init;
+    while let Expr::Paren(syn::ExprParen { expr, .. }) | Expr::Group(syn::ExprGroup { expr, .. }) =
+        top
+    {
+        top = expr;
+    }
+    match top {
+        Expr::Reference(r) if r.mutability.is_none() => match temporary_base(&r.expr) {
+            Some(base) => {
+                walk(&r.expr, &mut out);
+                (Some(base), out)
+            }
+            None => {
+                walk(init, &mut out);
+                (None, out)
+            }
+        },
+        _ => {
+            walk(init, &mut out);
+            (None, out)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::inline_format_args;
