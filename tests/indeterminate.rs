@@ -829,6 +829,8 @@ fn a_zero_slope_at_a_point_does_not_absorb_an_infinite_one() {
     ] {
         assert!(matches!(e, GradError::Indeterminate { .. }), "{e}");
     }
+    assert!(jvp(cube_of_cbrt, (0.0,), (1.0,)).is_err());
+    assert!(vjp(inverse_square, (0.0,), 1.0).is_err());
     // Off the point, the slopes are the closed forms.
     let g = gradient(cube_of_cbrt, (0.5,)).unwrap().scalars()[0].unwrap();
     assert!((g - 1.0).abs() < 1e-12, "{g}");

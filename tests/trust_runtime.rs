@@ -751,6 +751,9 @@ fn a_path_taken_because_an_equality_held_is_refused() {
     );
     let e = gradient(log2_with_shortcut, (1.0,)).unwrap_err();
     assert!(matches!(e, GradError::Indeterminate { .. }), "{e}");
+    // Derivative programs too: their guard `x == 0.0` holds at that point only.
+    assert!(irtrack::diff::vjp(erf_small, (0.0,), 1.0).is_err());
+    assert!(irtrack::diff::jvp(erf_small, (0.0,), (1.0,)).is_err());
     // Off the equality, the same functions have their slopes.
     let g = scalar(&gradient(erf_small, (1e-12,)).unwrap().wrt[0]);
     assert!((g - std::f64::consts::FRAC_2_SQRT_PI).abs() < 1e-15);

@@ -343,16 +343,21 @@ fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradErr
     }
 }
 
-/// The error of a gradient of `trace`'s root that meets `0 · ∞` with a limit zero
-/// ([`Indeterminacy::Limit`]), for derivative programs, whose kernels cannot tell a limit zero
-/// from an exact one. `None` for any other outcome, or an output that is not a float.
+/// The error of a gradient of `trace`'s root that meets `0 · ∞` with a limit zero or a zero
+/// at a point only ([`Indeterminacy::Limit`], [`Indeterminacy::LimitSlope`]), or runs on a
+/// path that exists at one point only ([`Indeterminacy::Equality`]), for derivative programs,
+/// whose kernels cannot tell a limit zero from an exact one and whose guards hold at that one
+/// point. `None` for any other outcome, or an output that is not a float.
 pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
     let seed = scalar_seed(trace).ok()?;
     let mut sweep = Sweep::new(trace, tracked_root(trace).ok()?.id()).ok()?;
     match sweep.run(seed) {
         Err(
             e @ GradError::Indeterminate {
-                cause: Indeterminacy::Limit { .. },
+                cause:
+                    Indeterminacy::Limit { .. }
+                    | Indeterminacy::LimitSlope
+                    | Indeterminacy::Equality { .. },
                 ..
             },
         ) => Some(e),
