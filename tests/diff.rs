@@ -423,6 +423,72 @@ fn a_derivative_keeps_the_guards_of_the_recorded_path() {
     assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
 }
 
+#[tracked]
+fn clamp_dyn(x: f64, lo: f64, hi: f64) -> f64 {
+    x.clamp(lo, hi) * 2.0
+}
+
+#[tracked]
+fn int_ratio(x: f64, a: i32, b: i32) -> f64 {
+    x * 2.0 + (a / b) as f64
+}
+
+/// Where the function has no value, neither has its derivative: `clamp` with bounds out of
+/// order or NaN panics in Rust (the program: `EvalError::Domain`), `a / b` at `b = 0` too (the
+/// program: `EvalError::Overflow`). The derivative does not read those operations' values
+/// (`d(clamp(x, lo, hi) · 2) = 2 dx` inside the bounds, `d(2x + a/b) = 2 dx`), and dead-code
+/// elimination dropped them with their checks: the derivative programs returned 0 and 2 there
+/// until 2026-11-28. An operation that can fail now stays in every derivative program, and
+/// emitted code returns `Err` where the program does (checked integer arithmetic, `clamp`'s
+/// bounds tested) instead of panicking.
+#[test]
+fn a_derivative_program_fails_where_the_function_has_no_value() {
+    let all = [Input::Dynamic, Input::Dynamic, Input::Dynamic];
+    let p = Program::from_trace(&track(clamp_dyn, (0.5, 0.0, 1.0)), &all).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    // Inside the bounds: d/dx (2 clamp(x, 0, 1)) = 2; below them 0 (the bound's tangent).
+    assert_eq!(d.call((0.5, 0.0, 1.0, 1.0)).unwrap().as_f64(), Some(2.0));
+    assert_eq!(d.call((-0.5, 0.0, 1.0, 1.0)).unwrap().as_f64(), Some(0.0));
+    for (lo, hi) in [(1.0, 0.0), (f64::NAN, 1.0), (0.0, f64::NAN)] {
+        assert!(
+            p.call((0.5, lo, hi)).is_err(),
+            "the program at [{lo}, {hi}]"
+        );
+        let e = d.call((0.5, lo, hi, 1.0)).unwrap_err();
+        assert!(
+            matches!(&e, ReplayError::Eval { error, .. } if error.to_string().contains("clamp")),
+            "the derivative at [{lo}, {hi}]: {e}"
+        );
+        // And the second derivative, and the gradient.
+        let d2 = differentiate(&d, &[0]).unwrap();
+        assert!(d2.call((0.5, lo, hi, 1.0, 1.0)).is_err());
+        assert!(reverse(&p, 0).unwrap().call((0.5, lo, hi, 1.0)).is_err());
+    }
+    let q = Program::from_trace(&track(int_ratio, (0.5, 7, 2)), &all).unwrap();
+    let dq = differentiate(&q, &[0]).unwrap();
+    // d/dx (2x + 7 / 2) = 2.
+    assert_eq!(dq.call((0.5, 7, 2, 1.0)).unwrap().as_f64(), Some(2.0));
+    for (a, b) in [(7, 0), (i32::MIN, -1)] {
+        assert!(q.call((0.5, a, b)).is_err(), "{a} / {b}");
+        let e = dq.call((0.5, a, b, 1.0)).unwrap_err();
+        assert!(matches!(e, ReplayError::Eval { .. }), "{a} / {b}: {e}");
+        assert!(reverse(&q, 0).unwrap().call((0.5, a, b, 1.0)).is_err());
+    }
+    // The emitted derivatives return `Err` where the program fails, and agree elsewhere.
+    use emitted_scalar::{clamp_dyn_d1, int_ratio_d1};
+    assert_eq!(clamp_dyn_d1(0.5, 0.0, 1.0).unwrap()(1.0), Ok(2.0));
+    assert_eq!(clamp_dyn_d1(-0.5, 0.0, 1.0).unwrap()(1.0), Ok(0.0));
+    for (lo, hi) in [(1.0, 0.0), (f64::NAN, 1.0), (0.0, f64::NAN)] {
+        let e = clamp_dyn_d1(0.5, lo, hi).err().unwrap();
+        assert!(e.contains("clamp"), "{e}");
+    }
+    assert_eq!(int_ratio_d1(0.5, 7, 2).unwrap()(1.0), Ok(2.0));
+    for (a, b) in [(7, 0), (i32::MIN, -1)] {
+        let e = int_ratio_d1(0.5, a, b).err().unwrap();
+        assert!(e.contains("divides by zero"), "{e}");
+    }
+}
+
 #[test]
 fn static_and_integer_inputs_are_refused() {
     let p =
@@ -501,6 +567,9 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
         Program::from_trace(&track(power, (1.1, 6u32)), &[Input::Dynamic, Input::Static]).unwrap();
     let relu_p = dynamic(&track(relu_sum, (2.0,)));
     let recip_p = dynamic(&track(recip_recip, (0.5,)));
+    let all3 = [Input::Dynamic, Input::Dynamic, Input::Dynamic];
+    let clamp_p = Program::from_trace(&track(clamp_dyn, (0.5, 0.0, 1.0)), &all3).unwrap();
+    let ratio_p = Program::from_trace(&track(int_ratio, (0.5, 7, 2)), &all3).unwrap();
     let scalar = module(
         "",
         vec![
@@ -514,6 +583,8 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("recip_recip_d1", nth(&recip_p, 1)),
             ("recip_recip_d2", nth(&recip_p, 2)),
             ("recip_recip_grad", reverse(&recip_p, 0).unwrap()),
+            ("clamp_dyn_d1", nth(&clamp_p, 1)),
+            ("int_ratio_d1", nth(&ratio_p, 1)),
         ],
     );
     let rosen = Program::from_trace(

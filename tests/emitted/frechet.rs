@@ -148,6 +148,12 @@ pub fn frechet_g_hvp(
         let s6 = ndarray::Array::from_elem(s3.raw_dim(), s5);
         let s7 = irtrack::diff::sum_like(s6.clone(), &s2);
         let s8 = irtrack::diff::sum_like(s6, &x1);
+        let s9 = noted1.times(&x1, &s8);
+        let s10 = irtrack::diff::sum_like(s9, &s2);
+        let s11 = noted1.times(&s2, &s7);
+        let s12 = irtrack::diff::sum_like(s11, &x1);
+        let s13 = roll(s10, -1_i32);
+        let s14 = s12 + s13;
         let s2 = s2.clone();
         let x1 = x1.clone();
         let s3 = s3.clone();
@@ -155,35 +161,35 @@ pub fn frechet_g_hvp(
             v2: ndarray::Array1<f64>,
         | -> Result<ndarray::Array1<f64>, &'static str> {
             let mut noted2 = noted1;
-            let s9 = roll(v2.clone(), 1_i32);
-            let s10 = noted2.times(&v2, &s2);
-            let s11 = noted2.times(&x1, &s9);
-            let s12 = s10 + s11;
-            let s13 = v2[0_usize];
-            let s14 = s12.sum();
-            let s15 = noted2.times(v1, s13);
-            let s16 = noted2.times(v1, s14);
-            let s17 = ndarray::Array::from_elem(s3.raw_dim(), s15);
-            let s18 = irtrack::diff::sum_like(s17.clone(), &s2);
-            let s19 = irtrack::diff::sum_like(s17, &x1);
-            let s20 = noted2.times(&v2, &s8);
-            let s21 = noted2.times(&x1, &s19);
-            let s22 = s20 + s21;
-            let s23 = irtrack::diff::sum_like(s22, &s2);
-            let s24 = noted2.times(&s7, &s9);
-            let s25 = noted2.times(&s2, &s18);
-            let s26 = s24 + s25;
-            let s27 = irtrack::diff::sum_like(s26, &x1);
-            let s28 = roll(s23, -1_i32);
-            let s29 = s27 + s28;
-            let s30 = {
-                let mut z = s29;
-                z[0_usize] += s16;
+            let s15 = roll(v2.clone(), 1_i32);
+            let s16 = noted2.times(&v2, &s2);
+            let s17 = noted2.times(&x1, &s15);
+            let s18 = s16 + s17;
+            let s19 = v2[0_usize];
+            let s20 = s18.sum();
+            let s21 = noted2.times(v1, s19);
+            let s22 = noted2.times(v1, s20);
+            let s23 = ndarray::Array::from_elem(s3.raw_dim(), s21);
+            let s24 = irtrack::diff::sum_like(s23.clone(), &s2);
+            let s25 = irtrack::diff::sum_like(s23, &x1);
+            let s26 = noted2.times(&v2, &s8);
+            let s27 = noted2.times(&x1, &s25);
+            let s28 = s26 + s27;
+            let s29 = irtrack::diff::sum_like(s28, &s2);
+            let s30 = noted2.times(&s7, &s15);
+            let s31 = noted2.times(&s2, &s24);
+            let s32 = s30 + s31;
+            let s33 = irtrack::diff::sum_like(s32, &x1);
+            let s34 = roll(s29, -1_i32);
+            let s35 = s33 + s34;
+            let s36 = {
+                let mut z = s35;
+                z[0_usize] += s22;
                 z
             };
             noted2
                 .checked(
-                    s30,
+                    s36,
                     "frechet_g*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })

@@ -533,3 +533,55 @@ pub fn recip_recip_grad(
             )
     })
 }
+
+/// The program `clamp_dyn'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn clamp_dyn_d1(
+    x1: f64,
+    x2: f64,
+    x3: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let s1 = {
+        if !(x2 <= x3) {
+            return Err("clamp_dyn [§1:%4]: `clamp` of bounds out of order or NaN");
+        }
+        x1.clamp(x2, x3)
+    };
+    let s2 = x1 > x3;
+    let s3 = x1 < x2;
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        let s4 = if s2 { 0.0_f64 } else { v1 };
+        let s5 = if s3 { 0.0_f64 } else { s4 };
+        let s6 = s5 * (2.0_f64);
+        irtrack::diff::Noted::default()
+            .checked(
+                s6,
+                "clamp_dyn': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+    })
+}
+
+/// The program `int_ratio'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn int_ratio_d1(
+    x1: f64,
+    x2: i32,
+    x3: i32,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let s1 = match x2.checked_div(x3) {
+        Some(r) => r,
+        None => {
+            return Err(
+                "int_ratio [§1:%5]: `/` overflows or divides by zero on these inputs",
+            );
+        }
+    };
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        let s2 = v1 * (2.0_f64);
+        irtrack::diff::Noted::default()
+            .checked(
+                s2,
+                "int_ratio': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+    })
+}

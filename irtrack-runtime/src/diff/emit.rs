@@ -6,7 +6,7 @@
 use super::error::DiffError;
 use super::graph::Kind;
 use super::kernels::Kernel;
-use crate::core::op::{ArrayOp, Builtin, FloatFn, FloatQuery, ScalarType, UnOp};
+use crate::core::op::{ArrayOp, BinOp, Builtin, FloatFn, FloatQuery, ScalarType, UnOp};
 use crate::core::value::Value;
 use crate::program::{Origin, PartInput, Parts, Program, Src};
 use crate::view::operation::Operation;
@@ -509,6 +509,64 @@ impl<'p> Emitter<'p> {
         })
     }
 
+    /// The expression of operation `k` returning `Err` where the program's evaluation fails
+    /// and Rust's would panic or wrap: integer arithmetic and negation (`checked_*`), `clamp`
+    /// with bounds out of order or NaN. `None` for every other operation.
+    fn checked_expr(&self, k: usize) -> Result<Option<String>, DiffError> {
+        let op = &self.parts.ops[k];
+        let at = op.origin.clone();
+        let args = op
+            .args
+            .iter()
+            .map(|a| self.atom(a, &at))
+            .collect::<Result<Vec<_>, DiffError>>()?;
+        let integer = |a: &Atom| {
+            matches!(a.ty, Ty::Scalar(t) if !t.is_float()
+                && !matches!(t, ScalarType::Bool | ScalarType::Char))
+        };
+        let fail = |what: String| format!("{at}: {what}");
+        Ok(match op.operation {
+            Operation::Builtin(Builtin::Binary(o) | Builtin::Assign(o))
+                if args.len() == 2 && integer(&args[0]) && integer(&args[1]) =>
+            {
+                let method = match o {
+                    BinOp::Add => "checked_add",
+                    BinOp::Sub => "checked_sub",
+                    BinOp::Mul => "checked_mul",
+                    BinOp::Div => "checked_div",
+                    BinOp::Rem => "checked_rem",
+                    _ => return Ok(None),
+                };
+                let msg = fail(format!(
+                    "`{}` overflows or divides by zero on these inputs",
+                    o.symbol()
+                ));
+                Some(format!(
+                    "match {}.{method}({}) {{ Some(r) => r, None => return Err({msg:?}) }}",
+                    args[0].recv(),
+                    args[1].recv()
+                ))
+            }
+            Operation::Builtin(Builtin::Unary(UnOp::Neg)) if integer(&args[0]) => {
+                let msg = fail("`-` overflows on these inputs".into());
+                Some(format!(
+                    "match {}.checked_neg() {{ Some(r) => r, None => return Err({msg:?}) }}",
+                    args[0].recv()
+                ))
+            }
+            Operation::Builtin(Builtin::Method(FloatFn::Clamp)) if args.len() == 3 => {
+                let msg = fail("`clamp` of bounds out of order or NaN".into());
+                Some(format!(
+                    "{{ if !({lo} <= {hi}) {{ return Err({msg:?}); }} {x}.clamp({lo}, {hi}) }}",
+                    x = args[0].recv(),
+                    lo = args[1].recv(),
+                    hi = args[2].recv()
+                ))
+            }
+            _ => None,
+        })
+    }
+
     /// The expression of a derivative kernel, in a closure of stage `stage`.
     fn kernel(
         &self,
@@ -678,8 +736,15 @@ impl<'p> Emitter<'p> {
             }
         }
         for k in 0..parts.ops.len() {
-            let e = self.expr(k)?;
             let s = self.op_stage[k] as usize;
+            let mut e = self.expr(k)?;
+            // Where the body returns a `Result` (the function, the last closure), an operation
+            // that can fail returns `Err` as the program does, instead of panicking.
+            if s == 0 || s == n {
+                if let Some(checked) = self.checked_expr(k)? {
+                    e = checked;
+                }
+            }
             let _ = writeln!(bodies[s], "let {} = {e};", self.op_names[k]);
             for g in &parts.guards {
                 if matches!(g.condition, Src::Op(c) if c == k) {

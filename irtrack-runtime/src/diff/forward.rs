@@ -173,6 +173,22 @@ pub fn differentiate_with(
     let stage = g.next_stage();
     let seeds = directions(&mut g, wrt, stage)?;
     let t = push_forward(&mut g, &seeds, rules)?;
+    // The product and quotient rules multiply and divide the tangents by the other operand:
+    // with directions of their inputs' shapes, the same broadcast as the operation's own, so
+    // that an operation between two arrays whose value the derivative does not read need not
+    // stay for its shapes to be checked (FrechetDiff's `x * roll(x, 1)` listing).
+    let product_rule = |op: &crate::view::operation::Operation| {
+        use crate::core::op::{BinOp, Builtin};
+        matches!(
+            op,
+            crate::view::operation::Operation::Builtin(
+                Builtin::Binary(BinOp::Mul | BinOp::Div) | Builtin::Assign(BinOp::Mul | BinOp::Div)
+            )
+        )
+    };
+    g.broadcast_in_tangent = (0..g.nodes.len())
+        .map(|i| product_rule(&g.nodes[i].op) && t.nodes.get(i).is_some_and(Option::is_some))
+        .collect();
     let out = g.output.clone();
     g.output = match t.of(&out) {
         Some(d) => d,

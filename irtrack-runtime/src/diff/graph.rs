@@ -6,7 +6,7 @@
 use super::error::DiffError;
 use super::kernels::Kernel;
 use crate::core::ids::{CalleeKey, NodeId};
-use crate::core::op::{ArrayOp, BinOp, Builtin, ScalarType, UnOp};
+use crate::core::op::{ArrayOp, BinOp, Builtin, FloatFn, ScalarType, UnOp};
 use crate::core::value::{Snapshot, Value};
 use crate::program::{Origin, PartGuard, PartInput, PartOp, Parts, Program, Src};
 use crate::view::operation::{run_operation, Operation};
@@ -218,6 +218,12 @@ pub(crate) struct Graph {
     pub origin: Origin,
     /// The operation whose rule runs now.
     pub making_for: Option<usize>,
+    /// How many of `nodes` are the program's own (read from it, not built by a rule now).
+    own: usize,
+    /// The program's own operations whose tangent, built by a forward rule, performs the same
+    /// broadcast of the same shapes (the tangent of `a * b` on two arrays is
+    /// `times(da, b) + times(a, db)`): their shapes are checked without them.
+    pub broadcast_in_tangent: Vec<bool>,
 }
 
 impl Graph {
@@ -252,6 +258,8 @@ impl Graph {
             memo: HashMap::new(),
             origin,
             making_for: None,
+            own: 0,
+            broadcast_in_tangent: Vec::new(),
         };
         // Operations computing the same thing are merged as the program is read, so that
         // `x[0]` read three times is one operation, and rules reuse what the program has.
@@ -288,7 +296,59 @@ impl Graph {
             guard.condition = fix(&guard.condition, &remap);
         }
         g.output = fix(&g.output, &remap);
+        g.own = g.nodes.len();
         g
+    }
+
+    /// Whether operation `k` can fail on other inputs than the recorded ones: integer
+    /// arithmetic (overflow, a division by zero), `clamp` (bounds out of order or NaN), `powi`
+    /// with an exponent that is not a constant (past `i32`), indexing, `?`, arithmetic between
+    /// two arrays or vectors (shapes that do not broadcast), `dot`, and a user's registered
+    /// operation. Float arithmetic, the other float methods, casts, comparisons and copies
+    /// give a value for every input. (Arithmetic between two arrays whose tangent a forward
+    /// rule built is checked by that tangent: [`Graph::broadcast_in_tangent`].)
+    fn can_fail(&self, k: usize) -> bool {
+        let node = &self.nodes[k];
+        let integer = |s: &Src| {
+            self.value(s)
+                .by_value()
+                .scalar_type()
+                .is_some_and(|t| !t.is_float() && !matches!(t, ScalarType::Bool | ScalarType::Char))
+        };
+        let arrays = node
+            .args
+            .iter()
+            .filter(|a| matches!(self.kind(a), Kind::Vector | Kind::Array(_)))
+            .count();
+        let dynamic_exponent = || !matches!(node.args.get(1), Some(Src::Const(_)));
+        match node.op {
+            Operation::Builtin(b) => match b {
+                Builtin::Binary(_) | Builtin::Assign(_) => {
+                    node.args.iter().any(integer)
+                        || (arrays >= 2
+                            && !self.broadcast_in_tangent.get(k).copied().unwrap_or(false))
+                }
+                Builtin::Unary(UnOp::Neg) => node.args.iter().any(integer),
+                Builtin::Method(FloatFn::Clamp) => true,
+                Builtin::Method(FloatFn::Powi) => dynamic_exponent(),
+                Builtin::Unary(_)
+                | Builtin::Compare(_)
+                | Builtin::Method(_)
+                | Builtin::Query(_)
+                | Builtin::Cast(_)
+                | Builtin::Deref
+                | Builtin::Bind
+                | Builtin::Clone
+                | Builtin::Field
+                | Builtin::VecOf
+                | Builtin::ArrayOf => false,
+                _ => true,
+            },
+            Operation::Array(ArrayOp::Dot) => true,
+            Operation::Array(ArrayOp::Powi) => dynamic_exponent(),
+            Operation::Array(_) => false,
+            Operation::Registered(_) => Kernel::of(&node.op).is_none(),
+        }
     }
 
     fn key(&self, op: &Operation, args: &[Src]) -> Option<(OpKey, Vec<ArgKey>)> {
@@ -411,8 +471,15 @@ impl Graph {
 
     /// Removes what neither the output nor a guard uses, renumbering the rest (in order, so
     /// the order stays topological), and gives the parts of the program.
+    ///
+    /// An operation of the program's own that can fail on other inputs ([`Graph::can_fail`])
+    /// stays even when the derivative does not read its value: where the function has no
+    /// value (`a / b` at `b = 0`, `x.clamp(lo, hi)` at `lo > hi`), its derivative program fails
+    /// as the program does, instead of answering.
     pub(crate) fn into_parts(self) -> Parts {
-        let mut live = vec![false; self.nodes.len()];
+        let mut live: Vec<bool> = (0..self.nodes.len())
+            .map(|k| k < self.own && self.can_fail(k))
+            .collect();
         let mark = |s: &Src, live: &mut Vec<bool>| {
             if let Src::Op(k) = s {
                 live[*k] = true;
