@@ -489,6 +489,83 @@ fn a_derivative_program_fails_where_the_function_has_no_value() {
     }
 }
 
+#[tracked]
+fn atan_of_exp(x: f64) -> f64 {
+    x.exp().atan()
+}
+
+#[tracked]
+fn nan_of_its_own(x: f64) -> f64 {
+    (x - 1.0).sqrt() + x
+}
+
+/// No derivative is NaN. `atan(exp(x))` is π/2 at 710 and its slope `e^x / (1 + e^2x)` about
+/// e^-710 ≈ 4.5e-309, but `exp(710)` overflows and the rule's `over(dx, 1 + x²)` is ∞ / ∞; the
+/// second and third derivatives of `sin(x) exp(x)` there (2 e^x cos x, 2 e^x (cos x - sin x),
+/// past `f64`'s range) are ∞ − ∞. Until 2026-11-28 the derivative programs returned NaN
+/// (`jvp` refused: it looks where a NaN was born); now `Program::call` does the same for every
+/// derivative program and returns `ReplayError::NotANumber` naming the operation. A NaN the
+/// function itself has (`sqrt` below its domain) or one in the inputs passes through, and a
+/// program that is no derivative returns its NaN as it is. Emitted code refuses every NaN
+/// (`Noted::checked`).
+#[test]
+fn a_derivative_never_returns_a_nan_made_from_numbers() {
+    let p = Program::from_trace(&track(atan_of_exp, (1.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(
+        p.call((710.0,)).unwrap().as_f64(),
+        Some(std::f64::consts::FRAC_PI_2)
+    );
+    match d.call((710.0, 1.0)).unwrap_err() {
+        ReplayError::NotANumber { operation, at } => {
+            assert_eq!(operation, "over");
+            assert_eq!(at.function, "atan_of_exp");
+        }
+        e => panic!("{e:?}"),
+    }
+    // Elsewhere the closed form 1 / (e^-x + e^x).
+    for x in [-3.0f64, 0.0, 1.0, 20.0] {
+        let want = 1.0 / ((-x).exp() + x.exp());
+        let got = d.call((x, 1.0)).unwrap().as_f64().unwrap();
+        assert!(close(got, want, 1e-14), "{x}: {got} vs {want}");
+    }
+    // `jvp` refuses too (the gradient's sweep sees the limit first).
+    assert!(jvp(atan_of_exp, (710.0,), (1.0,)).is_err());
+    let p = Program::from_trace(&track(sin_exp, (1.0,)), &[Input::Dynamic]).unwrap();
+    let d2 = nth(&p, 2);
+    let d3 = nth(&p, 3);
+    let e = d2.call((710.0, 1.0, 1.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::NotANumber { .. }), "{e:?}");
+    let e = d3.call((710.0, 1.0, 1.0, 1.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::NotANumber { .. }), "{e:?}");
+    assert!(e.to_string().contains("not a number"), "{e}");
+    // 709: 2 e^709 cos(709) is a number.
+    let x = 709.0f64;
+    let got = d2.call((x, 1.0, 1.0)).unwrap().as_f64().unwrap();
+    assert!(close(got, 2.0 * x.exp() * x.cos(), 1e-9), "{got}");
+    // The function's own NaN: sqrt(x - 1) + x below 1 is NaN, and so is its derivative.
+    let p = Program::from_trace(&track(nan_of_its_own, (2.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert!(p.call((0.5,)).unwrap().as_f64().unwrap().is_nan());
+    assert!(d.call((0.5, 1.0)).unwrap().as_f64().unwrap().is_nan());
+    // 1 / (2 sqrt(x - 1)) + 1 at 2: 1.5.
+    assert_eq!(d.call((2.0, 1.0)).unwrap().as_f64(), Some(1.5));
+    // A NaN input passes through.
+    let d = differentiate(
+        &Program::from_trace(&track(atan_of_exp, (1.0,)), &[Input::Dynamic]).unwrap(),
+        &[0],
+    )
+    .unwrap();
+    assert!(d.call((f64::NAN, 1.0)).unwrap().as_f64().unwrap().is_nan());
+    // Emitted code refuses the NaN, and agrees elsewhere.
+    use emitted_scalar::atan_of_exp_d1;
+    assert!(atan_of_exp_d1(710.0).unwrap()(1.0).is_err());
+    assert_eq!(
+        atan_of_exp_d1(1.0).unwrap()(1.0).map(f64::to_bits),
+        Ok(d.call((1.0, 1.0)).unwrap().as_f64().unwrap().to_bits())
+    );
+}
+
 #[test]
 fn static_and_integer_inputs_are_refused() {
     let p =
@@ -570,6 +647,7 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
     let all3 = [Input::Dynamic, Input::Dynamic, Input::Dynamic];
     let clamp_p = Program::from_trace(&track(clamp_dyn, (0.5, 0.0, 1.0)), &all3).unwrap();
     let ratio_p = Program::from_trace(&track(int_ratio, (0.5, 7, 2)), &all3).unwrap();
+    let atan_exp_p = dynamic(&track(atan_of_exp, (1.0,)));
     let scalar = module(
         "",
         vec![
@@ -585,6 +663,7 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("recip_recip_grad", reverse(&recip_p, 0).unwrap()),
             ("clamp_dyn_d1", nth(&clamp_p, 1)),
             ("int_ratio_d1", nth(&ratio_p, 1)),
+            ("atan_of_exp_d1", nth(&atan_exp_p, 1)),
         ],
     );
     let rosen = Program::from_trace(

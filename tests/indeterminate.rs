@@ -8,6 +8,7 @@
 
 use irtrack::diff::{hessian, hessian_by, jacobian, jvp, vjp, DiffError, HessianMethod};
 use irtrack::grad::{register_rule, with_general_sweep, GradError, Indeterminacy};
+use irtrack::program::ReplayError;
 use irtrack::{gradient, pullback, track, tracked};
 
 #[tracked]
@@ -251,8 +252,17 @@ fn derivative_programs_refuse_it_too() {
             .as_f64(),
         Some(0.0)
     );
-    let h = hessian_by(acos_of_quotient, (1.0,), HessianMethod::ForwardOverForward).unwrap();
-    assert_eq!(h[(0, 0)], 0.0);
+    // Forward twice: the tangent of `x / x` is (v - (x / x) v) / x, 0 here, and 0 everywhere
+    // only because `x / x` is 1 everywhere, which no number at this point shows; it meets the
+    // infinite slope of `acos` at 1 (0 / 0). Until 2026-11-28 that 0 was taken for exact and
+    // the Hessian was 0, the truth (`acos(x / x)` is 0 for every x ≠ 0); but the same
+    // arithmetic gives `(v - x v) / x` at x = 1, a 0 at that point only. The derivative
+    // cannot tell them apart: an error, as forward over reverse gives.
+    let e = hessian_by(acos_of_quotient, (1.0,), HessianMethod::ForwardOverForward).unwrap_err();
+    assert!(
+        matches!(e, DiffError::Replay(ReplayError::ZeroAtPoint(_))),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -453,7 +463,7 @@ fn programs_of<F: Fn(f64) -> f64 + Copy + 'static>(f: F) -> [irtrack::program::P
 
 #[test]
 fn a_derivative_program_run_at_a_limit_point_is_an_error() {
-    use irtrack::program::{Program, ReplayError};
+    use irtrack::program::Program;
     let refused = |name: &str, got: Result<irtrack::Value, ReplayError>| match got {
         Err(e @ ReplayError::Indeterminate(_)) => {
             assert!(e.to_string().contains("only a limit"), "{name}: {e}");
@@ -589,9 +599,14 @@ fn an_infinite_derivative_made_by_an_underflow_is_an_error() {
         assert!(e.to_string().contains("`*`"), "{e}");
         assert_eq!(p.call((3.0, 1.0)).unwrap().as_f64(), Some(1.0));
     }
-    // At 0 exactly, `x * x` is an exact 0: the slope of `sqrt` is ∞ there in earnest, and the
-    // tangent 2x that meets it is 0.
-    assert_eq!(r.call((0.0, 1.0)).unwrap().as_f64(), Some(0.0));
+    // At 0 exactly, `x * x` is 0, and the slope of `sqrt` ∞ there in earnest; the tangent 2x
+    // that meets it is 0 at this point only. Until 2026-11-28 that 0 absorbed the ∞ and the
+    // derivative was 0; but `sqrt(x * x)` is |x|, whose slope is -1 on the left and 1 on the
+    // right (central differences: (|h| - |-h|) / 2h = 0, one-sided ±1): no derivative.
+    for p in [&d, &r] {
+        let e = p.call((0.0, 1.0)).unwrap_err();
+        assert!(matches!(e, ReplayError::ZeroAtPoint(_)), "{e:?}");
+    }
     // A derivative that is infinite in earnest stays: the slope of `1 / x` at 0.
     #[tracked]
     fn inverse(x: f64) -> f64 {
@@ -705,7 +720,6 @@ fn an_overflowed_slope_met_by_a_smaller_factor_is_an_error() {
         e => panic!("{e:?}"),
     }
     // Programs: the same points refused, by the operation of the derivative that overflowed.
-    use irtrack::program::ReplayError;
     let refused = |name: &str, got: Result<irtrack::Value, ReplayError>| match got {
         Err(e @ ReplayError::Overflow { .. }) => {
             assert!(e.to_string().contains("overflowed"), "{name}: {e}")
@@ -786,6 +800,16 @@ fn a_derivative_past_the_range_keeps_its_infinity() {
 }
 
 #[tracked]
+fn inv_square(x: f64) -> f64 {
+    1.0 / (x * x)
+}
+
+#[tracked]
+fn log2_base(y: f64) -> f64 {
+    2.0f64.log(y)
+}
+
+#[tracked]
 fn cube_of_cbrt(x: f64) -> f64 {
     x.cbrt().powi(3)
 }
@@ -838,4 +862,124 @@ fn a_zero_slope_at_a_point_does_not_absorb_an_infinite_one() {
         gradient(constant_zero_factor, (0.0,)).unwrap().scalars(),
         [Some(1.0)]
     );
+}
+
+#[tracked]
+fn floor_times_root(x: f64) -> f64 {
+    x.floor() * x.sqrt()
+}
+
+#[tracked]
+fn scaled_root(x: f64, y: f64) -> f64 {
+    y * x.sqrt()
+}
+
+fn zero_at_point(name: &str, got: Result<irtrack::Value, ReplayError>) {
+    match got {
+        Err(e @ ReplayError::ZeroAtPoint(_)) => {
+            assert!(
+                e.to_string().contains("holds at this point only"),
+                "{name}: {e}"
+            )
+        }
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+/// A zero may absorb an infinity only where it is zero on a neighbourhood: a constant, a
+/// direction, a piecewise-constant operation's value. A value of the differentiated inputs
+/// that is 0 at this point only (`2x` at `x = 0`, `ln y` at `y = 1`) meeting ∞ is `0 · ∞`:
+/// until 2026-11-28 derivative programs took it for an exact 0 and answered, wrongly:
+///
+/// - `1 / (x * x)` at 0: f' = -2 / x³ is +∞ on the left and -∞ on the right (no derivative),
+///   f'' = 6 / x⁴ → +∞; the programs gave 0 (or -0) and the Hessian -∞.
+/// - `2.0.log(y)` = ln 2 / ln y at y = 1 (a pole): f'' = ln 2 (ln y + 2) / (y² ln³ y) is ±∞
+///   on the two sides; the second derivative program gave -0.
+/// - `x.cbrt().powi(3)` = x: slope 1 everywhere; at 0 the programs gave 0 (3 y² = 0 times
+///   cbrt's infinite slope).
+///
+/// Now each is `ReplayError::ZeroAtPoint` (in `jvp`, `vjp`, `jacobian`, `hessian`:
+/// `DiffError::Replay` of it, or `DiffError::Limit` where the gradient's sweep on the trace
+/// finds it first), and the exact zeros still absorb.
+#[test]
+fn a_zero_at_one_point_only_does_not_absorb_an_infinity() {
+    let [d, r, dd] = programs_of(inv_square);
+    zero_at_point("inv_square'", d.call((0.0, 1.0)));
+    zero_at_point("inv_square*", r.call((0.0, 1.0)));
+    zero_at_point("inv_square''", dd.call((0.0, 1.0, 1.0)));
+    assert!(matches!(
+        jvp(inv_square, (0.0,), (1.0,)),
+        Err(DiffError::Replay(ReplayError::ZeroAtPoint(_)) | DiffError::Limit(_))
+    ));
+    assert!(matches!(
+        vjp(inv_square, (0.0,), 1.0),
+        Err(DiffError::Replay(ReplayError::ZeroAtPoint(_)) | DiffError::Limit(_))
+    ));
+    for method in [
+        HessianMethod::ForwardOverReverse,
+        HessianMethod::ForwardOverForward,
+    ] {
+        let h = hessian_by(inv_square, (0.0,), method);
+        assert!(
+            matches!(
+                h,
+                Err(DiffError::Replay(ReplayError::ZeroAtPoint(_)) | DiffError::Limit(_))
+            ),
+            "{method:?}: {h:?}"
+        );
+    }
+    // Elsewhere the closed forms: f' = -2 / x³, f'' = 6 / x⁴.
+    for x in [0.5f64, -2.0, 3.0] {
+        assert_eq!(d.call((x, 1.0)).unwrap().as_f64(), Some(-2.0 / x.powi(3)));
+        assert_eq!(r.call((x, 1.0)).unwrap().as_f64(), Some(-2.0 / x.powi(3)));
+        let h = hessian(inv_square, (x,)).unwrap()[(0, 0)];
+        assert!((h - 6.0 / x.powi(4)).abs() <= 1e-12 * h.abs(), "{x}: {h}");
+    }
+
+    let [_, _, dd] = programs_of(log2_base);
+    zero_at_point("log2_base''", dd.call((1.0, 1.0, 1.0)));
+    for y in [3.0f64, 0.5, 1.5] {
+        let l = y.ln();
+        let want = 2f64.ln() * (l + 2.0) / (y * y * l.powi(3));
+        let got = dd.call((y, 1.0, 1.0)).unwrap().as_f64().unwrap();
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs(),
+            "{y}: {got} vs {want}"
+        );
+    }
+
+    let [d, r, _] = programs_of(cube_of_cbrt);
+    zero_at_point("cube_of_cbrt'", d.call((0.0, 1.0)));
+    zero_at_point("cube_of_cbrt*", r.call((0.0, 1.0)));
+    assert!(jvp(cube_of_cbrt, (0.0,), (1.0,)).is_err());
+    assert!(jacobian(cube_of_cbrt, (0.0,)).is_err());
+    // (h - (-h)) / 2h = 1 on either side; the programs give 1 up to rounding elsewhere.
+    for x in [8.0f64, -0.001, 1e-10] {
+        let got = d.call((x, 1.0)).unwrap().as_f64().unwrap();
+        assert!((got - 1.0).abs() < 1e-12, "{x}: {got}");
+    }
+
+    // Exact zeros absorb as before. `floor(x)` is 0 on [0, 1): its zero times sqrt's infinite
+    // slope at 0 is 0, the slope of `floor(x) sqrt(x)` on the right of 0 ((f(h) - f(0)) / h
+    // = 0).
+    let [d, _, _] = programs_of(floor_times_root);
+    assert_eq!(d.call((0.0, 1.0)).unwrap().as_f64(), Some(0.0));
+    // A factor that does not depend on the differentiated input: `y sqrt(x)` at y = 0 is 0
+    // for every x, so its derivative in x is 0 even at x = 0.
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(
+        &track(scaled_root, (1.0, 1.0)),
+        &[Input::Dynamic, Input::Dynamic],
+    )
+    .unwrap();
+    let d = irtrack::diff::differentiate(&p, &[0]).unwrap();
+    assert_eq!(d.call((0.0, 0.0, 1.0)).unwrap().as_f64(), Some(0.0));
+    // Differentiated in y as well, y's 0 holds at this point only, and it meets sqrt's infinite
+    // slope: refused. (Here the truth is 0 — |k √h| ≤ |(h, k)| √h, so `y sqrt(x)` is
+    // differentiable at the origin with derivative 0 — but the same numbers arise where there
+    // is no derivative, as in `1 / (x * x)` above: an error, never a guess.)
+    let d = irtrack::diff::differentiate(&p, &[0, 1]).unwrap();
+    zero_at_point("scaled_root' in x and y", d.call((0.0, 0.0, 1.0, 0.0)));
+    // A zero direction is exact: along y only, sqrt(0) · 1 = 0.
+    assert_eq!(d.call((0.0, 0.0, 0.0, 1.0)).unwrap().as_f64(), Some(0.0));
 }

@@ -34,7 +34,7 @@ pub fn frechet_f_d1(
         noted1
             .checked(
                 s6,
-                "frechet_f': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "frechet_f': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -84,7 +84,7 @@ pub fn frechet_g_d2(
             noted2
                 .checked(
                     s24,
-                    "frechet_g'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "frechet_g'': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })
@@ -121,7 +121,7 @@ pub fn frechet_g_grad(
         noted1
             .checked(
                 s17,
-                "frechet_g*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "frechet_g*: the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -190,7 +190,7 @@ pub fn frechet_g_hvp(
             noted2
                 .checked(
                     s36,
-                    "frechet_g*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "frechet_g*': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })

@@ -20,7 +20,7 @@ pub fn sin_exp_d1(
         noted1
             .checked(
                 s8,
-                "sin_exp': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "sin_exp': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -58,7 +58,7 @@ pub fn sin_exp_d2(
             noted2
                 .checked(
                     s18,
-                    "sin_exp'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "sin_exp'': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })
@@ -120,7 +120,7 @@ pub fn sin_exp_d3(
                 noted3
                     .checked(
                         s37,
-                        "sin_exp''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                        "sin_exp''': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                     )
             })
         })
@@ -233,7 +233,7 @@ pub fn sin_exp_d4(
                     noted4
                         .checked(
                             s75,
-                            "sin_exp'''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                            "sin_exp'''': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                         )
                 })
             })
@@ -280,7 +280,7 @@ pub fn series_d2(
             noted2
                 .checked(
                     s25,
-                    "series'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "series'': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })
@@ -412,7 +412,7 @@ pub fn power_d3(
                 noted3
                     .checked(
                         s107,
-                        "power''': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                        "power''': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                     )
             })
         })
@@ -437,7 +437,7 @@ pub fn relu_sum_d1(
         noted1
             .checked(
                 s3,
-                "relu_sum': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "relu_sum': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -460,7 +460,7 @@ pub fn recip_recip_d1(
         noted1
             .checked(
                 s8,
-                "recip_recip': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "recip_recip': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -505,7 +505,7 @@ pub fn recip_recip_d2(
             noted2
                 .checked(
                     s25,
-                    "recip_recip'': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "recip_recip'': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })
@@ -529,7 +529,7 @@ pub fn recip_recip_grad(
         noted1
             .checked(
                 s8,
-                "recip_recip*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "recip_recip*: the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -556,7 +556,7 @@ pub fn clamp_dyn_d1(
         irtrack::diff::Noted::default()
             .checked(
                 s6,
-                "clamp_dyn': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "clamp_dyn': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -581,7 +581,28 @@ pub fn int_ratio_d1(
         irtrack::diff::Noted::default()
             .checked(
                 s2,
-                "int_ratio': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "int_ratio': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+    })
+}
+
+/// The program `atan_of_exp'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn atan_of_exp_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let mut noted0 = irtrack::diff::Noted::default();
+    let s1 = x1.exp();
+    let s2 = noted0.times(s1, s1);
+    let s3 = (1.0_f64) + s2;
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        let mut noted1 = noted0;
+        let s4 = noted1.times(v1, s1);
+        let s5 = noted1.over(s4, s3);
+        noted1
+            .checked(
+                s5,
+                "atan_of_exp': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }

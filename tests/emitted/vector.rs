@@ -172,7 +172,7 @@ pub fn rosenbrock_grad(
         noted1
             .checked(
                 s147,
-                "rosenbrock*: the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "rosenbrock*: the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }
@@ -472,7 +472,7 @@ pub fn rosenbrock_hvp(
             noted2
                 .checked(
                     s266,
-                    "rosenbrock*': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                    "rosenbrock*': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })
     })
@@ -538,7 +538,7 @@ pub fn mixed_jvp(
         noted1
             .checked(
                 s48,
-                "mixed': the derivative is infinite, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+                "mixed': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })
 }

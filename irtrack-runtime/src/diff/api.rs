@@ -7,6 +7,7 @@ use super::forward::differentiate;
 use super::graph::{shape, Kind};
 use super::reverse::reverse;
 use super::stage::Staged;
+use crate::core::eval::take_absorbed;
 use crate::core::value::{Snapshot, Value};
 use crate::program::{Args, Input, Program};
 use crate::record::session::{track_output, Callable};
@@ -422,7 +423,9 @@ where
     let mut inputs = values.clone();
     inputs.push(values[0].clone());
     let mut env = staged.env(inputs);
+    let _ = take_absorbed();
     staged.run(&mut env, 0, &[])?;
+    let early = take_absorbed();
     let basis = Basis::of(&values[0])?;
     let rows = column(&trace.root().raw_value(), "a Jacobian")?.len();
     let mut columns = Vec::with_capacity(basis.len);
@@ -432,14 +435,25 @@ where
         staged.run(&mut at, 1, &[(v, basis.vector(j))])?;
         let out = staged.output(&at);
         let c = column(&out, "a Jacobian")?;
-        if c.iter().any(|x| x.is_nan()) {
+        let absorbed = take_absorbed() || early;
+        if absorbed || c.iter().any(|x| !x.is_finite()) {
             let mut call = values.clone();
             call.push(basis.vector(j));
-            numbers(&d, &call, &trace, &out)?;
+            vouch(&d, &call, &trace, &out)?;
         }
         columns.push(c);
     }
     Ok(Matrix::from_columns(rows, columns))
+}
+
+/// Checks a derivative computed in stages (`Staged`, which keeps none of the bookkeeping of
+/// `program::limit`) where a product absorbed an infinity or the result is not finite: the
+/// program run on `inputs` as `Program::call` runs it, which returns the same value or the
+/// error that says why it is none (a zero that is only a limit or holds at this point only
+/// meeting ∞, an overflow, a NaN made from numbers).
+fn vouch(p: &Program, inputs: &[Value], trace: &Trace, result: &Value) -> Result<(), DiffError> {
+    p.call(inputs.to_vec())?;
+    numbers(p, inputs, trace, result)
 }
 
 /// `Err` when the derivative `result` of the program `p` run on `inputs` has a NaN made from
@@ -555,8 +569,10 @@ where
             inputs.push(one.clone());
             inputs.push(values[0].clone());
             let mut env = staged.env(inputs);
+            let _ = take_absorbed();
             staged.run(&mut env, 0, &[])?;
             staged.run(&mut env, 1, &[])?;
+            let early = take_absorbed();
             // Each column is written straight into the matrix, each basis vector made when its
             // column is: at n = 10⁴ the basis alone would be as large as the Hessian (800 MB).
             let mut data = Vec::with_capacity(n * n);
@@ -573,14 +589,14 @@ where
                 // Checked where it was just written (a copy of each column would cost a tenth
                 // of the whole at n = 10⁴).
                 // (a fold without an early exit, which vectorises).
-                let nan = data[data.len() - len..]
+                let odd = data[data.len() - len..]
                     .iter()
-                    .fold(false, |a, x| a | x.is_nan());
-                if nan {
+                    .fold(false, |a, x| a | !x.is_finite());
+                if odd || take_absorbed() || early {
                     let mut call = values.clone();
                     call.push(one.clone());
                     call.push(basis.vector(j));
-                    numbers(&h, &call, &trace, &out)?;
+                    vouch(&h, &call, &trace, &out)?;
                 }
                 if len != n {
                     return Err(DiffError::Output {
@@ -601,22 +617,25 @@ where
             inputs.push(values[0].clone());
             inputs.push(values[0].clone());
             let mut env = staged.env(inputs);
+            let _ = take_absorbed();
             staged.run(&mut env, 0, &[])?;
+            let early = take_absorbed();
             let basis: Vec<Value> = (0..n).map(|j| basis.vector(j)).collect();
             let mut columns = Vec::with_capacity(n);
             // One environment, as for forward over reverse: a stage's run replaces the values
             // of its operations only.
             for ei in &basis {
                 staged.run(&mut env, 1, &[(v, ei.clone())])?;
+                let column_early = take_absorbed() || early;
                 let mut col = Vec::with_capacity(n);
                 for ej in &basis {
                     staged.run(&mut env, 2, &[(v + 1, ej.clone())])?;
                     let out = staged.output(&env);
-                    if has_nan(&out) {
+                    if take_absorbed() || column_early || out.any_float(|x| !x.is_finite()) {
                         let mut call = values.clone();
                         call.push(ei.clone());
                         call.push(ej.clone());
-                        numbers(&d2, &call, &trace, &out)?;
+                        vouch(&d2, &call, &trace, &out)?;
                     }
                     let x = out.by_value().as_f64();
                     col.push(x.ok_or_else(|| DiffError::Output {

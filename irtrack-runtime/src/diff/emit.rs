@@ -809,7 +809,7 @@ impl<'p> Emitter<'p> {
             }
         }
         let message = format!(
-            "{}: the derivative is infinite, or took an infinity into a zero; emitted code \
+            "{}: the derivative is infinite or NaN, or took an infinity into a zero; emitted code \
              cannot tell whether that is right: call the program, which returns it or a \
              `ReplayError`",
             parts.name

@@ -151,7 +151,12 @@ impl fmt::Display for DiffError {
 impl std::error::Error for DiffError {}
 
 impl From<ReplayError> for DiffError {
+    /// A derivative program's NaN made from numbers ([`ReplayError::NotANumber`]) is the
+    /// entry points' [`DiffError::Indeterminate`], as where they look for it themselves.
     fn from(e: ReplayError) -> DiffError {
-        DiffError::Replay(e)
+        match e {
+            ReplayError::NotANumber { at, operation } => DiffError::Indeterminate { operation, at },
+            e => DiffError::Replay(e),
+        }
     }
 }

@@ -54,6 +54,9 @@ pub(crate) fn directions(
                 sample.type_name()
             )));
         }
+        if let Some(PartInput::Dynamic { varies, .. }) = g.inputs.get_mut(k) {
+            *varies = true;
+        }
         seeds.push((k, g.add_input(sample, stage)));
     }
     Ok(seeds)
@@ -195,5 +198,5 @@ pub fn differentiate_with(
         None => rules::zero(&mut g, &out)?,
     };
     g.name = format!("{}'", g.name);
-    Ok(Program::from_parts(g.into_parts()))
+    Ok(Program::from_parts(g.into_parts()).deriving_from(program))
 }

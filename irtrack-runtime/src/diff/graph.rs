@@ -398,6 +398,7 @@ impl Graph {
             type_name: sample.type_name().to_string(),
             stage,
             sample,
+            varies: false,
         });
         Src::Input(self.inputs.len() - 1)
     }

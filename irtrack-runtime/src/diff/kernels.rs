@@ -293,6 +293,7 @@ pub fn over<A: Absorbing<B>, B>(a: A, b: B) -> A::Output {
 /// assert_eq!(noted.times(2.0, 3.0), 6.0);
 /// assert_eq!(noted.checked(6.0, "refused"), Ok(6.0));
 /// assert_eq!(noted.checked(f64::INFINITY, "refused"), Err("refused"));
+/// assert_eq!(noted.checked(f64::NAN, "refused"), Err("refused"));
 /// assert_eq!(noted.times(0.0, f64::INFINITY), 0.0);
 /// assert_eq!(noted.checked(0.0, "refused"), Err("refused"));
 /// ```
@@ -326,12 +327,13 @@ impl Noted {
     /// The derivative `value`, or `Err(message)` where emitted code cannot vouch for it: a
     /// product took an infinity into a zero (right only if that zero was exact), or `value` has
     /// an infinite element (an overflow a smaller factor should have brought back, or an ∞
-    /// made from a zero that was only a limit, as well as a true pole).
+    /// made from a zero that was only a limit, as well as a true pole) or a NaN (made from
+    /// numbers, `∞ − ∞`, or the function's own: emitted code cannot tell which).
     ///
     /// # Errors
     /// `message`, as above.
     pub fn checked<T: Floats>(self, value: T, message: &'static str) -> Result<T, &'static str> {
-        if self.absorbed || value.any_infinite() {
+        if self.absorbed || value.any_non_finite() {
             return Err(message);
         }
         Ok(value)
@@ -343,6 +345,11 @@ impl Noted {
 pub trait Floats {
     /// Whether an element is ±∞.
     fn any_infinite(&self) -> bool;
+
+    /// Whether an element is ±∞ or NaN (for a type of no NaN, [`any_infinite`](Floats::any_infinite)).
+    fn any_non_finite(&self) -> bool {
+        self.any_infinite()
+    }
 }
 
 macro_rules! floats_of_scalars {
@@ -350,6 +357,9 @@ macro_rules! floats_of_scalars {
         $(impl Floats for $f {
             fn any_infinite(&self) -> bool {
                 self.is_infinite()
+            }
+            fn any_non_finite(&self) -> bool {
+                !self.is_finite()
             }
         })*
         $(impl Floats for $t {
@@ -369,12 +379,18 @@ impl Floats for Vec<f64> {
     fn any_infinite(&self) -> bool {
         self.iter().any(|x| x.is_infinite())
     }
+    fn any_non_finite(&self) -> bool {
+        self.iter().any(|x| !x.is_finite())
+    }
 }
 
 #[cfg(feature = "ndarray")]
 impl<S: ndarray::Data<Elem = f64>, D: ndarray::Dimension> Floats for ndarray::ArrayBase<S, D> {
     fn any_infinite(&self) -> bool {
         self.iter().any(|x| x.is_infinite())
+    }
+    fn any_non_finite(&self) -> bool {
+        self.iter().any(|x| !x.is_finite())
     }
 }
 

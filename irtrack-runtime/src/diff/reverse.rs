@@ -125,7 +125,7 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
         parts.inputs.last(),
         Some(PartInput::Dynamic { .. })
     ));
-    Ok(Program::from_parts(parts))
+    Ok(Program::from_parts(parts).deriving_from(program))
 }
 
 fn program_origin(name: &str) -> crate::program::Origin {

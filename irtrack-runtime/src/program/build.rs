@@ -508,6 +508,8 @@ impl Program {
             fast: None,
             stages: Vec::new(),
             samples: super::parts::recorded_arguments(root),
+            varies: Vec::new(),
+            primal: None,
         };
         p.remove_dead();
         // A tuple placeholder still used: something other than a `switch` needs the tuple.

@@ -31,7 +31,7 @@ use crate::view::operation::Operation;
 
 impl Program {
     /// Whether a run that gave `out` must be checked for limits: an absorbing product took ∞
-    /// or NaN into a zero (`absorbed`), or a derivative's value is infinite.
+    /// or NaN into a zero (`absorbed`), or a derivative's value is infinite or NaN.
     pub(super) fn limits_to_check(&self, absorbed: bool, out: &Value) -> bool {
         absorbed || (self.stages.iter().any(|&s| s > 0) && out.any_float(f64::is_infinite))
     }
@@ -52,6 +52,16 @@ impl Program {
         // The overflow whose ∞ met a factor that may have brought it back into range.
         let mut shrunk = None;
         let mut found = None;
+        // For each operation: whether it depends on an input a differentiation was taken
+        // with respect to, and the zero at this point only its value holds, if any (see
+        // `point_zero`).
+        let mut varying: Vec<bool> = vec![false; self.ops.len()];
+        let mut point: Vec<Option<Zero>> = vec![None; self.ops.len()];
+        // For each operation: the product that met ∞ with such a zero (and the zero) whose
+        // value its own carries. An error only if it reaches the result: a selection may drop
+        // it (the rule of `atan2` divides by the norm and takes 0 at the origin instead).
+        let mut at_point: Vec<Option<(usize, Zero)>> = vec![None; self.ops.len()];
+        let varies = |j: usize| self.varies.get(j).copied().unwrap_or(false);
         let out = self.evaluate(args, &mut |k, operands, result| {
             if found.is_some() || shrunk.is_some() {
                 return;
@@ -65,6 +75,13 @@ impl Program {
                 OpKind::Run(o) => Some(o),
                 _ => None,
             };
+            let point_of = |i: usize| match op.args.get(i) {
+                Some(Src::Op(j)) => point[*j],
+                Some(Src::Input(j)) => {
+                    (varies(*j) && operands[i].any_float(|x| x == 0.0)).then_some(Zero::Input(*j))
+                }
+                _ => None,
+            };
             if let Some(form) = kind.and_then(absorbing) {
                 if let Some(z) = (0..operands.len()).find_map(|i| {
                     let zero = from(i)?;
@@ -73,6 +90,34 @@ impl Program {
                     found = Some((k, z));
                     return;
                 }
+                if let Some(z) = (0..operands.len()).find_map(|i| {
+                    let zero = point_of(i)?;
+                    indeterminate(form, i, operands).then_some(zero)
+                }) {
+                    at_point[k] = Some((k, z));
+                }
+            }
+            if at_point[k].is_none() {
+                let carried = |i: usize| match op.args.get(i) {
+                    Some(Src::Op(j)) => at_point[*j],
+                    _ => None,
+                };
+                at_point[k] = match kind.and_then(|o| selected(o, operands)) {
+                    Some(pick) => carried(pick),
+                    None => (0..operands.len()).find_map(carried),
+                };
+            }
+            varying[k] = op.args.iter().any(|a| match a {
+                Src::Input(j) => varies(*j),
+                Src::Op(j) => varying[*j],
+                Src::Const(_) => false,
+            });
+            if varying[k] {
+                point[k] =
+                    point_zero(kind, &op.args, operands, result, point_of).map(|z| match z {
+                        Some(z) => z,
+                        None => Zero::Op(k),
+                    });
             }
             let carried = op.args.iter().enumerate().find_map(|(i, a)| match a {
                 Src::Op(j) => overflow[*j].map(|o| (i, o)),
@@ -114,10 +159,35 @@ impl Program {
             });
         }
         // The run above gave the result too: an infinite one made from a limit zero.
-        if let (None, Src::Op(k), Ok(out)) = (found, &self.output, out) {
+        if let (None, Src::Op(k), Ok(out)) = (found, &self.output, &out) {
             if out.any_float(f64::is_infinite) {
                 found = limit[*k].map(|z| (*k, z));
             }
+        }
+        let reached = match &self.output {
+            Src::Op(k) => at_point[*k],
+            _ => None,
+        };
+        if let (None, Some((k, z))) = (found, reached) {
+            let op = &self.ops[k];
+            let (limit, limit_operation) = match z {
+                Zero::Op(z) => (self.ops[z].origin.clone(), self.ops[z].kind.to_string()),
+                Zero::Input(j) => (
+                    super::Origin {
+                        node: crate::core::ids::NodeId::NONE,
+                        function: self.name.clone(),
+                        location: None,
+                        position: 0,
+                    },
+                    format!("input {}", j + 1),
+                ),
+            };
+            return Some(ReplayError::ZeroAtPoint(Box::new(LimitMet {
+                at: op.origin.clone(),
+                operation: op.kind.to_string(),
+                limit,
+                limit_operation,
+            })));
         }
         let (k, z) = found?;
         let (op, made) = (&self.ops[k], &self.ops[z]);
@@ -128,6 +198,117 @@ impl Program {
             limit_operation: made.kind.to_string(),
         })))
     }
+
+    /// [`ReplayError::NotANumber`] when a derivative's result `out` on `args` has a NaN that
+    /// an operation of the derivative made from numbers, where neither the inputs nor the
+    /// recorded function's value at them have one. A NaN born in an operation of the recorded
+    /// function (`0.0 / 0.0` in its code) is the function's own.
+    pub(super) fn nan_error(&self, args: &[Value], out: &Value) -> Option<ReplayError> {
+        let derivative = self.stages.iter().any(|&s| s > 0);
+        if !derivative
+            || !out.any_float(f64::is_nan)
+            || args.iter().any(|v| v.any_float(f64::is_nan))
+        {
+            return None;
+        }
+        let has_nan = |v: &Value| v.any_float(f64::is_nan);
+        let mut born = None;
+        let _ = self.evaluate(args, &mut |k, operands, result| {
+            if born.is_none() && has_nan(result) && !operands.iter().any(has_nan) {
+                born = Some(k);
+            }
+        });
+        let op = &self.ops[born?];
+        if !op.derived {
+            return None;
+        }
+        if let Some(primal) = &self.primal {
+            let n = primal.inputs.len().min(args.len());
+            match primal.call_general(&args[..n]) {
+                Ok(v) if v.any_float(f64::is_nan) => return None,
+                _ => {}
+            }
+        }
+        Some(ReplayError::NotANumber {
+            at: op.origin.clone(),
+            operation: op.kind.to_string(),
+        })
+    }
+}
+
+/// A zero that holds at the inputs only: the operation or input that made it.
+#[derive(Clone, Copy, Debug)]
+enum Zero {
+    Op(usize),
+    Input(usize),
+}
+
+/// For an operation that depends on a differentiated input and whose `result` has a zero:
+/// whether that zero holds at these inputs only (`Some`: carried from the zero `point_of` an
+/// operand gives, or `Some(None)`: made here), or on a neighbourhood (`None`). A zero of a
+/// piecewise-constant operation (`floor`, `signum`, a cast to an integer) is exact, as is a
+/// product with a factor that is an exact zero (a constant 0, a zero direction) and a
+/// selection of an exact zero; any other zero of a value that varies with the inputs (`2x` at
+/// `x = 0`, `ln y` at `y = 1`, `x - 1` at `x = 1`) is 0 here only. Arrays are judged as a
+/// whole: a zero element anywhere counts, which turns a wrong derivative into an error, never
+/// the reverse.
+fn point_zero(
+    kind: Option<&Operation>,
+    args: &[Src],
+    operands: &[Value],
+    result: &Value,
+    point_of: impl Fn(usize) -> Option<Zero>,
+) -> Option<Option<Zero>> {
+    use crate::core::op::{BinOp, FloatFn};
+    if !result.any_float(|y| y == 0.0) {
+        return None;
+    }
+    let op = kind?;
+    let flat = |f: FloatFn| {
+        matches!(
+            f,
+            FloatFn::Floor
+                | FloatFn::Ceil
+                | FloatFn::Round
+                | FloatFn::RoundTiesEven
+                | FloatFn::Trunc
+                | FloatFn::Signum
+        )
+    };
+    let exact_zero = |i: usize| {
+        operands.get(i).is_some_and(|v| {
+            v.float_elements()
+                .is_some_and(|e| e.iter().all(|&x| x == 0.0))
+        }) && point_of(i).is_none()
+    };
+    match op {
+        Operation::Builtin(Builtin::Method(f)) if flat(*f) => return None,
+        Operation::Array(ArrayOp::Map(f)) if flat(*f) => return None,
+        Operation::Builtin(Builtin::Cast(t)) if !t.is_float() => return None,
+        Operation::Builtin(Builtin::Compare(_) | Builtin::Query(_)) => return None,
+        _ => {}
+    }
+    let product = matches!(
+        op,
+        Operation::Builtin(Builtin::Binary(BinOp::Mul) | Builtin::Assign(BinOp::Mul))
+    ) || absorbing(op) == Some(ScalarForm::Times);
+    let quotient = matches!(
+        op,
+        Operation::Builtin(Builtin::Binary(BinOp::Div) | Builtin::Assign(BinOp::Div))
+    ) || absorbing(op) == Some(ScalarForm::Over);
+    if (product && (exact_zero(0) || exact_zero(1))) || (quotient && exact_zero(0)) {
+        return None;
+    }
+    if let Some(pick) = selected(op, operands) {
+        return point_of(pick).map(Some);
+    }
+    if crate::diff::is_zeros_like(op) {
+        return None;
+    }
+    if let Some(z) = (0..operands.len()).find_map(&point_of) {
+        return Some(Some(z));
+    }
+    unexplained_zero(args, operands, result).then_some(None)
 }
 
 /// What an operation does to the size of a number it takes.
@@ -213,6 +394,18 @@ fn finite_is_right(kind: Option<&Operation>, i: usize, operands: &[Value]) -> bo
         Size::Keeps => true,
         Size::Over | Size::Changes => false,
     }
+}
+
+/// The operand a derivative program's `select` returned (1 or 2), if `op` is one.
+fn selected(op: &Operation, operands: &[Value]) -> Option<usize> {
+    let Operation::Registered(k) = op else {
+        return None;
+    };
+    if crate::core::eval::lookup(k.id)?.scalar != Some(ScalarForm::Select) {
+        return None;
+    }
+    let c = *operands.first()?.by_value().downcast_ref::<bool>()?;
+    Some(if c { 1 } else { 2 })
 }
 
 /// The form of a derivative program's absorbing product or quotient.

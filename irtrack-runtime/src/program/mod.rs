@@ -92,6 +92,14 @@ pub struct Program {
     stages: Vec<u32>,
     /// The value each input had when the trace was recorded: a witness of its type and shape.
     samples: Vec<Value>,
+    /// Which inputs a differentiation was taken with respect to ([`PartInput::Dynamic`]'s
+    /// `varies`); empty when none was.
+    varies: Vec<bool>,
+    /// For a derivative program (`crate::diff`): the program of the recorded function it
+    /// derives from, whose inputs are its first ones. A NaN the function itself has at a
+    /// point is its derivative's too; one born from numbers in the derivative alone is not
+    /// (`program::limit`).
+    primal: Option<Arc<Program>>,
 }
 
 #[derive(Clone, Debug)]
@@ -316,6 +324,26 @@ pub enum ReplayError {
         /// What it is (`over`, `powi`, …).
         operation: String,
     },
+    /// A derivative program met `0 · ∞` (or `0 / 0`) with a zero that holds at these inputs
+    /// only: a value computed from a differentiated input that is 0 here but not around
+    /// (`2x` at `x = 0` in the derivative of `x * x`, `ln y` at `y = 1`). Only a zero that is
+    /// 0 on a neighbourhood (a constant, a direction, the side `max` did not take, `floor`'s
+    /// slope) may absorb an infinity; this one makes the derivative indeterminate:
+    /// `1 / (x * x)` has no derivative at 0 (∓∞ on the two sides), `x.cbrt().powi(3)` the
+    /// slope 1. `limit` and `limit_operation` name the zero: an operation, or an input
+    /// (`input 1`) that is 0.
+    ZeroAtPoint(Box<LimitMet>),
+    /// A derivative program's result is NaN, made from numbers by an operation of the
+    /// derivative (`∞ − ∞`, `∞ / ∞`, `0 · ∞` of a product that does not absorb), where neither
+    /// the inputs nor the function's own value are NaN: no derivative is NaN, so the program
+    /// says where it lost the number instead of returning it (the slope of `atan(exp(x))` at
+    /// 710, where `exp` overflowed, is `∞ / ∞` in the rule's arithmetic).
+    NotANumber {
+        /// The operation that made the NaN.
+        at: Origin,
+        /// What it is.
+        operation: String,
+    },
     /// A [`Retracking`] program met a guard that fails where it has no path, and holds as many
     /// paths as it may ([`Retracking::max_paths`]).
     TooManyPaths {
@@ -407,6 +435,22 @@ impl fmt::Display for ReplayError {
                  the slope 1): keep the computation away from infinite and vanishing \
                  intermediate values",
                 met.at, met.operation, met.limit_operation, met.limit
+            ),
+            ReplayError::ZeroAtPoint(met) => write!(
+                f,
+                "{}: the derivative is indeterminate at these inputs: `{}` meets an infinity \
+                 with a 0 that holds at this point only, made by `{}` at {} (a value of the \
+                 differentiated inputs that is 0 here and not around); 0 · ∞ may be any number \
+                 or none (`1 / (x * x)` has no derivative at 0, `x.cbrt().powi(3)` the slope \
+                 1): differentiate at a nearby point, or simplify the expression",
+                met.at, met.operation, met.limit_operation, met.limit
+            ),
+            ReplayError::NotANumber { at, operation } => write!(
+                f,
+                "{at}: the derivative is not a number at these inputs: `{operation}`, part of \
+                 the derivative, made NaN from numbers (∞ − ∞, ∞ / ∞, 0 · ∞) where the \
+                 function's value is not NaN; the derivative there needs a limit `f64` lost \
+                 (an overflow, an underflow): rescale the inputs, or simplify the expression"
             ),
             ReplayError::TooManyPaths { max_paths, guard } => write!(
                 f,

@@ -22,6 +22,9 @@ pub(crate) enum PartInput {
         stage: u32,
         /// A value of the input's type and shape (the recorded one).
         sample: Value,
+        /// Whether a differentiation was taken with respect to it: a zero it holds, or one
+        /// computed from it, is a zero at this point only (`program::limit`).
+        varies: bool,
     },
     /// Fixed at its recorded value.
     Static(Value),
@@ -88,6 +91,7 @@ impl Program {
                     type_name: type_name.clone(),
                     stage: self.stages.get(k).copied().unwrap_or(0),
                     sample: self.samples.get(k).cloned().unwrap_or(Value::UNIT),
+                    varies: self.varies.get(k).copied().unwrap_or(false),
                 },
                 InputSlot::Static(v) => PartInput::Static(v.clone()),
             })
@@ -111,6 +115,20 @@ impl Program {
         })
     }
 
+    /// This program as a derivative of `program`, whose inputs are its first ones: it keeps
+    /// the program of the recorded function (`program`'s own, when `program` is a derivative
+    /// too), where a NaN of the derivative is checked against the function's value
+    /// (`program::limit`).
+    pub(crate) fn deriving_from(mut self, program: &Program) -> Program {
+        self.primal = Some(
+            program
+                .primal
+                .clone()
+                .unwrap_or_else(|| std::sync::Arc::new(program.clone())),
+        );
+        self
+    }
+
     /// Builds a program from parts whose operations read only inputs, constants and earlier
     /// operations. Each guard is checked right after its condition is computed.
     pub(crate) fn from_parts(parts: Parts) -> Program {
@@ -128,6 +146,7 @@ impl Program {
         }
         let mut stages = Vec::with_capacity(parts.inputs.len());
         let mut samples = Vec::with_capacity(parts.inputs.len());
+        let mut varies = Vec::with_capacity(parts.inputs.len());
         let inputs = parts
             .inputs
             .into_iter()
@@ -136,14 +155,17 @@ impl Program {
                     type_name,
                     stage,
                     sample,
+                    varies: v,
                 } => {
                     stages.push(stage);
                     samples.push(sample);
+                    varies.push(v);
                     InputSlot::Dynamic { type_name }
                 }
                 PartInput::Static(v) => {
                     stages.push(0);
                     samples.push(v.clone());
+                    varies.push(false);
                     InputSlot::Static(v)
                 }
             })
@@ -179,6 +201,8 @@ impl Program {
             fast: None,
             stages,
             samples,
+            varies,
+            primal: None,
         };
         p.fast = Fast::compile(&p);
         p

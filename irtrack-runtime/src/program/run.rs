@@ -54,13 +54,18 @@ impl Program {
         if outer {
             note_absorbed();
         }
-        match out {
-            Ok(v) if self.limits_to_check(absorbed, &v) => match self.limit_error(args) {
-                Some(e) => Err(e),
-                None => Ok(v),
-            },
-            out => out,
+        let v = out?;
+        // A derivative's NaN made from numbers (`program::limit`): looked for only where the
+        // result has one, and said first (where it was born is the plainest account of it).
+        if let Some(e) = self.nan_error(args, &v) {
+            return Err(e);
         }
+        if self.limits_to_check(absorbed, &v) {
+            if let Some(e) = self.limit_error(args) {
+                return Err(e);
+            }
+        }
+        Ok(v)
     }
 
     /// Runs the program as [`call`](Program::call) does, but through the general evaluator
