@@ -696,6 +696,28 @@ pub(crate) fn register_forward(key: CalleeKey, forward: Arc<Forward>, volatile: 
     });
 }
 
+/// Marks the registered operation `key` as one whose value is zero whatever its operands (a
+/// derivative program's `zeros_like`): its zeros hold on a neighbourhood (`program::limit`).
+pub(crate) fn mark_exact_zero(key: TypeId) {
+    exact_zeros()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key);
+}
+
+/// Whether [`mark_exact_zero`] marked `key`.
+pub(crate) fn is_exact_zero(key: TypeId) -> bool {
+    exact_zeros()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&key)
+}
+
+fn exact_zeros() -> &'static RwLock<std::collections::HashSet<TypeId>> {
+    static ZEROS: OnceLock<RwLock<std::collections::HashSet<TypeId>>> = OnceLock::new();
+    ZEROS.get_or_init(Default::default)
+}
+
 /// [`register_forward`] for an operation of two floats that is `scalar` on two `f64`s.
 pub(crate) fn register_scalar_form(key: CalleeKey, forward: Arc<Forward>, scalar: ScalarForm) {
     insert(Registered {

@@ -101,6 +101,10 @@ impl Kernel {
                     Kernel::Times => register_scalar_form(k.key(), forward, ScalarForm::Times),
                     Kernel::Over => register_scalar_form(k.key(), forward, ScalarForm::Over),
                     Kernel::Select => register_scalar_form(k.key(), forward, ScalarForm::Select),
+                    Kernel::ZerosLike => {
+                        register_forward(k.key(), forward, false);
+                        crate::core::eval::mark_exact_zero(k.type_id());
+                    }
                     _ => register_forward(k.key(), forward, false),
                 }
             }

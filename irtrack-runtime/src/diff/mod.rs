@@ -29,8 +29,3 @@ pub use rules::{register_rule, Rule, Rules};
 
 #[allow(unused_imports)]
 use crate::program::Program;
-
-/// Whether `op` is a derivative program's `zeros_like` (an exact zero, `program::limit`).
-pub(crate) fn is_zeros_like(op: &crate::view::operation::Operation) -> bool {
-    kernels::Kernel::of(op) == Some(kernels::Kernel::ZerosLike)
-}

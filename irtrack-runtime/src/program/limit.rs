@@ -286,6 +286,14 @@ fn point_zero(
         Operation::Array(ArrayOp::Map(f)) if flat(*f) => return None,
         Operation::Builtin(Builtin::Cast(t)) if !t.is_float() => return None,
         Operation::Builtin(Builtin::Compare(_) | Builtin::Query(_)) => return None,
+        // `a.powf(∞)` is 0 for every |a| < 1, a neighbourhood of its zeros, when the ∞ is a
+        // constant (`x.powf(1.0 / 0.0)`).
+        Operation::Builtin(Builtin::Method(FloatFn::Powf))
+            if matches!(args.get(1), Some(Src::Const(_)))
+                && operands.get(1).and_then(Value::as_f64) == Some(f64::INFINITY) =>
+        {
+            return None
+        }
         _ => {}
     }
     let product = matches!(
@@ -302,7 +310,7 @@ fn point_zero(
     if let Some(pick) = selected(op, operands) {
         return point_of(pick).map(Some);
     }
-    if crate::diff::is_zeros_like(op) {
+    if matches!(op, Operation::Registered(k) if crate::core::eval::is_exact_zero(k.id)) {
         return None;
     }
     if let Some(z) = (0..operands.len()).find_map(&point_of) {
