@@ -87,6 +87,31 @@ pub enum PplError {
     Reentrant,
 }
 
+impl PplError {
+    /// An invalid distribution of the choice at `address`: [`PplError::ImpossiblePoint`] when
+    /// an earlier choice or factor already scored -∞ (`impossible`), else
+    /// [`PplError::InvalidDistribution`].
+    pub(crate) fn invalid(
+        address: Address,
+        distribution: &'static str,
+        reason: String,
+        impossible: bool,
+    ) -> PplError {
+        match impossible {
+            true => PplError::ImpossiblePoint {
+                address,
+                distribution,
+                reason,
+            },
+            false => PplError::InvalidDistribution {
+                address,
+                distribution,
+                reason,
+            },
+        }
+    }
+}
+
 impl fmt::Display for PplError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -223,22 +223,8 @@ impl Run {
             // After a choice or factor of -∞ (in the order the model made them, which is the
             // order its values flow), the point has probability zero whatever this
             // distribution would have been: inference rejects it rather than fail.
-            let distribution = dist.name();
-            return self.fail(
-                if self.score.has_neg_infinity() || self.factors.has_neg_infinity() {
-                    PplError::ImpossiblePoint {
-                        address,
-                        distribution,
-                        reason,
-                    }
-                } else {
-                    PplError::InvalidDistribution {
-                        address,
-                        distribution,
-                        reason,
-                    }
-                },
-            );
+            let impossible = self.score.has_neg_infinity() || self.factors.has_neg_infinity();
+            return self.fail(PplError::invalid(address, dist.name(), reason, impossible));
         }
         // The index is taken now, with one lookup: a choice that fails below stops the run,
         // whose choices are then dropped.

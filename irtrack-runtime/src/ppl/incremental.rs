@@ -275,21 +275,13 @@ where
                         .find(|(i, ..)| *i == j)
                         .map_or(trace.choices.list[j].log_density, |r| r.2)
                 };
-                let address = choice.address.clone();
-                let distribution = dist.name();
-                return Some(Err(if (0..ci).any(|j| new_lp(j) == f64::NEG_INFINITY) {
-                    PplError::ImpossiblePoint {
-                        address,
-                        distribution,
-                        reason,
-                    }
-                } else {
-                    PplError::InvalidDistribution {
-                        address,
-                        distribution,
-                        reason,
-                    }
-                }));
+                let impossible = (0..ci).any(|j| new_lp(j) == f64::NEG_INFINITY);
+                return Some(Err(PplError::invalid(
+                    choice.address.clone(),
+                    dist.name(),
+                    reason,
+                    impossible,
+                )));
             }
             let (value, lp) = if let Some(k) = position(id) {
                 match &mut new {

@@ -211,14 +211,7 @@ impl Program {
         {
             return None;
         }
-        let has_nan = |v: &Value| v.any_float(f64::is_nan);
-        let mut born = None;
-        let _ = self.evaluate(args, &mut |k, operands, result| {
-            if born.is_none() && has_nan(result) && !operands.iter().any(has_nan) {
-                born = Some(k);
-            }
-        });
-        let op = &self.ops[born?];
+        let op = &self.ops[self.nan_born(args)?];
         if !op.derived {
             return None;
         }

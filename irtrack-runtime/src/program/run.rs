@@ -90,6 +90,13 @@ impl Program {
     /// derivative program's NaN was born (`crate::diff`). `None` when there is none, or the
     /// program fails.
     pub(crate) fn nan_birth(&self, args: &[Value]) -> Option<(super::Origin, String)> {
+        let op = &self.ops[self.nan_born(args)?];
+        Some((op.origin.clone(), op.kind.to_string()))
+    }
+
+    /// The index of the first operation that makes a NaN from operands that have none when
+    /// the program runs on `args` (see [`nan_birth`](Program::nan_birth)).
+    pub(super) fn nan_born(&self, args: &[Value]) -> Option<usize> {
         let has_nan = |v: &Value| v.any_float(f64::is_nan);
         let mut born = None;
         let _ = self.evaluate(args, &mut |k, operands, result| {
@@ -97,8 +104,7 @@ impl Program {
                 born = Some(k);
             }
         });
-        let op = &self.ops[born?];
-        Some((op.origin.clone(), op.kind.to_string()))
+        born
     }
 
     /// The general evaluator: `seen` is shown each operation's index, operands and result.
