@@ -983,3 +983,27 @@ fn a_zero_at_one_point_only_does_not_absorb_an_infinity() {
     // A zero direction is exact: along y only, sqrt(0) · 1 = 0.
     assert_eq!(d.call((0.0, 0.0, 0.0, 1.0)).unwrap().as_f64(), Some(0.0));
 }
+
+#[tracked]
+fn mul_add_with_zero_bias(x: f64, b: f64) -> f64 {
+    let c = x.cbrt();
+    c.mul_add(c * c, b)
+}
+
+/// A zero addend of `mul_add` says nothing of its slope in the factors: `cbrt(x)·cbrt(x)² + b`
+/// is `x + b`, and the zero `b` (a common initial bias) made the gradient in `x` 0 at 0 (found
+/// by a second adversarial run). The slope in a factor is the other factor, at the point only.
+#[test]
+fn a_zero_addend_does_not_make_a_factors_slope_exact() {
+    assert!(matches!(
+        gradient(mul_add_with_zero_bias, (0.0, 0.0)),
+        Err(GradError::Indeterminate { .. })
+    ));
+    let g = gradient(mul_add_with_zero_bias, (0.5, 0.0))
+        .unwrap()
+        .scalars();
+    assert!(
+        (g[0].unwrap() - 1.0).abs() < 1e-12 && g[1] == Some(1.0),
+        "{g:?}"
+    );
+}

@@ -322,6 +322,58 @@ fn normal_normal_hmc() {
     );
 }
 
+/// An observation of a value computed from a latent (`y = 2z` observed at its computed value,
+/// so the density is N(2z; 0, 1) times the prior N(z; 0, 1): the posterior of `z` is N(0, 1/5)).
+/// HMC rejected every step (the observation's changed value was taken for a change of the
+/// model's structure) and stayed at its start; `mh_propose` failed as not reversible.
+#[tracked]
+fn observes_a_computed_value() {
+    let z = sample("z", Normal::new(0.0, 1.0));
+    observe("y", Normal::new(0.0, 1.0), z * 2.0);
+}
+
+#[test]
+fn an_observation_computed_from_a_latent_moves_with_it() {
+    let mut rng = PplRng::seed_from_u64(8);
+    let (mut t, _) = generate(observes_a_computed_value, (), &ChoiceMap::new(), &mut rng).unwrap();
+    let config = Hmc {
+        step_size: 0.2,
+        steps: 4,
+    };
+    let (mut chain, mut accepted) = (Vec::new(), 0);
+    for step in 0..1500 {
+        let (next, a) = hmc(t, &Selection::of(["z"]), &config, &mut rng).unwrap();
+        t = next;
+        accepted += usize::from(a);
+        if step >= 100 {
+            chain.push(t.value::<f64>("z").unwrap());
+        }
+    }
+    assert!(accepted > 400, "HMC accepted {accepted} of 1500");
+    let sd = (1.0f64 / 5.0).sqrt();
+    check_mean("z given y = 2z (HMC)", &chain, 0.0, sd, 200.0);
+    let var = chain.iter().map(|x| x * x).sum::<f64>() / chain.len() as f64;
+    assert!(
+        (var / (sd * sd) - 1.0).abs() < 0.25,
+        "variance {var} vs 0.2"
+    );
+    let mut walked = 0;
+    for _ in 0..200 {
+        let (next, a) = mh_propose(
+            t,
+            |cur| {
+                let z: f64 = cur.value("z").unwrap();
+                sample("z", Normal::new(z, 0.5));
+            },
+            &mut rng,
+        )
+        .unwrap();
+        t = next;
+        walked += usize::from(a);
+    }
+    assert!(walked > 50, "random walk accepted {walked} of 200");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The geometric recursion with a noisy observation of its depth.
 

@@ -489,3 +489,33 @@ fn a_call_taking_a_closure_is_refused_when_an_input_is_dynamic() {
     let p = Program::from_trace(&trace, &[Static, Static]).unwrap();
     assert_eq!(p.call((2i64, -4.0)).unwrap().as_f64(), Some(-12.0));
 }
+
+#[tracked]
+fn softplus_model(x: f64) -> f64 {
+    let a = softplus(x);
+    a * 2.0 + x
+}
+
+/// A registered operation whose result a context replaced: the program of that trace ran the
+/// function again and lost the replacement (2.43 where the trace says 200.48; found
+/// 2026-11-27 by an adversarial run). Now the node is not re-executable, and says why.
+#[test]
+fn a_replaced_result_of_a_registered_operation_is_not_replayed() {
+    irtrack::register_operation(softplus);
+    struct Hundred;
+    impl irtrack::Context for Hundred {
+        fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
+            match call.name {
+                "softplus" => irtrack::Action::Replace(irtrack::Value::snapshot(100.0f64)),
+                _ => irtrack::Action::Run,
+            }
+        }
+    }
+    let trace = irtrack::track_with(Hundred, softplus_model, (0.5,));
+    assert_eq!(trace.root().value::<f64>(), Some(&200.5));
+    let e = Program::from_trace(&trace, &[Input::Dynamic]).unwrap_err();
+    assert!(e.to_string().contains("another result"), "{e}");
+    // Without the replacement the same function replays.
+    let p = Program::from_trace(&track(softplus_model, (0.5,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(p.call((1.0,)).unwrap().as_f64(), Some(softplus_model(1.0)));
+}

@@ -771,3 +771,44 @@ fn a_path_taken_because_an_equality_held_is_refused() {
         0.0
     );
 }
+
+#[tracked]
+fn not_not_equal(x: f64) -> f64 {
+    if !(x == 0.0) {
+        2.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn equal_by_method(x: f64) -> f64 {
+    if x.eq(&0.0) {
+        0.0
+    } else {
+        2.0 * x
+    }
+}
+
+/// The same through a negation and through `eq` (found by a second adversarial run: both
+/// gave 0 at 0, where the function `2x` has the slope 2).
+#[test]
+fn an_equality_behind_a_negation_or_a_method_is_seen() {
+    assert!(matches!(
+        gradient(not_not_equal, (0.0,)),
+        Err(GradError::Indeterminate { .. })
+    ));
+    assert!(matches!(
+        gradient(equal_by_method, (0.0,)),
+        Err(GradError::Indeterminate { .. })
+    ));
+    assert!(irtrack::diff::vjp(not_not_equal, (0.0,), 1.0).is_err());
+    assert_eq!(
+        scalar(&gradient(not_not_equal, (0.5,)).unwrap().wrt[0]),
+        2.0
+    );
+    assert_eq!(
+        scalar(&gradient(equal_by_method, (0.5,)).unwrap().wrt[0]),
+        2.0
+    );
+}

@@ -555,22 +555,30 @@ impl<'s> Builder<'s> {
     /// sweep decides whether the path exists at this point only (`Indeterminacy::Equality`).
     fn branch(&self, node: &Node, plan: &Plan) -> Option<()> {
         let k = plan.operands as usize;
-        let condition = *self.refs(node, k + 1)?.ids.get(k)?;
-        if condition.is_none() {
-            return Some(());
-        }
-        let c = self.store.node(condition);
-        if c.entry == NO_ENTRY {
-            return None;
-        }
-        let cplan = self.fns[self.fun].plans.get(c.entry as usize)?;
-        if !matches!(cplan.builtin, Some(Builtin::Compare(CmpOp::Eq | CmpOp::Ne))) {
-            return Some(());
-        }
-        let refs = self.refs(c, cplan.data as usize)?;
-        match refs.as_slice().iter().any(|&r| self.is_active(r)) {
-            true => None,
-            false => Some(()),
+        let mut condition = *self.refs(node, k + 1)?.ids.get(k)?;
+        loop {
+            if condition.is_none() {
+                return Some(());
+            }
+            let c = self.store.node(condition);
+            if c.entry == NO_ENTRY {
+                return None;
+            }
+            let cplan = self.fns[self.fun].plans.get(c.entry as usize)?;
+            let refs = self.refs(c, cplan.data as usize)?;
+            match (cplan.kind, cplan.builtin) {
+                // `!c`: whatever decided `c`.
+                (_, Some(Builtin::Unary(UnOp::Not))) => {
+                    condition = *refs.as_slice().first()?;
+                }
+                (_, Some(Builtin::Compare(CmpOp::Eq | CmpOp::Ne))) | (EntryKind::MethodCall, _) => {
+                    return match refs.as_slice().iter().any(|&r| self.is_active(r)) {
+                        true => None,
+                        false => Some(()),
+                    };
+                }
+                _ => return Some(()),
+            }
         }
     }
 

@@ -322,10 +322,27 @@ pub(crate) fn scalar_partials(
 /// does (an input-dependent value of the same root arguments); a zero made by an operand
 /// other than `k` that does not is exact along `k`.
 pub(crate) fn exact_zero(site: &Site<'_>, k: usize, varies: impl Fn(usize) -> bool) -> bool {
-    if site.builtin() == Some(Builtin::Method(FloatFn::Powi)) {
-        return site.integer(1) == Some(0);
-    }
-    (0..site.len()).any(|m| m != k && site.scalar(m) == Some(0.0) && !varies(m))
+    use FloatFn::{Atan2, MulAdd, Powf, Powi};
+    // The operand whose zero makes the slope in `k` zero, by the slope's formula; a zero of
+    // any other operand says nothing of it (a zero addend of `mul_add`).
+    let maker = match site.builtin() {
+        Some(Builtin::Method(Powi)) => return site.integer(1) == Some(0),
+        Some(Builtin::Binary(BinOp::Mul) | Builtin::Assign(BinOp::Mul)) => Some(1 - k.min(1)),
+        // ∂(a / b)/∂b = -a / b².
+        Some(Builtin::Binary(BinOp::Div) | Builtin::Assign(BinOp::Div)) => (k == 1).then_some(0),
+        // ∂(a b + c)/∂a = b, ∂/∂b = a.
+        Some(Builtin::Method(MulAdd)) => match k {
+            0 => Some(1),
+            1 => Some(0),
+            _ => None,
+        },
+        // ∂(x^y)/∂x = y x^(y-1): flat in x where y is a constant 0.
+        Some(Builtin::Method(Powf)) => (k == 0).then_some(1),
+        // ∂ atan2(y, x)/∂y = x / (x² + y²), ∂/∂x = -y / (x² + y²).
+        Some(Builtin::Method(Atan2)) => Some(1 - k.min(1)),
+        _ => None,
+    };
+    maker.is_some_and(|m| m != k && site.scalar(m) == Some(0.0) && !varies(m))
 }
 
 /// Whether running the float method `f` on the site's operands gives its recorded value, bit

@@ -465,17 +465,36 @@ impl<'s> Sweep<'s> {
         if entry.condition.is_none() && entry.control.is_none() {
             return None;
         }
-        let condition = self.store.ref_at(id, entry.operands.len());
-        if condition.is_none() {
-            return None;
+        let mut condition = self.store.ref_at(id, entry.operands.len());
+        // Through negations: whichever way `!(x == 0.0)` went, the path depends on whether the
+        // equality held.
+        loop {
+            if condition.is_none() {
+                return None;
+            }
+            let site = Site::new(self.store, condition)?;
+            if site.builtin() != Some(Builtin::Unary(crate::core::op::UnOp::Not)) {
+                break;
+            }
+            condition = site.refs.first().copied()?;
         }
         let site = Site::new(self.store, condition)?;
-        let held = match site.builtin() {
+        // `==` and `!=`, or `eq`/`ne` called on a float.
+        let float_method = |name: &str| {
+            site.kind() == EntryKind::MethodCall
+                && site.head() == name
+                && float_by_value(site.receiver())
+        };
+        let equal_when = match site.builtin() {
             Some(Builtin::Compare(CmpOp::Eq)) => true,
             Some(Builtin::Compare(CmpOp::Ne)) => false,
+            _ if float_method("eq") => true,
+            _ if float_method("ne") => false,
             _ => return None,
         };
-        if site.output().downcast_ref::<bool>() != Some(&held) || site.len() != 2 {
+        let value = site.output();
+        let value = value.by_value();
+        if value.downcast_ref::<bool>() != Some(&equal_when) || site.len() != 2 {
             return None;
         }
         let (a, b) = (site.refs.first().copied()?, site.refs.get(1).copied()?);
@@ -908,8 +927,17 @@ impl<'s> Sweep<'s> {
                         continue;
                     };
                     if let Some(&change) = self.stale_reads.get(&id) {
-                        return Err(GradError::Mutation {
-                            at: self.place(change),
+                        let change = self.place(change);
+                        return Err(GradError::NoRule {
+                            callee: site.describe(),
+                            at: self.place(id),
+                            reason: Some(format!(
+                                "it reads a field of an argument after {change}, a call or \
+                                 compound assignment on that argument giving `()`, which may \
+                                 have changed it in place (the trace does not show what such a \
+                                 call wrote); read the fields before the call, or bind what \
+                                 the call computes to a new variable"
+                            )),
                         });
                     }
                     if let Some(origin) = self.poisoned.get(&id) {
@@ -1104,7 +1132,10 @@ impl<'s> Sweep<'s> {
             && rules::limit_prone(site);
         for (k, c) in std::mem::take(out) {
             let target = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            // Only for an operand that depends on the inputs: a constant's sensitivity goes
+            // nowhere (`x.powf(0.0)`'s in its literal exponent at x = 1).
             let made_limit = prone
+                && self.is_active(target)
                 && matches!(&c, Contribution::Whole(t) if t.as_scalar() == Some(0.0))
                 && !self.zero_is_exact(site, k);
             // Made from an infinite sensitivity, such a zero is `∞ · 0`: `ln(exp(x))` at

@@ -203,7 +203,11 @@ where
     if updated.weight == f64::NEG_INFINITY {
         return Ok((trace, false));
     }
-    let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(updated.discard));
+    // An observation whose value the model computed from a latent (`observe("y", d, 2.0 * z)`)
+    // changes with it and is in the discard, but no proposal draws it: the backward proposal
+    // is asked for the latent choices only.
+    let latent_discard = latent_only(&updated.discard, &updated.trace);
+    let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(latent_discard));
     let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
         Ok((run, ())) => run.score.value()?,
         Err(PplError::UnvisitedConstraints(v)) => return Err(PplError::NotReversible(v)),
@@ -335,8 +339,13 @@ where
     else {
         return Ok((trace, false));
     };
-    let structure_kept =
-        updated.drawn == 0 && updated.discard.addresses().all(|a| proposed.contains(a));
+    // An observation computed from a proposed choice changes with it: not a change of
+    // structure (it made HMC reject every step of `observe("y", d, 2.0 * z)`).
+    let structure_kept = updated.drawn == 0
+        && updated
+            .discard
+            .addresses()
+            .all(|a| proposed.contains(a.clone()) || updated.trace.is_observed(a.clone()));
     let log_ratio = updated.weight - kinetic(&p) + kinetic(&p0);
     if structure_kept && !log_ratio.is_nan() && accept(log_ratio, rng) {
         Ok((updated.trace, true))
@@ -458,4 +467,19 @@ where
         log_weights,
         log_marginal_likelihood,
     })
+}
+
+/// The discarded values of choices that are latent in `trace` (not observations the model
+/// computed).
+fn latent_only<M: Callable<A> + Clone, A: Clone>(
+    discard: &ChoiceMap,
+    trace: &PplTrace<M, A>,
+) -> ChoiceMap {
+    let mut latent = ChoiceMap::new();
+    for (a, v) in discard.iter() {
+        if !trace.is_observed(a.clone()) {
+            latent.insert_value(a.clone(), v.clone());
+        }
+    }
+    latent
 }

@@ -73,6 +73,10 @@ pub enum Reason {
     Stale,
     /// Running it failed: overflow, a type mismatch, a registered operation that panicked.
     Eval(EvalError),
+    /// A registered operation whose recorded value is not what it computes on its recorded
+    /// operands: a context's `Action::Replace` or an update's intervention gave the call
+    /// another result, which running the operation again would lose.
+    Replaced,
 }
 
 /// A node that cannot be re-executed (or failed when it was): which node, where, and what to
@@ -129,6 +133,12 @@ impl fmt::Display for ReexecError {
                  which the trace does not show; bind the new value to a fresh variable instead",
             ),
             Reason::Unsupported(what) => write!(f, "cannot be re-executed: {what}"),
+            Reason::Replaced => f.write_str(
+                "was given another result than its function computes (by a context's \
+                 `Action::Replace` or an update's intervention), which running it again would \
+                 lose: make the inputs it depends on static, or replay the trace recorded \
+                 without the replacement",
+            ),
             Reason::Eval(e) => write!(f, "failed when re-executed: {e}"),
         }
     }
@@ -176,7 +186,20 @@ impl<'t> NodeRef<'t> {
     /// ```
     pub fn operation(&self) -> Result<Operation, ReexecError> {
         let op = self.identify()?;
-        if !matches!(op, Operation::Registered(_)) {
+        if let Operation::Registered(key) = op {
+            // A registered function computes what the recorded value says, unless a context or
+            // an update's intervention gave the call another result (told where the values
+            // can be compared: numbers, vectors of them; a distribution's cannot). A volatile
+            // one (a checkpoint) acts on each run: it is not run to check it.
+            let volatile = crate::core::eval::lookup(key.id).is_some_and(|r| r.volatile);
+            if !volatile {
+                let again = run_operation(op, &self.operand_values())
+                    .map_err(|e| self.reexec_error(Reason::Eval(e)))?;
+                if again.exact_eq(&self.raw_value()) == Some(false) {
+                    return Err(self.reexec_error(Reason::Replaced));
+                }
+            }
+        } else {
             let again = run_operation(op, &self.operand_values())
                 .map_err(|e| self.reexec_error(Reason::Eval(e)))?;
             if !same_value(&again, &self.raw_value()) {
