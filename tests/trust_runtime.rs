@@ -812,3 +812,36 @@ fn an_equality_behind_a_negation_or_a_method_is_seen() {
         2.0
     );
 }
+
+fn scale_all(v: &mut [f64]) -> usize {
+    for e in v.iter_mut() {
+        *e *= 2.0;
+    }
+    v.len()
+}
+
+#[allow(clippy::useless_vec)]
+#[tracked]
+fn stale_sum(x: f64) -> f64 {
+    let mut v = vec![x, x];
+    let _n = scale_all(&mut v);
+    let s: f64 = v.iter().sum();
+    s
+}
+
+/// A vector changed in place, then summed: the sum's rule gave the slope of the old vector (2
+/// where the truth is 4; found by a second adversarial run). The same walked by `for e in &v`
+/// is not caught yet: its elements are kept as text (docs/testing.md).
+#[test]
+fn a_sum_of_a_vector_changed_in_place_is_refused() {
+    let e = gradient(stale_sum, (1.0,)).unwrap_err();
+    assert!(e.to_string().contains("changed in place"), "{e}");
+    // Unchanged, the same sum has its slope.
+    #[allow(clippy::useless_vec)]
+    #[tracked]
+    fn fresh_sum(x: f64) -> f64 {
+        let v = vec![x, 3.0 * x];
+        v.iter().sum()
+    }
+    assert_eq!(scalar(&gradient(fresh_sum, (1.0,)).unwrap().wrt[0]), 4.0);
+}

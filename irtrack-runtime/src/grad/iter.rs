@@ -38,7 +38,25 @@ pub(crate) fn sum(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result
     if site.kind() != EntryKind::MethodCall || site.head() != "sum" {
         return None;
     }
-    let len = vector_iterator_len(site, *site.refs.first()?)?;
+    let iterator = *site.refs.first()?;
+    let len = vector_iterator_len(site, iterator)?;
+    // The witness that the vector summed is the one recorded (not changed in place through a
+    // `&mut` since): its recorded elements, summed in order, give the sum's value.
+    let source = site.store.ref_at(iterator, 0);
+    let elements = site.store.value_cow(source);
+    let out_value = site.output();
+    if let (Some(v), Some(y)) = (elements.floats(), out_value.by_value().as_f64()) {
+        let sum_from = |start: f64| v.iter().fold(start, |a, b| a + b);
+        let sum32_from = |start: f32| v.iter().fold(start, |a, &b| a + b as f32) as f64;
+        let same = |s: f64| s.to_bits() == y.to_bits() || (s.is_nan() && y.is_nan());
+        let current = match site.output_is_f32() {
+            true => same(sum32_from(0.0)) || same(sum32_from(-0.0)),
+            false => same(sum_from(0.0)) || same(sum_from(-0.0)),
+        };
+        if !current {
+            return Some(Err(super::rules::STALE.to_string()));
+        }
+    }
     Some(match dy.as_scalar() {
         Some(g) => {
             out.push((0, Contribution::Whole(Tangent::Vector(vec![g; len]))));
@@ -55,7 +73,17 @@ pub(crate) fn next(
     dy: &Tangent,
     out: &mut Out,
 ) -> Option<Result<(), String>> {
-    let len = vector_iterator_len(site, *site.refs.first()?)?;
+    let iterator = *site.refs.first()?;
+    let len = vector_iterator_len(site, iterator)?;
+    // The witness, where the element read can be seen: it is the recorded vector's.
+    let source = site.store.ref_at(iterator, 0);
+    let elements = site.store.value_cow(source);
+    if let (Some(v), Some(Some(x))) = (elements.floats(), site.output().by_value().wrapped_float())
+    {
+        if v.get(index).is_some_and(|e| e.to_bits() != x.to_bits()) {
+            return Some(Err(super::rules::STALE.to_string()));
+        }
+    }
     Some(match dy.as_scalar() {
         Some(value) => {
             out.push((0, Contribution::At { len, index, value }));
