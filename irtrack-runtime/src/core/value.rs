@@ -633,10 +633,10 @@ impl Value {
             return Some(same);
         }
         // Arrays of floats (a fixed size or `ndarray`), read as `f64`s: an `f32`'s conversion
-        // is exact except that it can merge two NaNs, so those are not told apart.
-        let narrow = x.type_name.contains("f32");
+        // is exact except that it can merge two NaNs, so where there is a NaN (of either
+        // width: the reading does not say which) they are not told apart.
         let elements = |a: &[f64], b: &[f64]| {
-            if narrow && a.iter().chain(b).any(|v| v.is_nan()) {
+            if a.iter().chain(b).any(|v| v.is_nan()) {
                 return None;
             }
             Some(a.len() == b.len() && a.iter().zip(b).all(|(u, v)| u.to_bits() == v.to_bits()))

@@ -201,13 +201,14 @@ pub enum Keep {
     /// its recorded result. An argument must be provably the recorded value, bit for bit (a
     /// scalar, the floats of a vector or array, a string, std containers of them); one
     /// irtrack cannot compare (a user's type, a value known only by its `Debug` text or its
-    /// type) is not unchanged, and the call runs again — except behind an `&mut` or as a
-    /// method's receiver, where it counts as unchanged when it has the recorded type, whatever
-    /// its state. That is the "untouched random draws keep their values" policy of
-    /// probabilistic programs: a draw from a generator (`rng.random()`, `gauss(&mut rng)`)
-    /// keeps its value when the path before it changed, where a fresh run would draw another
-    /// number from the generator's state. (So a primitive that reads numbers irtrack cannot
-    /// see through an `&mut` or its receiver keeps its old result too.)
+    /// type) is not unchanged, and the call runs again — except a method's receiver, which
+    /// counts as unchanged when it has the recorded type, whatever its state. That is the
+    /// "untouched random draws keep their values" policy of probabilistic programs: a draw
+    /// from a generator (`rng.random()`) keeps its value when the path before it changed,
+    /// where a fresh run would draw another number from the generator's state. (So a method
+    /// that reads numbers irtrack cannot see in its receiver keeps its old result too.) A
+    /// generator passed as an argument (`gauss(&mut rng)`) is not kept: irtrack cannot tell
+    /// it from any other value it cannot compare.
     Unchanged,
     /// Every primitive call at a recorded address for which the predicate holds keeps its
     /// recorded result, whatever its arguments: the random choices of a model, which a
@@ -1270,13 +1271,12 @@ fn recorded_call_arguments(n: NodeRef<'_>) -> Vec<Value> {
 }
 
 /// Arguments a call saw are the recorded ones: each provably the same value
-/// ([`identical`]), except that a value irtrack cannot compare behind an `&mut` or as a
-/// method's receiver (`receiver`: a generator, `rng.random()`, whose state moved when the
-/// path before the call changed) counts as unchanged when it has the recorded type. Any
-/// other argument irtrack cannot compare (a user's type by value or shared reference, a value
-/// known only by its text or type) is not unchanged: the call runs again.
+/// ([`identical`]), except that a method's receiver irtrack cannot compare (`receiver`: a
+/// generator, `rng.random()`, whose state moved when the path before the call changed) counts
+/// as unchanged when it has the recorded type. Any other argument irtrack cannot compare (a
+/// user's type, a value known only by its text or type, behind a reference or not) is not
+/// unchanged: the call runs again.
 fn same_arguments(now: &[Value], then: &[Value], receiver: bool) -> bool {
-    let exclusive = |v: &Value| v.type_name().trim_start().starts_with("&mut ");
     now.len() == then.len()
         && now
             .iter()
@@ -1284,7 +1284,7 @@ fn same_arguments(now: &[Value], then: &[Value], receiver: bool) -> bool {
             .enumerate()
             .all(|(k, (a, b))| match a.exact_eq(b) {
                 Some(same) => same,
-                None => a.same_type(b) && ((k == 0 && receiver) || (exclusive(a) && exclusive(b))),
+                None => k == 0 && receiver && a.same_type(b),
             })
 }
 
