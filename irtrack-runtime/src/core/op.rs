@@ -233,22 +233,24 @@ impl FloatFn {
     float_eval!(f32, eval_f32);
 }
 
-/// The float functions named by path (`f64::sin`, `f32::max`), by their fn item types: a call
-/// of a path whose callee is one of these is that function, exactly.
-pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
+/// The float functions and representation queries named by path (`f64::sin`, `f32::max`,
+/// `f64::is_nan`), by their fn item types: a call of a path whose callee is one of these is
+/// that operation, exactly. One table for both.
+fn float_path_of(item: std::any::TypeId) -> Option<Builtin> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
-    static TABLE: OnceLock<HashMap<std::any::TypeId, FloatFn>> = OnceLock::new();
+    static TABLE: OnceLock<HashMap<std::any::TypeId, Builtin>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
             let mut t = HashMap::new();
             macro_rules! add {
-                ($($name:ident = $variant:ident),*) => {$(
-                    t.insert(super::ids::key_of(&f64::$name).id, FloatFn::$variant);
-                    t.insert(super::ids::key_of(&f32::$name).id, FloatFn::$variant);
+                ($wrap:ident($kind:ident): $($name:ident = $variant:ident),*) => {$(
+                    t.insert(super::ids::key_of(&f64::$name).id, Builtin::$wrap($kind::$variant));
+                    t.insert(super::ids::key_of(&f32::$name).id, Builtin::$wrap($kind::$variant));
                 )*};
             }
             add!(
+                Method(FloatFn):
                 sin = Sin,
                 cos = Cos,
                 tan = Tan,
@@ -292,28 +294,8 @@ pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
                 mul_add = MulAdd,
                 clamp = Clamp
             );
-            t
-        })
-        .get(&item)
-        .copied()
-}
-
-/// The representation queries named by path (`f64::is_nan`, `f32::from_bits`), by their fn
-/// item types, as [`float_fn_of`] does for the float functions.
-pub fn float_query_of(item: std::any::TypeId) -> Option<FloatQuery> {
-    use std::collections::HashMap;
-    use std::sync::OnceLock;
-    static TABLE: OnceLock<HashMap<std::any::TypeId, FloatQuery>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| {
-            let mut t = HashMap::new();
-            macro_rules! add {
-                ($($name:ident = $variant:ident),*) => {$(
-                    t.insert(super::ids::key_of(&f64::$name).id, FloatQuery::$variant);
-                    t.insert(super::ids::key_of(&f32::$name).id, FloatQuery::$variant);
-                )*};
-            }
             add!(
+                Query(FloatQuery):
                 is_nan = IsNan,
                 is_infinite = IsInfinite,
                 is_finite = IsFinite,
@@ -328,6 +310,23 @@ pub fn float_query_of(item: std::any::TypeId) -> Option<FloatQuery> {
         })
         .get(&item)
         .copied()
+}
+
+/// The float function named by the path whose fn item type is `item` (`f64::sin`).
+pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
+    match float_path_of(item)? {
+        Builtin::Method(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// The representation query named by the path whose fn item type is `item` (`f64::is_nan`,
+/// `f32::from_bits`).
+pub fn float_query_of(item: std::any::TypeId) -> Option<FloatQuery> {
+    match float_path_of(item)? {
+        Builtin::Query(q) => Some(q),
+        _ => None,
+    }
 }
 
 /// A scalar type a cast can target.

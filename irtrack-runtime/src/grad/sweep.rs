@@ -1677,9 +1677,13 @@ fn float_by_value(r: crate::core::op::Receiver) -> bool {
     matches!(r, Receiver::Float | Receiver::Generic)
 }
 
-/// Whether a clone of a container is the container: the same type, and the same value as far
-/// as the trace keeps it (its snapshot or its text). A `clone` that changes what it copies
-/// would have to keep its `Debug` text too.
+/// Whether a clone of a container is the container: provably the same value where irtrack can
+/// compare it ([`Value::exact_eq`]); else of the same type with the same text (a user's
+/// struct known by its `Debug`: a `clone` that changes what it copies would have to keep that
+/// text too).
 fn same_container(a: &Value, b: &Value) -> bool {
-    a.type_id() == b.type_id() && a.to_string() == b.to_string()
+    match a.exact_eq(b) {
+        Some(same) => same,
+        None => a.same_type(b) && a.to_string() == b.to_string(),
+    }
 }
