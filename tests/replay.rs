@@ -519,3 +519,122 @@ fn a_replaced_result_of_a_registered_operation_is_not_replayed() {
     let p = Program::from_trace(&track(softplus_model, (0.5,)), &[Input::Dynamic]).unwrap();
     assert_eq!(p.call((1.0,)).unwrap().as_f64(), Some(softplus_model(1.0)));
 }
+
+// ---- Match guards (found 2026-11-27 by the third adversarial round): the arm's branch records
+// only its pattern, so a guard that decided the arm was checked only when its condition was a
+// boolean nothing else referred to. A guard on a value used elsewhere, a guard calling a tracked
+// function, and a guard with `&&` replayed the recorded arm at inputs taking the other one (1.0
+// where the function gives 100.5). The guard is now a node of its own (`$(guard)(%c)`), checked
+// like a branch's condition; a guard with control flow of its own, which runs unrecorded, is
+// refused in a program with dynamic inputs.
+
+#[tracked]
+fn guard_on_a_used_bool(k: i32, x: f64) -> f64 {
+    let big = x > 1.0;
+    let r = match k {
+        0 if big => x * 2.0,
+        _ => x + 100.0,
+    };
+    r + big as i32 as f64
+}
+
+#[tracked]
+fn is_big(x: f64) -> bool {
+    x > 1.0
+}
+
+#[tracked]
+fn guard_calling_tracked(k: i32, x: f64) -> f64 {
+    match k {
+        0 if is_big(x) => x * 2.0,
+        _ => x + 100.0,
+    }
+}
+
+#[tracked]
+fn guard_with_and(k: i32, x: f64) -> f64 {
+    match k {
+        0 if x > 1.0 && x < 3.0 => x * 2.0,
+        _ => x + 100.0,
+    }
+}
+
+#[test]
+fn a_match_guard_that_decided_the_arm_is_checked() {
+    for x0 in [2.0, 0.5] {
+        let p =
+            Program::from_trace(&track(guard_on_a_used_bool, (0, x0)), &[Static, Dynamic]).unwrap();
+        assert_eq!(
+            p.call((0, x0)).unwrap().as_f64(),
+            Some(guard_on_a_used_bool(0, x0))
+        );
+        let other = 2.5 - x0;
+        assert!(
+            matches!(p.call((0, other)), Err(ReplayError::Guard { .. })),
+            "{x0}"
+        );
+        let p = Program::from_trace(&track(guard_calling_tracked, (0, x0)), &[Static, Dynamic])
+            .unwrap();
+        assert_eq!(
+            p.call((0, x0)).unwrap().as_f64(),
+            Some(guard_calling_tracked(0, x0))
+        );
+        assert!(p.call((0, other)).is_err(), "{x0}");
+    }
+    let e = Program::from_trace(&track(guard_with_and, (0, 2.0)), &[Static, Dynamic]).unwrap_err();
+    assert!(
+        e.to_string().contains("`match` guard with control flow"),
+        "{e}"
+    );
+    // Static throughout, the unrecorded guard is the recorded one.
+    let p = Program::from_trace(&track(guard_with_and, (0, 2.0)), &[Static, Static]).unwrap();
+    assert_eq!(p.call((0, 2.0)).unwrap().as_f64(), Some(4.0));
+}
+
+#[test]
+fn update_and_retrack_see_a_match_guard() {
+    use irtrack::program::{Change, Retracking, Updatable};
+    let mut m = Updatable::track(guard_on_a_used_bool, (0, 2.0));
+    m.update([Change::argument(1, 0.5)]).unwrap();
+    assert_eq!(
+        m.trace().root().value::<f64>(),
+        Some(&guard_on_a_used_bool(0, 0.5))
+    );
+    let mut m = Updatable::track(guard_with_and, (0, 2.0));
+    m.update([Change::argument(1, 0.5)]).unwrap();
+    assert_eq!(
+        m.trace().root().value::<f64>(),
+        Some(&guard_with_and(0, 0.5))
+    );
+    let mut r = Retracking::track(guard_calling_tracked, (0, 2.0), &[Static, Dynamic]).unwrap();
+    assert_eq!(
+        r.call_or_retrack((0, 0.5)).unwrap().as_f64(),
+        Some(guard_calling_tracked(0, 0.5))
+    );
+}
+
+#[tracked]
+fn unused_checkpoint(x: f64) -> f64 {
+    checkpoint(x, "v", "c");
+    let y = checkpoint(x * 2.0, "v", "c");
+    y + 1.0
+}
+
+/// A checkpoint whose value nothing uses runs at every call of a program too (found
+/// 2026-11-27 by the third adversarial round): it was removed as dead code, so the second
+/// checkpoint took the first injected value (11 where the function gives 21) and `collect` saw
+/// one "v" of two.
+#[test]
+fn an_unused_checkpoint_still_runs() {
+    let values = || Checkpoints::from([("v", vec![Value::snapshot(10.0), Value::snapshot(20.0)])]);
+    let want = inject("c", values(), || unused_checkpoint(1.0));
+    assert_eq!(want, 21.0);
+    let p = Program::from_trace(&track(unused_checkpoint, (1.0,)), &[Dynamic]).unwrap();
+    let got = inject("c", values(), || p.call((1.0,))).unwrap();
+    assert_eq!(got.as_f64(), Some(want));
+    let (_, seen) = collect("c", || p.call((3.0,)).unwrap());
+    let (_, plain) = collect("c", || unused_checkpoint(3.0));
+    let floats = |vs: &[Value]| vs.iter().map(|v| v.as_f64()).collect::<Vec<_>>();
+    assert_eq!(floats(seen.get("v")), floats(plain.get("v")));
+    assert_eq!(plain.get("v").len(), 2);
+}

@@ -379,10 +379,20 @@ impl Lowerer {
                             ),
                         );
                     }
-                    return quote!(#if_token #g);
+                    // Its value is still a node, with an operand the trace did not record:
+                    // what replays the path cannot check it, and says so.
+                    let span = g.span();
+                    let g = self.special("guard".into(), vec![Operand::None], quote!(#g), span);
+                    let gt = g.tokens;
+                    return quote!(#if_token #gt);
                 }
                 let binds = self.bind_pattern(&arm.pat, &s.op);
+                let span = g.span();
                 let g = self.expr(g, Ctx::Value);
+                let (gt, op) = (g.tokens, g.op);
+                // The guard's value as a node of its own: the arm's branch records only the
+                // pattern, and the condition may be a value used elsewhere too.
+                let g = self.special("guard".into(), vec![op], gt, span);
                 let gt = g.tokens;
                 quote!(#if_token { #binds #gt })
             });

@@ -478,7 +478,7 @@ impl Lowerer {
     }
 
     /// A special node (`$(kind)(ops)`) passing `value` through.
-    fn special(
+    pub(super) fn special(
         &mut self,
         head: String,
         ops: Vec<Operand>,

@@ -505,7 +505,7 @@ pub fn eval_builtin(op: Builtin, args: &[Value]) -> Result<Value, EvalError> {
                 _ => Value::snapshot(v),
             })
         }
-        Builtin::Deref | Builtin::Clone | Builtin::Bind => {
+        Builtin::Deref | Builtin::Clone | Builtin::Bind | Builtin::Guard => {
             arity(args, 1)?;
             Ok(args[0].clone())
         }

@@ -254,9 +254,11 @@ impl EntryKind {
 impl Entry {
     /// Whether the entry is a call (not a special: a field read, a pattern) that takes a value
     /// the trace does not record — a closure (`map(|k| x)`), which may capture anything — so
-    /// that its value may depend on inputs no reference shows.
+    /// that its value may depend on inputs no reference shows; or a `match` guard with control
+    /// flow of its own, which runs unrecorded.
     pub(crate) fn takes_unrecorded(&self) -> bool {
-        self.kind != EntryKind::Special && self.operands.contains(&Operand::None)
+        (self.kind != EntryKind::Special || Builtin::of_entry(self) == Some(Builtin::Guard))
+            && self.operands.contains(&Operand::None)
     }
 
     /// A function or block argument `%var` of `block`, for the variable `name`.

@@ -424,6 +424,12 @@ pub enum Builtin {
     Deref,
     /// A variable bound by a pattern from its operand (`let (a, b) = t`, a `match` arm).
     Bind,
+    /// The value of a `match` arm's guard (`Some(v) if v > x`), which decided with the arm's
+    /// pattern whether the arm was taken: recorded as its own node (`$(guard)(%c)`), so that
+    /// what replays, updates or differentiates the path sees the condition. Its value is its
+    /// operand's; an operand the trace did not record (a guard with control flow of its own,
+    /// which runs as written) is `Operand::None`.
+    Guard,
     /// `s.f`, `t.0`.
     Field,
     /// `vec![a, b]` of expressions.
@@ -577,6 +583,9 @@ fn special(head: &str) -> Option<Builtin> {
     if head.starts_with("bind ") {
         return Some(Builtin::Bind);
     }
+    if head == "guard" {
+        return Some(Builtin::Guard);
+    }
     if head.starts_with('.') {
         return Some(Builtin::Field);
     }
@@ -642,6 +651,7 @@ impl std::fmt::Display for Builtin {
             Builtin::Question => f.write_str("?"),
             Builtin::Deref => f.write_str("*"),
             Builtin::Bind => f.write_str("bind"),
+            Builtin::Guard => f.write_str("guard"),
             Builtin::Field => f.write_str("field"),
             Builtin::VecOf => f.write_str("vec!"),
             Builtin::ArrayOf => f.write_str("array"),

@@ -1038,6 +1038,7 @@ owned!(
     impl[T: Owned] std::ops::RangeTo<T>,
     impl[T: Owned] std::ops::RangeToInclusive<T>,
     impl[] std::ops::RangeFull,
+    impl[] std::cmp::Ordering,
 );
 
 macro_rules! tuple_snapshot {

@@ -478,7 +478,7 @@ impl<'p> Emitter<'p> {
                     };
                     format!("{}[{i}]", a(0).code)
                 }
-                Builtin::Deref | Builtin::Bind | Builtin::Clone => a(0).owned(),
+                Builtin::Deref | Builtin::Bind | Builtin::Guard | Builtin::Clone => a(0).owned(),
                 Builtin::VecOf | Builtin::ArrayOf => {
                     let items: Vec<String> = args.iter().map(|x| x.recv()).collect();
                     format!("vec![{}]", items.join(", "))

@@ -81,6 +81,15 @@ pub enum DiffError {
     /// (`1 / (1 / x)` at 0 has the slope 1), where a derivative program's kernels would give
     /// 0. The gradient's error says where ([`GradError::Indeterminate`](crate::GradError)).
     Limit(Box<crate::grad::GradError>),
+    /// The program's path exists at one point only along the differentiated inputs: its guard
+    /// `at` holds only where two values that vary with them are equal (`x == 0.0` held, or
+    /// `x > 0.0` and `x < 0.0` both failed), so the path's slope is no derivative of the
+    /// function. Record the function at another point, or write the special case so that it
+    /// agrees with its neighbourhood.
+    PointPath {
+        /// The guard.
+        at: Origin,
+    },
     /// Building the program from the trace, or running a derivative program, failed.
     Replay(ReplayError),
     /// Higher-order use: the function takes a derivative itself (`gradient`, `jvp`, `track`, …
@@ -136,6 +145,14 @@ impl fmt::Display for DiffError {
                  the operation away from the point where its slope is infinite"
             ),
             DiffError::Limit(e) => write!(f, "no derivative is given: {e}"),
+            DiffError::PointPath { at } => write!(
+                f,
+                "{at}: the recorded path holds at one point only along the differentiated \
+                 inputs (an equality of values that vary with them held, or two orderings of \
+                 them say equal), so its slope is no derivative of the function; record the \
+                 function at another point, or write the special case so that it agrees with \
+                 its neighbourhood"
+            ),
             DiffError::Replay(e) => write!(f, "{e}"),
             DiffError::HigherOrder { at, cause } => write!(
                 f,

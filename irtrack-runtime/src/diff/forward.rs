@@ -173,6 +173,7 @@ pub fn differentiate_with(
 ) -> Result<Program, DiffError> {
     let mut g = Graph::from_program(program)?;
     check_output(&g)?;
+    super::pins::refuse_point_path(&g, wrt)?;
     let stage = g.next_stage();
     let seeds = directions(&mut g, wrt, stage)?;
     let t = push_forward(&mut g, &seeds, rules)?;

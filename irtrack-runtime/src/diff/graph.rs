@@ -338,6 +338,7 @@ impl Graph {
                 | Builtin::Cast(_)
                 | Builtin::Deref
                 | Builtin::Bind
+                | Builtin::Guard
                 | Builtin::Clone
                 | Builtin::Field
                 | Builtin::VecOf

@@ -11,6 +11,7 @@ mod error;
 mod forward;
 mod graph;
 mod kernels;
+mod pins;
 mod reverse;
 mod rules;
 mod stage;

@@ -72,6 +72,7 @@ pub fn reverse(program: &Program, wrt: usize) -> Result<Program, DiffError> {
 pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Program, DiffError> {
     let mut g = Graph::from_program(program)?;
     check_output(&g)?;
+    super::pins::refuse_point_path(&g, &[wrt])?;
     let stage = g.next_stage();
     let seeds = directions(&mut g, &[wrt], stage)?;
     let v = match seeds[0].1 {
@@ -379,7 +380,7 @@ impl Transpose<'_> {
                 Builtin::Method(f @ (FloatFn::ToDegrees | FloatFn::ToRadians)) => {
                     g.apply(Operation::Builtin(Builtin::Method(f)), vec![c.clone()])
                 }
-                Builtin::Deref | Builtin::Bind | Builtin::Clone => Ok(c.clone()),
+                Builtin::Deref | Builtin::Bind | Builtin::Guard | Builtin::Clone => Ok(c.clone()),
                 _ => Err(nonlinear()),
             },
             Operation::Array(a) => match a {

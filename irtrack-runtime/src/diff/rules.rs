@@ -337,7 +337,7 @@ pub(crate) fn jvp(
                     )
                 })
                 .transpose(),
-            Builtin::Deref | Builtin::Bind | Builtin::Clone => Ok(d(0)),
+            Builtin::Deref | Builtin::Bind | Builtin::Guard | Builtin::Clone => Ok(d(0)),
             Builtin::VecOf | Builtin::ArrayOf => {
                 if dx.iter().all(Option::is_none) {
                     return Ok(None);

@@ -551,11 +551,17 @@ impl<'s> Builder<'s> {
         Some(self.tape)
     }
 
-    /// A branch decided by an equality of input-dependent values (`x == 0.0`): the general
-    /// sweep decides whether the path exists at this point only (`Indeterminacy::Equality`).
+    /// A branch decided by an equality of input-dependent values (`x == 0.0`), an ordering of
+    /// them at a tie, or a match of an input-dependent float: the general sweep decides whether
+    /// the path exists at this point only (`Indeterminacy::Equality`, `sweep/pins.rs`).
     fn branch(&self, node: &Node, plan: &Plan) -> Option<()> {
         let k = plan.operands as usize;
-        let mut condition = *self.refs(node, k + 1)?.ids.get(k)?;
+        self.decided_by(*self.refs(node, k + 1)?.ids.get(k)?)
+    }
+
+    /// [`branch`](Self::branch) for the condition that decided it (a branch's, or a match
+    /// guard's value).
+    fn decided_by(&self, mut condition: NodeId) -> Option<()> {
         loop {
             if condition.is_none() {
                 return Some(());
@@ -567,7 +573,10 @@ impl<'s> Builder<'s> {
             let cplan = self.fns[self.fun].plans.get(c.entry as usize)?;
             let refs = self.refs(c, cplan.data as usize)?;
             match (cplan.kind, cplan.builtin) {
-                // `!c`: whatever decided `c`.
+                // `!c`, or the value `a && b` passes to a block argument: whatever decided it.
+                (EntryKind::Argument, _) if cplan.block => {
+                    condition = *refs.as_slice().first()?;
+                }
                 (_, Some(Builtin::Unary(UnOp::Not))) => {
                     condition = *refs.as_slice().first()?;
                 }
@@ -577,6 +586,22 @@ impl<'s> Builder<'s> {
                         false => Some(()),
                     };
                 }
+                // An ordering at a tie may, with another, say equal (`x > 0.0` false, then
+                // `x < 0.0` false).
+                (_, Some(Builtin::Compare(_))) => {
+                    let refs = refs.as_slice();
+                    if !refs.iter().any(|&r| self.is_active(r)) {
+                        return Some(());
+                    }
+                    let a = self.float_operand(refs, &cplan, 0);
+                    let b = self.float_operand(refs, &cplan, 1);
+                    return match (a, b) {
+                        (Some(a), Some(b)) if a != b => Some(()),
+                        _ => None,
+                    };
+                }
+                // A float matched against a pattern (`match x { 0.0 => … }`).
+                _ if self.is_active(condition) => return None,
                 _ => return Some(()),
             }
         }
@@ -675,6 +700,9 @@ impl<'s> Builder<'s> {
                 _ => return None,
             }
         }
+        if plan.builtin == Some(Builtin::Guard) {
+            self.decided_by(refs.first().copied().unwrap_or(NodeId::NONE))?;
+        }
         let a = refs.iter().any(|&r| self.is_active(r));
         if a && plan.next && node.kind == NodeKind::PrimitiveCall {
             // The elements of an iterator over an input: the general sweep numbers the `next`
@@ -711,6 +739,7 @@ impl<'s> Builder<'s> {
                             | Builtin::Cast(_)
                             | Builtin::Unary(_)
                             | Builtin::Bind
+                            | Builtin::Guard
                             | Builtin::Deref
                             | Builtin::Clone
                     )

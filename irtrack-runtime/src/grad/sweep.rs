@@ -7,6 +7,8 @@
 //! complete when its return is reached, and its arguments' adjoints are complete when the
 //! argument nodes are reached, just before the call itself.
 
+mod pins;
+
 use super::custom::{self};
 use super::error::{GradError, Indeterminacy, Place};
 use super::indeterminate::Watch;
@@ -17,7 +19,7 @@ use super::tangent::Tangent;
 use super::{iter, options};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
-use crate::core::op::{Builtin, CmpOp};
+use crate::core::op::Builtin;
 use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
 use crate::view::trace::Trace;
@@ -56,6 +58,8 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
+    /// What the orderings of values met at a tie said of them (see [`pins`]).
+    ties: pins::Ties,
     /// For each node, the root arguments its value may depend on, as bits (argument `k` is bit
     /// `min(k, 63)`): whether a zero slope made by one operand is exact for another
     /// (`rules::zero_is_exact`).
@@ -144,6 +148,7 @@ impl<'s> Sweep<'s> {
             stale_reads: HashMap::new(),
             writes: HashMap::new(),
             pinned: None,
+            ties: pins::Ties::new(),
             inputs: Vec::new(),
             leaves: Vec::new(),
             is_leaf: Vec::new(),
@@ -303,6 +308,12 @@ impl<'s> Sweep<'s> {
                     continue;
                 }
             }
+            // A match guard decides a branch that does not refer to it.
+            if node.kind == NodeKind::Special && self.pinned.is_none() {
+                if let Some(condition) = self.pinning_condition(id, parent) {
+                    self.pinned = Some((id, condition));
+                }
+            }
             let leaf = match node.kind {
                 NodeKind::Special => self.field_of_container(id),
                 NodeKind::PrimitiveCall => self.element_of_container(id),
@@ -417,7 +428,7 @@ impl<'s> Sweep<'s> {
                 }
                 NodeKind::Jump => {
                     if self.pinned.is_none() {
-                        if let Some(condition) = self.held_equality(id, parent) {
+                        if let Some(condition) = self.pinning_condition(id, parent) {
                             self.pinned = Some((id, condition));
                         }
                     }
@@ -454,57 +465,6 @@ impl<'s> Sweep<'s> {
                 self.count_next(id);
             }
         }
-    }
-
-    /// The condition of the branch `id` when the branch was taken because it is an equality of
-    /// input-dependent values that held (`x == 0.0` true, `x != y` false, also of a float's
-    /// bits): the path then exists at that point only. `x != x` (a NaN test) holds wherever `x`
-    /// is a number, and is not one.
-    fn held_equality(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
-        let (_, entry) = self.store.entry_under(id, parent)?;
-        if entry.condition.is_none() && entry.control.is_none() {
-            return None;
-        }
-        let mut condition = self.store.ref_at(id, entry.operands.len());
-        // Through negations: whichever way `!(x == 0.0)` went, the path depends on whether the
-        // equality held.
-        loop {
-            if condition.is_none() {
-                return None;
-            }
-            let site = Site::new(self.store, condition)?;
-            if site.builtin() != Some(Builtin::Unary(crate::core::op::UnOp::Not)) {
-                break;
-            }
-            condition = site.refs.first().copied()?;
-        }
-        let site = Site::new(self.store, condition)?;
-        // `==` and `!=`, or `eq`/`ne` called on a float.
-        let float_method = |name: &str| {
-            site.kind() == EntryKind::MethodCall
-                && site.head() == name
-                && float_by_value(site.receiver())
-        };
-        let equal_when = match site.builtin() {
-            Some(Builtin::Compare(CmpOp::Eq)) => true,
-            Some(Builtin::Compare(CmpOp::Ne)) => false,
-            _ if float_method("eq") => true,
-            _ if float_method("ne") => false,
-            _ => return None,
-        };
-        let value = site.output();
-        let value = value.by_value();
-        if value.downcast_ref::<bool>() != Some(&equal_when) || site.len() != 2 {
-            return None;
-        }
-        let (a, b) = (site.refs.first().copied()?, site.refs.get(1).copied()?);
-        if a == b && !a.is_none() {
-            return None;
-        }
-        let depends = |r: NodeId| {
-            !r.is_none() && (self.active[r.index()] || self.taint[r.index()] != u32::MAX)
-        };
-        (depends(a) || depends(b)).then_some(condition)
     }
 
     /// A data operand of `id` that is a container which may hold floats, if there is one.
@@ -559,7 +519,7 @@ impl<'s> Sweep<'s> {
         site.values = self.values;
         match site.builtin() {
             Some(Builtin::Compare(_) | Builtin::Cast(_) | Builtin::Unary(_)) => return true,
-            Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => return true,
+            Some(Builtin::Bind | Builtin::Guard | Builtin::Deref | Builtin::Clone) => return true,
             // On a float by value the inherent method is found first: the name is the method.
             Some(Builtin::Query(q)) if q.is_test() => return float_by_value(site.receiver()),
             _ => {}

@@ -207,6 +207,17 @@ impl<'t> Builder<'t> {
         // dynamic input, or a place it does not follow — may make the value depend on a dynamic
         // input no source shows: folding it into a constant would replay the recorded value at
         // every input (the gradient's sweep counts such an operand as active, too).
+        if self.any_dynamic
+            && n.entry().is_some_and(Entry::takes_unrecorded)
+            && builtin_of(n) == Some(Builtin::Guard)
+        {
+            return Err(unsupported(
+                n,
+                "is a `match` guard with control flow of its own (`&&`, `||`, an `if`), which \
+                 runs as written, unrecorded: the program cannot check it on new inputs; compute \
+                 the condition before the `match` (`let ok = a && b;`) and write `if ok`",
+            ));
+        }
         if self.any_dynamic && n.entry().is_some_and(Entry::takes_unrecorded) {
             return Err(unsupported(
                 n,
@@ -526,8 +537,19 @@ impl Program {
     }
 
     /// Removes the operations that neither the output nor a guard uses, renumbering the rest.
+    /// A volatile operation (a checkpoint) runs at every call whether its value is used or not:
+    /// `inject` and `collect` count its calls.
     fn remove_dead(&mut self) {
-        let mut live = vec![false; self.ops.len()];
+        let mut live: Vec<bool> = self
+            .ops
+            .iter()
+            .map(|op| match &op.kind {
+                OpKind::Run(Operation::Registered(key)) => {
+                    crate::core::eval::lookup(key.id).is_some_and(|r| r.volatile)
+                }
+                _ => false,
+            })
+            .collect();
         let mark = |s: &Src, live: &mut Vec<bool>| {
             if let Src::Op(k) = s {
                 live[*k] = true;

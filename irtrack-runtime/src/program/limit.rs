@@ -348,6 +348,7 @@ fn size(kind: Option<&Operation>) -> Size {
             | Builtin::Index
             | Builtin::Field
             | Builtin::Bind
+            | Builtin::Guard
             | Builtin::Deref,
         ) => Size::Keeps,
         // Functions that keep an overflow's size or choose between operands: on a number

@@ -1393,7 +1393,7 @@ impl Caches {
             self.last_unrecorded = (0..n as u32).map(NodeId).rev().find(|&id| {
                 matches!(
                     store.node(id).kind,
-                    NodeKind::PrimitiveCall | NodeKind::NestedCall
+                    NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
                 ) && store
                     .entry_of(id)
                     .is_some_and(|(_, e)| e.takes_unrecorded())

@@ -336,7 +336,7 @@ impl<'t> NodeRef<'t> {
             (EntryKind::Special, Some(b @ Builtin::Cast(_))) if scalars() => {
                 Ok(Operation::Builtin(b))
             }
-            (EntryKind::Special, Some(b @ (Builtin::Deref | Builtin::Bind)))
+            (EntryKind::Special, Some(b @ (Builtin::Deref | Builtin::Bind | Builtin::Guard)))
                 if operands.len() == 1 && scalars() =>
             {
                 Ok(Operation::Builtin(b))
