@@ -33,6 +33,7 @@ fn both_ways(x: f64, y: f64) -> f64 {
     }
 }
 
+#[allow(clippy::neg_cmp_op_on_partial_ord)] // The negated ordering is the subject.
 #[tracked]
 fn at_most_and_not_below(x: f64) -> f64 {
     if x <= 0.0 && !(x < 0.0) {

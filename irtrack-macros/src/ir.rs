@@ -37,6 +37,8 @@ pub struct IrBuilder {
     /// The function has type parameters (its own or its impl's), or is a closure whose
     /// enclosing code is unknown: see [`FnIr::is_generic`].
     pub generic: bool,
+    /// The (entry, operand) pairs passed by `&mut`: see [`FnIr::borrows_mut`].
+    pub mut_borrows: Vec<(usize, usize)>,
 }
 
 impl IrBuilder {
@@ -46,6 +48,7 @@ impl IrBuilder {
             var_count: 0,
             block_count: 1,
             generic: false,
+            mut_borrows: Vec::new(),
         }
     }
 
@@ -129,6 +132,11 @@ impl IrBuilder {
         }
     }
 
+    /// Notes that call `id` passes its operand `k` by `&mut` as written.
+    pub fn borrow_mut(&mut self, id: EntryId, k: usize) {
+        self.mut_borrows.push((id.index(), k));
+    }
+
     /// The variable entry `id` defines.
     pub fn var(&self, id: EntryId) -> u32 {
         self.entries[id.index()].location.slot.var().unwrap_or(0)
@@ -150,6 +158,9 @@ impl IrBuilder {
             )
         })?;
         ir.set_generic(self.generic);
+        for &(e, k) in &self.mut_borrows {
+            ir.set_borrows_mut(e, k);
+        }
         let text = ir.encode();
         // The static sits in a block behind a hygienic local, so the user's code cannot name it.
         Ok(quote! {
@@ -176,6 +187,9 @@ impl IrBuilder {
             )
         })?;
         ir.set_generic(self.generic);
+        for &(e, k) in &self.mut_borrows {
+            ir.set_borrows_mut(e, k);
+        }
         let text = ir.encode();
         Ok(quote! {
             static #ident: ::irtrack::__private::StaticIr =

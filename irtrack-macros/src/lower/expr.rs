@@ -977,6 +977,21 @@ impl Lowerer {
         }
     }
 
+    /// Notes the arguments of call `id` written `&mut e` (operand `first + k` for argument
+    /// `k`): see `FnIr::borrows_mut`.
+    fn mark_mut_borrows(
+        &mut self,
+        id: EntryId,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        first: usize,
+    ) {
+        for (k, a) in args.iter().enumerate() {
+            if matches!(unparen(a), Expr::Reference(r) if r.mutability.is_some()) {
+                self.ir.borrow_mut(id, first + k);
+            }
+        }
+    }
+
     fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
         args.iter()
             .map(|a| {
@@ -1039,6 +1054,7 @@ impl Lowerer {
         let parts = self.call_args(&c.args);
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
+        self.mark_mut_borrows(id, &c.args, 0);
         let closures = self.closure_arguments(&c.args);
         let wrapped = parts
             .iter()
@@ -1147,6 +1163,18 @@ impl Lowerer {
             method.to_string(),
             ops,
         );
+        self.mark_mut_borrows(id, &m.args, 1);
+        // A std container's mutating method on a local (`let a = v.swap_remove(0)`): its
+        // receiver is borrowed `&mut` by autoref, which the call's operand does not show.
+        if let Expr::Path(p) = unparen(&m.receiver) {
+            let local = p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.is_local(&i.to_string()));
+            if local && super::is_std_mutating_method(&m.method.to_string()) {
+                self.ir.borrow_mut(id, 0);
+            }
+        }
         let turbofish = &m.turbofish;
         let recv_ty = private_ident("__irtrack_recv");
         // `(&x).m()`: the operand is `x`'s node, but the receiver is a reference, and a method

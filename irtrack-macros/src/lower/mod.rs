@@ -974,7 +974,7 @@ fn cfg_gated(attrs: &[syn::Attribute], tokens: TokenStream) -> TokenStream {
 
 /// Methods that take `&mut self` on every standard collection that has them, and whose
 /// receiver is still there after the call (not a consuming `into_*`).
-fn is_std_mutating_method(name: &str) -> bool {
+pub(super) fn is_std_mutating_method(name: &str) -> bool {
     matches!(
         name,
         "push"

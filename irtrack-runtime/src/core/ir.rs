@@ -40,6 +40,9 @@ pub struct FnIr {
     steps: Vec<Step>,
     /// See [`FnIr::is_generic`].
     generic: bool,
+    /// The operands passed by `&mut` as written (`f(&mut y)`), as (entry, operand) pairs in
+    /// order: see [`FnIr::borrows_mut`].
+    mut_borrows: Vec<(u32, u32)>,
     /// The referenced variables of the steps with more than [`Step::INLINE`] references.
     step_refs: Vec<u32>,
 }
@@ -435,6 +438,7 @@ impl FnIr {
             steps: Vec::new(),
             step_refs: Vec::new(),
             generic: false,
+            mut_borrows: Vec::new(),
         };
         ir.index()?;
         Ok(ir)
@@ -711,6 +715,9 @@ impl FnIr {
             }
             out.push('\n');
         }
+        for &(e, k) in &self.mut_borrows {
+            out.push_str(&format!("w|{e}|{k}\n"));
+        }
         out
     }
 
@@ -729,10 +736,61 @@ impl FnIr {
         self.generic = generic;
     }
 
+    /// The operands of entry `index` that the call passes by `&mut` as written (`f(&mut y)`,
+    /// `mem::replace(&mut a, b)`): the call may change them, and the trace keeps no new version
+    /// of a value changed inside an expression (`let _ = f(&mut y)`), so a later read of the
+    /// operand's node is of the value before the call. A method's receiver borrowed by autoref
+    /// is not among them: the macro does not see `&mut self`.
+    ///
+    /// ```
+    /// use irtrack::{track, tracked};
+    ///
+    /// fn bump(v: &mut f64) -> bool {
+    ///     *v += 1.0;
+    ///     true
+    /// }
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 {
+    ///     let mut y = x;
+    ///     let _ = bump(&mut y);
+    ///     y
+    /// }
+    ///
+    /// let trace = track(f, (1.0,));
+    /// let ir = trace.root().children().next().unwrap().ir().unwrap();
+    /// let call = ir.entries.iter().position(|e| e.head == "bump").unwrap();
+    /// assert_eq!(ir.borrows_mut(call).collect::<Vec<_>>(), [0]);
+    /// ```
+    pub fn borrows_mut(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let start = self
+            .mut_borrows
+            .partition_point(|&(e, _)| (e as usize) < index);
+        self.mut_borrows[start..]
+            .iter()
+            .take_while(move |&&(e, _)| e as usize == index)
+            .map(|&(_, k)| k as usize)
+    }
+
+    /// Whether any entry passes an operand by `&mut` (see [`FnIr::borrows_mut`]).
+    pub fn has_mut_borrows(&self) -> bool {
+        !self.mut_borrows.is_empty()
+    }
+
+    /// Records that entry `index` passes its operand `operand` by `&mut` (see
+    /// [`FnIr::borrows_mut`]); `#[tracked]` does it, and [`FnIr::encode`] keeps it.
+    pub fn set_borrows_mut(&mut self, index: usize, operand: usize) {
+        let pair = (index as u32, operand as u32);
+        if let Err(at) = self.mut_borrows.binary_search(&pair) {
+            self.mut_borrows.insert(at, pair);
+        }
+    }
+
     /// Reads back what [`FnIr::encode`] wrote.
     pub fn decode(name: &str, module: &str, text: &str) -> Result<FnIr, IrError> {
         let mut entries = Vec::new();
         let mut generic = false;
+        let mut mut_borrows = Vec::new();
         for (n, line) in split_unescaped(text, '\n').into_iter().enumerate() {
             if line.is_empty() {
                 continue;
@@ -743,6 +801,17 @@ impl FnIr {
             }
             let fields = split_unescaped(line, '|');
             let bad = || IrError(format!("line {}: `{line}` is not an IR entry", n + 1));
+            if fields.first() == Some(&"w") {
+                let pair = match fields.as_slice() {
+                    [_, e, k] => (e.parse::<usize>(), k.parse::<usize>()),
+                    _ => return Err(bad()),
+                };
+                match pair {
+                    (Ok(e), Ok(k)) => mut_borrows.push((e, k)),
+                    _ => return Err(bad()),
+                }
+                continue;
+            }
             if fields.len() < 7 {
                 return Err(bad());
             }
@@ -783,6 +852,15 @@ impl FnIr {
         }
         let mut ir = FnIr::new(name, module, entries)?;
         ir.generic = generic;
+        for (e, k) in mut_borrows {
+            let operands = ir.entries.get(e).map_or(0, |x| x.operands.len());
+            if k >= operands {
+                return Err(IrError(format!(
+                    "entry {e} has no operand {k} to pass by `&mut`"
+                )));
+            }
+            ir.set_borrows_mut(e, k);
+        }
         Ok(ir)
     }
 }

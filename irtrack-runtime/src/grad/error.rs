@@ -46,8 +46,9 @@ pub enum GradError {
         /// Why no rule applies, when a rule exists but could not be used.
         reason: Option<String>,
     },
-    /// An input-dependent value is written into a place (`v[i] += x`, `v.push(x)`, `*r = x`):
-    /// the trace keeps values, not the memory they were written to, so the write cannot be
+    /// An input-dependent value is written into a place (`v[i] += x`, `v.push(x)`, `*r = x`),
+    /// or a value is read after a call that took it by `&mut` (`let _ = f(&mut y); y`): the
+    /// trace keeps values, not the memory they were written to, so the write cannot be
     /// differentiated.
     Mutation {
         /// What the write was.
@@ -190,8 +191,10 @@ impl fmt::Display for GradError {
             }
             GradError::Mutation { at } => write!(
                 f,
-                "{at} writes a value that depends on the inputs into a place; gradients cannot \
-                 follow writes through memory: compute a new value instead (`let v2 = …`, `r = r + x`)"
+                "{at} writes into a place a value that depends on the inputs, or takes by `&mut` \
+                 a value read after it, which it may have changed in place; gradients cannot \
+                 follow writes through memory: compute a new value instead (`let v2 = …`, \
+                 `r = r + x`, `let y = f(y)`)"
             ),
             GradError::Capture { variable, at } => write!(
                 f,

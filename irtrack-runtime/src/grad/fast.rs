@@ -83,6 +83,9 @@ struct Plan {
     literals: u32,
     /// How many operands the entry has.
     operands: u8,
+    /// A call passing an operand by `&mut` as written (`FnIr::borrows_mut`): the general
+    /// sweep refuses later reads of it.
+    mut_borrows: bool,
 }
 
 /// The literal operands of an entry, read as floats and as integers (the first three).
@@ -132,6 +135,7 @@ impl Plan {
                 && !(e.condition == Operand::None && e.control == Operand::None),
             literals: at,
             operands: e.operands.len().min(255) as u8,
+            mut_borrows: ir.borrows_mut(index).next().is_some(),
         }
     }
 }
@@ -466,6 +470,12 @@ impl<'s> Builder<'s> {
         }
     }
 
+    /// Whether a data operand of `node` is active (`None`: more than the fast path reads).
+    fn any_active_operand(&self, node: &Node, plan: &Plan) -> Option<bool> {
+        let refs = self.refs(node, plan.data as usize)?;
+        Some(refs.as_slice().iter().any(|&r| self.is_active(r)))
+    }
+
     /// An integer operand: recorded or a literal.
     fn int_operand(&self, refs: &[NodeId], plan: &Plan, k: usize) -> Option<i64> {
         match refs.get(k) {
@@ -484,6 +494,14 @@ impl<'s> Builder<'s> {
                 frames.pop();
             }
             if node.kind == NodeKind::NestedCall {
+                // A call of the root is `track`'s own; one inside passing an active value by
+                // `&mut` leaves it to the general sweep.
+                if let Some(frame) = frames.last() {
+                    let plan = self.fns[frame.fun].plans.get(node.entry as usize)?;
+                    if plan.mut_borrows && self.any_active_operand(&node, plan)? {
+                        return None;
+                    }
+                }
                 let call = store.call(id)?;
                 self.floats[i] = float_at(store, call.value);
                 let ir = store.call_ir(call);
@@ -593,8 +611,8 @@ impl<'s> Builder<'s> {
                     if !refs.iter().any(|&r| self.is_active(r)) {
                         return Some(());
                     }
-                    let a = self.float_operand(refs, &cplan, 0);
-                    let b = self.float_operand(refs, &cplan, 1);
+                    let a = self.float_operand(refs, cplan, 0);
+                    let b = self.float_operand(refs, cplan, 1);
                     return match (a, b) {
                         (Some(a), Some(b)) if a != b => Some(()),
                         _ => None,
@@ -699,6 +717,9 @@ impl<'s> Builder<'s> {
                 }
                 _ => return None,
             }
+        }
+        if plan.mut_borrows && refs.iter().any(|&r| self.is_active(r)) {
+            return None;
         }
         if plan.builtin == Some(Builtin::Guard) {
             self.decided_by(refs.first().copied().unwrap_or(NodeId::NONE))?;

@@ -55,6 +55,12 @@ pub(crate) struct Sweep<'s> {
     /// For a value, the first node of unit value that took it as an operand (`v[0] += x`,
     /// `scale(&mut v)`): a write into it, to name when a later read of it is stale.
     writes: HashMap<NodeId, NodeId>,
+    /// For a value, the first call that took it by `&mut` as written (`let _ = f(&mut y)`;
+    /// see `FnIr::borrows_mut`): the call may have changed it, so a node recorded after the
+    /// call that reads the value's node reads a stale version.
+    borrowed_mut: HashMap<NodeId, NodeId>,
+    /// The node the backward pass differentiates now (`NodeId::NONE` outside it).
+    reading: NodeId,
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
@@ -147,6 +153,8 @@ impl<'s> Sweep<'s> {
             changed: HashMap::new(),
             stale_reads: HashMap::new(),
             writes: HashMap::new(),
+            borrowed_mut: HashMap::new(),
+            reading: NodeId::NONE,
             pinned: None,
             ties: pins::Ties::new(),
             inputs: Vec::new(),
@@ -357,6 +365,18 @@ impl<'s> Sweep<'s> {
                         }
                     })
             };
+            if matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::NestedCall) {
+                if let Some((ir, _)) = store.entry_under(id, parent) {
+                    if ir.has_mut_borrows() {
+                        for k in ir.borrows_mut(node.entry as usize) {
+                            let r = store.ref_at(id, k);
+                            if !r.is_none() {
+                                self.borrowed_mut.entry(r).or_insert(id);
+                            }
+                        }
+                    }
+                }
+            }
             let value = store.value_cow(id);
             if value.is_unit() && matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special) {
                 for r in store.refs_under(id, parent).filter(|r| !r.is_none()) {
@@ -826,6 +846,7 @@ impl<'s> Sweep<'s> {
             if parent.is_none() {
                 continue;
             }
+            self.reading = id;
             match node.kind {
                 NodeKind::Return => {
                     let Some(dy) = self.adjoints[parent.index()].clone() else {
@@ -1004,6 +1025,19 @@ impl<'s> Sweep<'s> {
             return Err(GradError::Mutation {
                 at: self.place(call.unwrap_or(id)),
             });
+        }
+        // An operand read after a call that took it by `&mut` (see `give`): named before a
+        // rule's witness finds the stale value, as the call is what to change.
+        if !self.borrowed_mut.is_empty() {
+            for &r in &site.refs {
+                if let Some(&call) = self.borrowed_mut.get(&r) {
+                    if call.0 < id.0 && self.is_active(r) {
+                        return Err(GradError::Mutation {
+                            at: self.place(call),
+                        });
+                    }
+                }
+            }
         }
         // A special node (`.f1` of a closure's captured `self`) reading a value the trace did
         // not record: its rule would give the adjoint to nothing, a silent zero.
@@ -1404,6 +1438,18 @@ impl<'s> Sweep<'s> {
     fn give(&mut self, target: NodeId, c: Contribution) -> Result<(), GradError> {
         if !self.is_active(target) {
             return Ok(());
+        }
+        // Read after a call that took it by `&mut`: the call may have changed it, and the
+        // node read is the version before (`let _ = triple(&mut y); y`, also where the call
+        // left the value as it was at this point, which no witness can see).
+        if !self.borrowed_mut.is_empty() && !self.reading.is_none() {
+            if let Some(&call) = self.borrowed_mut.get(&target) {
+                if call.0 < self.reading.0 {
+                    return Err(GradError::Mutation {
+                        at: self.place(call),
+                    });
+                }
+            }
         }
         // A zero adjoint contributes nothing, whatever the partials below it: the operand
         // `max`/`min` did not select, or a product with 0, must not turn a NaN or infinite
