@@ -1007,3 +1007,61 @@ fn a_zero_addend_does_not_make_a_factors_slope_exact() {
         "{g:?}"
     );
 }
+
+#[allow(clippy::useless_vec)]
+#[tracked]
+fn cube_through_a_vector(x: f64) -> f64 {
+    let c = x.cbrt();
+    let v = vec![c, c, c];
+    v[0] * v[1] * v[2]
+}
+
+#[tracked]
+fn cube_through_an_array(x: f64) -> f64 {
+    let c = x.cbrt();
+    let a = [c, c, c];
+    a[0] * a[1] * a[2]
+}
+
+#[allow(clippy::useless_vec)]
+#[tracked]
+fn square_of_root_through_a_vector(x: f64, y: f64) -> f64 {
+    let v = vec![x.sqrt(), y];
+    v[0] * v[0] + v[1]
+}
+
+/// The same `0 · ∞` with the zero carried by an element of a vector or array (the second
+/// adversarial round's leftover): `vec![c, c, c]` of `cbrt(x)` multiplied out is `x`, slope 1;
+/// at 0 each product's slope is 0 at the point only, and the element reads gave the vector
+/// that zero without the mark, so `cbrt`'s infinite slope met a plain 0: gradient 0. The
+/// vector now carries the mark to its elements' sources.
+#[test]
+fn a_zero_at_a_point_carried_by_a_vector_does_not_absorb_an_infinity() {
+    for e in [
+        gradient(cube_through_a_vector, (0.0,)).unwrap_err(),
+        gradient(cube_through_an_array, (0.0,)).unwrap_err(),
+        with_general_sweep(|| gradient(cube_through_a_vector, (0.0,))).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                e,
+                GradError::Indeterminate {
+                    cause: Indeterminacy::Limit { .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+    assert!(gradient(square_of_root_through_a_vector, (0.0, 2.0)).is_err());
+    assert!(jvp(cube_through_a_vector, (0.0,), (1.0,)).is_err());
+    // Off the point, the slope of `x`; the other element's slope is its own.
+    let g = gradient(cube_through_a_vector, (0.5,)).unwrap().scalars()[0].unwrap();
+    assert!((g - 1.0).abs() < 1e-12, "{g}");
+    assert_eq!(
+        gradient(square_of_root_through_a_vector, (4.0, 2.0))
+            .unwrap()
+            .scalars(),
+        [Some(1.0), Some(1.0)]
+    );
+}

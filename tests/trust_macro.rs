@@ -1181,3 +1181,26 @@ fn places_read_through_a_reference_with_a_base_that_is_not_a_path() {
     assert_eq!(out, 3.0);
     trace.verify().unwrap();
 }
+
+// ---- A closure whose value is a closure (found 2026-11-27 by the third adversarial round):
+// `let mk = |a: f64| move |t: f64| a * t;` did not compile under `#[tracked]` (E0308: the
+// instrumented copy of the body and the one as written made two closure types). Such a closure
+// is left as written, and a gradient through it is refused, never wrong.
+
+#[tracked]
+fn closure_making_closures(x: f64) -> f64 {
+    let mk = |a: f64| move |t: f64| a * t;
+    let boxed = |a: f64| Box::new(move |t: f64| a + t);
+    let doubled = |v: &[f64]| v.iter().map(|e| e * 2.0).collect::<Vec<f64>>();
+    let f = mk(2.0);
+    let g = boxed(1.0);
+    f(x) + g(x) + doubled(&[x])[0]
+}
+
+#[test]
+fn a_closure_returning_a_closure_compiles_and_runs() {
+    let (value, trace) = irtrack::track_output(closure_making_closures, (1.5,));
+    assert_eq!(value, 3.0 + 2.5 + 3.0);
+    trace.verify().unwrap();
+    assert!(irtrack::gradient(closure_making_closures, (1.5,)).is_err());
+}

@@ -9,6 +9,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::parse::Parser;
 use syn::spanned::Spanned;
+use syn::Expr;
 
 /// The input of `tracked_fn!` after `parse`: the closure, with default parameter types.
 pub struct TrackedClosure {
@@ -128,6 +129,65 @@ fn free_names(body: &syn::Expr) -> Vec<String> {
     let mut names = Names(Vec::new());
     syn::visit::Visit::visit_expr(&mut names, body);
     names.0
+}
+
+/// Whether the closure's value may be of a type that differs between two copies of its body:
+/// a closure literal (`|a| move |t| a * t`), one boxed, or an adapter that keeps one
+/// (`v.iter().map(|x| x * a)`), as the value its body ends with, and no return type written.
+/// `expand` puts the instrumented body and the body as written in two arms of a `match`, whose
+/// values must have one type, and no two closures do: such a closure is left as written
+/// (recorded as an untracked callee where it is called).
+pub fn value_type_differs_per_copy(c: &syn::ExprClosure) -> bool {
+    fn tail(e: &Expr) -> &Expr {
+        match e {
+            Expr::Block(b) if b.label.is_none() => match b.block.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => tail(e),
+                _ => e,
+            },
+            Expr::Paren(p) => tail(&p.expr),
+            Expr::Group(g) => tail(&g.expr),
+            e => e,
+        }
+    }
+    fn holds_closure(e: &Expr) -> bool {
+        match tail(e) {
+            Expr::Closure(_) => true,
+            Expr::Call(call) => {
+                let boxed = matches!(&*call.func, Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "new"));
+                boxed && call.args.iter().any(holds_closure)
+            }
+            Expr::MethodCall(m) => {
+                let adapter = matches!(
+                    m.method.to_string().as_str(),
+                    "map"
+                        | "filter"
+                        | "filter_map"
+                        | "flat_map"
+                        | "take_while"
+                        | "skip_while"
+                        | "map_while"
+                        | "scan"
+                        | "inspect"
+                        | "chain"
+                        | "zip"
+                        | "rev"
+                        | "skip"
+                        | "take"
+                        | "step_by"
+                        | "enumerate"
+                        | "peekable"
+                        | "cloned"
+                        | "copied"
+                );
+                adapter
+                    && (m.args.iter().any(|a| matches!(tail(a), Expr::Closure(_)))
+                        || holds_closure(&m.receiver))
+            }
+            _ => false,
+        }
+    }
+    matches!(c.output, syn::ReturnType::Default) && holds_closure(&c.body)
 }
 
 /// The closure behind its claim: recorded as a nested call when a tracked caller (or `track`)

@@ -1233,6 +1233,9 @@ impl Lowerer {
     /// static __IRTRACK_CLOSURE_1: StaticIr = StaticIr::new("{{closure}}", module_path!(), "…");
     /// ```
     fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
+        if crate::closure::value_type_differs_per_copy(c) {
+            return Lowered::quiet(c.to_token_stream(), Operand::None);
+        }
         let captured: Vec<String> = self
             .scopes
             .iter()

@@ -941,7 +941,18 @@ impl<'s> Sweep<'s> {
                         self.adjoints[i] = Some(dy);
                         continue;
                     }
-                    self.differentiate(id, &site, &dy, &mut out)?;
+                    // A vector or array holding a limit zero in some element: its rule carries the
+                    // limit on (see `give`).
+                    let carried = match dy.as_scalar() {
+                        None if !self.soft.is_empty() => self.soft.get(&id).copied(),
+                        _ => None,
+                    };
+                    match carried {
+                        Some(origin) => self.carrying(Some(origin), |s| {
+                            s.differentiate(id, &site, &dy, &mut out)
+                        })?,
+                        None => self.differentiate(id, &site, &dy, &mut out)?,
+                    }
                     self.adjoints[i] = Some(dy);
                 }
                 NodeKind::Error => {
@@ -1463,6 +1474,15 @@ impl<'s> Sweep<'s> {
                 return Ok(());
             }
         }
+        // A limit zero given to an element of a vector or array (`v[0]` of `vec![c, c]`, where
+        // the product `v[0] * v[1]` made it): the vector carries the mark, so that its own
+        // rule passes the limit on to the elements' sources (`cbrt(x)` at 0, whose infinite
+        // slope makes it `0 · ∞`).
+        if let Some(origin) = self.soft_from {
+            if has_zero_element(&c) {
+                self.soft.entry(target).or_insert(origin);
+            }
+        }
         #[cfg(feature = "ndarray")]
         let c = match c {
             Contribution::Whole(t) => {
@@ -1681,6 +1701,20 @@ fn slope_overflowed(site: &Site<'_>, n: usize) -> bool {
 fn float_by_value(r: crate::core::op::Receiver) -> bool {
     use crate::core::op::Receiver;
     matches!(r, Receiver::Float | Receiver::Generic)
+}
+
+/// Whether a contribution to a vector or array gives some element exactly 0.
+fn has_zero_element(c: &Contribution) -> bool {
+    match c {
+        Contribution::At { value, .. } => *value == 0.0,
+        Contribution::Range { values, .. } => values.contains(&0.0),
+        Contribution::Whole(t) => match t {
+            Tangent::Vector(v) => v.contains(&0.0),
+            #[cfg(feature = "ndarray")]
+            Tangent::Array(a) => a.iter().any(|&x| x == 0.0),
+            _ => false,
+        },
+    }
 }
 
 /// Whether a clone of a container is the container: provably the same value where irtrack can
