@@ -638,3 +638,55 @@ fn an_unused_checkpoint_still_runs() {
     assert_eq!(floats(seen.get("v")), floats(plain.get("v")));
     assert_eq!(plain.get("v").len(), 2);
 }
+
+#[tracked]
+fn checked_sqrt(x: f64) -> f64 {
+    assert!(x >= 0.0, "x must be nonnegative, got {x}");
+    debug_assert!(x.is_finite());
+    assert_ne!(x, 1.0);
+    x.sqrt()
+}
+
+/// An assertion's condition is checked where a program replays the path (found 2026-11-27 by
+/// the third adversarial round: recorded at 4 and replayed at -1, the program returned NaN
+/// where the function panics). `assert!`, `assert_eq!`, `assert_ne!` and their `debug_` forms
+/// record their condition and a guard of it.
+#[test]
+fn an_assertion_is_a_guard() {
+    assert!(std::panic::catch_unwind(|| checked_sqrt(-1.0)).is_err());
+    assert!(std::panic::catch_unwind(|| checked_sqrt(1.0)).is_err());
+    let p = Program::from_trace(&track(checked_sqrt, (4.0,)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((9.0,)).unwrap().as_f64(), Some(3.0));
+    for x in [-1.0, 1.0, f64::INFINITY] {
+        assert!(
+            matches!(p.call((x,)), Err(ReplayError::Guard { .. })),
+            "{x}"
+        );
+    }
+    // The gradient is the function's.
+    assert_eq!(
+        irtrack::gradient(checked_sqrt, (4.0,)).unwrap().scalars(),
+        [Some(0.25)]
+    );
+}
+
+#[tracked]
+fn powers_by_path(x: f64) -> f64 {
+    f64::powi(x, 3) + f32::powi(x as f32, 2) as f64
+}
+
+#[tracked]
+fn fnv_step(h: u64, byte: u8) -> u64 {
+    ((h ^ byte as u64) >> 1) ^ 0xcbf29ce484222325
+}
+
+/// Valid code a program refused (the third adversarial round): the exponent of `f64::powi`
+/// called by path was read as an `f64`, and an integer literal above `i64::MAX` was no number.
+#[test]
+fn powi_by_path_and_wide_literals_replay() {
+    let p = Program::from_trace(&track(powers_by_path, (2.0,)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((3.0,)).unwrap().as_f64(), Some(powers_by_path(3.0)));
+    let p = Program::from_trace(&track(fnv_step, (5, 7)), &[Dynamic, Dynamic]).unwrap();
+    let got = p.call((0xdead_beef_u64, 200u8)).unwrap();
+    assert_eq!(got.downcast_ref::<u64>(), Some(&fnv_step(0xdead_beef, 200)));
+}

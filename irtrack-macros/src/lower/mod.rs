@@ -691,9 +691,18 @@ impl Lowerer {
             Stmt::Expr(e, Some(semi)) if !self.mut_borrowed_locals(e).is_empty() => {
                 self.call_statement_with_mut_locals(e, semi)
             }
+            Stmt::Expr(Expr::Macro(m), semi) if Assertion::parse(&m.mac).is_some() => {
+                let tokens = self.assertion(&m.mac);
+                quote!(#tokens #semi)
+            }
             Stmt::Expr(e, semi) => {
                 let l = self.expr_stmt(e);
                 quote!(#l #semi)
+            }
+            Stmt::Macro(m) if Assertion::parse(&m.mac).is_some() => {
+                let tokens = self.assertion(&m.mac);
+                let semi = &m.semi_token;
+                quote!(#tokens #semi)
             }
             Stmt::Macro(m) => {
                 // A statement macro may expand to statements (`let`s, items): keep it as a
@@ -706,6 +715,68 @@ impl Lowerer {
                 let rec = self.record_ref(id, &quote!(()));
                 quote!(#m #rec)
             }
+        }
+    }
+
+    /// `assert!(c, …)`, `assert_eq!(a, b, …)` and their `debug_` and `_ne` forms: the condition
+    /// is recorded (`%c = %a == %b`) and a match guard's node of it (`$(guard)(%c)`), which
+    /// replay, `update` and gradients check like a branch's condition: where it would fail, the
+    /// function panics and has no value, so a program must not give one. `None` for another
+    /// macro as written, for an assertion whose arguments do not parse as expressions.
+    fn assertion(&mut self, mac: &syn::Macro) -> TokenStream {
+        let Some(Assertion {
+            debug,
+            kind,
+            args,
+            rest,
+        }) = Assertion::parse(mac)
+        else {
+            return quote!(#mac);
+        };
+        let arity = args.len();
+        let span = mac.span();
+        let rest = quote!(#(, #rest)*);
+        let ok = private_ident("ok");
+        let path = &mac.path;
+        let body = if arity == 1 {
+            let c = self.expr(&args[0], Ctx::Value);
+            let (ct, cop) = (c.tokens, c.op);
+            let g = self.special("guard".into(), vec![cop], ct, span).tokens;
+            quote!({
+                let #ok: bool = #g;
+                #path!(#ok #rest)
+            })
+        } else {
+            let (l, r) = (private_ident("left"), private_ident("right"));
+            let a = self.expr(&args[0], Ctx::Value);
+            let b = self.expr(&args[1], Ctx::Value);
+            let (at, bt) = (a.tokens, b.tokens);
+            let symbol = if kind == "assert_eq" { "==" } else { "!=" };
+            let (id, cop) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Operator,
+                symbol,
+                vec![a.op, b.op],
+            );
+            let compare = if kind == "assert_eq" {
+                quote!(*#l == *#r)
+            } else {
+                quote!(*#l != *#r)
+            };
+            let c = self.record(id, compare, span);
+            let g = self.special("guard".into(), vec![cop], c, span).tokens;
+            quote!(match (&(#at), &(#bt)) {
+                (#l, #r) => {
+                    let _: bool = #g;
+                    #path!(*#l, *#r #rest)
+                }
+            })
+        };
+        if debug {
+            quote!(if ::core::cfg!(debug_assertions) { #body })
+        } else {
+            body
         }
     }
 
@@ -949,6 +1020,48 @@ impl Lowerer {
             self.bind(ident, op);
         }
         rec
+    }
+}
+
+/// An assertion macro's parts (see `Lowerer::assertion`).
+struct Assertion {
+    /// `debug_assert…!`.
+    debug: bool,
+    /// `assert`, `assert_eq` or `assert_ne`.
+    kind: String,
+    /// The condition, or the two compared values.
+    args: Vec<Expr>,
+    /// The message and its arguments.
+    rest: Vec<Expr>,
+}
+
+impl Assertion {
+    fn parse(mac: &syn::Macro) -> Option<Assertion> {
+        use syn::parse::Parser;
+        let name = mac.path.get_ident()?.to_string();
+        let (debug, kind) = match name.strip_prefix("debug_") {
+            Some(rest) => (true, rest.to_string()),
+            None => (false, name.clone()),
+        };
+        let arity = match kind.as_str() {
+            "assert" => 1,
+            "assert_eq" | "assert_ne" => 2,
+            _ => return None,
+        };
+        let parsed = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated
+            .parse2(mac.tokens.clone())
+            .ok()?;
+        let mut args: Vec<Expr> = parsed.into_iter().collect();
+        if args.len() < arity {
+            return None;
+        }
+        let rest = args.split_off(arity);
+        Some(Assertion {
+            debug,
+            kind,
+            args,
+            rest,
+        })
     }
 }
 

@@ -142,9 +142,9 @@ fn query(q: FloatQuery, x: Scalar) -> Result<Value, EvalError> {
 /// A literal's text read as a value of the scalar type `ty` (`2` as an `f64` where it is added
 /// to one), or `None` when it is not a literal of that type.
 pub fn literal_as(text: &str, ty: ScalarType) -> Option<Value> {
-    use super::literal::{as_f32, as_f64, as_i64};
+    use super::literal::{as_f32, as_f64, as_i128};
     let t = text.trim();
-    let int = || as_i64(t);
+    let int = || as_i128(t);
     Some(value(match ty {
         ScalarType::F64 => Scalar::F64(as_f64(t)?),
         ScalarType::F32 => Scalar::F32(as_f32(t)?),
@@ -156,7 +156,7 @@ pub fn literal_as(text: &str, ty: ScalarType) -> Option<Value> {
         ScalarType::I8 => Scalar::I8(int()?.try_into().ok()?),
         ScalarType::I16 => Scalar::I16(int()?.try_into().ok()?),
         ScalarType::I32 => Scalar::I32(int()?.try_into().ok()?),
-        ScalarType::I64 => Scalar::I64(int()?),
+        ScalarType::I64 => Scalar::I64(int()?.try_into().ok()?),
         ScalarType::Isize => Scalar::Isize(int()?.try_into().ok()?),
         ScalarType::U8 => Scalar::U8(int()?.try_into().ok()?),
         ScalarType::U16 => Scalar::U16(int()?.try_into().ok()?),

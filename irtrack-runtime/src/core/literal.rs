@@ -75,11 +75,17 @@ pub fn as_f32(text: &str) -> Option<f32> {
 
 /// An integer literal's value (`2`, `1_000`, `3i32`, `-1`, `0xff`).
 pub fn as_i64(text: &str) -> Option<i64> {
+    as_i128(text).and_then(|v| i64::try_from(v).ok())
+}
+
+/// An integer literal's value, wide enough for every integer type's (`u64::MAX`, a hash seed
+/// `0xcbf29ce484222325`); `None` for a float literal.
+pub fn as_i128(text: &str) -> Option<i128> {
     let (body, suffix) = split(text);
     if matches!(suffix, Some("f32" | "f64")) {
         return None;
     }
-    int(&body.replace(' ', "")).and_then(|v| i64::try_from(v).ok())
+    int(&body.replace(' ', ""))
 }
 
 /// What a quoted literal is, for its escapes: a `char` or `&str` takes `\u{…}` and `\x00`–`\x7f`,

@@ -425,13 +425,18 @@ impl<'t> NodeRef<'t> {
                         Some(Builtin::VecOf | Builtin::ArrayOf) => {
                             self.raw_value().floats().map(|_| ScalarType::F64)
                         }
+                        // `f64::powi(x, 3)`: the exponent is an `i32`, the rest the output's type.
                         _ if entry.kind == EntryKind::Call => self
                             .trace
                             .store
                             .callees
                             .get(&self.id())
                             .and_then(|c| match c {
-                                Callee::Item(k) if float_fn_of(k.id).is_some() => output,
+                                Callee::Item(key) => match float_fn_of(key.id) {
+                                    Some(FloatFn::Powi) if k == 1 => Some(ScalarType::I32),
+                                    Some(_) => output,
+                                    None => None,
+                                },
                                 _ => None,
                             }),
                         _ => None,
