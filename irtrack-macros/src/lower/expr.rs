@@ -646,8 +646,12 @@ impl Lowerer {
         let path = &s.path;
         let mut ops = Vec::new();
         let mut fields = Vec::new();
+        let mut lent = Vec::new();
         for fv in &s.fields {
             let member = &fv.member;
+            if self.passes_mut_borrow(&fv.expr) {
+                lent.push(ops.len());
+            }
             let v = self.expr(&fv.expr, Ctx::Value);
             ops.push(v.op);
             let t = v.tokens;
@@ -666,7 +670,16 @@ impl Lowerer {
         });
         let tokens = quote!(#qself #path { #(#fields,)* #rest #dot2 });
         let head = format!("{} {{}}", text(path));
-        self.special(head, ops, tokens, s.span())
+        let lowered = self.special(head, ops, tokens, s.span());
+        // A field holding `&mut y` (`Holder { r: &mut y }`): whoever gets the struct may
+        // change `y` through it.
+        if let (false, Operand::Var(_)) = (lent.is_empty(), &lowered.op) {
+            let id = EntryId::from_index(self.ir.entries.len() - 1);
+            for k in lent {
+                self.ir.borrow_mut(id, k);
+            }
+        }
+        lowered
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Lowered {
@@ -986,9 +999,22 @@ impl Lowerer {
         first: usize,
     ) {
         for (k, a) in args.iter().enumerate() {
-            if matches!(unparen(a), Expr::Reference(r) if r.mutability.is_some()) {
+            if self.passes_mut_borrow(a) {
                 self.ir.borrow_mut(id, first + k);
             }
+        }
+    }
+
+    /// Whether `e` passes a `&mut` borrow on: `&mut place` as written, or a local bound to one
+    /// (`let r = &mut y;` then `f(r)`).
+    pub(super) fn passes_mut_borrow(&self, e: &Expr) -> bool {
+        match unparen(e) {
+            Expr::Reference(r) => r.mutability.is_some(),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| p.qself.is_none() && self.mut_refs.contains(&i.to_string())),
+            _ => false,
         }
     }
 
@@ -1171,7 +1197,11 @@ impl Lowerer {
                 && p.path
                     .get_ident()
                     .is_some_and(|i| self.is_local(&i.to_string()));
-            if local && super::is_std_mutating_method(&m.method.to_string()) {
+            // Also `iter_mut`, `as_mut_slice`, `last_mut`, `split_at_mut`, `as_mut`: std's
+            // names for the methods that lend out `&mut` access to the receiver.
+            let name = m.method.to_string();
+            let lends = name.ends_with("_mut") || name == "as_mut" || name.starts_with("as_mut_");
+            if local && (super::is_std_mutating_method(&name) || lends) {
                 self.ir.borrow_mut(id, 0);
             }
         }

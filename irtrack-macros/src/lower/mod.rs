@@ -165,6 +165,9 @@ pub struct Lowerer {
     /// Borrows of a place whose base is a temporary that a `let` extends, other than the
     /// whole initialiser (`let t = (&f(x)[0], 1);`): left as written, with no node.
     unextended: Vec<*const syn::ExprReference>,
+    /// Locals bound to a `&mut` borrow of a local (`let r = &mut y;`): passing one on
+    /// (`f(r)`) passes the borrow, which `FnIr::borrows_mut` notes like `f(&mut y)`.
+    mut_refs: std::collections::BTreeSet<String>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -197,6 +200,7 @@ impl Lowerer {
             hoist: None,
             hoisted: None,
             unextended: Vec::new(),
+            mut_refs: Default::default(),
         }
     }
 
@@ -875,6 +879,13 @@ impl Lowerer {
         let Some(init) = &local.init else {
             return self.local_inner(local);
         };
+        if let Pat::Ident(p) = strip_type(&local.pat) {
+            let name = p.ident.to_string();
+            match &*init.expr {
+                Expr::Reference(r) if r.mutability.is_some() => self.mut_refs.insert(name),
+                _ => self.mut_refs.remove(&name),
+            };
+        }
         // `let s = &v.as_slice()[1..];` extends the temporaries of the place it borrows to the
         // end of the block; read through a reference (`peek(…, &place)`), a temporary base would
         // die with the statement. So the base goes to a hidden local first, and the place is

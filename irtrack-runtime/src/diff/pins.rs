@@ -8,13 +8,14 @@
 
 use super::error::DiffError;
 use super::graph::Graph;
-use crate::core::op::{Builtin, CmpOp, UnOp};
+use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, UnOp};
 use crate::program::{PartInput, Src};
 use crate::view::operation::Operation;
 use std::collections::HashMap;
 
-/// `Err` naming the first guard of `g` that confines the path to one point along the inputs
-/// `wrt`.
+/// `Err` naming the first comparison of `g` that, with those before it, confines the path to one
+/// point along the inputs `wrt` (the comparisons a program keeps decide its guards or its
+/// value; see `grad/sweep/pins.rs` for the forms looked at).
 pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffError> {
     let mut varies = vec![false; g.nodes.len()];
     let input_varies = |k: usize| {
@@ -29,61 +30,63 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         Src::Op(k) => varies.get(*k).copied().unwrap_or(false),
         Src::Const(_) => false,
     };
-    for i in 0..g.nodes.len() {
-        varies[i] = g.nodes[i].args.iter().any(|a| src_varies(&varies, a));
-    }
     // For a pair of sides met at a tie: whether `a ≤ b`, `a ≥ b` were said.
     let mut ties: HashMap<(Key, Key), u8> = HashMap::new();
-    for guard in &g.guards {
-        let mut expected = guard.expected;
-        let mut condition = &guard.condition;
-        // Through negations and the pass-throughs a match guard or binding adds.
-        let compare = loop {
-            let Src::Op(k) = condition else { break None };
-            let node = &g.nodes[*k];
-            match node.op {
-                Operation::Builtin(Builtin::Unary(UnOp::Not)) => expected = !expected,
-                Operation::Builtin(Builtin::Guard | Builtin::Bind | Builtin::Deref) => {}
-                Operation::Builtin(Builtin::Compare(op)) => break Some((op, &node.args)),
-                _ => break None,
-            }
-            match node.args.first() {
-                Some(a) => condition = a,
-                None => break None,
-            }
+    for i in 0..g.nodes.len() {
+        varies[i] = g.nodes[i].args.iter().any(|a| src_varies(&varies, a));
+        let node = &g.nodes[i];
+        // The recorded function's own comparisons: a rule's (a convention's selection at an
+        // edge point, in a derivative differentiated again) decides no path of it.
+        if node.derived {
+            continue;
+        }
+        let Operation::Builtin(Builtin::Compare(op)) = node.op else {
+            continue;
         };
-        let Some((op, args)) = compare else { continue };
-        let [a, b] = args.as_slice() else { continue };
+        let [a, b] = node.args.as_slice() else {
+            continue;
+        };
+        let Some(&held) = node.value.by_value().downcast_ref::<bool>() else {
+            continue;
+        };
         if !(src_varies(&varies, a) || src_varies(&varies, b)) {
             continue;
         }
+        let (ka, kb) = (key(g, a), key(g, b));
         let pinned = match op {
-            CmpOp::Eq => expected,
-            CmpOp::Ne => !expected,
+            CmpOp::Eq | CmpOp::Ne => held == (op == CmpOp::Eq) && ka != kb,
             _ => {
                 let (va, vb) = (g.value(a).as_f64(), g.value(b).as_f64());
                 let tie = matches!((va, vb), (Some(x), Some(y)) if x == y);
                 // At a tie `<` and `>` are false, `<=` and `>=` true: each says `≤` or `≥`.
-                let says = match (op, expected) {
+                let says = match (op, held) {
                     _ if !tie => continue,
                     (CmpOp::Le, true) | (CmpOp::Gt, false) => AT_MOST,
                     (CmpOp::Ge, true) | (CmpOp::Lt, false) => AT_LEAST,
                     _ => continue,
                 };
-                let (ka, kb) = (key(a, va), key(b, vb));
+                let zero = Key::Const(0);
+                let mut known = 0;
+                if kb == zero && va == Some(0.0) {
+                    known |= bound(g, a);
+                }
+                if ka == zero && va == Some(0.0) {
+                    known |= flip(bound(g, b));
+                }
+                let (ka, kb, says) = unnegated(ka, kb, says | known);
                 let (pair, says) = if ka <= kb {
                     ((ka, kb), says)
                 } else {
-                    ((kb, ka), AT_MOST + AT_LEAST - says)
+                    ((kb, ka), flip(says))
                 };
-                let known = ties.entry(pair).or_insert(0);
-                *known |= says;
-                *known == AT_MOST | AT_LEAST
+                let all = ties.entry(pair).or_insert(0);
+                *all |= says;
+                *all == AT_MOST | AT_LEAST
             }
         };
         if pinned {
             return Err(DiffError::PointPath {
-                at: guard.origin.clone(),
+                at: node.origin.clone(),
             });
         }
     }
@@ -93,18 +96,95 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
 const AT_MOST: u8 = 1;
 const AT_LEAST: u8 = 2;
 
-/// A side of a comparison: an input, an operation, or a constant by its value's bits.
+/// The same statement without negations where that can be said: `-x ≤ c` is `x ≥ -c`,
+/// `-x ≤ -y` is `x ≥ y`.
+fn unnegated(a: Key, b: Key, says: u8) -> (Key, Key, u8) {
+    let negate = |k: Key| match k {
+        Key::Input(i, n) => Key::Input(i, !n),
+        Key::Op(i, n) => Key::Op(i, !n),
+        Key::Const(bits) => Key::Const((-f64::from_bits(bits) + 0.0).to_bits()),
+    };
+    let negated = |k: Key| matches!(k, Key::Input(_, true) | Key::Op(_, true));
+    let flips = match (a, b) {
+        (k, Key::Const(_)) | (Key::Const(_), k) => negated(k),
+        _ => negated(a) && negated(b),
+    };
+    if flips {
+        (negate(a), negate(b), flip(says))
+    } else {
+        (a, b, says)
+    }
+}
+
+/// `≤` for `≥` and back.
+fn flip(says: u8) -> u8 {
+    ((says & AT_MOST) << 1) | ((says & AT_LEAST) >> 1)
+}
+
+/// A side of a comparison: an input or an operation (the one it is a copy of, through
+/// bindings, guards and negations, and whether it was negated), or a constant by its value's
+/// bits (`-0.0` read as `0.0`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Key {
-    Input(usize),
-    Op(usize),
+    Input(usize, bool),
+    Op(usize, bool),
     Const(u64),
 }
 
-fn key(s: &Src, value: Option<f64>) -> Key {
-    match s {
-        Src::Input(k) => Key::Input(*k),
-        Src::Op(k) => Key::Op(*k),
-        Src::Const(_) => Key::Const(value.map_or(u64::MAX, f64::to_bits)),
+fn key(g: &Graph, s: &Src) -> Key {
+    let (base, negated) = copied_from(g, s);
+    match base {
+        Src::Input(k) => Key::Input(*k, negated),
+        Src::Op(k) => Key::Op(*k, negated),
+        Src::Const(v) => Key::Const(v.as_f64().map_or(u64::MAX, |x| (x + 0.0).to_bits())),
+    }
+}
+
+/// The source `s` is a copy of, and whether an odd number of negations was met.
+fn copied_from<'g>(g: &'g Graph, mut s: &'g Src) -> (&'g Src, bool) {
+    let mut negated = false;
+    while let Src::Op(k) = s {
+        let node = &g.nodes[*k];
+        match node.op {
+            Operation::Builtin(
+                Builtin::Guard | Builtin::Bind | Builtin::Deref | Builtin::Clone,
+            ) => {}
+            Operation::Builtin(Builtin::Unary(UnOp::Neg)) => negated = !negated,
+            _ => break,
+        }
+        match node.args.first() {
+            Some(a) => s = a,
+            None => break,
+        }
+    }
+    (s, negated)
+}
+
+/// `AT_LEAST` for a value that is never below 0 (`|x|`, `x * x`, `x.powi(2)`, `x.sqrt()`,
+/// `x.hypot(y)`), `AT_MOST` for its negation, else 0.
+fn bound(g: &Graph, s: &Src) -> u8 {
+    let (base, negated) = copied_from(g, s);
+    let Src::Op(k) = base else { return 0 };
+    let node = &g.nodes[*k];
+    let nonnegative = match node.op {
+        Operation::Builtin(Builtin::Method(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot)) => true,
+        Operation::Builtin(Builtin::Method(FloatFn::Powi)) => node
+            .args
+            .get(1)
+            .and_then(|e| g.value(e).as_i64())
+            .is_some_and(|n| n % 2 == 0),
+        Operation::Builtin(Builtin::Binary(BinOp::Mul)) => match node.args.as_slice() {
+            [a, b] => {
+                let (ka, kb) = (key(g, a), key(g, b));
+                ka == kb && !matches!(ka, Key::Const(_))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    match (nonnegative, negated) {
+        (false, _) => 0,
+        (true, false) => AT_LEAST,
+        (true, true) => AT_MOST,
     }
 }

@@ -149,12 +149,14 @@ pub enum Indeterminacy {
         /// The operation whose slope at infinity made the zero.
         zero: Box<Place>,
     },
-    /// The path was taken because an equality of values that depend on the inputs held
-    /// (`if x == 0.0 { return 0.0; }`, `x.to_bits() == ONE_BITS`): that path exists at this
-    /// point only, so its slope need not be the function's (statrs's `erf` returns `0.0` at
-    /// `x == 0.0`, a path of slope 0, where `erf` has the slope 1.128).
+    /// The computation compared values that depend on the inputs and found them equal
+    /// (`if x == 0.0 { return 0.0; }`, `x.to_bits() == ONE_BITS`, a sign test's `else` after
+    /// `x > 0.0` and `x < 0.0` both failed, `x.abs() <= 0.0`, an `Equal` ordering): what it
+    /// does there exists at this point only, so its slope need not be the function's (statrs's
+    /// `erf` returns `0.0` at `x == 0.0`, a path of slope 0, where `erf` has the slope 1.128).
+    /// `at` is the comparison or branch that completed the equality.
     Equality {
-        /// The comparison that held.
+        /// The comparison that said equal (the last one, for orderings).
         condition: Box<Place>,
     },
     /// The operation's slope is 0 only as a limit (taken at an infinite operand or value,
@@ -281,12 +283,13 @@ impl fmt::Display for GradError {
                 cause: Indeterminacy::Equality { condition },
             } => write!(
                 f,
-                "the gradient is indeterminate at {at}: this branch was taken because \
-                 {condition} held, an equality of values that depend on the inputs, so the path \
-                 recorded exists at this point only and its slope need not be the function's \
-                 (a special case `if x == 0.0 {{ return 0.0; }}` has the slope 0 whatever the \
-                 function's is): differentiate at a point off the equality, or write the special \
-                 case so that it agrees with the general formula's slope"
+                "the gradient is indeterminate at {at}: {condition} found values that depend on \
+                 the inputs equal (with the comparisons before it: `x > 0.0` and `x < 0.0` both \
+                 false say `x == 0.0`), so what the computation does there exists at this point \
+                 only and its slope need not be the function's (a special case `if x == 0.0 {{ \
+                 return 0.0; }}` has the slope 0 whatever the function's is): differentiate at a \
+                 point off the equality, or write the special case so that it agrees with the \
+                 general formula's slope"
             ),
             GradError::Indeterminate {
                 at,

@@ -751,6 +751,34 @@ impl<'s> Builder<'s> {
         }
         match class {
             Class::Discrete => {
+                // A comparison of active values that found them equal, or at a tie, may pin
+                // the point (`x > 0.0` and `x < 0.0` both false): the general sweep decides
+                // (`sweep/pins.rs`).
+                // So does one whose recorded value its operands do not give (one of them was
+                // changed after it was recorded).
+                if let Some(Builtin::Compare(op)) = plan.builtin {
+                    let a = self.float_operand(refs, plan, 0);
+                    let b = self.float_operand(refs, plan, 1);
+                    let (Some(a), Some(b)) = (a, b) else {
+                        return None;
+                    };
+                    let now = match op {
+                        CmpOp::Eq => a == b,
+                        CmpOp::Ne => a != b,
+                        CmpOp::Lt => a < b,
+                        CmpOp::Le => a <= b,
+                        CmpOp::Gt => a > b,
+                        CmpOp::Ge => a >= b,
+                    };
+                    let held = store
+                        .value_cow(id)
+                        .by_value()
+                        .downcast_ref::<bool>()
+                        .copied();
+                    if a == b || held != Some(now) {
+                        return None;
+                    }
+                }
                 // Counts and comparisons of active values: constants only when they depend on
                 // them piecewise-constantly.
                 let piecewise = matches!(

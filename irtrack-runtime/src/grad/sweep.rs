@@ -64,6 +64,9 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
+    /// The first comparison of input-dependent floats whose recorded value its recorded
+    /// operands do not give (see `Sweep::comparison_agrees`).
+    disagreeing: Option<NodeId>,
     /// What the orderings of values met at a tie said of them (see [`pins`]).
     ties: pins::Ties,
     /// For each node, the root arguments its value may depend on, as bits (argument `k` is bit
@@ -157,6 +160,7 @@ impl<'s> Sweep<'s> {
             reading: NodeId::NONE,
             pinned: None,
             ties: pins::Ties::new(),
+            disagreeing: None,
             inputs: Vec::new(),
             leaves: Vec::new(),
             is_leaf: Vec::new(),
@@ -283,11 +287,19 @@ impl<'s> Sweep<'s> {
                     self.inputs[source.index()]
                 }
             }
-            _ => self
-                .store
-                .refs_under(id, parent)
-                .filter(|r| !r.is_none())
-                .fold(0, |bits, r| bits | self.inputs[r.index()]),
+            _ => {
+                // An operand the trace did not record (a closure, which may capture any input:
+                // `(0..3).map(|_| c)`) may bring any of them.
+                let unrecorded = self
+                    .store
+                    .entry_under(id, parent)
+                    .is_some_and(|(_, e)| e.operands.contains(&crate::core::ir::Operand::None));
+                let start = if unrecorded { u64::MAX } else { 0 };
+                self.store
+                    .refs_under(id, parent)
+                    .filter(|r| !r.is_none())
+                    .fold(start, |bits, r| bits | self.inputs[r.index()])
+            }
         };
         self.inputs[id.index()] = bits;
         if kind == NodeKind::Return && !parent.is_none() {
@@ -316,10 +328,14 @@ impl<'s> Sweep<'s> {
                     continue;
                 }
             }
-            // A match guard decides a branch that does not refer to it.
-            if node.kind == NodeKind::Special && self.pinned.is_none() {
-                if let Some(condition) = self.pinning_condition(id, parent) {
-                    self.pinned = Some((id, condition));
+            // A comparison that says input-dependent values are equal (`sweep/pins.rs`), or whose
+            // recorded value its recorded operands do not give.
+            if may_pin(store, id, parent) {
+                if self.pinned.is_none() && self.pins_when_evaluated(id) {
+                    self.pinned = Some((id, id));
+                }
+                if self.disagreeing.is_none() && !self.comparison_agrees(id) {
+                    self.disagreeing = Some(id);
                 }
             }
             let leaf = match node.kind {
@@ -365,7 +381,10 @@ impl<'s> Sweep<'s> {
                         }
                     })
             };
-            if matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::NestedCall) {
+            if matches!(
+                node.kind,
+                NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
+            ) {
                 if let Some((ir, _)) = store.entry_under(id, parent) {
                     if ir.has_mut_borrows() {
                         for k in ir.borrows_mut(node.entry as usize) {
@@ -448,7 +467,7 @@ impl<'s> Sweep<'s> {
                 }
                 NodeKind::Jump => {
                     if self.pinned.is_none() {
-                        if let Some(condition) = self.pinning_condition(id, parent) {
+                        if let Some(condition) = self.pinning_match(id, parent) {
                             self.pinned = Some((id, condition));
                         }
                     }
@@ -821,6 +840,22 @@ impl<'s> Sweep<'s> {
     }
 
     fn backward(&mut self) -> Result<(), GradError> {
+        // The path was chosen by a comparison its operands' recorded values contradict.
+        if let Some(c) = self.disagreeing {
+            return Err(GradError::NoRule {
+                callee: self
+                    .site(c)
+                    .map_or_else(|| "?".to_string(), |s| s.describe()),
+                at: self.place(c),
+                reason: Some(
+                    "its recorded value is not what its recorded operands give: an operand was \
+                     changed after it was recorded (in place through a `&mut` borrow, or in the \
+                     file the trace was imported from), so the path it chose is not the one \
+                     these values take"
+                        .to_string(),
+                ),
+            });
+        }
         // A path that exists at one point only has a slope of its own, also where it makes
         // the output a constant (`if x == 0.0 { return 0.0; }`): refused.
         if let Some((jump, condition)) = self.pinned {
@@ -1264,13 +1299,20 @@ impl<'s> Sweep<'s> {
                 });
             }
         }
-        // The zero contributions carry the limit on. A node the sweep cannot differentiate
-        // ends it, as a zero sensitivity always has: its error is not this gradient's.
+        // The zero contributions carry the limit on. A node the sweep cannot differentiate (no
+        // rule, a field of a struct it does not follow, a closure's capture) has a slope it
+        // does not know, which may be infinite: `0 · ?` is refused, where an exact zero would
+        // pass nothing (`t.0 * t.1 * t.2` of `(c, c, c)`, `c = cbrt(x)`, at 0 gave 0 for 1).
         if self
             .carrying(Some(origin), |s| s.differentiate(id, site, dy, out))
             .is_err()
         {
-            out.clear();
+            return Err(GradError::Indeterminate {
+                at: self.place(id),
+                cause: Indeterminacy::Limit {
+                    zero: self.place(origin),
+                },
+            });
         }
         Ok(())
     }
@@ -1701,6 +1743,25 @@ fn slope_overflowed(site: &Site<'_>, n: usize) -> bool {
 fn float_by_value(r: crate::core::op::Receiver) -> bool {
     use crate::core::op::Receiver;
     matches!(r, Receiver::Float | Receiver::Generic)
+}
+
+/// Whether node `id` is a comparison or a float method that compares (`eq`, `partial_cmp`):
+/// what `Sweep::pins_when_evaluated` looks at.
+fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
+    let Some((ir, entry)) = store.entry_under(id, parent) else {
+        return false;
+    };
+    match entry.kind {
+        EntryKind::Operator => matches!(
+            ir.builtin(store.node(id).entry as usize),
+            Some(Builtin::Compare(_))
+        ),
+        EntryKind::MethodCall => matches!(
+            entry.head.as_str(),
+            "eq" | "ne" | "partial_cmp" | "total_cmp"
+        ),
+        _ => false,
+    }
 }
 
 /// Whether a contribution to a vector or array gives some element exactly 0.

@@ -2,33 +2,39 @@
 //! has a slope of its own (`if x == 0.0 { 5.0 * x } else { x.abs() }` is `5x` at 0 only),
 //! which is no derivative of the function: the sweep refuses such a path
 //! ([`Indeterminacy::Equality`](crate::grad::Indeterminacy::Equality)), naming the condition.
-//! Code says "equal" in more ways than `==`, and each is looked at here:
+//! Code says "equal" in many ways, and each is looked at where the comparison is *evaluated*,
+//! whatever its value is used for afterwards (a branch's condition, a `match` on a tuple of
+//! them, `(x > 0.0) == (x < 0.0)`, an integer made from them):
 //!
-//! - an equality that held, or an inequality that did not (`x == 0.0`, `!(x != y)`, `x.eq(&y)`);
-//! - two orderings of the same values that together say equal: `x > 0.0` false, then
-//!   `x < 0.0` false (the `else` of a sign test), or `a >= b && b >= a`;
-//! - a float matched against a literal pattern (`match x { 0.0 => … }`);
-//! - an ordering of floats that was `Equal` deciding a branch (`match x.partial_cmp(&y)`),
-//!   whichever arm it took: the arms may group `Equal` with `Less`, with `Greater`, or with
-//!   neither, and a tie is a point where the path may change.
+//! - an equality of input-dependent values that held, or an inequality that did not
+//!   (`x == 0.0`, `x != y` false, `x.eq(&y)`); `x != x`, a NaN test, is not one;
+//! - orderings of the same values at a tie that together say equal: `x > 0.0` false and
+//!   `x < 0.0` false (a sign test's `else`), `a >= b` and `b >= a`, also through copies of the
+//!   values (bindings, arguments of tracked helpers, negation: `-x > 0.0` is `x < 0.0`);
+//! - one ordering at a tie of a value that cannot be below it (`x.abs() <= 0.0`,
+//!   `x * x > 0.0` false: the special case at 0 of `exprel`);
+//! - an ordering of floats (`partial_cmp`, `total_cmp`) that was `Equal`;
+//! - at a branch: a float matched against a literal pattern (`match x { 0.0 => … }`).
 //!
-//! Orderings are looked at only at a tie (the two sides recorded equal): elsewhere they confine
-//! the path to a half-line, which has a one-sided slope like any branch.
+//! An ordering elsewhere than at a tie confines the path to a half-line, which has a one-sided
+//! slope like any branch. Comparisons are read by the methods' names where the receiver's type
+//! is unknown (an imported trace): this only ever refuses.
 
 use super::{float_by_value, Sweep};
 use crate::core::ids::NodeId;
 use crate::core::ir::EntryKind;
 use crate::core::literal;
-use crate::core::op::{Builtin, CmpOp, UnOp};
+use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, Receiver, UnOp};
 use crate::core::tape::NodeKind;
 use crate::grad::site::Site;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-/// One side of a comparison: a recorded value, or a literal by its value's bits.
+/// One side of a comparison: a recorded value (the node it is a copy of, and whether it was
+/// negated on the way), or a literal by its value's bits (`-0.0` read as `0.0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum Side {
-    Node(u32),
+    Node(u32, bool),
     Literal(u64),
 }
 
@@ -39,68 +45,81 @@ const AT_MOST: u8 = 1;
 const AT_LEAST: u8 = 2;
 
 impl Sweep<'_> {
-    /// The condition that confines the path through branch `id` (with the branches taken before
-    /// it) to one point of the inputs, if one does; `id` is a branch or a match guard.
-    pub(super) fn pinning_condition(&mut self, id: NodeId, parent: NodeId) -> Option<NodeId> {
-        let store = self.store;
-        let (ir, entry) = store.entry_under(id, parent)?;
-        let decided = if entry.kind.is_branch() {
-            if entry.condition.is_none() && entry.control.is_none() {
-                return None;
-            }
-            store.ref_at(id, entry.operands.len())
-        } else if ir.builtin(store.node(id).entry as usize) == Some(Builtin::Guard) {
-            store.ref_at(id, 0)
-        } else {
-            return None;
-        };
-        // Through negations (whichever way `!(x == 0.0)` went, the path depends on whether the
-        // equality held) and the block arguments `&&` and `||` pass their values in.
-        let mut condition = decided;
-        loop {
-            if condition.is_none() {
-                return None;
-            }
-            // A block argument (the value of `a && b`): the value passed to it.
-            if store.node(condition).kind == NodeKind::Argument && self.is_block_argument(condition)
-            {
-                condition = self.argument_source(condition);
-                continue;
-            }
-            let site = Site::new(store, condition)?;
-            if site.builtin() != Some(Builtin::Unary(UnOp::Not)) {
-                break;
-            }
-            condition = site.refs.first().copied()?;
-        }
-        let pinned = self.held_equality(condition)
-            || self.tie_of_orderings(condition)
-            || (entry.kind == EntryKind::JumpIfMatches
-                && self.is_active(condition)
-                && store.value_cow(condition).as_f64().is_some()
-                && point_pattern(&entry.head))
-            || self.equal_ordering(condition);
-        pinned.then_some(condition)
-    }
-
-    /// Whether `condition` is an equality of input-dependent values that held (`x == 0.0` true,
-    /// `x != y` false, also of a float's bits). `x != x` (a NaN test) holds wherever `x` is a
-    /// number, and is not one.
-    fn held_equality(&self, condition: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, condition) else {
+    /// Whether evaluating node `id` (a comparison, an ordering of floats) says that
+    /// input-dependent values are equal at this point, with what was said before.
+    pub(super) fn pins_when_evaluated(&mut self, id: NodeId) -> bool {
+        let Some(site) = Site::new(self.store, id) else {
             return false;
         };
-        // `==` and `!=`, or `eq`/`ne` called on a float.
-        let float_method = |name: &str| {
-            site.kind() == EntryKind::MethodCall
-                && site.head() == name
-                && float_by_value(site.receiver())
+        if self.held_equality(&site) || self.tie_of_orderings(&site) {
+            return true;
+        }
+        // `x.partial_cmp(&y)` or `x.total_cmp(&y)` that was `Equal`.
+        let value = site.output();
+        let value = value.by_value();
+        // Kept as text (an imported trace): read as written, which only ever refuses.
+        let equal = value.downcast_ref::<Ordering>() == Some(&Ordering::Equal)
+            || value.downcast_ref::<Option<Ordering>>() == Some(&Some(Ordering::Equal))
+            || (value.is_text() && matches!(value.to_string().as_str(), "Equal" | "Some(Equal)"));
+        equal && self.float_method(&site, &["partial_cmp", "total_cmp"])
+    }
+
+    /// Whether comparison node `id` of input-dependent floats gave what its recorded operands
+    /// give: where it did not, an operand was changed after it was recorded (in place, or in
+    /// the file an imported trace was read from), and the path it chose is not the one its
+    /// operands' values take.
+    pub(super) fn comparison_agrees(&self, id: NodeId) -> bool {
+        let Some(site) = Site::new(self.store, id) else {
+            return true;
         };
+        let Some(Builtin::Compare(op)) = site.builtin() else {
+            return true;
+        };
+        if site.len() != 2 || !site.refs.iter().take(2).any(|&r| self.is_active(r)) {
+            return true;
+        }
+        let (Some(a), Some(b)) = (site.scalar(0), site.scalar(1)) else {
+            return true;
+        };
+        let Some(&held) = site.output().by_value().downcast_ref::<bool>() else {
+            return true;
+        };
+        let now = match op {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        };
+        now == held
+    }
+
+    /// The condition that confines the path through branch `id` to one point of the inputs by
+    /// what the branch itself tests, if it does: a float matched against a literal pattern.
+    pub(super) fn pinning_match(&mut self, id: NodeId, parent: NodeId) -> Option<NodeId> {
+        let store = self.store;
+        let (_, entry) = store.entry_under(id, parent)?;
+        if entry.kind != EntryKind::JumpIfMatches {
+            return None;
+        }
+        let scrutinee = store.ref_at(id, entry.operands.len());
+        let pinned = !scrutinee.is_none()
+            && self.is_active(scrutinee)
+            && store.value_cow(scrutinee).as_f64().is_some()
+            && point_pattern(&entry.head);
+        pinned.then_some(scrutinee)
+    }
+
+    /// Whether `site` is an equality of input-dependent values that held (`x == 0.0` true,
+    /// `x != y` false, also of a float's bits). `x != x` (a NaN test) holds wherever `x` is a
+    /// number, and is not one.
+    fn held_equality(&self, site: &Site<'_>) -> bool {
         let equal_when = match site.builtin() {
             Some(Builtin::Compare(CmpOp::Eq)) => true,
             Some(Builtin::Compare(CmpOp::Ne)) => false,
-            _ if float_method("eq") => true,
-            _ if float_method("ne") => false,
+            _ if self.float_method(site, &["eq"]) => true,
+            _ if self.float_method(site, &["ne"]) => false,
             _ => return false,
         };
         let value = site.output();
@@ -114,13 +133,10 @@ impl Sweep<'_> {
         self.depends(a) || self.depends(b)
     }
 
-    /// Whether `condition` is an ordering (`<`, `<=`, `>`, `>=`) of floats, one of them
-    /// input-dependent, met at a tie, that with an ordering of the same sides met before says
-    /// they are equal.
-    fn tie_of_orderings(&mut self, condition: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, condition) else {
-            return false;
-        };
+    /// Whether `site` is an ordering (`<`, `<=`, `>`, `>=`) of floats, one of them
+    /// input-dependent, at a tie, that with an ordering of the same sides met before (or with
+    /// what one side is: `|x|` is never below 0) says they are equal.
+    fn tie_of_orderings(&mut self, site: &Site<'_>) -> bool {
         let Some(Builtin::Compare(op)) = site.builtin() else {
             return false;
         };
@@ -131,7 +147,7 @@ impl Sweep<'_> {
         if !(self.is_active(ra) || self.is_active(rb)) {
             return false;
         }
-        let (Some((a, va)), Some((b, vb))) = (self.side(&site, 0), self.side(&site, 1)) else {
+        let (Some((a, va)), Some((b, vb))) = (self.side(site, 0), self.side(site, 1)) else {
             return false;
         };
         if va != vb || va.is_nan() {
@@ -146,85 +162,152 @@ impl Sweep<'_> {
             (CmpOp::Ge, true) | (CmpOp::Lt, false) => AT_LEAST,
             _ => return false,
         };
+        // What a side is bounded by: a value that is never below (above) 0 is at least (at
+        // most) 0 on both sides of the point.
+        let bound = |s: Side, r: NodeId| match (s, self.sign_of(r)) {
+            (Side::Node(..), Some(true)) => AT_LEAST,
+            (Side::Node(..), Some(false)) => AT_MOST,
+            _ => 0,
+        };
+        let zero = Side::Literal(0);
+        let mut known = 0;
+        if b == zero && va == 0.0 {
+            known |= bound(a, ra);
+        }
+        if a == zero && va == 0.0 {
+            known |= flip(bound(b, rb));
+        }
+        let (a, b, says) = unnegated(a, b, says | known);
         let (key, says) = if a <= b {
             ((a, b), says)
         } else {
-            ((b, a), AT_MOST + AT_LEAST - says)
+            ((b, a), flip(says))
         };
-        let known = self.ties.entry(key).or_insert(0);
-        *known |= says;
-        *known == AT_MOST | AT_LEAST
+        let all = self.ties.entry(key).or_insert(0);
+        *all |= says;
+        *all == AT_MOST | AT_LEAST
     }
 
-    /// Whether `condition` (a match's scrutinee, through `unwrap` and bindings) is an ordering
-    /// of floats (`partial_cmp`, `total_cmp`) one of which depends on the inputs, and was
-    /// `Equal`.
-    fn equal_ordering(&self, condition: NodeId) -> bool {
-        let value = self.store.value_cow(condition);
-        let value = value.by_value();
-        let equal = value.downcast_ref::<Ordering>() == Some(&Ordering::Equal)
-            || value.downcast_ref::<Option<Ordering>>() == Some(&Some(Ordering::Equal));
-        if !equal {
-            return false;
+    /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`: `|x|`,
+    /// `x * x`, `x.powi(2)`, `x.sqrt()`, `x.hypot(y)`), or above it (`Some(false)`: their
+    /// negations), through copies.
+    fn sign_of(&self, r: NodeId) -> Option<bool> {
+        let (base, negated) = self.copied_from(r);
+        let site = Site::new(self.store, base)?;
+        let nonnegative = match site.builtin()? {
+            Builtin::Method(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot) => true,
+            Builtin::Method(FloatFn::Powi) => site.integer(1).is_some_and(|n| n % 2 == 0),
+            Builtin::Binary(BinOp::Mul) => {
+                site.refs.len() >= 2
+                    && !site.refs[0].is_none()
+                    && self.copied_from(site.refs[0]) == self.copied_from(site.refs[1])
+            }
+            _ => false,
+        };
+        // A method by its name is the float method only where the receiver is known to be a
+        // float (as for the rules).
+        let method = matches!(site.builtin(), Some(Builtin::Method(_)));
+        if method && !float_by_value(site.receiver()) && site.receiver() != Receiver::FloatRef {
+            return None;
         }
-        let mut at = condition;
-        for _ in 0..8 {
-            let Some(site) = Site::new(self.store, at) else {
-                return false;
-            };
-            let passes = matches!(
-                site.builtin(),
-                Some(Builtin::Bind | Builtin::Deref | Builtin::Clone)
-            ) || (site.kind() == EntryKind::MethodCall
-                && matches!(site.head(), "unwrap" | "expect"));
-            if passes {
-                match site.refs.first() {
-                    Some(&r) if !r.is_none() => at = r,
-                    _ => return false,
+        nonnegative.then_some(!negated)
+    }
+
+    /// Side `k` of a comparison and its value as an `f64`: a recorded float (named by the node
+    /// it is a copy of: each guard of a `match` binds the scrutinee anew, a helper's argument
+    /// is its caller's operand), or a literal read as the type of the other side (`0.1`
+    /// against an `f32` is `0.1f32`).
+    fn side(&self, site: &Site<'_>, k: usize) -> Option<(Side, f64)> {
+        let r = *site.refs.get(k)?;
+        if !r.is_none() {
+            let (base, negated) = self.copied_from(r);
+            return Some((Side::Node(base.0, negated), site.value(k)?.as_f64()?));
+        }
+        side_literal(site, k)
+    }
+
+    /// The node `r` is a copy of, through bindings, dereferences, clones, block arguments,
+    /// a tracked function's arguments and negations, and whether an odd number of negations
+    /// was met.
+    fn copied_from(&self, mut r: NodeId) -> (NodeId, bool) {
+        let mut negated = false;
+        for _ in 0..64 {
+            if r.is_none() {
+                break;
+            }
+            if self.store.node(r).kind == NodeKind::Argument {
+                let source = self.argument_source(r);
+                if source.is_none() {
+                    break;
                 }
+                r = source;
                 continue;
             }
-            return site.kind() == EntryKind::MethodCall
-                && matches!(site.head(), "partial_cmp" | "total_cmp")
-                && float_by_value(site.receiver())
-                && site.refs.iter().take(2).any(|&r| self.depends(r));
+            let Some(site) = Site::new(self.store, r) else {
+                break;
+            };
+            let next = match site.builtin() {
+                Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) if site.len() == 1 => {
+                    site.refs.first().copied()
+                }
+                Some(Builtin::Unary(UnOp::Neg)) => {
+                    negated = !negated;
+                    site.refs.first().copied()
+                }
+                _ => None,
+            };
+            match next {
+                Some(s) if !s.is_none() => r = s,
+                _ => break,
+            }
         }
-        false
+        (r, negated)
+    }
+
+    /// Whether `site` calls one of the float methods `names` on a float (by its receiver's
+    /// type, or where that is unknown, by the recorded receiver's value).
+    fn float_method(&self, site: &Site<'_>, names: &[&str]) -> bool {
+        if site.kind() != EntryKind::MethodCall || !names.contains(&site.head()) {
+            return false;
+        }
+        let float = match site.receiver() {
+            Receiver::Float | Receiver::Generic | Receiver::FloatRef => true,
+            Receiver::Unknown => site
+                .value(0)
+                .is_some_and(|v| v.by_value().as_f64().is_some()),
+            Receiver::Other => false,
+        };
+        float && site.refs.iter().take(2).any(|&r| self.depends(r))
     }
 
     /// Whether `r` is a recorded value that depends on the inputs.
     fn depends(&self, r: NodeId) -> bool {
         !r.is_none() && (self.active[r.index()] || self.taint[r.index()] != u32::MAX)
     }
+}
 
-    /// Side `k` of a comparison and its value as an `f64`: a recorded float (named by the node
-    /// it is a copy of: each guard of a `match` binds the scrutinee anew), or a literal read as
-    /// the type of the other side (`0.1` against an `f32` is `0.1f32`).
-    fn side(&self, site: &Site<'_>, k: usize) -> Option<(Side, f64)> {
-        let r = *site.refs.get(k)?;
-        if !r.is_none() {
-            return Some((Side::Node(self.copied_from(r).0), site.value(k)?.as_f64()?));
-        }
-        side_literal(site, k)
+/// The same statement about sides without negations where that can be said: `-x ≤ c` is
+/// `x ≥ -c`, `-x ≤ -y` is `x ≥ y`.
+fn unnegated(a: Side, b: Side, says: u8) -> (Side, Side, u8) {
+    let negate = |s: Side| match s {
+        Side::Node(n, neg) => Side::Node(n, !neg),
+        Side::Literal(bits) => Side::Literal((-f64::from_bits(bits) + 0.0).to_bits()),
+    };
+    let negated = |s: Side| matches!(s, Side::Node(_, true));
+    let flips = match (a, b) {
+        (Side::Node(_, true), Side::Literal(_)) | (Side::Literal(_), Side::Node(_, true)) => true,
+        _ => negated(a) && negated(b),
+    };
+    if flips {
+        (negate(a), negate(b), flip(says))
+    } else {
+        (a, b, says)
     }
+}
 
-    /// The node `r` is a copy of, through bindings, dereferences and clones.
-    fn copied_from(&self, mut r: NodeId) -> NodeId {
-        for _ in 0..16 {
-            let Some(site) = Site::new(self.store, r) else {
-                break;
-            };
-            let copies = matches!(
-                site.builtin(),
-                Some(Builtin::Bind | Builtin::Deref | Builtin::Clone)
-            );
-            match site.refs.first() {
-                Some(&s) if copies && site.len() == 1 && !s.is_none() => r = s,
-                _ => break,
-            }
-        }
-        r
-    }
+/// `≤` for `≥` and back (both and neither stay).
+fn flip(says: u8) -> u8 {
+    ((says & AT_MOST) << 1) | ((says & AT_LEAST) >> 1)
 }
 
 /// A literal side of a comparison (see [`Sweep::side`]).
@@ -238,7 +321,8 @@ fn side_literal(site: &Site<'_>, k: usize) -> Option<(Side, f64)> {
     } else {
         literal::as_f64(text)?
     };
-    Some((Side::Literal(v.to_bits()), v))
+    // `-0.0` is `0.0` to a comparison.
+    Some((Side::Literal((v + 0.0).to_bits()), v))
 }
 
 /// Whether a pattern matches a float at isolated points only: literals and named constants
@@ -257,7 +341,7 @@ fn point_pattern(pattern: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::point_pattern;
+    use super::{flip, point_pattern, AT_LEAST, AT_MOST};
 
     #[test]
     fn point_patterns() {
@@ -267,5 +351,13 @@ mod tests {
         for p in ["n", "_", "0.0..=1.0", "..0.0", "x if x > 0.0", "0.0 | n"] {
             assert!(!point_pattern(p), "{p}");
         }
+    }
+
+    #[test]
+    fn flips() {
+        assert_eq!(flip(AT_MOST), AT_LEAST);
+        assert_eq!(flip(AT_LEAST), AT_MOST);
+        assert_eq!(flip(AT_MOST | AT_LEAST), AT_MOST | AT_LEAST);
+        assert_eq!(flip(0), 0);
     }
 }
