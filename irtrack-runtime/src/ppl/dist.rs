@@ -535,7 +535,9 @@ fn gamma_log_density(k: f64, theta: f64, x: f64) -> f64 {
     if x.is_nan() {
         return f64::NAN;
     }
-    if x < 0.0 {
+    // Below the support, and at its infinite end, where the density's limit is 0 (the terms
+    // `(k - 1) ln y` and `-y` would make `∞ - ∞`).
+    if x < 0.0 || x == f64::INFINITY {
         return f64::NEG_INFINITY;
     }
     if x == 0.0 {
@@ -1026,7 +1028,9 @@ impl Distribution for MvNormal {
         if x.iter().any(|v| v.is_nan()) {
             return f64::NAN;
         }
-        if x.len() != n {
+        // An infinite coordinate is infinitely far in the metric of a positive definite
+        // covariance: the density's limit is 0 (the triangular solve would make `∞ - ∞`).
+        if x.len() != n || x.iter().any(|v| v.is_infinite()) {
             return f64::NEG_INFINITY;
         }
         // Solve L y = x - mean; the quadratic form is |y|².

@@ -53,6 +53,13 @@ pub enum PplError {
     },
     /// A log-density came out NaN (a NaN value).
     NotANumber(Address),
+    /// A log-weight given to [`factor`](super::factor) was NaN (`factor(x.ln())` at `x < 0`):
+    /// the `call`-th call of `factor` in the run, from 0. A NaN weight would be no weight; it
+    /// was read as `+∞` before, putting all of an importance sampler's mass on such traces.
+    NotANumberFactor {
+        /// Which call of `factor`, from 0.
+        call: usize,
+    },
     /// A weight or score is `∞ - ∞` (a density with a pole and an impossible value in one
     /// trace).
     UndefinedWeight,
@@ -150,6 +157,11 @@ impl fmt::Display for PplError {
                  `{expected}`"
             ),
             PplError::NotANumber(a) => write!(f, "the log-density of `{a}` is NaN"),
+            PplError::NotANumberFactor { call } => write!(
+                f,
+                "the log-weight given to `factor` (call {call} of the run) is NaN: keep what it \
+                 is computed from in its domain (return -∞ for an impossible point)"
+            ),
             PplError::UndefinedWeight => f.write_str(
                 "the weight is ∞ - ∞: one trace holds both an impossible value and a value at a \
                  pole of its density",

@@ -61,8 +61,11 @@ impl LogSum {
         self.neg
     }
 
-    /// The sum; `Err` for `∞ - ∞`.
+    /// The sum; `Err` for `∞ - ∞`, and for a NaN term (no weight, never read as `+∞`).
     pub(crate) fn value(&self) -> Result<f64, PplError> {
+        if self.finite.is_nan() {
+            return Err(PplError::UndefinedWeight);
+        }
         match (self.pos, self.neg) {
             (true, true) => Err(PplError::UndefinedWeight),
             (true, false) => Ok(f64::INFINITY),
@@ -239,7 +242,13 @@ impl Run {
         let constraints = self.constraints.clone();
         let constraint = constraints.as_ref().and_then(|c| c.value_at(&address));
         let previous = self.previous.clone();
-        let prev = previous.as_ref().and_then(|p| p.get(&address));
+        // A previous choice of another type at this address (`x ~ Normal` on one path,
+        // `x ~ Bernoulli` on another) is not this choice: it is left unvisited (removed, its
+        // value discarded) and this one is new.
+        let prev = previous
+            .as_ref()
+            .and_then(|p| p.get(&address))
+            .filter(|(_, p)| typed::<D::Value>(&p.value).is_some());
         // Data (observed values, `generate`'s constraints) is never drawn again.
         let selected = self.mode == Mode::Regenerate
             && prev.is_some_and(|(_, p)| p.origin == Origin::Latent)
@@ -554,6 +563,11 @@ pub fn factor(log_weight: f64) {
     RUNS.with(|runs| {
         if let Ok(mut runs) = runs.try_borrow_mut() {
             if let Some(run) = runs.last_mut() {
+                if log_weight.is_nan() && run.error.is_none() {
+                    run.error = Some(PplError::NotANumberFactor {
+                        call: run.factor_calls,
+                    });
+                }
                 run.factors.add(log_weight);
                 run.factor_calls += 1;
                 run.score.add(log_weight);
@@ -636,8 +650,21 @@ impl Context for PplContext {
             let pending = std::mem::take(&mut run.pending);
             if let [i] = pending[..] {
                 let c = &run.choices.list[i];
-                let own = same_value(node.value(), &c.value)
-                    || (c.origin == Origin::Observed && node.value().is_unit());
+                // The node is the choice only if it is the call of `sample`, `observe` or
+                // `draw` itself: an untracked helper that makes one choice and returns a value
+                // equal to it (`fn wide(d) -> f64 { sample("x", Normal::new(d.mu, 2.0 *
+                // d.sigma)) }`, `sample("z", d).max(0.0)` at z > 0) is not, and taking it for
+                // one scored and updated the choice under the helper's arguments.
+                let entry_point = node
+                    .function_name()
+                    .and_then(|name| name.rsplit("::").next())
+                    .is_some_and(|name| {
+                        let name = name.split('<').next().unwrap_or(name).trim();
+                        matches!(name, "sample" | "observe" | "draw")
+                    });
+                let own = entry_point
+                    && (same_value(node.value(), &c.value)
+                        || (c.origin == Origin::Observed && node.value().is_unit()));
                 if own {
                     node.set("address", c.address.to_string());
                     node.set("distribution", c.dist.to_string());
