@@ -694,3 +694,56 @@ fn repro_22_unmet_where_self_method_opts_out() {
         .find(|c| c.function_name() == Some("plain"));
     assert_eq!(call.map(|c| c.kind()), Some(NodeKind::NestedCall));
 }
+
+#[allow(unused_mut, unused_variables, unused_assignments, clippy::never_loop)]
+#[tracked]
+fn shadowed_in_a_loop(v: Vec<f64>, x: f64) -> f64 {
+    let mut count: i64 = {
+        let mut i: i64 = 0;
+        loop {
+            if i >= 3 {
+                break 1;
+            }
+            i += 1;
+            // A `let` of the name of a variable the loop carries (it assigns `x` below, the
+            // inner one): the exit must get the outer `x`.
+            let mut x: i64 = 1;
+            x = 1;
+            break 1;
+        }
+    };
+    x
+}
+
+#[allow(unused_assignments)]
+#[tracked]
+fn shadowed_after_an_assignment(x: f64) -> f64 {
+    let mut y = x;
+    let mut i = 0;
+    while i < 2 {
+        y = 3.0 * x;
+        let y = 9.0;
+        i += 1;
+        if y > 100.0 {
+            break;
+        }
+    }
+    y * x
+}
+
+/// Bug 23 (the random-program tester, seed 32, unit 1848): a loop's exit passed, for a
+/// variable it carries, the operand of a `let` of the same name in its body (the loop's scan
+/// takes `x = 1` for an assignment of the outer `x`): the trace returned the inner `1` for
+/// `x`, and the gradient was 0 for 1. The jumps of a loop now pass the bindings visible where
+/// it began.
+#[test]
+fn repro_23_a_name_shadowed_in_a_loop_body() {
+    let g = irtrack::gradient(shadowed_in_a_loop, (vec![-0.37], -2.65)).unwrap();
+    assert_eq!(g.scalars()[1], Some(1.0));
+    let g = irtrack::gradient(shadowed_after_an_assignment, (1.5,)).unwrap();
+    assert_eq!(g.scalars(), [Some(6.0 * 1.5)]);
+    track_output(shadowed_in_a_loop, (vec![1.0], 2.0))
+        .1
+        .verify()
+        .unwrap();
+}

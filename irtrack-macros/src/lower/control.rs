@@ -464,7 +464,9 @@ impl Lowerer {
         let header_args = self.block_args(header, &carried);
         let enter_tokens = self.jump_with_args(enter, &header_args, None);
         let deferred = self.deferred_in(body);
+        let depth = self.scopes.len();
         self.loops.push(LoopCtx {
+            depth,
             label: label_name,
             header,
             exit: 0,
@@ -533,15 +535,12 @@ impl Lowerer {
         let ctx = self.loops.last().expect("open loop");
         let (header, carried) = (ctx.header, ctx.carried.clone());
         let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
-        let j = self.ir.branch(
-            self.block,
-            Kind::Jump,
-            header,
-            self.ops_of(&vars),
-            Operand::None,
-            "",
-        );
-        self.jump_with_args(j, &carried, None)
+        let k = self.loops.len() - 1;
+        let ops = self.ops_for_loop(k, &vars);
+        let j = self
+            .ir
+            .branch(self.block, Kind::Jump, header, ops, Operand::None, "");
+        self.jump_with_args_in(j, &carried, None, Some(self.loops[k].depth))
     }
 
     /// After the loop, variables hold the exit block's arguments (or the header's, when the
@@ -777,7 +776,9 @@ impl Lowerer {
             self.ir
                 .define(exit, Slot::Arg, Kind::Argument, "value", vec![])
         });
+        let depth = self.scopes.len();
         self.loops.push(super::LoopCtx {
+            depth,
             label: Some(label.name.ident.to_string()),
             header: 0,
             exit,
@@ -800,7 +801,7 @@ impl Lowerer {
             quote!(#(#attrs)* #label { #inner })
         } else {
             self.note_deferred_exit(k);
-            let mut ops = self.ops_of(&vars);
+            let mut ops = self.ops_for_loop(k, &vars);
             if with_value {
                 ops.push(op);
             }
@@ -810,7 +811,9 @@ impl Lowerer {
             let v = private_ident("__irtrack_value");
             match value_arg {
                 Some((vid, _)) => {
-                    let jump = self.jump_with_args(j, &pairs, Some((vid, &v.to_token_stream())));
+                    let depth = Some(self.loops[k].depth);
+                    let v_tokens = v.to_token_stream();
+                    let jump = self.jump_with_args_in(j, &pairs, Some((vid, &v_tokens)), depth);
                     quote!(#(#attrs)* #label { let #v = { #inner }; #jump #v })
                 }
                 None => {
@@ -939,7 +942,7 @@ impl Lowerer {
             (ctx.exit, ctx.exit_args.clone(), ctx.exit_value.clone())
         };
         let vars: Vec<syn::Ident> = exit_args.iter().map(|(i, _)| i.clone()).collect();
-        let mut ops = self.ops_of(&vars);
+        let mut ops = self.ops_for_loop(k, &vars);
         if let (Some(v), Some(_)) = (&value, &exit_value) {
             ops.push(v.op.clone());
         }
@@ -951,16 +954,18 @@ impl Lowerer {
             (Some(v), Some((vid, _))) => {
                 let vi = private_ident("__irtrack_value");
                 let vt = v.tokens;
-                let jump = self.jump_with_args(j, &exit_args, Some((vid, &vi.to_token_stream())));
+                let depth = Some(self.loops[k].depth);
+                let vi_tokens = vi.to_token_stream();
+                let jump = self.jump_with_args_in(j, &exit_args, Some((vid, &vi_tokens)), depth);
                 quote!({ let #vi = #vt; #jump break #label #vi })
             }
             (Some(v), None) => {
-                let jump = self.jump_with_args(j, &exit_args, None);
+                let jump = self.jump_with_args_in(j, &exit_args, None, Some(self.loops[k].depth));
                 let vt = v.tokens;
                 quote!({ #jump break #label #vt })
             }
             (None, _) => {
-                let jump = self.jump_with_args(j, &exit_args, None);
+                let jump = self.jump_with_args_in(j, &exit_args, None, Some(self.loops[k].depth));
                 quote!({ #jump break #label })
             }
         };
@@ -981,15 +986,11 @@ impl Lowerer {
         };
         let (header, carried) = (self.loops[k].header, self.loops[k].carried.clone());
         let vars: Vec<syn::Ident> = carried.iter().map(|(i, _)| i.clone()).collect();
-        let j = self.ir.branch(
-            self.block,
-            Kind::Jump,
-            header,
-            self.ops_of(&vars),
-            Operand::None,
-            "",
-        );
-        let jump = self.jump_with_args(j, &carried, None);
+        let ops = self.ops_for_loop(k, &vars);
+        let j = self
+            .ir
+            .branch(self.block, Kind::Jump, header, ops, Operand::None, "");
+        let jump = self.jump_with_args_in(j, &carried, None, Some(self.loops[k].depth));
         let label = &c.label;
         Lowered {
             tokens: quote!({ #jump continue #label }),

@@ -48,6 +48,9 @@ struct LoopCtx {
     deferred_init: Vec<bool>,
     /// The deferred variables every way out initialises: exit arguments after the carried ones.
     exit_deferred: Vec<syn::Ident>,
+    /// How many scopes were open when the loop began: its carried variables are bound in
+    /// them, whatever the body declares later under the same names.
+    depth: usize,
 }
 
 /// What a dry run of the lowering changes, to undo it (see [`Lowerer::dry_run`]).
@@ -376,6 +379,33 @@ impl Lowerer {
         }
     }
 
+    /// Whether the innermost binding of `name` is in a scope from `depth` on while one in the
+    /// first `depth` scopes has the name too.
+    fn shadowed_below(&self, name: &str, depth: usize) -> bool {
+        let depth = depth.min(self.scopes.len());
+        let has = |s: &Vec<Local>| s.iter().any(|l| l.ident == name);
+        self.scopes[depth..].iter().any(has) && self.scopes[..depth].iter().any(has)
+    }
+
+    /// The operands of `vars` as loop `k` carries them: the bindings visible where the loop
+    /// began, not a `let` of the same name in its body (`loop { let mut x = 1; break; }`
+    /// passes the outer `x` to the exit).
+    fn ops_for_loop(&self, k: usize, vars: &[syn::Ident]) -> Vec<Operand> {
+        let depth = self.loops[k].depth.min(self.scopes.len());
+        vars.iter()
+            .map(|v| {
+                let name = v.to_string();
+                self.scopes[..depth]
+                    .iter()
+                    .rev()
+                    .flat_map(|s| s.iter().rev())
+                    .find(|l| l.ident == name)
+                    .map(|l| l.op.clone())
+                    .unwrap_or(Operand::None)
+            })
+            .collect()
+    }
+
     fn ops_of(&self, vars: &[syn::Ident]) -> Vec<Operand> {
         vars.iter()
             .map(|v| {
@@ -527,6 +557,19 @@ impl Lowerer {
         args: &[(syn::Ident, EntryId)],
         value: Option<(EntryId, &TokenStream)>,
     ) -> TokenStream {
+        self.jump_with_args_in(id, args, value, None)
+    }
+
+    /// [`Lowerer::jump_with_args`] for a jump of a loop whose carried variables were bound in
+    /// the first `depth` scopes: a `let` of the same name in the body shadows one where the
+    /// jump is, and the value the jump passes for it is its operand, not what the name reads.
+    fn jump_with_args_in(
+        &self,
+        id: EntryId,
+        args: &[(syn::Ident, EntryId)],
+        value: Option<(EntryId, &TokenStream)>,
+        depth: Option<usize>,
+    ) -> TokenStream {
         let f = frame();
         let passed = &self.ir.entries[id.index()].operands;
         let literal = |n: usize| matches!(passed.get(n), Some(Operand::Const(_)));
@@ -546,8 +589,17 @@ impl Lowerer {
             let site = self.ir.site(*arg);
             if literal(n) {
                 let rich = self.rich(ident.span());
+                // The name may be shadowed where the jump is (a loop's variable, and a `let` of
+                // the same name in its body): the value passed is the literal the jump's
+                // operand is, not what the name reads here.
+                let shadowed = depth.is_some_and(|d| self.shadowed_below(&ident.to_string(), d));
+                let value = match (shadowed, passed.get(n)) {
+                    (true, Some(Operand::Const(text))) => syn::parse_str::<Expr>(text)
+                        .map_or_else(|_| quote!(#ident), |e| quote!((#e))),
+                    _ => quote!(#ident),
+                };
                 out.extend(
-                    quote_spanned! {ident.span()=> (#rich #f.block_value(#site, &#ident)).rec(); },
+                    quote_spanned! {ident.span()=> (#rich #f.block_value(#site, &#value)).rec(); },
                 );
             } else {
                 let n = proc_macro2::Literal::usize_unsuffixed(n);
