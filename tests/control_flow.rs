@@ -422,7 +422,8 @@ fn what_a_trace_of_a_switch_or_loop_cannot_do_is_a_typed_error() {
     let back = irtrack::Trace::from_json(&track(grow, (30.0, 10)).to_json()).unwrap();
     let e = Program::from_trace(&back, &[Dynamic, Dynamic]).unwrap_err();
     assert!(e.to_string().contains("a `while_loop` read back"), "{e}");
-    // Gradients do not pass through a switch's arguments yet: an error, not a zero.
-    let e = irtrack::gradient(routed, (1, 2.0)).unwrap_err();
-    assert!(matches!(e, irtrack::GradError::NoRule { .. }), "{e}");
+    // A gradient passes through a switch's arguments (a tuple's parts, `grad/parts.rs`):
+    // `long` is `100 x`.
+    let g = irtrack::gradient(routed, (1, 2.0)).unwrap();
+    assert_eq!(g.scalars(), [None, Some(100.0)]);
 }

@@ -39,6 +39,9 @@ pub struct IrBuilder {
     pub generic: bool,
     /// The (entry, operand) pairs passed by `&mut`: see [`FnIr::borrows_mut`].
     pub mut_borrows: Vec<(usize, usize)>,
+    /// The pattern bindings that bind a part of a tuple, with its path: see
+    /// [`FnIr::bind_path`].
+    pub bind_paths: Vec<(usize, String)>,
 }
 
 impl IrBuilder {
@@ -49,6 +52,7 @@ impl IrBuilder {
             block_count: 1,
             generic: false,
             mut_borrows: Vec::new(),
+            bind_paths: Vec::new(),
         }
     }
 
@@ -132,6 +136,12 @@ impl IrBuilder {
         }
     }
 
+    /// Notes that the binding `id` binds the part of its operand at `path` (`"1"` for `b` in
+    /// `let (a, b) = t`).
+    pub fn bind_path(&mut self, id: EntryId, path: String) {
+        self.bind_paths.push((id.index(), path));
+    }
+
     /// Notes that call `id` passes its operand `k` by `&mut` as written.
     pub fn borrow_mut(&mut self, id: EntryId, k: usize) {
         self.mut_borrows.push((id.index(), k));
@@ -161,6 +171,9 @@ impl IrBuilder {
         for &(e, k) in &self.mut_borrows {
             ir.set_borrows_mut(e, k);
         }
+        for (e, path) in &self.bind_paths {
+            ir.set_bind_path(*e, path.clone());
+        }
         let text = ir.encode();
         // The static sits in a block behind a hygienic local, so the user's code cannot name it.
         Ok(quote! {
@@ -189,6 +202,9 @@ impl IrBuilder {
         ir.set_generic(self.generic);
         for &(e, k) in &self.mut_borrows {
             ir.set_borrows_mut(e, k);
+        }
+        for (e, path) in &self.bind_paths {
+            ir.set_bind_path(*e, path.clone());
         }
         let text = ir.encode();
         Ok(quote! {

@@ -1005,6 +1005,7 @@ impl Lowerer {
                     format!("bind {ident}"),
                     vec![value.op.clone()],
                 );
+                self.note_bind_path(id, pat, &ident);
                 rec.extend(self.record_ref(id, &ident.to_token_stream()));
                 self.bind(ident, op);
             }
@@ -1034,6 +1035,7 @@ impl Lowerer {
                 format!("bind {ident}"),
                 vec![value.op.clone()],
             );
+            self.note_bind_path(id, pat, &ident);
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }
@@ -1068,6 +1070,14 @@ impl Lowerer {
             .collect()
     }
 
+    /// Notes, for the binding `id` of `ident` in `pat`, which part of a tuple it binds
+    /// (`FnIr::bind_path`), when it binds one.
+    fn note_bind_path(&mut self, id: EntryId, pat: &Pat, ident: &syn::Ident) {
+        if let Some(path) = scan::binding_path(pat, ident).filter(|p| !p.is_empty()) {
+            self.ir.bind_path(id, path);
+        }
+    }
+
     /// Records one `bind x` node per variable a pattern bound from `scrutinee`.
     fn bind_pattern(&mut self, pat: &Pat, scrutinee: &Operand) -> TokenStream {
         let mut rec = TokenStream::new();
@@ -1079,6 +1089,7 @@ impl Lowerer {
                 format!("bind {ident}"),
                 vec![scrutinee.clone()],
             );
+            self.note_bind_path(id, pat, &ident);
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }

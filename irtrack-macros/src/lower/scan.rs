@@ -216,6 +216,31 @@ pub fn pattern_bindings(pat: &Pat) -> Vec<syn::Ident> {
     b.0
 }
 
+/// Where `ident` sits in `pat`, as the path of tuple positions from the scrutinee (`""` for the
+/// whole, `"1"` for `b` in `(a, b)`, `"0.1"` in `((_, x), _)`), through `&`, parentheses and
+/// type ascriptions; `None` when it sits elsewhere (a struct or enum pattern, a slice).
+pub fn binding_path(pat: &Pat, ident: &syn::Ident) -> Option<String> {
+    match pat {
+        Pat::Ident(p) if p.ident == *ident => Some(String::new()),
+        Pat::Ident(p) => p
+            .subpat
+            .as_ref()
+            .and_then(|(_, sub)| binding_path(sub, ident)),
+        Pat::Paren(p) => binding_path(&p.pat, ident),
+        Pat::Type(t) => binding_path(&t.pat, ident),
+        Pat::Reference(r) => binding_path(&r.pat, ident),
+        // After `..` the positions count from the end, which the pattern does not say.
+        Pat::Tuple(t) if t.elems.iter().any(|e| matches!(e, Pat::Rest(_))) => None,
+        Pat::Tuple(t) => t.elems.iter().enumerate().find_map(|(k, e)| {
+            binding_path(e, ident).map(|rest| match rest.is_empty() {
+                true => k.to_string(),
+                false => format!("{k}.{rest}"),
+            })
+        }),
+        _ => None,
+    }
+}
+
 /// Whether a pattern always matches (a binding, `_`, or a tuple of those).
 pub fn is_irrefutable(pat: &Pat) -> bool {
     match pat {

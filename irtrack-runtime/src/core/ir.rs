@@ -43,6 +43,9 @@ pub struct FnIr {
     /// The operands passed by `&mut` as written (`f(&mut y)`), as (entry, operand) pairs in
     /// order: see [`FnIr::borrows_mut`].
     mut_borrows: Vec<(u32, u32)>,
+    /// The pattern bindings of a part of a tuple, by entry, with the part's path: see
+    /// [`FnIr::bind_path`].
+    bind_paths: Vec<(u32, String)>,
     /// The referenced variables of the steps with more than [`Step::INLINE`] references.
     step_refs: Vec<u32>,
 }
@@ -439,6 +442,7 @@ impl FnIr {
             step_refs: Vec::new(),
             generic: false,
             mut_borrows: Vec::new(),
+            bind_paths: Vec::new(),
         };
         ir.index()?;
         Ok(ir)
@@ -718,6 +722,9 @@ impl FnIr {
         for &(e, k) in &self.mut_borrows {
             out.push_str(&format!("w|{e}|{k}\n"));
         }
+        for (e, path) in &self.bind_paths {
+            out.push_str(&format!("t|{e}|{path}\n"));
+        }
         out
     }
 
@@ -772,6 +779,29 @@ impl FnIr {
             .map(|&(_, k)| k as usize)
     }
 
+    /// For a pattern binding (`$(bind b)`), the path of the part of its operand it binds, when
+    /// that is a part of a tuple: `"1"` for `b` in `let (a, b) = t`, `"0.1"` for `x` in
+    /// `let ((_, x), _) = t`. `None` for a binding of the whole, or of a part irtrack does not
+    /// name (a struct's field, an enum's payload).
+    pub fn bind_path(&self, index: usize) -> Option<&str> {
+        self.bind_paths
+            .binary_search_by_key(&(index as u32), |(e, _)| *e)
+            .ok()
+            .map(|k| self.bind_paths[k].1.as_str())
+    }
+
+    /// Records that binding `index` binds the part of its operand at `path` (see
+    /// [`FnIr::bind_path`]); `#[tracked]` does it, and [`FnIr::encode`] keeps it.
+    pub fn set_bind_path(&mut self, index: usize, path: String) {
+        match self
+            .bind_paths
+            .binary_search_by_key(&(index as u32), |(e, _)| *e)
+        {
+            Ok(k) => self.bind_paths[k].1 = path,
+            Err(k) => self.bind_paths.insert(k, (index as u32, path)),
+        }
+    }
+
     /// Whether any entry passes an operand by `&mut` (see [`FnIr::borrows_mut`]).
     pub fn has_mut_borrows(&self) -> bool {
         !self.mut_borrows.is_empty()
@@ -791,6 +821,7 @@ impl FnIr {
         let mut entries = Vec::new();
         let mut generic = false;
         let mut mut_borrows = Vec::new();
+        let mut bind_paths = Vec::new();
         for (n, line) in split_unescaped(text, '\n').into_iter().enumerate() {
             if line.is_empty() {
                 continue;
@@ -801,6 +832,21 @@ impl FnIr {
             }
             let fields = split_unescaped(line, '|');
             let bad = || IrError(format!("line {}: `{line}` is not an IR entry", n + 1));
+            if fields.first() == Some(&"t") {
+                let (Some(e), Some(path)) = (fields.get(1), fields.get(2)) else {
+                    return Err(bad());
+                };
+                let e = e.parse::<usize>().map_err(|_| bad())?;
+                let valid = !path.is_empty()
+                    && path
+                        .split('.')
+                        .all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+                if fields.len() != 3 || !valid {
+                    return Err(bad());
+                }
+                bind_paths.push((e, path.to_string()));
+                continue;
+            }
             if fields.first() == Some(&"w") {
                 let pair = match fields.as_slice() {
                     [_, e, k] => (e.parse::<usize>(), k.parse::<usize>()),
@@ -852,6 +898,16 @@ impl FnIr {
         }
         let mut ir = FnIr::new(name, module, entries)?;
         ir.generic = generic;
+        for (e, path) in bind_paths {
+            if !ir
+                .entries
+                .get(e)
+                .is_some_and(|x| x.kind == EntryKind::Special)
+            {
+                return Err(IrError(format!("entry {e} is no pattern binding")));
+            }
+            ir.set_bind_path(e, path);
+        }
         for (e, k) in mut_borrows {
             let operands = ir.entries.get(e).map_or(0, |x| x.operands.len());
             if k >= operands {

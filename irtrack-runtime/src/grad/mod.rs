@@ -40,6 +40,7 @@ mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod options;
+mod parts;
 mod primal;
 mod rules;
 mod site;

@@ -16,7 +16,7 @@ use super::primal::{is_differentiable, primal, Primal};
 use super::rules::{self, Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
-use super::{iter, options};
+use super::{iter, options, parts};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
 use crate::core::op::Builtin;
@@ -1111,6 +1111,7 @@ impl<'s> Sweep<'s> {
         let result = match (&custom, iteration) {
             (Some(rule), _) => rule(site, dy, out),
             (None, Some(result)) => result,
+            (None, None) if parts::rule(site, dy, out) => Ok(()),
             (None, None) => match rules::builtin(site) {
                 Some(rule) => rules::apply(&rule, site, dy, out),
                 None if iter::is_vector_iterator(site) => {
@@ -1769,12 +1770,18 @@ fn has_zero_element(c: &Contribution) -> bool {
     match c {
         Contribution::At { value, .. } => *value == 0.0,
         Contribution::Range { values, .. } => values.contains(&0.0),
-        Contribution::Whole(t) => match t {
-            Tangent::Vector(v) => v.contains(&0.0),
-            #[cfg(feature = "ndarray")]
-            Tangent::Array(a) => a.iter().any(|&x| x == 0.0),
-            _ => false,
-        },
+        Contribution::Whole(t) => tangent_has_zero(t),
+    }
+}
+
+/// Whether a sensitivity has an element exactly 0 (a tuple's parts included).
+fn tangent_has_zero(t: &Tangent) -> bool {
+    match t {
+        Tangent::Scalar(x) => *x == 0.0,
+        Tangent::Vector(v) => v.contains(&0.0),
+        #[cfg(feature = "ndarray")]
+        Tangent::Array(a) => a.iter().any(|&x| x == 0.0),
+        Tangent::Fields(parts) => parts.iter().any(|(_, t)| tangent_has_zero(t)),
     }
 }
 
