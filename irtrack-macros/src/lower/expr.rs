@@ -100,6 +100,32 @@ fn field_path(f: &syn::ExprField) -> String {
 }
 
 /// The expression inside any parentheses and invisible groups.
+/// `matches!(e, P if g)` as `match e { P if g => true, _ => false }`; `None` when its tokens do
+/// not parse so (left to the macro, as written).
+fn matches_as_match(mac: &syn::Macro) -> Option<syn::ExprMatch> {
+    use syn::parse::{ParseStream, Parser};
+    let parse = |input: ParseStream<'_>| -> syn::Result<syn::ExprMatch> {
+        let scrutinee: Expr = input.parse()?;
+        input.parse::<syn::Token![,]>()?;
+        let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+        let guard = if input.peek(syn::Token![if]) {
+            let if_token: syn::Token![if] = input.parse()?;
+            let g: Expr = input.parse()?;
+            Some(quote!(#if_token #g))
+        } else {
+            None
+        };
+        if input.peek(syn::Token![,]) {
+            input.parse::<syn::Token![,]>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error("more than a matches! takes"));
+        }
+        Ok(syn::parse_quote!(match #scrutinee { #pat #guard => true, _ => false }))
+    };
+    parse.parse2(mac.tokens.clone()).ok()
+}
+
 fn unparen(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => unparen(&p.expr),
@@ -209,6 +235,12 @@ impl Lowerer {
                     l.loud |= loud;
                     l
                 }
+                None => self.macro_mentions(m, e),
+            },
+            // `matches!(e, P if g)` is the match it expands to, so its pattern's test is
+            // recorded like any `match` arm's (a float matched against `0.0` pins the point).
+            Expr::Macro(m) if m.mac.path.is_ident("matches") => match matches_as_match(&m.mac) {
+                Some(written) => self.expr(&Expr::Match(written), ctx),
                 None => self.macro_mentions(m, e),
             },
             Expr::Macro(m) => self.macro_mentions(m, e),

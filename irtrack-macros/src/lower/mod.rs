@@ -1193,5 +1193,24 @@ pub(super) fn is_std_mutating_method(name: &str) -> bool {
             | "pop_front"
             | "remove"
             | "swap_remove"
+            // Value-returning ones too: what they leave behind is not the vector recorded
+            // (`q.drain(..1)` then a loop over `q` gave each slope to the element before).
+            | "drain"
+            | "split_off"
+            | "splice"
+            | "insert_str"
+            | "extend_from_within"
+            | "dedup_by"
+            | "dedup_by_key"
+            | "retain_mut"
+            | "resize_with"
+            | "fill_with"
+            | "copy_from_slice"
+            | "clone_from_slice"
+            | "copy_within"
+            | "sort_by_cached_key"
+            | "select_nth_unstable"
+            | "select_nth_unstable_by"
+            | "select_nth_unstable_by_key"
     )
 }

@@ -1039,6 +1039,7 @@ owned!(
     impl[T: Owned] std::ops::RangeToInclusive<T>,
     impl[] std::ops::RangeFull,
     impl[] std::cmp::Ordering,
+    impl[] std::num::FpCategory,
 );
 
 macro_rules! tuple_snapshot {

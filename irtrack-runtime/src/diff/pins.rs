@@ -160,31 +160,69 @@ fn copied_from<'g>(g: &'g Graph, mut s: &'g Src) -> (&'g Src, bool) {
     (s, negated)
 }
 
-/// `AT_LEAST` for a value that is never below 0 (`|x|`, `x * x`, `x.powi(2)`, `x.sqrt()`,
-/// `x.hypot(y)`), `AT_MOST` for its negation, else 0.
+/// `AT_LEAST` for a value that is never below 0 near the point (`|x|`, `x * x`, an even
+/// power, `sqrt`, `hypot`, a positive constant times, a sum, a `max` with, a `min` of such
+/// values), `AT_MOST` for its negation, else 0 (as `grad/sweep/pins.rs` reads a trace).
 fn bound(g: &Graph, s: &Src) -> u8 {
+    match sign(g, s, 8) {
+        Some(true) => AT_LEAST,
+        Some(false) => AT_MOST,
+        None => 0,
+    }
+}
+
+fn sign(g: &Graph, s: &Src, depth: u32) -> Option<bool> {
+    if depth == 0 {
+        return None;
+    }
     let (base, negated) = copied_from(g, s);
-    let Src::Op(k) = base else { return 0 };
+    let Src::Op(k) = base else {
+        // A constant's sign by its value.
+        return match base {
+            Src::Const(v) => v.as_f64().map(|x| (x >= 0.0) != negated),
+            _ => None,
+        };
+    };
     let node = &g.nodes[*k];
-    let nonnegative = match node.op {
-        Operation::Builtin(Builtin::Method(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot)) => true,
-        Operation::Builtin(Builtin::Method(FloatFn::Powi)) => node
-            .args
-            .get(1)
-            .and_then(|e| g.value(e).as_i64())
-            .is_some_and(|n| n % 2 == 0),
-        Operation::Builtin(Builtin::Binary(BinOp::Mul)) => match node.args.as_slice() {
-            [a, b] => {
-                let (ka, kb) = (key(g, a), key(g, b));
-                ka == kb && !matches!(ka, Key::Const(_))
-            }
-            _ => false,
-        },
+    let arg = |i: usize| node.args.get(i);
+    let sign_of = |i: usize| arg(i).and_then(|a| sign(g, a, depth - 1));
+    let same = |i: usize, j: usize| match (arg(i), arg(j)) {
+        (Some(a), Some(b)) => {
+            let (ka, kb) = (key(g, a), key(g, b));
+            ka == kb && !matches!(ka, Key::Const(_))
+        }
         _ => false,
     };
-    match (nonnegative, negated) {
-        (false, _) => 0,
-        (true, false) => AT_LEAST,
-        (true, true) => AT_MOST,
-    }
+    let literal = |i: usize| match arg(i) {
+        Some(Src::Const(v)) => v.as_f64(),
+        _ => None,
+    };
+    let nonnegative = match node.op {
+        Operation::Builtin(Builtin::Method(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot)) => true,
+        Operation::Builtin(Builtin::Method(FloatFn::Powi)) => arg(1)
+            .and_then(|e| g.value(e).as_i64())
+            .is_some_and(|n| n % 2 == 0),
+        Operation::Builtin(Builtin::Method(FloatFn::Powf)) => {
+            literal(1).is_some_and(|p| p.fract() == 0.0 && p % 2.0 == 0.0 && p != 0.0)
+        }
+        Operation::Builtin(Builtin::Method(FloatFn::MulAdd)) => {
+            same(0, 1) && sign_of(2) == Some(true)
+        }
+        Operation::Builtin(Builtin::Method(FloatFn::Max)) => {
+            sign_of(0) == Some(true) || sign_of(1) == Some(true)
+        }
+        Operation::Builtin(Builtin::Method(FloatFn::Min)) => {
+            sign_of(0) == Some(true) && sign_of(1) == Some(true)
+        }
+        Operation::Builtin(Builtin::Binary(BinOp::Mul)) => {
+            same(0, 1)
+                || (literal(0).is_some_and(|c| c > 0.0) && sign_of(1) == Some(true))
+                || (literal(1).is_some_and(|c| c > 0.0) && sign_of(0) == Some(true))
+        }
+        Operation::Builtin(Builtin::Binary(BinOp::Add)) => {
+            sign_of(0) == Some(true) && sign_of(1) == Some(true)
+        }
+        _ => false,
+    };
+    nonnegative.then_some(!negated)
 }

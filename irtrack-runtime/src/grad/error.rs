@@ -284,9 +284,10 @@ impl fmt::Display for GradError {
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: {condition} found values that depend on \
-                 the inputs equal (with the comparisons before it: `x > 0.0` and `x < 0.0` both \
-                 false say `x == 0.0`), so what the computation does there exists at this point \
-                 only and its slope need not be the function's (a special case `if x == 0.0 {{ \
+                 the inputs equal (by itself, or with an ordering before it, as `x > 0.0` and \
+                 `x < 0.0` both false, or with what a value is, as `x.abs() <= 0.0`), so what \
+                 the computation does there exists at this point only and its slope need not be \
+                 the function's (a special case `if x == 0.0 {{ \
                  return 0.0; }}` has the slope 0 whatever the function's is): differentiate at a \
                  point off the equality, or write the special case so that it agrees with the \
                  general formula's slope"

@@ -1759,7 +1759,7 @@ fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
         ),
         EntryKind::MethodCall => matches!(
             entry.head.as_str(),
-            "eq" | "ne" | "partial_cmp" | "total_cmp"
+            "eq" | "ne" | "partial_cmp" | "total_cmp" | "classify"
         ),
         _ => false,
     }

@@ -61,7 +61,14 @@ impl Sweep<'_> {
         let equal = value.downcast_ref::<Ordering>() == Some(&Ordering::Equal)
             || value.downcast_ref::<Option<Ordering>>() == Some(&Some(Ordering::Equal))
             || (value.is_text() && matches!(value.to_string().as_str(), "Equal" | "Some(Equal)"));
-        equal && self.float_method(&site, &["partial_cmp", "total_cmp"])
+        if equal && self.float_method(&site, &["partial_cmp", "total_cmp"]) {
+            return true;
+        }
+        // `x.classify()` that was `FpCategory::Zero`: ±0 only.
+        let zero = value.downcast_ref::<std::num::FpCategory>()
+            == Some(&std::num::FpCategory::Zero)
+            || (value.is_text() && value.to_string() == "Zero");
+        zero && self.float_method(&site, &["classify"])
     }
 
     /// Whether comparison node `id` of input-dependent floats gave what its recorded operands
@@ -188,29 +195,84 @@ impl Sweep<'_> {
         *all == AT_MOST | AT_LEAST
     }
 
-    /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`: `|x|`,
-    /// `x * x`, `x.powi(2)`, `x.sqrt()`, `x.hypot(y)`), or above it (`Some(false)`: their
-    /// negations), through copies.
+    /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`), or
+    /// above it (`Some(false)`), by what computed it: `|x|`, `sqrt`, `hypot`, `x * x`, an even
+    /// power (`powi(2)`, `powf(2.0)`), a positive constant times, a sum, a `max` with, or a
+    /// `min` of such values, and negations of them.
     fn sign_of(&self, r: NodeId) -> Option<bool> {
-        let (base, negated) = self.copied_from(r);
-        let site = Site::new(self.store, base)?;
-        let nonnegative = match site.builtin()? {
-            Builtin::Method(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot) => true,
-            Builtin::Method(FloatFn::Powi) => site.integer(1).is_some_and(|n| n % 2 == 0),
-            Builtin::Binary(BinOp::Mul) => {
-                site.refs.len() >= 2
-                    && !site.refs[0].is_none()
-                    && self.copied_from(site.refs[0]) == self.copied_from(site.refs[1])
-            }
-            _ => false,
-        };
-        // A method by its name is the float method only where the receiver is known to be a
-        // float (as for the rules).
-        let method = matches!(site.builtin(), Some(Builtin::Method(_)));
-        if method && !float_by_value(site.receiver()) && site.receiver() != Receiver::FloatRef {
+        self.sign_within(r, 8)
+    }
+
+    fn sign_within(&self, r: NodeId, depth: u32) -> Option<bool> {
+        if depth == 0 {
             return None;
         }
+        let (base, negated) = self.copied_from(r);
+        let site = Site::new(self.store, base)?;
+        // An operand's sign: a literal's by its value, a node's by what computed it.
+        let operand = |k: usize| -> Option<bool> {
+            match site.refs.get(k) {
+                Some(&o) if !o.is_none() => self.sign_within(o, depth - 1),
+                _ => site.scalar(k).map(|v| v >= 0.0),
+            }
+        };
+        let positive_literal = |k: usize| {
+            !site.refs.get(k).is_some_and(|r| !r.is_none())
+                && site.scalar(k).is_some_and(|v| v > 0.0)
+        };
+        let nonnegative = match self.float_fn(&site) {
+            Some(FloatFn::Abs | FloatFn::Sqrt | FloatFn::Hypot) => true,
+            Some(FloatFn::Powi) => site.integer(1).is_some_and(|n| n % 2 == 0),
+            Some(FloatFn::Powf) => site
+                .scalar(1)
+                .is_some_and(|p| p.fract() == 0.0 && p % 2.0 == 0.0 && p != 0.0),
+            // `x.mul_add(x, c)` with `c` not below 0.
+            Some(FloatFn::MulAdd) => {
+                self.same_value(&site, 0, 1) && matches!(operand(2), Some(true))
+                    || site.scalar(2) == Some(0.0) && self.same_value(&site, 0, 1)
+            }
+            // `max(g, c)` with either not below 0; `min` of two such.
+            Some(FloatFn::Max) => operand(0) == Some(true) || operand(1) == Some(true),
+            Some(FloatFn::Min) => operand(0) == Some(true) && operand(1) == Some(true),
+            Some(_) => false,
+            None => match site.builtin() {
+                Some(Builtin::Binary(BinOp::Mul)) => {
+                    self.same_value(&site, 0, 1)
+                        || (positive_literal(0) && operand(1) == Some(true))
+                        || (positive_literal(1) && operand(0) == Some(true))
+                }
+                Some(Builtin::Binary(BinOp::Add)) => {
+                    operand(0) == Some(true) && operand(1) == Some(true)
+                }
+                _ => false,
+            },
+        };
         nonnegative.then_some(!negated)
+    }
+
+    /// Whether operands `a` and `b` of `site` are the same recorded value (copies included).
+    fn same_value(&self, site: &Site<'_>, a: usize, b: usize) -> bool {
+        match (site.refs.get(a), site.refs.get(b)) {
+            (Some(&x), Some(&y)) if !x.is_none() && !y.is_none() => {
+                self.copied_from(x) == self.copied_from(y)
+            }
+            _ => false,
+        }
+    }
+
+    /// The float method or function `site` calls, where irtrack knows it is one: a method on a
+    /// receiver known to be a float (as for the rules), or an `f64::…` function by its path.
+    fn float_fn(&self, site: &Site<'_>) -> Option<FloatFn> {
+        match site.builtin() {
+            Some(Builtin::Method(f)) => {
+                let receiver = site.receiver();
+                (float_by_value(receiver) || receiver == Receiver::FloatRef).then_some(f)
+            }
+            _ => match site.callee()? {
+                crate::core::tape::Callee::Item(k) => crate::core::op::float_fn_of(k.id),
+                _ => None,
+            },
+        }
     }
 
     /// Side `k` of a comparison and its value as an `f64`: a recorded float (named by the node
