@@ -852,3 +852,70 @@ fn a_sum_of_a_vector_changed_in_place_is_refused() {
     }
     assert_eq!(scalar(&gradient(fresh_sum, (1.0,)).unwrap().wrt[0]), 4.0);
 }
+
+// ---- A float's sign or exponent field is a count, not the float (found 2026-11-27 by a tester
+// running libm as published): `ui >> 63 != 0` (the sign, in libm's `tanh`) was taken for an
+// equality pinning the point, and an exponent `(ui >> 52) & 0x7ff` made every value computed
+// from it "a float re-encoded" (refused). Integers made from a float's bits are followed
+// through shifts, masks, casts and added constants: one keeping only the sign and exponent is
+// a piecewise-constant count; an equality of one that keeps at least 2^-26 relative of the
+// float (most of its bits) still pins, as does one of the bits themselves.
+
+#[tracked]
+fn scaled_by_exponent(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let negative = bits >> 63 != 0;
+    let k = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    let s = if negative { -1.0 } else { 1.0 };
+    s * x * k as f64
+}
+
+#[tracked]
+fn special_case_by_bits(x: f64) -> f64 {
+    if x.to_bits() == 0x3ff0_0000_0000_0000 {
+        0.0
+    } else {
+        2.0 * x
+    }
+}
+
+#[tracked]
+fn special_case_by_high_bits(x: f64) -> f64 {
+    if x.to_bits() >> 1 == 0x3ff0_0000_0000_0000 >> 1 {
+        0.0
+    } else {
+        2.0 * x
+    }
+}
+
+#[test]
+fn a_floats_sign_and_exponent_are_counts() {
+    // x in [4, 8): k = 2; slope s k.
+    assert_eq!(
+        gradient(scaled_by_exponent, (5.0,)).unwrap().scalars(),
+        [Some(2.0)]
+    );
+    assert_eq!(
+        gradient(scaled_by_exponent, (-5.0,)).unwrap().scalars(),
+        [Some(-2.0)]
+    );
+    for e in [
+        gradient(special_case_by_bits, (1.0,)).unwrap_err(),
+        gradient(special_case_by_high_bits, (1.0,)).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                e,
+                GradError::Indeterminate {
+                    cause: irtrack::grad::Indeterminacy::Equality { .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+    assert_eq!(
+        gradient(special_case_by_bits, (1.5,)).unwrap().scalars(),
+        [Some(2.0)]
+    );
+}

@@ -483,8 +483,12 @@ impl<'s> Sweep<'s> {
             let tainted = self.tainted_operand(id, node.kind, parent);
             let mut active = active;
             if value.is_discrete() {
+                // A float's sign or exponent field (`bits >> 63`, `(bits >> 52) & 0x7ff`) is
+                // constant on whole binades: a count, not the float re-encoded.
                 if let Some(origin) = tainted {
-                    self.taint[i] = origin.0;
+                    if self.coarse_bits(id) < pins::BINADE_BITS {
+                        self.taint[i] = origin.0;
+                    }
                 } else if active && !self.piecewise_constant(id) {
                     self.taint[i] = id.0;
                 }

@@ -44,6 +44,16 @@ pub(super) type Ties = HashMap<(Side, Side), u8>;
 const AT_MOST: u8 = 1;
 const AT_LEAST: u8 = 2;
 
+/// How many low bits of a float's encoding an integer made from it may have dropped and still
+/// be a point to an equality: with more, it is constant on an interval at least 2⁻²⁶ wide
+/// relative to the float (`hx >> 20 == k`, `(ix & 0xfffff) == 0x921fb` of libm), where a path
+/// holds on a neighbourhood.
+const POINT_BITS: u32 = 26;
+
+/// How many low bits dropped make an integer made from a float's encoding constant on whole
+/// binades (its sign and exponent only): a piecewise-constant count, no longer the float.
+pub(super) const BINADE_BITS: u32 = 52;
+
 impl Sweep<'_> {
     /// Whether evaluating node `id` (a comparison, an ordering of floats) says that
     /// input-dependent values are equal at this point, with what was said before.
@@ -342,9 +352,78 @@ impl Sweep<'_> {
         float && site.refs.iter().take(2).any(|&r| self.depends(r))
     }
 
-    /// Whether `r` is a recorded value that depends on the inputs.
+    /// Whether `r` is a recorded value that depends on the inputs finely enough to pin a point
+    /// (an active float, or an integer made from a float's bits that keeps most of them).
     fn depends(&self, r: NodeId) -> bool {
-        !r.is_none() && (self.active[r.index()] || self.taint[r.index()] != u32::MAX)
+        !r.is_none()
+            && (self.active[r.index()]
+                || (self.taint[r.index()] != u32::MAX && self.coarse_bits(r) < POINT_BITS))
+    }
+
+    /// For an integer made from a float's encoding (`x.to_bits()`), how many of the encoding's
+    /// low bits it no longer holds: 0 for the bits themselves, `n` more after `>> n`, the
+    /// trailing zeros of a mask after `& mask`, unchanged through casts and copies; 0 for what
+    /// irtrack does not follow (the bits may all be there).
+    pub(super) fn coarse_bits(&self, r: NodeId) -> u32 {
+        let mut r = r;
+        let mut dropped = 0u32;
+        for _ in 0..32 {
+            let Some(site) = Site::new(self.store, r) else {
+                return 0;
+            };
+            let operand = |k: usize| site.refs.get(k).copied().filter(|o| !o.is_none());
+            // A side made from the bits, or a plain number (a literal, a count).
+            let of_bits = |k: usize| operand(k).is_some_and(|o| self.taint[o.index()] != u32::MAX);
+            use crate::core::op::FloatQuery;
+            let to_bits = site.builtin() == Some(Builtin::Query(FloatQuery::ToBits))
+                || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
+                    if crate::core::op::float_query_of(k.id) == Some(FloatQuery::ToBits));
+            if to_bits {
+                return dropped;
+            }
+            let next = match site.builtin() {
+                Some(Builtin::Binary(BinOp::Shr) | Builtin::Assign(BinOp::Shr)) if !of_bits(1) => {
+                    let n = site.integer(1).and_then(|n| u32::try_from(n).ok());
+                    dropped = dropped.saturating_add(n.unwrap_or(0));
+                    operand(0)
+                }
+                Some(Builtin::Binary(BinOp::BitAnd) | Builtin::Assign(BinOp::BitAnd)) => {
+                    // The mask is the side that is not made from the bits.
+                    let (mask, value) = match (of_bits(0), of_bits(1)) {
+                        (true, false) => (site.integer(1), operand(0)),
+                        (false, true) => (site.integer(0), operand(1)),
+                        _ => return 0,
+                    };
+                    let zeros = mask.map_or(0, |m| (m as u64).trailing_zeros());
+                    dropped = dropped.saturating_add(zeros);
+                    value
+                }
+                Some(Builtin::Cast(_) | Builtin::Bind | Builtin::Deref | Builtin::Clone) => {
+                    operand(0)
+                }
+                // A constant added, or the fields of two such values combined: as coarse as
+                // the finer of them (`k += (hx >> 20) - 0x3ff`).
+                Some(
+                    Builtin::Binary(BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor)
+                    | Builtin::Assign(BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor),
+                ) => match (of_bits(0), of_bits(1)) {
+                    (true, false) => operand(0),
+                    (false, true) => operand(1),
+                    (true, true) => {
+                        let (a, b) = (operand(0), operand(1));
+                        let coarse = |o: Option<NodeId>| o.map_or(0, |o| self.coarse_bits(o));
+                        return dropped.saturating_add(coarse(a).min(coarse(b)));
+                    }
+                    (false, false) => return 0,
+                },
+                _ => return 0,
+            };
+            match next {
+                Some(n) => r = n,
+                None => return 0,
+            }
+        }
+        0
     }
 }
 
