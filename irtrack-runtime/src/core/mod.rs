@@ -10,6 +10,7 @@ pub mod ir;
 pub mod literal;
 pub mod op;
 pub(crate) mod tape;
+pub(crate) mod ties;
 pub(crate) mod trace;
 pub mod value;
 

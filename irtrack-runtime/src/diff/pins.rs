@@ -9,9 +9,9 @@
 use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, UnOp};
+use crate::core::ties::{self, flip, Ties, AT_LEAST, AT_MOST};
 use crate::program::{PartInput, Src};
 use crate::view::operation::Operation;
-use std::collections::HashMap;
 
 /// `Err` naming the first comparison of `g` that, with those before it, confines the path to one
 /// point along the inputs `wrt` (the comparisons a program keeps decide its guards or its
@@ -30,8 +30,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         Src::Op(k) => varies.get(*k).copied().unwrap_or(false),
         Src::Const(_) => false,
     };
-    // For a pair of sides met at a tie: whether `a ≤ b`, `a ≥ b` were said.
-    let mut ties: HashMap<(Key, Key), u8> = HashMap::new();
+    let mut ties = Ties::<Key>::default();
     for i in 0..g.nodes.len() {
         varies[i] = g.nodes[i].args.iter().any(|a| src_varies(&varies, a));
         let node = &g.nodes[i];
@@ -58,12 +57,8 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
             _ => {
                 let (va, vb) = (g.value(a).as_f64(), g.value(b).as_f64());
                 let tie = matches!((va, vb), (Some(x), Some(y)) if x == y);
-                // At a tie `<` and `>` are false, `<=` and `>=` true: each says `≤` or `≥`.
-                let says = match (op, held) {
-                    _ if !tie => continue,
-                    (CmpOp::Le, true) | (CmpOp::Gt, false) => AT_MOST,
-                    (CmpOp::Ge, true) | (CmpOp::Lt, false) => AT_LEAST,
-                    _ => continue,
+                let Some(says) = ties::says(op, held).filter(|_| tie) else {
+                    continue;
                 };
                 let zero = Key::Const(0);
                 let mut known = 0;
@@ -73,15 +68,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 if ka == zero && va == Some(0.0) {
                     known |= flip(bound(g, b));
                 }
-                let (ka, kb, says) = unnegated(ka, kb, says | known);
-                let (pair, says) = if ka <= kb {
-                    ((ka, kb), says)
-                } else {
-                    ((kb, ka), flip(says))
-                };
-                let all = ties.entry(pair).or_insert(0);
-                *all |= says;
-                *all == AT_MOST | AT_LEAST
+                ties.note(ka, kb, says | known)
             }
         };
         if pinned {
@@ -93,34 +80,6 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
     Ok(())
 }
 
-const AT_MOST: u8 = 1;
-const AT_LEAST: u8 = 2;
-
-/// The same statement without negations where that can be said: `-x ≤ c` is `x ≥ -c`,
-/// `-x ≤ -y` is `x ≥ y`.
-fn unnegated(a: Key, b: Key, says: u8) -> (Key, Key, u8) {
-    let negate = |k: Key| match k {
-        Key::Input(i, n) => Key::Input(i, !n),
-        Key::Op(i, n) => Key::Op(i, !n),
-        Key::Const(bits) => Key::Const((-f64::from_bits(bits) + 0.0).to_bits()),
-    };
-    let negated = |k: Key| matches!(k, Key::Input(_, true) | Key::Op(_, true));
-    let flips = match (a, b) {
-        (k, Key::Const(_)) | (Key::Const(_), k) => negated(k),
-        _ => negated(a) && negated(b),
-    };
-    if flips {
-        (negate(a), negate(b), flip(says))
-    } else {
-        (a, b, says)
-    }
-}
-
-/// `≤` for `≥` and back.
-fn flip(says: u8) -> u8 {
-    ((says & AT_MOST) << 1) | ((says & AT_LEAST) >> 1)
-}
-
 /// A side of a comparison: an input or an operation (the one it is a copy of, through
 /// bindings, guards and negations, and whether it was negated), or a constant by its value's
 /// bits (`-0.0` read as `0.0`).
@@ -129,6 +88,22 @@ enum Key {
     Input(usize, bool),
     Op(usize, bool),
     Const(u64),
+}
+
+impl ties::Side for Key {
+    fn negate(self) -> Key {
+        match self {
+            Key::Input(i, n) => Key::Input(i, !n),
+            Key::Op(i, n) => Key::Op(i, !n),
+            Key::Const(bits) => Key::Const((-f64::from_bits(bits) + 0.0).to_bits()),
+        }
+    }
+    fn is_negated(self) -> bool {
+        matches!(self, Key::Input(_, true) | Key::Op(_, true))
+    }
+    fn is_constant(self) -> bool {
+        matches!(self, Key::Const(_))
+    }
 }
 
 fn key(g: &Graph, s: &Src) -> Key {

@@ -762,20 +762,12 @@ impl<'s> Builder<'s> {
                     let (Some(a), Some(b)) = (a, b) else {
                         return None;
                     };
-                    let now = match op {
-                        CmpOp::Eq => a == b,
-                        CmpOp::Ne => a != b,
-                        CmpOp::Lt => a < b,
-                        CmpOp::Le => a <= b,
-                        CmpOp::Gt => a > b,
-                        CmpOp::Ge => a >= b,
-                    };
                     let held = store
                         .value_cow(id)
                         .by_value()
                         .downcast_ref::<bool>()
                         .copied();
-                    if a == b || held != Some(now) {
+                    if a == b || held != Some(op.holds(a, b)) {
                         return None;
                     }
                 }

@@ -159,7 +159,7 @@ impl<'s> Sweep<'s> {
             borrowed_mut: HashMap::new(),
             reading: NodeId::NONE,
             pinned: None,
-            ties: pins::Ties::new(),
+            ties: pins::Ties::default(),
             disagreeing: None,
             inputs: Vec::new(),
             leaves: Vec::new(),

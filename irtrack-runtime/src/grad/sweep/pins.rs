@@ -26,9 +26,9 @@ use crate::core::ir::EntryKind;
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, Receiver, UnOp};
 use crate::core::tape::NodeKind;
+use crate::core::ties::{self, flip, AT_LEAST, AT_MOST};
 use crate::grad::site::Site;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 /// One side of a comparison: a recorded value (the node it is a copy of, and whether it was
 /// negated on the way), or a literal by its value's bits (`-0.0` read as `0.0`).
@@ -38,11 +38,23 @@ pub(super) enum Side {
     Literal(u64),
 }
 
-/// For a pair of sides met at a tie, what the comparisons so far said: `a ≤ b`, `a ≥ b`.
-pub(super) type Ties = HashMap<(Side, Side), u8>;
+impl ties::Side for Side {
+    fn negate(self) -> Side {
+        match self {
+            Side::Node(n, neg) => Side::Node(n, !neg),
+            Side::Literal(bits) => Side::Literal((-f64::from_bits(bits) + 0.0).to_bits()),
+        }
+    }
+    fn is_negated(self) -> bool {
+        matches!(self, Side::Node(_, true))
+    }
+    fn is_constant(self) -> bool {
+        matches!(self, Side::Literal(_))
+    }
+}
 
-const AT_MOST: u8 = 1;
-const AT_LEAST: u8 = 2;
+/// What the orderings met at a tie said of their sides.
+pub(super) type Ties = ties::Ties<Side>;
 
 /// How many low bits of a float's encoding an integer made from it may have dropped and still
 /// be a point to an equality: with more, it is constant on an interval at least 2⁻²⁶ wide
@@ -101,15 +113,7 @@ impl Sweep<'_> {
         let Some(&held) = site.output().by_value().downcast_ref::<bool>() else {
             return true;
         };
-        let now = match op {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-        };
-        now == held
+        op.holds(a, b) == held
     }
 
     /// The condition that confines the path through branch `id` to one point of the inputs by
@@ -173,11 +177,8 @@ impl Sweep<'_> {
         let Some(&held) = site.output().by_value().downcast_ref::<bool>() else {
             return false;
         };
-        // At a tie, `<` and `>` are false, `<=` and `>=` true: each says one of `≤`, `≥`.
-        let says = match (op, held) {
-            (CmpOp::Le, true) | (CmpOp::Gt, false) => AT_MOST,
-            (CmpOp::Ge, true) | (CmpOp::Lt, false) => AT_LEAST,
-            _ => return false,
+        let Some(says) = ties::says(op, held) else {
+            return false;
         };
         // What a side is bounded by: a value that is never below (above) 0 is at least (at
         // most) 0 on both sides of the point.
@@ -194,15 +195,7 @@ impl Sweep<'_> {
         if a == zero && va == 0.0 {
             known |= flip(bound(b, rb));
         }
-        let (a, b, says) = unnegated(a, b, says | known);
-        let (key, says) = if a <= b {
-            ((a, b), says)
-        } else {
-            ((b, a), flip(says))
-        };
-        let all = self.ties.entry(key).or_insert(0);
-        *all |= says;
-        *all == AT_MOST | AT_LEAST
+        self.ties.note(a, b, says | known)
     }
 
     /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`), or
@@ -427,30 +420,6 @@ impl Sweep<'_> {
     }
 }
 
-/// The same statement about sides without negations where that can be said: `-x ≤ c` is
-/// `x ≥ -c`, `-x ≤ -y` is `x ≥ y`.
-fn unnegated(a: Side, b: Side, says: u8) -> (Side, Side, u8) {
-    let negate = |s: Side| match s {
-        Side::Node(n, neg) => Side::Node(n, !neg),
-        Side::Literal(bits) => Side::Literal((-f64::from_bits(bits) + 0.0).to_bits()),
-    };
-    let negated = |s: Side| matches!(s, Side::Node(_, true));
-    let flips = match (a, b) {
-        (Side::Node(_, true), Side::Literal(_)) | (Side::Literal(_), Side::Node(_, true)) => true,
-        _ => negated(a) && negated(b),
-    };
-    if flips {
-        (negate(a), negate(b), flip(says))
-    } else {
-        (a, b, says)
-    }
-}
-
-/// `≤` for `≥` and back (both and neither stay).
-fn flip(says: u8) -> u8 {
-    ((says & AT_MOST) << 1) | ((says & AT_LEAST) >> 1)
-}
-
 /// A literal side of a comparison (see [`Sweep::side`]).
 fn side_literal(site: &Site<'_>, k: usize) -> Option<(Side, f64)> {
     let text = site.literal(k)?;
@@ -482,7 +451,7 @@ fn point_pattern(pattern: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{flip, point_pattern, AT_LEAST, AT_MOST};
+    use super::point_pattern;
 
     #[test]
     fn point_patterns() {
@@ -492,13 +461,5 @@ mod tests {
         for p in ["n", "_", "0.0..=1.0", "..0.0", "x if x > 0.0", "0.0 | n"] {
             assert!(!point_pattern(p), "{p}");
         }
-    }
-
-    #[test]
-    fn flips() {
-        assert_eq!(flip(AT_MOST), AT_LEAST);
-        assert_eq!(flip(AT_LEAST), AT_MOST);
-        assert_eq!(flip(AT_MOST | AT_LEAST), AT_MOST | AT_LEAST);
-        assert_eq!(flip(0), 0);
     }
 }

@@ -1,0 +1,139 @@
+//! What orderings of the same two values say at a tie. At a tie (`a == b`), `a < b` and `a > b`
+//! are false and `a <= b`, `a >= b` true: each comparison says `a ≤ b` or `a ≥ b`, and with one
+//! of the other kind met before, or with what a side is (`|x|` is never below 0), they say
+//! `a == b`: the point is pinned. The gradient's sweep reads this on a trace
+//! (`grad/sweep/pins.rs`) and derivative programs on a program (`diff/pins.rs`), each naming
+//! its sides its own way.
+
+use super::op::CmpOp;
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// `a ≤ b` was said.
+pub(crate) const AT_MOST: u8 = 1;
+/// `a ≥ b` was said.
+pub(crate) const AT_LEAST: u8 = 2;
+
+/// `≤` for `≥` and back (both and neither stay).
+pub(crate) fn flip(said: u8) -> u8 {
+    ((said & AT_MOST) << 1) | ((said & AT_LEAST) >> 1)
+}
+
+/// What `a op b`, which gave `held`, says at a tie; `None` for what says nothing there (an
+/// equality: looked at by itself).
+pub(crate) fn says(op: CmpOp, held: bool) -> Option<u8> {
+    match (op, held) {
+        (CmpOp::Le, true) | (CmpOp::Gt, false) => Some(AT_MOST),
+        (CmpOp::Ge, true) | (CmpOp::Lt, false) => Some(AT_LEAST),
+        _ => None,
+    }
+}
+
+/// A side of a comparison: a value (possibly negated on the way), or a constant.
+pub(crate) trait Side: Copy + Eq + Hash + Ord {
+    /// The same side negated (`-x` for `x`, `-c` for `c`).
+    fn negate(self) -> Self;
+    /// Whether it is a value negated an odd number of times.
+    fn is_negated(self) -> bool;
+    /// Whether it is a constant.
+    fn is_constant(self) -> bool;
+}
+
+/// For each pair of sides met at a tie, what was said of them.
+#[derive(Debug)]
+pub(crate) struct Ties<K>(HashMap<(K, K), u8>);
+
+impl<K> Default for Ties<K> {
+    fn default() -> Self {
+        Ties(HashMap::new())
+    }
+}
+
+impl<K: Side> Ties<K> {
+    /// Notes that `a` and `b` were found `said` (`AT_MOST`, `AT_LEAST`, or both from what the
+    /// sides are) at a tie, and returns whether all said so far makes them equal. Negations are
+    /// taken out where that can be said (`-x ≤ c` is `x ≥ -c`, `-x ≤ -y` is `x ≥ y`), and the
+    /// pair is kept in one order.
+    pub(crate) fn note(&mut self, a: K, b: K, said: u8) -> bool {
+        let flips = match (a.is_constant(), b.is_constant()) {
+            (false, true) => a.is_negated(),
+            (true, false) => b.is_negated(),
+            _ => a.is_negated() && b.is_negated(),
+        };
+        let (a, b, said) = match flips {
+            true => (a.negate(), b.negate(), flip(said)),
+            false => (a, b, said),
+        };
+        let (key, said) = match a <= b {
+            true => ((a, b), said),
+            false => ((b, a), flip(said)),
+        };
+        let all = self.0.entry(key).or_insert(0);
+        *all |= said;
+        *all == AT_MOST | AT_LEAST
+    }
+}
+
+impl CmpOp {
+    /// Whether `a op b` holds.
+    ///
+    /// ```
+    /// use irtrack::CmpOp;
+    /// assert!(CmpOp::Le.holds(1.0, 1.0));
+    /// assert!(!CmpOp::Eq.holds(f64::NAN, f64::NAN));
+    /// ```
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{flip, Side, Ties, AT_LEAST, AT_MOST};
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    enum S {
+        X(bool),
+        C(i64),
+    }
+
+    impl Side for S {
+        fn negate(self) -> S {
+            match self {
+                S::X(n) => S::X(!n),
+                S::C(c) => S::C(-c),
+            }
+        }
+        fn is_negated(self) -> bool {
+            matches!(self, S::X(true))
+        }
+        fn is_constant(self) -> bool {
+            matches!(self, S::C(_))
+        }
+    }
+
+    #[test]
+    fn flips() {
+        assert_eq!(flip(AT_MOST), AT_LEAST);
+        assert_eq!(flip(AT_LEAST), AT_MOST);
+        assert_eq!(flip(AT_MOST | AT_LEAST), AT_MOST | AT_LEAST);
+        assert_eq!(flip(0), 0);
+    }
+
+    #[test]
+    fn two_orderings_of_a_sign_test_say_equal() {
+        // `x > 0` false (x ≤ 0), then `0 < x`… false said the other way round (x ≤ 0 again).
+        let mut t = Ties::default();
+        assert!(!t.note(S::X(false), S::C(0), AT_MOST));
+        assert!(!t.note(S::C(0), S::X(false), AT_LEAST));
+        // `-x > 0` false is `x ≥ 0`.
+        assert!(t.note(S::X(true), S::C(0), AT_MOST));
+    }
+}
