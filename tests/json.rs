@@ -858,3 +858,49 @@ fn an_imported_trace_does_not_go_around_a_registered_rule() {
     let e = imported.backward(1.0).unwrap_err();
     assert!(e.to_string().contains("detached"), "{e}");
 }
+
+fn tripled(v: &mut f64) -> bool {
+    *v *= 3.0;
+    true
+}
+
+#[tracked]
+fn read_after_a_borrow(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let _ = tripled(&mut y);
+    y
+}
+
+#[tracked]
+fn halves(x: f64) -> (f64, f64) {
+    (x * x, 3.0 * x)
+}
+
+#[tracked]
+fn destructured(x: f64) -> f64 {
+    let (a, b) = halves(x);
+    a - b
+}
+
+/// What the IR notes besides its entries — the operands a call lends `&mut` access to, the
+/// tuple part a binding binds — survives export and import, and so do the answers that stand
+/// on it: the read after the borrow is refused (also at 0, where the tripled value is the
+/// recorded one), the destructured parts have their slopes.
+#[test]
+fn what_the_ir_notes_survives_a_round_trip() {
+    for x in [0.0, 1.5] {
+        let mut back = Trace::from_json(&track(read_after_a_borrow, (x,)).to_json()).unwrap();
+        let e = back.backward(1.0).unwrap_err();
+        assert!(matches!(e, irtrack::GradError::Mutation { .. }), "{x}: {e}");
+    }
+    let trace = track(destructured, (2.0,));
+    let mut back = Trace::from_json(&trace.to_json()).unwrap();
+    let g = back.backward(1.0).unwrap();
+    assert_eq!(
+        g[0].as_ref().and_then(|t| t.as_scalar()),
+        Some(2.0 * 2.0 - 3.0)
+    );
+    let ir = |t: &Trace| t.root().children().next().unwrap().ir().unwrap().encode();
+    assert_eq!(ir(&back), ir(&trace));
+    assert!(ir(&trace).contains("\nt|"), "{}", ir(&trace));
+}

@@ -1012,6 +1012,14 @@ impl<'s> Sweep<'s> {
     /// floats and differ, that node's value was changed in place after it was recorded
     /// (`let _ = triple(&mut y); y`), and the edge is stale.
     fn current(&self, id: NodeId, source: NodeId) -> Result<(), GradError> {
+        // Lent to a call before: named as `give` would name it, whatever the values say.
+        if let Some(&call) = self.borrowed_mut.get(&source) {
+            if call.0 < id.0 && self.is_active(source) {
+                return Err(GradError::Mutation {
+                    at: self.place(call),
+                });
+            }
+        }
         let (a, b) = (self.store.value_cow(id), self.store.value_cow(source));
         let differ = match (a.by_value().as_f64(), b.by_value().as_f64()) {
             (Some(x), Some(y)) => x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()),
