@@ -919,3 +919,52 @@ fn a_floats_sign_and_exponent_are_counts() {
         [Some(2.0)]
     );
 }
+
+#[tracked]
+fn mantissa_rebuilt_by_doubling(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let mut c = (bits & 0xF_FFFF_FFFF_FFFF) as u128;
+    let mut i = 0;
+    while i < 52 {
+        c = c + c;
+        i += 1;
+    }
+    let m = (c >> 52) as u64;
+    f64::from_bits((1023u64 << 52) | m)
+}
+
+/// Each doubling is `c + c` of the previous: a chain the count walks once per node.
+#[tracked]
+fn doubled_many_times(x: f64) -> f64 {
+    let c0 = x.to_bits() & 0xF;
+    let c1 = c0 + c0;
+    let c2 = c1 + c1;
+    let c3 = c2 + c2;
+    let c4 = c3 + c3;
+    let c5 = c4 + c4;
+    let c6 = c5 + c5;
+    let c7 = c6 + c6;
+    let c8 = c7 + c7;
+    x * (c8 >> 60) as f64
+}
+
+/// Bits moved up and back down are still the float's: doubling a mantissa 52 times in a
+/// `u128` and shifting it back rebuilt `x` from what the sweep took for counts (gradient 0 for
+/// 1; the taint was lost through the `u128`, which is not a scalar). Each addition of two
+/// values made from the bits now counts one bit moved up, a value made from a tainted one
+/// that is not discrete passes the taint on, and the count is kept per node, so n doublings
+/// cost n steps (each one looked at both operands again, 2^n in all: found by the fourth
+/// round's last tester, whose 52 doublings did not finish).
+#[test]
+fn bits_moved_up_and_back_are_the_float() {
+    let e = gradient(mantissa_rebuilt_by_doubling, (1.3,)).unwrap_err();
+    assert!(matches!(e, GradError::NoRule { .. }), "{e:?}");
+    assert_eq!(mantissa_rebuilt_by_doubling(1.3), 1.3);
+    // Eight doublings of four bits, shifted down by 60: 0 whatever `x`, a count (bits moved
+    // up 8 and down 60 leave 52 dropped), so the slope is that of `x * 0`.
+    assert_eq!(doubled_many_times(1.3), 0.0);
+    assert_eq!(
+        gradient(doubled_many_times, (1.3,)).unwrap().scalars(),
+        [Some(0.0)]
+    );
+}

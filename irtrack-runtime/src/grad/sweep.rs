@@ -69,6 +69,9 @@ pub(crate) struct Sweep<'s> {
     disagreeing: Option<NodeId>,
     /// What the orderings of values met at a tie said of them (see [`pins`]).
     ties: pins::Ties,
+    /// For an integer made from a float's bits, how many low bits of them it no longer holds
+    /// (`Sweep::coarse_bits`; absent: none).
+    coarse: HashMap<NodeId, i32>,
     /// For each node, the root arguments its value may depend on, as bits (argument `k` is bit
     /// `min(k, 63)`): whether a zero slope made by one operand is exact for another
     /// (`rules::zero_is_exact`).
@@ -160,6 +163,7 @@ impl<'s> Sweep<'s> {
             reading: NodeId::NONE,
             pinned: None,
             ties: pins::Ties::default(),
+            coarse: HashMap::new(),
             disagreeing: None,
             inputs: Vec::new(),
             leaves: Vec::new(),
@@ -486,17 +490,19 @@ impl<'s> Sweep<'s> {
                 // A float's sign or exponent field (`bits >> 63`, `(bits >> 52) & 0x7ff`) is
                 // constant on whole binades: a count, not the float re-encoded.
                 if let Some(origin) = tainted {
-                    if self.coarse_bits(id) < pins::BINADE_BITS {
+                    if self.note_coarse_bits(id) < pins::BINADE_BITS {
                         self.taint[i] = origin.0;
                     }
                 } else if active && !self.piecewise_constant(id) {
                     self.taint[i] = id.0;
+                    self.note_coarse_bits(id);
                 }
                 if node.kind == NodeKind::Return && self.taint[i] != u32::MAX {
                     self.taint[parent.index()] = self.taint[i];
                 }
             } else if let Some(origin) = tainted {
                 active = true;
+                self.note_coarse_bits(id);
                 self.poisoned.insert(id, origin);
                 if node.kind == NodeKind::Return {
                     self.active[parent.index()] = true;
@@ -528,9 +534,22 @@ impl<'s> Sweep<'s> {
 
     /// The node where the taint of a data operand of `id` began, if one is tainted.
     fn tainted_operand(&self, id: NodeId, kind: NodeKind, parent: NodeId) -> Option<NodeId> {
+        // Also through a value that is not discrete but was computed from a tainted one (a
+        // `u128` of a float's bits, `f64::from_bits(b)`): what is made from it is tainted too.
         let taint = |r: NodeId| {
-            (!r.is_none() && self.taint[r.index()] != u32::MAX)
-                .then(|| NodeId(self.taint[r.index()]))
+            if r.is_none() {
+                return None;
+            }
+            if self.taint[r.index()] != u32::MAX {
+                return Some(NodeId(self.taint[r.index()]));
+            }
+            if self.poisoned.is_empty() {
+                return None;
+            }
+            self.poisoned
+                .get(&r)
+                .copied()
+                .filter(|o| !self.containers.contains_key(o))
         };
         match kind {
             NodeKind::Argument => {

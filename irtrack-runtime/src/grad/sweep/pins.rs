@@ -60,11 +60,15 @@ pub(super) type Ties = ties::Ties<Side>;
 /// be a point to an equality: with more, it is constant on an interval at least 2⁻²⁶ wide
 /// relative to the float (`hx >> 20 == k`, `(ix & 0xfffff) == 0x921fb` of libm), where a path
 /// holds on a neighbourhood.
-const POINT_BITS: u32 = 26;
+const POINT_BITS: i32 = 26;
+
+/// [`Sweep::coarse_bits`] of what may hold a float's bits moved anywhere: no shift makes it
+/// coarse again.
+const UNKNOWN: i32 = -(1 << 20);
 
 /// How many low bits dropped make an integer made from a float's encoding constant on whole
 /// binades (its sign and exponent only): a piecewise-constant count, no longer the float.
-pub(super) const BINADE_BITS: u32 = 52;
+pub(super) const BINADE_BITS: i32 = 52;
 
 impl Sweep<'_> {
     /// Whether evaluating node `id` (a comparison, an ordering of floats) says that
@@ -353,70 +357,99 @@ impl Sweep<'_> {
                 || (self.taint[r.index()] != u32::MAX && self.coarse_bits(r) < POINT_BITS))
     }
 
-    /// For an integer made from a float's encoding (`x.to_bits()`), how many of the encoding's
-    /// low bits it no longer holds: 0 for the bits themselves, `n` more after `>> n`, the
-    /// trailing zeros of a mask after `& mask`, unchanged through casts and copies; 0 for what
-    /// irtrack does not follow (the bits may all be there).
-    pub(super) fn coarse_bits(&self, r: NodeId) -> u32 {
-        let mut r = r;
-        let mut dropped = 0u32;
-        for _ in 0..32 {
-            let Some(site) = Site::new(self.store, r) else {
-                return 0;
+    /// For an integer node `r` made from a float's encoding (`x.to_bits()`), how many of the
+    /// encoding's low bits it no longer holds, as noted in the forward pass
+    /// ([`Sweep::note_coarse_bits`]); negative where bits were moved up (`c << 4`, `c + c`).
+    pub(super) fn coarse_bits(&self, r: NodeId) -> i32 {
+        self.coarse.get(&r).copied().unwrap_or(UNKNOWN)
+    }
+
+    /// Notes [`Sweep::coarse_bits`] of node `id`, an integer made from a float's encoding,
+    /// from its operands' (noted before it, as the pass goes in recording order): 0 for the
+    /// bits themselves, `n` more after `>> n` and `n` fewer after `<< n`, the trailing zeros of
+    /// a mask more after `& mask`, unchanged through casts, copies, and a constant added or
+    /// combined; the finer of two such values combined by `|` or `^`, one fewer than the finer
+    /// for `+` and `-` (a sum of two moves bits up: `c + c` is `c << 1`); for anything else (a
+    /// product), so few that no shift makes it coarse again. Returns it.
+    pub(super) fn note_coarse_bits(&mut self, id: NodeId) -> i32 {
+        let c = self.coarse_of(id);
+        self.coarse.insert(id, c);
+        c
+    }
+
+    fn coarse_of(&self, id: NodeId) -> i32 {
+        use crate::core::op::FloatQuery;
+        // A block or call argument holds the value passed to it.
+        if self.store.node(id).kind == NodeKind::Argument {
+            let source = self.argument_source(id);
+            return if source.is_none() {
+                UNKNOWN
+            } else {
+                self.coarse_bits(source)
             };
-            let operand = |k: usize| site.refs.get(k).copied().filter(|o| !o.is_none());
-            // A side made from the bits, or a plain number (a literal, a count).
-            let of_bits = |k: usize| operand(k).is_some_and(|o| self.taint[o.index()] != u32::MAX);
-            use crate::core::op::FloatQuery;
-            let to_bits = site.builtin() == Some(Builtin::Query(FloatQuery::ToBits))
-                || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
-                    if crate::core::op::float_query_of(k.id) == Some(FloatQuery::ToBits));
-            if to_bits {
-                return dropped;
-            }
-            let next = match site.builtin() {
-                Some(Builtin::Binary(BinOp::Shr) | Builtin::Assign(BinOp::Shr)) if !of_bits(1) => {
-                    let n = site.integer(1).and_then(|n| u32::try_from(n).ok());
-                    dropped = dropped.saturating_add(n.unwrap_or(0));
-                    operand(0)
-                }
-                Some(Builtin::Binary(BinOp::BitAnd) | Builtin::Assign(BinOp::BitAnd)) => {
-                    // The mask is the side that is not made from the bits.
-                    let (mask, value) = match (of_bits(0), of_bits(1)) {
-                        (true, false) => (site.integer(1), operand(0)),
-                        (false, true) => (site.integer(0), operand(1)),
-                        _ => return 0,
-                    };
-                    let zeros = mask.map_or(0, |m| (m as u64).trailing_zeros());
-                    dropped = dropped.saturating_add(zeros);
-                    value
-                }
-                Some(Builtin::Cast(_) | Builtin::Bind | Builtin::Deref | Builtin::Clone) => {
-                    operand(0)
-                }
-                // A constant added, or the fields of two such values combined: as coarse as
-                // the finer of them (`k += (hx >> 20) - 0x3ff`).
-                Some(
-                    Builtin::Binary(BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor)
-                    | Builtin::Assign(BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor),
-                ) => match (of_bits(0), of_bits(1)) {
-                    (true, false) => operand(0),
-                    (false, true) => operand(1),
-                    (true, true) => {
-                        let (a, b) = (operand(0), operand(1));
-                        let coarse = |o: Option<NodeId>| o.map_or(0, |o| self.coarse_bits(o));
-                        return dropped.saturating_add(coarse(a).min(coarse(b)));
-                    }
-                    (false, false) => return 0,
-                },
-                _ => return 0,
-            };
-            match next {
-                Some(n) => r = n,
-                None => return 0,
-            }
         }
-        0
+        let Some(site) = Site::new(self.store, id) else {
+            return UNKNOWN;
+        };
+        let operand = |k: usize| site.refs.get(k).copied().filter(|o| !o.is_none());
+        // A side made from the bits, or a plain number (a literal, a count).
+        let of_bits = |k: usize| operand(k).is_some_and(|o| self.taint[o.index()] != u32::MAX);
+        let coarse = |k: usize| operand(k).map_or(UNKNOWN, |o| self.coarse_bits(o));
+        let amount = |k: usize| {
+            site.integer(k)
+                .and_then(|n| i32::try_from(n).ok())
+                .filter(|n| (0..=128).contains(n))
+        };
+        let to_bits = site.builtin() == Some(Builtin::Query(FloatQuery::ToBits))
+            || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
+                if crate::core::op::float_query_of(k.id) == Some(FloatQuery::ToBits));
+        if to_bits {
+            return 0;
+        }
+        let shift =
+            |b: Builtin, op: BinOp| matches!(b, Builtin::Binary(o) | Builtin::Assign(o) if o == op);
+        let Some(b) = site.builtin() else {
+            return UNKNOWN;
+        };
+        match b {
+            _ if shift(b, BinOp::Shr) && !of_bits(1) => {
+                amount(1).map_or(UNKNOWN, |n| coarse(0).saturating_add(n))
+            }
+            _ if shift(b, BinOp::Shl) && !of_bits(1) => {
+                amount(1).map_or(UNKNOWN, |n| coarse(0).saturating_sub(n))
+            }
+            _ if shift(b, BinOp::BitAnd) => {
+                // The mask is the side that is not made from the bits.
+                let (mask, value) = match (of_bits(0), of_bits(1)) {
+                    (true, false) => (site.integer(1), 0),
+                    (false, true) => (site.integer(0), 1),
+                    _ => return UNKNOWN,
+                };
+                let zeros = mask.map_or(0, |m| (m as u64).trailing_zeros() as i32);
+                coarse(value).saturating_add(zeros)
+            }
+            Builtin::Cast(_) | Builtin::Bind | Builtin::Deref | Builtin::Clone => coarse(0),
+            _ if [BinOp::Add, BinOp::Sub, BinOp::BitOr, BinOp::BitXor]
+                .iter()
+                .any(|&op| shift(b, op)) =>
+            {
+                match (of_bits(0), of_bits(1)) {
+                    (true, false) => coarse(0),
+                    (false, true) => coarse(1),
+                    (true, true) => {
+                        let finer = coarse(0).min(coarse(1));
+                        let sum = shift(b, BinOp::Add) || shift(b, BinOp::Sub);
+                        if sum {
+                            finer.saturating_sub(1)
+                        } else {
+                            finer
+                        }
+                    }
+                    (false, false) => UNKNOWN,
+                }
+            }
+            _ => UNKNOWN,
+        }
     }
 }
 
