@@ -254,7 +254,7 @@ impl Lowerer {
         self.scopes.push(Vec::new());
         self.block = then_b;
         let binds = match &let_pat {
-            Some((pat, s)) => self.bind_pattern(pat, s),
+            Some((pat, s)) => self.bind_pattern(pat, s, true),
             None => TokenStream::new(),
         };
         let jt = self.jump(then_jump);
@@ -386,7 +386,7 @@ impl Lowerer {
                     let gt = g.tokens;
                     return quote!(#if_token #gt);
                 }
-                let binds = self.bind_pattern(&arm.pat, &s.op);
+                let binds = self.bind_pattern(&arm.pat, &s.op, true);
                 let span = g.span();
                 let g = self.expr(g, Ctx::Value);
                 let (gt, op) = (g.tokens, g.op);
@@ -412,7 +412,7 @@ impl Lowerer {
             };
             self.block = block;
             let binds = if guard.is_none() {
-                self.bind_pattern(&arm.pat, &s.op)
+                self.bind_pattern(&arm.pat, &s.op, true)
             } else {
                 TokenStream::new()
             };
@@ -645,7 +645,7 @@ impl Lowerer {
         self.block = body_b;
         self.scopes.push(Vec::new());
         let binds = match &let_pat {
-            Some((pat, s)) => self.bind_pattern(pat, s),
+            Some((pat, s)) => self.bind_pattern(pat, s, true),
             None => TokenStream::new(),
         };
         let jb = self.jump(into_body);
@@ -876,7 +876,7 @@ impl Lowerer {
         let out_tokens = self.jump_with_args(jx, &pairs, None);
         self.block = body_b;
         self.scopes.push(Vec::new());
-        let binds = self.bind_pattern(pat, &next_op);
+        let binds = self.bind_pattern(pat, &next_op, false);
         let jbt = self.jump(jb);
         let body = self.block_contents(&f.body, Tail::Discard);
         let back = self.back_edge(&f.body);

@@ -1078,8 +1078,11 @@ impl Lowerer {
         }
     }
 
-    /// Records one `bind x` node per variable a pattern bound from `scrutinee`.
-    fn bind_pattern(&mut self, pat: &Pat, scrutinee: &Operand) -> TokenStream {
+    /// Records one `bind x` node per variable a pattern bound from `scrutinee`; `matches_whole`:
+    /// the pattern is matched against the scrutinee itself (not a `for` loop's pattern, which
+    /// matches what `Some` holds in the `next()` it binds from), so a tuple pattern's paths
+    /// are the scrutinee's parts.
+    fn bind_pattern(&mut self, pat: &Pat, scrutinee: &Operand, matches_whole: bool) -> TokenStream {
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {
             let (id, op) = self.ir.define(
@@ -1089,7 +1092,9 @@ impl Lowerer {
                 format!("bind {ident}"),
                 vec![scrutinee.clone()],
             );
-            self.note_bind_path(id, pat, &ident);
+            if matches_whole {
+                self.note_bind_path(id, pat, &ident);
+            }
             rec.extend(self.record_ref(id, &ident.to_token_stream()));
             self.bind(ident, op);
         }

@@ -18,19 +18,17 @@ pub(crate) fn rule(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> bool {
         return false;
     }
     let part = |path: String| Contribution::Whole(Tangent::Fields(vec![(path, dy.clone())]));
-    // Only a part of a tuple (a tuple struct's literal is a call, which has no rule; an
-    // iterator's `Option` of a pair has its own).
-    let of_tuple = || {
-        site.value(0)
-            .is_some_and(|v| v.by_value().type_name().starts_with('('))
-    };
+    // A path is noted only for a tuple pattern matched against its scrutinee, whose value is
+    // then a tuple (a `for` loop's pattern binds from `next()`'s `Option`: no path, and the
+    // iterator rules have it). A position read (`.1`) is of a tuple or a tuple struct, whose
+    // literal is a call without a rule: its parts' sensitivities stop there, an error.
     match site.builtin() {
         Some(Builtin::Bind) => match site.ir.bind_path(site.index) {
-            Some(path) if of_tuple() => {
+            Some(path) => {
                 out.push((0, part(path.to_string())));
                 true
             }
-            _ => false,
+            None => false,
         },
         Some(Builtin::Field) => {
             let position = site.head().strip_prefix('.').unwrap_or("");
@@ -38,7 +36,7 @@ pub(crate) fn rule(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> bool {
             let is_position = position
                 .split('.')
                 .all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
-            if !(is_position && of_tuple()) {
+            if !is_position {
                 return false;
             }
             out.push((0, part(position.to_string())));
