@@ -352,3 +352,79 @@ fn factor_twice() {
     irtrack::ppl::factor(-1.0);
     irtrack::ppl::factor(f64::NAN);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A user's own helper that is *called* `sample` (or `observe`): the node of its call was taken
+// for the choice by its written name, and the choice was then rescored under the helper's
+// arguments. The choice's node is now the call whose callee key is the entry point that made
+// the choice (`Draft::callee`).
+
+mod mine {
+    use irtrack::ppl::Normal;
+
+    /// Untracked, named like the entry point: samples with twice the scale it is given.
+    pub fn sample(address: &'static str, d: Normal) -> f64 {
+        irtrack::ppl::sample(address, Normal::new(d.mu, 2.0 * d.sigma))
+    }
+
+    /// Untracked, named like the entry point: observes with twice the scale it is given.
+    pub fn observe(address: &'static str, d: Normal, y: f64) {
+        irtrack::ppl::observe(address, Normal::new(d.mu, 2.0 * d.sigma), y);
+    }
+}
+
+/// x ~ N(0, 2) (through `mine::sample`), y ~ N(x, 2) (through `mine::observe`).
+#[tracked]
+fn named_like_the_entry_points(y: f64) {
+    let x = mine::sample("x", Normal::new(0.0, 1.0));
+    mine::observe("y", Normal::new(x, 1.0), y);
+}
+
+/// Truth (hand): score ln N(x; 0, 2) + ln N(1; x, 2); after x → 0.5 the same at 0.5; score
+/// gradient -x/4 + (1 - x)/4. With the name check (a5bc326): the update scored x under N(0, 1)
+/// and y under N(x, 1), the gradient was -x + (1 - x).
+#[test]
+fn a_helper_named_sample_is_not_the_choice_it_makes() {
+    let t = simulate(named_like_the_entry_points, (1.0,), &mut PplRng::seed_from_u64(1)).unwrap();
+    let x = t.value::<f64>("x").unwrap();
+    let truth = |x: f64| ln_n(x, 0.0, 2.0) + ln_n(1.0, x, 2.0);
+    assert!(close(t.score(), truth(x)));
+    let (u, w, _) = update_choices(
+        &t,
+        &ChoiceMap::new().with("x", 0.5),
+        &mut PplRng::seed_from_u64(2),
+    )
+    .unwrap();
+    assert!(close(u.score(), truth(0.5)), "score {} vs {}", u.score(), truth(0.5));
+    assert!(close(w, truth(0.5) - truth(x)), "weight {w}");
+    let g = score_gradient(&t, &Selection::of(["x"])).unwrap();
+    let dtruth = -x / 4.0 + (1.0 - x) / 4.0;
+    assert!(
+        (g.values[0] - dtruth).abs() < 1e-6,
+        "gradient {} ({:?}) vs {dtruth}",
+        g.values[0],
+        g.method
+    );
+}
+
+/// The entry points called by path, and `draw`, are still their choices' nodes.
+#[tracked]
+fn by_path(y: f64) -> f64 {
+    let x = irtrack::ppl::sample("x", Normal::new(0.0, 1.0));
+    let e = irtrack::ppl::draw(Normal::new(0.0, 1.0));
+    irtrack::ppl::observe("y", Normal::new(x + e, 1.0), y);
+    x
+}
+
+#[test]
+fn entry_points_called_by_path_are_their_choices_nodes() {
+    let mut t = simulate(by_path, (1.0,), &mut PplRng::seed_from_u64(3)).unwrap();
+    let listing = t.graph().unwrap().root().levels(2).to_string();
+    for address in ["\"x\"", "\"normal#0\"", "\"y\""] {
+        assert!(
+            listing.contains(&format!("address = {address}")),
+            "{address} not on its node:\n{listing}"
+        );
+    }
+    assert!(!listing.contains("choices = "), "{listing}");
+}

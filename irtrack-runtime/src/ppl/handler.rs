@@ -13,6 +13,7 @@ use super::address::{Address, Key};
 use super::choices::{Choice, ChoiceMap, Choices, Origin, Selection};
 use super::dist::{Distribution, PplRng};
 use super::error::PplError;
+use crate::core::ids::{key_of, CalleeKey};
 use crate::core::value::{Owned, Value};
 use crate::record::context::{Action, Call, CallSite, Context, Draft};
 use rand::SeedableRng;
@@ -140,7 +141,7 @@ pub(crate) struct Run {
     pub error: Option<PplError>,
     /// Whether a context reports nodes: then choices wait in `pending` for their node.
     pub tracked: bool,
-    pub pending: Vec<usize>,
+    pub pending: Vec<(usize, CalleeKey)>,
     /// The choices whose node got their metadata, in recording order.
     pub attached: Vec<usize>,
     /// How many choices were drawn.
@@ -200,6 +201,7 @@ impl Run {
         local: Option<Address>,
         dist: &D,
         observed: Option<D::Value>,
+        entry: CalleeKey,
     ) -> Result<D::Value, ()> {
         let address = match local {
             Some(a) => {
@@ -329,7 +331,7 @@ impl Run {
             continuous: dist.is_continuous() && TypeId::of::<D::Value>() == TypeId::of::<f64>(),
         });
         if self.tracked {
-            self.pending.push(index);
+            self.pending.push((index, entry));
         }
         Ok(value)
     }
@@ -433,10 +435,13 @@ enum Stop<V> {
     Reentrant,
 }
 
+/// A choice made by the entry point whose key is `entry` (`sample::<D, A>`, …): the node of a
+/// call is the choice's only if it called that very function.
 fn choose<D: Distribution>(
     local: Option<Address>,
     dist: D,
     observed: Option<D::Value>,
+    entry: CalleeKey,
 ) -> D::Value {
     let outcome = RUNS.with(|runs| {
         let Ok(mut runs) = runs.try_borrow_mut() else {
@@ -444,7 +449,9 @@ fn choose<D: Distribution>(
         };
         match runs.last_mut() {
             None => Err(Stop::Outside(observed)),
-            Some(run) => run.choose(local, &dist, observed).map_err(|()| Stop::Abort),
+            Some(run) => run
+                .choose(local, &dist, observed, entry)
+                .map_err(|()| Stop::Abort),
         }
     });
     match outcome {
@@ -500,8 +507,8 @@ fn choose<D: Distribution>(
 /// Outside any interface function, `sample` draws from a generator of this thread (seeded
 /// with 0) and panics when `dist` is invalid (there is no run to return the error); it also
 /// panics when called from a [`Distribution`]'s own methods.
-pub fn sample<D: Distribution>(address: impl Into<Address>, dist: D) -> D::Value {
-    choose(Some(address.into()), dist, None)
+pub fn sample<D: Distribution, A: Into<Address>>(address: A, dist: D) -> D::Value {
+    choose(Some(address.into()), dist, None, key_of(&sample::<D, A>))
 }
 
 /// An unnamed random choice: its address is the distribution's name and how many unnamed
@@ -521,7 +528,7 @@ pub fn sample<D: Distribution>(address: impl Into<Address>, dist: D) -> D::Value
 /// # Panics
 /// As [`sample`].
 pub fn draw<D: Distribution>(dist: D) -> D::Value {
-    choose(None, dist, None)
+    choose(None, dist, None, key_of(&draw::<D>))
 }
 
 /// Data: a choice at `address` whose value is `value`, scored by `dist` (Pyro's `obs=`). It
@@ -545,8 +552,8 @@ pub fn draw<D: Distribution>(dist: D) -> D::Value {
 ///
 /// # Panics
 /// As [`sample`].
-pub fn observe<D: Distribution>(address: impl Into<Address>, dist: D, value: D::Value) {
-    choose(Some(address.into()), dist, Some(value));
+pub fn observe<D: Distribution, A: Into<Address>>(address: A, dist: D, value: D::Value) {
+    choose(Some(address.into()), dist, Some(value), key_of(&observe::<D, A>));
 }
 
 /// Adds `log_weight` to the trace's score (and to the weights, as an observation's
@@ -648,21 +655,15 @@ impl Context for PplContext {
                 return;
             }
             let pending = std::mem::take(&mut run.pending);
-            if let [i] = pending[..] {
+            if let [(i, entry)] = pending[..] {
                 let c = &run.choices.list[i];
-                // The node is the choice only if it is the call of `sample`, `observe` or
-                // `draw` itself: an untracked helper that makes one choice and returns a value
-                // equal to it (`fn wide(d) -> f64 { sample("x", Normal::new(d.mu, 2.0 *
-                // d.sigma)) }`, `sample("z", d).max(0.0)` at z > 0) is not, and taking it for
-                // one scored and updated the choice under the helper's arguments.
-                let entry_point = node
-                    .function_name()
-                    .and_then(|name| name.rsplit("::").next())
-                    .is_some_and(|name| {
-                        let name = name.split('<').next().unwrap_or(name).trim();
-                        matches!(name, "sample" | "observe" | "draw")
-                    });
-                let own = entry_point
+                // The node is the choice only if it is the call of the `sample`, `observe` or
+                // `draw` that made it, by key: an untracked helper that makes one choice and
+                // returns a value equal to it (`fn wide(d) -> f64 { sample("x",
+                // Normal::new(d.mu, 2.0 * d.sigma)) }`, `sample("z", d).max(0.0)` at z > 0) is
+                // not, and taking it for one scored and updated the choice under the helper's
+                // arguments; nor is a helper of the user's that is also called `sample`.
+                let own = node.callee() == Some(entry)
                     && (same_value(node.value(), &c.value)
                         || (c.origin == Origin::Observed && node.value().is_unit()));
                 if own {
@@ -680,7 +681,7 @@ impl Context for PplContext {
             // An untracked call made these choices: the node lists them, and belongs to none.
             let addresses: Vec<String> = pending
                 .iter()
-                .map(|&i| run.choices.list[i].address.to_string())
+                .map(|&(i, _)| run.choices.list[i].address.to_string())
                 .collect();
             node.set("choices", addresses);
         });

@@ -96,6 +96,7 @@ pub enum Action {
 pub struct Draft<'a> {
     pub(crate) kind: NodeKind,
     pub(crate) name: Option<&'a str>,
+    pub(crate) callee: Option<crate::core::ids::CalleeKey>,
     pub(crate) location: Option<Location>,
     pub(crate) ir: Option<&'a FnIr>,
     pub(crate) value: &'a Value,
@@ -112,6 +113,13 @@ impl Draft<'_> {
     /// For a call, the callee as written at the call site; for a special, its kind.
     pub fn function_name(&self) -> Option<&str> {
         self.name
+    }
+
+    /// For a call of a fn item or closure, the callee's key: which function ran, by its type
+    /// (exact, where [`function_name`](Draft::function_name) is only what was written).
+    /// `None` for a method call, a call through a function pointer, and other nodes.
+    pub fn callee(&self) -> Option<crate::core::ids::CalleeKey> {
+        self.callee
     }
 
     /// Where in its function's IR the node was recorded; `None` for the root and for errors.

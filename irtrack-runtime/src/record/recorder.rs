@@ -184,9 +184,14 @@ impl Recorder {
             .filter(|r| !r.is_none())
             .map(|r| self.store.value(r))
             .collect();
+        let callee = match self.store.callees.get(&id) {
+            Some(crate::core::tape::Callee::Item(k)) => Some(*k),
+            _ => None,
+        };
         let mut draft = Draft {
             kind: node.kind,
             name,
+            callee,
             location: entry.map(|e| e.location),
             ir,
             value: &value,
