@@ -86,6 +86,11 @@ pub(crate) struct Sweep<'s> {
     /// (`u32::MAX` for other nodes); and for each iterator, how many there were so far.
     next_positions: Vec<u32>,
     next_counts: Vec<u32>,
+    /// Iterators (`v.iter()`, `zip`, `enumerate`) met in the forward pass, and those of them
+    /// something other than their own `next` used (`it.nth(0)`, `it.by_ref()`, `it.find(…)`
+    /// advance them unseen): the elements their later `next` calls yield are not known.
+    iterators: std::collections::HashSet<NodeId>,
+    advanced: std::collections::HashSet<NodeId>,
     /// For a discrete value (an integer, a `bool`, a string) that depends on the inputs other
     /// than piecewise-constantly (`x.to_bits()`, `x.to_string()`, an untracked call): the node
     /// where that dependence began (`u32::MAX` when there is none). Such a value is not a
@@ -170,6 +175,8 @@ impl<'s> Sweep<'s> {
             is_leaf: Vec::new(),
             next_positions: Vec::new(),
             next_counts: Vec::new(),
+            iterators: Default::default(),
+            advanced: Default::default(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
             sources,
@@ -510,6 +517,7 @@ impl<'s> Sweep<'s> {
                 }
             }
             self.active[i] = active && !value.is_discrete();
+            self.note_iterator_uses(id, node.kind, parent);
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);
             }
@@ -744,6 +752,50 @@ impl<'s> Sweep<'s> {
     }
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
+    /// Notes node `id` as an iterator if it makes one, and the iterators it uses otherwise
+    /// than by their own `next` as [advanced](Sweep::advanced): a `next` numbers the element it
+    /// yields by how many came before it, which holds only while nothing else moved the
+    /// iterator (`it.nth(0)` then `it.next()` yields element 1, numbered 0 — every slope went
+    /// to the element before). An adapter (`zip`, `enumerate`) made from an iterator already
+    /// moved starts mid-way, and is advanced itself, as is a `sum` of one.
+    fn note_iterator_uses(&mut self, id: NodeId, kind: NodeKind, parent: NodeId) {
+        let head = match kind {
+            NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special => self
+                .store
+                .entry_under(id, parent)
+                .map(|(_, e)| (e.kind, e.head.as_str())),
+            _ => None,
+        };
+        let method = |name: &str| matches!(head, Some((EntryKind::MethodCall, h)) if h == name);
+        if !self.iterators.is_empty() {
+            let next = method("next");
+            // Reads that do not move an iterator.
+            let reads = ["len", "size_hint", "is_empty"].iter().any(|m| method(m));
+            let store = self.store;
+            for (k, r) in store.refs_under(id, parent).enumerate() {
+                if r.is_none() || !self.iterators.contains(&r) {
+                    continue;
+                }
+                if (next || reads) && k == 0 {
+                    continue;
+                }
+                let moved = self.advanced.contains(&r)
+                    || self.next_counts.get(r.index()).is_some_and(|&c| c > 0);
+                // What takes over an iterator already moved (`zip`, `sum`) starts mid-way.
+                if moved {
+                    self.advanced.insert(id);
+                }
+                self.advanced.insert(r);
+            }
+        }
+        let makes = kind == NodeKind::PrimitiveCall
+            && matches!(head, Some((EntryKind::MethodCall | EntryKind::Call, h))
+                if matches!(h.rsplit("::").next(), Some("iter" | "into_iter" | "zip" | "enumerate")));
+        if makes {
+            self.iterators.insert(id);
+        }
+    }
+
     fn count_next(&mut self, id: NodeId) {
         let Some((_, entry)) = self.entry_of(id) else {
             return;
@@ -762,7 +814,9 @@ impl<'s> Sweep<'s> {
                 self.next_positions = vec![u32::MAX; n];
             }
             let count = &mut self.next_counts[iterator.index()];
-            self.next_positions[id.index()] = *count;
+            if !self.advanced.contains(&iterator) {
+                self.next_positions[id.index()] = *count;
+            }
             *count += 1;
         }
     }
@@ -1137,6 +1191,8 @@ impl<'s> Sweep<'s> {
         let position = self.next_positions.get(id.index()).copied();
         let iteration = match position.filter(|&k| k != u32::MAX) {
             Some(k) => iter::next(site, k as usize, dy, out),
+            // A sum of what is left of an iterator already moved is no sum of its vector.
+            None if self.advanced.contains(&id) => options::unwrap(site, dy, out),
             None => iter::sum(site, dy, out).or_else(|| options::unwrap(site, dy, out)),
         };
         let result = match (&custom, iteration) {

@@ -1,0 +1,158 @@
+//! A fifth adversarial round (2026-11-27, testers who did not write irtrack, given the README
+//! and the source): each test here returned a silently wrong number on a5bc326, and now gets
+//! the truth or a typed error. Truths: closed forms, central differences, the plain function.
+
+use irtrack::{gradient, tracked, GradError};
+
+/// The gradient with respect to the first argument, as a vector, or the error.
+fn grad_vec(r: Result<irtrack::Gradient<f64>, GradError>) -> Result<Vec<f64>, GradError> {
+    r.map(|g| g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec())
+}
+
+// ---------------------------------------------------------------------------------------------
+// An iterator moved by something other than its own `next` (`nth`, `find`, `by_ref()`), then
+// read with `next`: the sweep numbered the `next` calls from 0, so every slope went to the
+// element before the one read, at every point. s = 1·v1 + 2·v2 at [1, 2, 3]: truth [0, 1, 2],
+// a5bc326 [1, 2, 0]. Now the elements of such `next` calls are unknown: `NoRule`.
+
+#[tracked]
+fn rest_after_nth(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    it.nth(0);
+    let mut s = 0.0;
+    let mut k = 1.0;
+    while let Some(&e) = it.next() {
+        s += k * e;
+        k += 1.0;
+    }
+    s
+}
+
+#[tracked]
+fn rest_after_find(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let _first = it.find(|&&e| e > 0.0);
+    let mut s = 0.0;
+    let mut k = 1.0;
+    while let Some(&e) = it.next() {
+        s += k * e;
+        k += 1.0;
+    }
+    s
+}
+
+#[tracked]
+fn rest_after_by_ref(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    for _ in it.by_ref().take(1) {}
+    let mut s = 0.0;
+    let mut k = 1.0;
+    while let Some(&e) = it.next() {
+        s += k * e;
+        k += 1.0;
+    }
+    s
+}
+
+#[tracked]
+fn rest_zipped(v: Vec<f64>) -> f64 {
+    let w = vec![1.0, 2.0, 3.0];
+    let mut a = v.iter();
+    a.nth(0);
+    let mut s = 0.0;
+    for (x, y) in a.zip(w.iter()) {
+        s += x * y;
+    }
+    s
+}
+
+#[tracked]
+fn rest_enumerated(v: Vec<f64>) -> f64 {
+    let mut a = v.iter();
+    a.nth(0);
+    let mut s = 0.0;
+    for (i, &e) in a.enumerate() {
+        s += (i as f64 + 1.0) * e;
+    }
+    s
+}
+
+/// One `next` after `nth(0)`: 5·v1, truth [0, 5, 0] (a5bc326: [5, 0, 0]).
+#[tracked]
+fn second_after_nth(v: Vec<f64>) -> f64 {
+    let mut a = v.iter();
+    let _ = a.nth(0);
+    let mut s = 0.0;
+    if let Some(e) = a.next() {
+        s = *e * 5.0;
+    }
+    s
+}
+
+/// The sum of what is left after one `next`: v1 + v2. At v0 = 0 the rest sums to the whole,
+/// so the sum's witness held and a5bc326 gave [1, 1, 1] for [0, 1, 1].
+#[tracked]
+fn sum_after_next(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let _ = it.next();
+    it.sum()
+}
+
+/// Not moved otherwise: the plain loops keep their slopes.
+#[tracked]
+fn weighted(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let mut s = 0.0;
+    let mut k = 1.0;
+    while let Some(&e) = it.next() {
+        s += k * e;
+        k += 1.0;
+    }
+    s
+}
+
+#[tracked]
+fn weighted_zip(v: Vec<f64>) -> f64 {
+    let w = vec![1.0, 2.0, 3.0];
+    let mut s = 0.0;
+    for (x, y) in v.iter().zip(w.iter()) {
+        s += x * y;
+    }
+    s
+}
+
+#[test]
+fn an_iterator_moved_otherwise_than_by_next_has_no_known_elements() {
+    let x = vec![1.0, 2.0, 3.0];
+    let shifted = [
+        ("nth(0)", grad_vec(gradient(rest_after_nth, (x.clone(),)))),
+        ("find", grad_vec(gradient(rest_after_find, (x.clone(),)))),
+        ("by_ref", grad_vec(gradient(rest_after_by_ref, (x.clone(),)))),
+        ("zip", grad_vec(gradient(rest_zipped, (x.clone(),)))),
+        ("enumerate", grad_vec(gradient(rest_enumerated, (x.clone(),)))),
+        ("one next", grad_vec(gradient(second_after_nth, (x.clone(),)))),
+        (
+            "general sweep",
+            grad_vec(irtrack::grad::with_general_sweep(|| {
+                gradient(rest_after_nth, (x.clone(),))
+            })),
+        ),
+    ];
+    for (name, got) in shifted {
+        assert!(
+            matches!(got, Err(GradError::NoRule { .. })),
+            "{name}: {got:?}"
+        );
+    }
+    let rest = grad_vec(gradient(sum_after_next, (vec![0.0, 1.0, 1.0],)));
+    assert!(matches!(rest, Err(GradError::NoRule { .. })), "{rest:?}");
+}
+
+#[test]
+fn iterators_not_moved_otherwise_keep_their_slopes() {
+    let x = vec![1.0, 2.0, 3.0];
+    let g = grad_vec(gradient(weighted, (x.clone(),))).unwrap();
+    assert_eq!(g, [1.0, 2.0, 3.0]);
+    let g = grad_vec(gradient(weighted_zip, (x.clone(),))).unwrap();
+    assert_eq!(g, [1.0, 2.0, 3.0]);
+}
