@@ -238,9 +238,12 @@ impl Distribution for Normal {
         }
     }
     fn log_density(&self, x: &f64) -> f64 {
-        let mut z = (x - self.mu) / self.sigma;
-        if z.is_infinite() && x.is_finite() {
-            // `x - mu` overflowed (`N(1e308, 1e308)` at `-1e308`): scaled first.
+        let d = x - self.mu;
+        let mut z = d / self.sigma;
+        if d.is_infinite() && x.is_finite() {
+            // `x - mu` overflowed (`N(1e308, 1e308)` at `-1e308`): scaled first. Only then: a
+            // finite difference over a tiny scale (`N(0.5e300, 1e-10)` at `1e300`) is a `z`
+            // beyond any float, where scaling each first gave `∞ - ∞`.
             z = x / self.sigma - self.mu / self.sigma;
         }
         -0.5 * z * z - self.sigma.ln() - LN_SQRT_2PI

@@ -63,6 +63,9 @@ pub enum PplError {
     /// A weight or score is `∞ - ∞` (a density with a pole and an impossible value in one
     /// trace).
     UndefinedWeight,
+    /// An estimate was asked of no samples (`importance_sampling` with `n = 0`): there is
+    /// none, where `log p = -∞` would claim the data impossible.
+    NoSamples,
     /// Constraints at addresses the run never reached.
     UnvisitedConstraints(Vec<Address>),
     /// An address the model observes was also constrained.
@@ -161,6 +164,9 @@ impl fmt::Display for PplError {
                 f,
                 "the log-weight given to `factor` (call {call} of the run) is NaN: keep what it \
                  is computed from in its domain (return -∞ for an impossible point)"
+            ),
+            PplError::NoSamples => f.write_str(
+                "no samples were asked for: an estimate needs at least one (n ≥ 1)",
             ),
             PplError::UndefinedWeight => f.write_str(
                 "the weight is ∞ - ∞: one trace holds both an impossible value and a value at a \

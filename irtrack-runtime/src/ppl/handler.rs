@@ -344,7 +344,14 @@ impl Run {
                 if self.visited.get(i).copied().unwrap_or(false) {
                     continue;
                 }
-                if self.mode == Mode::Update {
+                // Data that is gone (an observation, or a constraint of `generate`, on a
+                // branch no longer taken) leaves the new trace's density: its factor counts in
+                // the old one's, for `regenerate` as for `update`. A latent choice gone after
+                // a regeneration does not: the reverse move would draw it from its prior, as
+                // the forward move drew those that appear.
+                if self.mode == Mode::Update
+                    || (self.mode == Mode::Regenerate && c.origin != Origin::Latent)
+                {
                     self.weight.old.add(c.log_density);
                 }
                 if self.mode != Mode::Draw {

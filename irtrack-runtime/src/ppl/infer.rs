@@ -206,7 +206,7 @@ where
     // An observation whose value the model computed from a latent (`observe("y", d, 2.0 * z)`)
     // changes with it and is in the discard, but no proposal draws it: the backward proposal
     // is asked for the latent choices only.
-    let latent_discard = latent_only(&updated.discard, &updated.trace);
+    let latent_discard = latent_only(&updated.discard, &updated.trace, &trace);
     let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(latent_discard));
     let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
         Ok((run, ())) => run.score.value()?,
@@ -400,8 +400,12 @@ impl<M: Callable<A>, A> Importance<M, A> {
         }
     }
 
-    /// The weighted mean of `f` over the traces.
+    /// The weighted mean of `f` over the traces; NaN when every trace is impossible (all
+    /// weights `-∞`), where the posterior, and so the mean, is undefined (0/0), not 0.
     pub fn mean(&self, f: impl Fn(&PplTrace<M, A>) -> f64) -> f64 {
+        if self.log_weights.iter().all(|&w| w == f64::NEG_INFINITY) {
+            return f64::NAN;
+        }
         self.normalized_weights()
             .iter()
             .zip(&self.traces)
@@ -430,7 +434,7 @@ impl<M: Callable<A>, A> Importance<M, A> {
 /// ```
 ///
 /// # Errors
-/// What [`generate`](super::generate) returns.
+/// What [`generate`](super::generate) returns, and [`PplError::NoSamples`] for `n = 0`.
 pub fn importance_sampling<M, A, R>(
     model: M,
     args: A,
@@ -443,6 +447,9 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
+    if n == 0 {
+        return Err(PplError::NoSamples);
+    }
     let constraints = Arc::new(observations.clone());
     let mut traces = Vec::with_capacity(n);
     let mut log_weights = Vec::with_capacity(n);
@@ -455,7 +462,7 @@ where
         .iter()
         .copied()
         .fold(f64::NEG_INFINITY, f64::max);
-    let log_marginal_likelihood = if max == f64::NEG_INFINITY || n == 0 {
+    let log_marginal_likelihood = if max == f64::NEG_INFINITY {
         f64::NEG_INFINITY
     } else if max == f64::INFINITY {
         f64::INFINITY
@@ -469,15 +476,17 @@ where
     })
 }
 
-/// The discarded values of choices that are latent in `trace` (not observations the model
-/// computed).
+/// The discarded values of choices that are latent (not observations the model computed) in
+/// the new trace and in the old one: an observation the move removed (on a branch no longer
+/// taken) is in neither's latent choices, though the new trace no longer has it.
 fn latent_only<M: Callable<A> + Clone, A: Clone>(
     discard: &ChoiceMap,
-    trace: &PplTrace<M, A>,
+    new: &PplTrace<M, A>,
+    old: &PplTrace<M, A>,
 ) -> ChoiceMap {
     let mut latent = ChoiceMap::new();
     for (a, v) in discard.iter() {
-        if !trace.is_observed(a.clone()) {
+        if !new.is_observed(a.clone()) && !old.is_observed(a.clone()) {
             latent.insert_value(a.clone(), v.clone());
         }
     }
