@@ -2,6 +2,9 @@
 //! and the source): each test here returned a silently wrong number on a5bc326, and now gets
 //! the truth or a typed error. Truths: closed forms, central differences, the plain function.
 
+// The shapes are the testers', as people write them.
+#![allow(clippy::iter_nth_zero, clippy::while_let_on_iterator, clippy::useless_vec)]
+
 use irtrack::{gradient, tracked, GradError};
 
 /// The gradient with respect to the first argument, as a vector, or the error.

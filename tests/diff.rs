@@ -648,6 +648,11 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
     let clamp_p = Program::from_trace(&track(clamp_dyn, (0.5, 0.0, 1.0)), &all3).unwrap();
     let ratio_p = Program::from_trace(&track(int_ratio, (0.5, 7, 2)), &all3).unwrap();
     let atan_exp_p = dynamic(&track(atan_of_exp, (1.0,)));
+    let nan_sign_p = dynamic(&track(neg_nan_sign, (1.5,)));
+    let nan_sign_sq_p = dynamic(&track(neg_nan_sign_sq, (1.5,)));
+    let both = [Input::Dynamic, Input::Dynamic];
+    let shift_p = Program::from_trace(&track(shift_scale, (3u32, 1.5)), &both).unwrap();
+    let pick_p = Program::from_trace(&track(pick, (vec![1.0, 2.0], 1.5)), &both).unwrap();
     let scalar = module(
         "",
         vec![
@@ -664,6 +669,10 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("clamp_dyn_d1", nth(&clamp_p, 1)),
             ("int_ratio_d1", nth(&ratio_p, 1)),
             ("atan_of_exp_d1", nth(&atan_exp_p, 1)),
+            ("neg_nan_sign_p", nan_sign_p),
+            ("neg_nan_sign_sq_d1", nth(&nan_sign_sq_p, 1)),
+            ("shift_scale_p", shift_p),
+            ("pick_p", pick_p),
         ],
     );
     let rosen = Program::from_trace(
@@ -1084,4 +1093,54 @@ fn a_unit_value_is_the_unit_value() {
     assert!(u.is_unit());
     assert!(u.same_type(&().snapshot()));
     assert_eq!(u.to_string(), ().snapshot().to_string());
+}
+
+// Emitted code that differed from the program (the fifth adversarial round, 2026-11-27): a
+// NaN constant lost its sign (`-f64::NAN` was written `f64::NAN`, which `copysign` reads:
+// +3 for -3), a shift by the width or more was masked (`1u32 << 40` gave 256 in a release
+// build, where the program says overflow), and an index out of bounds panicked where the
+// program returns an error.
+
+#[tracked]
+fn neg_nan_sign(x: f64) -> f64 {
+    let c = -f64::NAN;
+    x.copysign(c) * 2.0
+}
+
+#[tracked]
+fn neg_nan_sign_sq(x: f64) -> f64 {
+    let c = -f64::NAN;
+    x.copysign(c) * x
+}
+
+#[tracked]
+fn shift_scale(n: u32, x: f64) -> f64 {
+    x * (1u32 << n) as f64
+}
+
+#[tracked]
+fn pick(v: Vec<f64>, x: f64) -> f64 {
+    let i = x as usize;
+    v[i] * x
+}
+
+#[test]
+fn emitted_code_keeps_a_nan_constants_sign() {
+    use emitted_scalar::*;
+    assert_eq!(neg_nan_sign(1.5), -3.0);
+    assert_eq!(neg_nan_sign_p(1.5), Ok(-3.0));
+    // -|x|·x has the slope -2|x|.
+    for x in [1.5, -0.5] {
+        assert_eq!(neg_nan_sign_sq_d1(x).unwrap()(1.0), Ok(-2.0 * f64::abs(x)));
+    }
+}
+
+#[test]
+fn emitted_shifts_and_indices_out_of_range_are_errors() {
+    use emitted_scalar::*;
+    assert_eq!(shift_scale_p(3, 1.5), Ok(shift_scale(3, 1.5)));
+    assert!(shift_scale_p(40, 1.5).is_err());
+    assert!(shift_scale_p(32, 1.5).is_err());
+    assert_eq!(pick_p(vec![1.0, 2.0], 1.5), Ok(pick(vec![1.0, 2.0], 1.5)));
+    assert!(pick_p(vec![1.0, 2.0], 5.0).is_err());
 }

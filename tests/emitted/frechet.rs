@@ -51,7 +51,10 @@ pub fn frechet_g_d2(
 > {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
-    let s3 = x1[0_usize];
+    let s3 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("frechet_g [§1:%5]: an index out of bounds on these inputs"),
+    };
     Ok(move |
         v1: ndarray::Array1<f64>,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>> {
@@ -70,7 +73,14 @@ pub fn frechet_g_d2(
             let s11 = noted2.times(&v2, &s2);
             let s12 = noted2.times(&x1, &s10);
             let s13 = s11 + s12;
-            let s14 = v2[0_usize];
+            let s14 = match v2.get(0_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "frechet_g [§1:%5]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s15 = s13.sum();
             let s16 = noted2.times(&v1, &s10);
             let s17 = noted2.times(&v2, &s4);
@@ -98,7 +108,10 @@ pub fn frechet_g_grad(
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
-    let s4 = x1[0_usize];
+    let s4 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("frechet_g [§1:%5]: an index out of bounds on these inputs"),
+    };
     let s5 = s3.sum();
     Ok(move |v1: f64| -> Result<ndarray::Array1<f64>, &'static str> {
         let mut noted1 = irtrack::diff::Noted::default();
@@ -139,7 +152,10 @@ pub fn frechet_g_hvp(
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
     let s3 = &x1 * &s2;
-    let s4 = x1[0_usize];
+    let s4 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("frechet_g [§1:%5]: an index out of bounds on these inputs"),
+    };
     Ok(move |
         v1: f64,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<ndarray::Array1<f64>, &'static str>> {
@@ -165,7 +181,14 @@ pub fn frechet_g_hvp(
             let s16 = noted2.times(&v2, &s2);
             let s17 = noted2.times(&x1, &s15);
             let s18 = s16 + s17;
-            let s19 = v2[0_usize];
+            let s19 = match v2.get(0_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "frechet_g [§1:%5]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s20 = s18.sum();
             let s21 = noted2.times(v1, s19);
             let s22 = noted2.times(v1, s20);

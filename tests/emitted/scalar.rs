@@ -606,3 +606,61 @@ pub fn atan_of_exp_d1(
             )
     })
 }
+
+/// The program `neg_nan_sign` (no direction), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn neg_nan_sign_p(x1: f64) -> Result<f64, &'static str> {
+    let s1 = x1.copysign(f64::from_bits(0xfff8000000000000));
+    let s2 = s1 * (2.0_f64);
+    Ok(s2)
+}
+
+/// The program `neg_nan_sign_sq'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn neg_nan_sign_sq_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let s1 = x1.copysign(f64::from_bits(0xfff8000000000000));
+    let s2 = (1.0_f64).copysign(x1);
+    let s3 = s2 * (-1.0_f64);
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        let mut noted1 = irtrack::diff::Noted::default();
+        let s4 = noted1.times(v1, s3);
+        let s5 = noted1.times(v1, s1);
+        let s6 = noted1.times(x1, s4);
+        let s7 = s5 + s6;
+        noted1
+            .checked(
+                s7,
+                "neg_nan_sign_sq': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+    })
+}
+
+/// The program `shift_scale` (no direction), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn shift_scale_p(x1: u32, x2: f64) -> Result<f64, &'static str> {
+    let s1 = match u32::try_from(x1).ok().and_then(|s| (1_u32).checked_shl(s)) {
+        Some(r) => r,
+        None => {
+            return Err(
+                "shift_scale [§1:%3]: `<<` shifts by the width or more on these inputs",
+            );
+        }
+    };
+    let s2 = s1 as f64;
+    let s3 = x2 * s2;
+    Ok(s3)
+}
+
+/// The program `pick` (no direction), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn pick_p(x1: Vec<f64>, x2: f64) -> Result<f64, &'static str> {
+    let s1 = x2 as usize;
+    let s2 = match x1.get(s1) {
+        Some(&r) => r,
+        None => return Err("pick [§1:%4]: an index out of bounds on these inputs"),
+    };
+    let s3 = s2 * x2;
+    Ok(s3)
+}

@@ -7,48 +7,78 @@
 pub fn rosenbrock_grad(
     x1: Vec<f64>,
 ) -> Result<impl Fn(f64) -> Result<Vec<f64>, &'static str>, &'static str> {
-    let s1 = x1[1_usize];
-    let s2 = x1[0_usize];
+    let s1 = match x1.get(1_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
+    let s2 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%9]: an index out of bounds on these inputs"),
+    };
     let s3 = s2 * s2;
     let s4 = s1 - s3;
     let s5 = (1.0_f64) - s2;
     let s6 = (100.0_f64) * s4;
-    let s7 = x1[2_usize];
+    let s7 = match x1.get(2_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s8 = s1 * s1;
     let s9 = s7 - s8;
     let s10 = (1.0_f64) - s1;
     let s11 = (100.0_f64) * s9;
-    let s12 = x1[3_usize];
+    let s12 = match x1.get(3_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s13 = s7 * s7;
     let s14 = s12 - s13;
     let s15 = (1.0_f64) - s7;
     let s16 = (100.0_f64) * s14;
-    let s17 = x1[4_usize];
+    let s17 = match x1.get(4_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s18 = s12 * s12;
     let s19 = s17 - s18;
     let s20 = (1.0_f64) - s12;
     let s21 = (100.0_f64) * s19;
-    let s22 = x1[5_usize];
+    let s22 = match x1.get(5_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s23 = s17 * s17;
     let s24 = s22 - s23;
     let s25 = (1.0_f64) - s17;
     let s26 = (100.0_f64) * s24;
-    let s27 = x1[6_usize];
+    let s27 = match x1.get(6_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s28 = s22 * s22;
     let s29 = s27 - s28;
     let s30 = (1.0_f64) - s22;
     let s31 = (100.0_f64) * s29;
-    let s32 = x1[7_usize];
+    let s32 = match x1.get(7_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s33 = s27 * s27;
     let s34 = s32 - s33;
     let s35 = (1.0_f64) - s27;
     let s36 = (100.0_f64) * s34;
-    let s37 = x1[8_usize];
+    let s37 = match x1.get(8_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s38 = s32 * s32;
     let s39 = s37 - s38;
     let s40 = (1.0_f64) - s32;
     let s41 = (100.0_f64) * s39;
-    let s42 = x1[9_usize];
+    let s42 = match x1.get(9_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s43 = s37 * s37;
     let s44 = s42 - s43;
     let s45 = (1.0_f64) - s37;
@@ -185,40 +215,70 @@ pub fn rosenbrock_hvp(
     impl Fn(f64) -> Box<dyn Fn(Vec<f64>) -> Result<Vec<f64>, &'static str>>,
     &'static str,
 > {
-    let s1 = x1[1_usize];
-    let s2 = x1[0_usize];
+    let s1 = match x1.get(1_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
+    let s2 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%9]: an index out of bounds on these inputs"),
+    };
     let s3 = s2 * s2;
     let s4 = s1 - s3;
     let s5 = (100.0_f64) * s4;
-    let s6 = x1[2_usize];
+    let s6 = match x1.get(2_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s7 = s1 * s1;
     let s8 = s6 - s7;
     let s9 = (100.0_f64) * s8;
-    let s10 = x1[3_usize];
+    let s10 = match x1.get(3_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s11 = s6 * s6;
     let s12 = s10 - s11;
     let s13 = (100.0_f64) * s12;
-    let s14 = x1[4_usize];
+    let s14 = match x1.get(4_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s15 = s10 * s10;
     let s16 = s14 - s15;
     let s17 = (100.0_f64) * s16;
-    let s18 = x1[5_usize];
+    let s18 = match x1.get(5_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s19 = s14 * s14;
     let s20 = s18 - s19;
     let s21 = (100.0_f64) * s20;
-    let s22 = x1[6_usize];
+    let s22 = match x1.get(6_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s23 = s18 * s18;
     let s24 = s22 - s23;
     let s25 = (100.0_f64) * s24;
-    let s26 = x1[7_usize];
+    let s26 = match x1.get(7_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s27 = s22 * s22;
     let s28 = s26 - s27;
     let s29 = (100.0_f64) * s28;
-    let s30 = x1[8_usize];
+    let s30 = match x1.get(8_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s31 = s26 * s26;
     let s32 = s30 - s31;
     let s33 = (100.0_f64) * s32;
-    let s34 = x1[9_usize];
+    let s34 = match x1.get(9_usize) {
+        Some(&r) => r,
+        None => return Err("rosenbrock [§3:%8]: an index out of bounds on these inputs"),
+    };
     let s35 = s30 * s30;
     let s36 = s34 - s35;
     let s37 = (100.0_f64) * s36;
@@ -284,56 +344,126 @@ pub fn rosenbrock_hvp(
         let s39 = s39.clone();
         Box::new(move |v2: Vec<f64>| -> Result<Vec<f64>, &'static str> {
             let mut noted2 = noted1;
-            let s95 = v2[1_usize];
-            let s96 = v2[0_usize];
+            let s95 = match v2.get(1_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
+            let s96 = match v2.get(0_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%9]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s97 = noted2.times(s2, s96);
             let s98 = s97 + s97;
             let s99 = s95 - s98;
             let s100 = -s96;
             let s101 = (100.0_f64) * s99;
-            let s102 = v2[2_usize];
+            let s102 = match v2.get(2_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s103 = noted2.times(s1, s95);
             let s104 = s103 + s103;
             let s105 = s102 - s104;
             let s106 = -s95;
             let s107 = (100.0_f64) * s105;
-            let s108 = v2[3_usize];
+            let s108 = match v2.get(3_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s109 = noted2.times(s6, s102);
             let s110 = s109 + s109;
             let s111 = s108 - s110;
             let s112 = -s102;
             let s113 = (100.0_f64) * s111;
-            let s114 = v2[4_usize];
+            let s114 = match v2.get(4_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s115 = noted2.times(s10, s108);
             let s116 = s115 + s115;
             let s117 = s114 - s116;
             let s118 = -s108;
             let s119 = (100.0_f64) * s117;
-            let s120 = v2[5_usize];
+            let s120 = match v2.get(5_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s121 = noted2.times(s14, s114);
             let s122 = s121 + s121;
             let s123 = s120 - s122;
             let s124 = -s114;
             let s125 = (100.0_f64) * s123;
-            let s126 = v2[6_usize];
+            let s126 = match v2.get(6_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s127 = noted2.times(s18, s120);
             let s128 = s127 + s127;
             let s129 = s126 - s128;
             let s130 = -s120;
             let s131 = (100.0_f64) * s129;
-            let s132 = v2[7_usize];
+            let s132 = match v2.get(7_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s133 = noted2.times(s22, s126);
             let s134 = s133 + s133;
             let s135 = s132 - s134;
             let s136 = -s126;
             let s137 = (100.0_f64) * s135;
-            let s138 = v2[8_usize];
+            let s138 = match v2.get(8_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s139 = noted2.times(s26, s132);
             let s140 = s139 + s139;
             let s141 = s138 - s140;
             let s142 = -s132;
             let s143 = (100.0_f64) * s141;
-            let s144 = v2[9_usize];
+            let s144 = match v2.get(9_usize) {
+                Some(&r) => r,
+                None => {
+                    return Err(
+                        "rosenbrock [§3:%8]: an index out of bounds on these inputs",
+                    );
+                }
+            };
             let s145 = noted2.times(s30, s138);
             let s146 = s145 + s145;
             let s147 = s144 - s146;
@@ -485,10 +615,19 @@ pub fn mixed_jvp(
     x2: f64,
 ) -> Result<impl Fn(Vec<f64>, f64) -> Result<Vec<f64>, &'static str>, &'static str> {
     let mut noted0 = irtrack::diff::Noted::default();
-    let s1 = x1[0_usize];
+    let s1 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%4]: an index out of bounds on these inputs"),
+    };
     let s2 = x2.sin();
-    let s3 = x1[1_usize];
-    let s4 = x1[2_usize];
+    let s3 = match x1.get(1_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%7]: an index out of bounds on these inputs"),
+    };
+    let s4 = match x1.get(2_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%10]: an index out of bounds on these inputs"),
+    };
     let s5 = s4 / x2;
     let s6 = s5.exp();
     let s7 = s4.atan2(s1);
@@ -510,15 +649,24 @@ pub fn mixed_jvp(
     let s23 = s21 | s22;
     Ok(move |v1_1: Vec<f64>, v1_2: f64| -> Result<Vec<f64>, &'static str> {
         let mut noted1 = noted0;
-        let s24 = v1_1[0_usize];
+        let s24 = match v1_1.get(0_usize) {
+            Some(&r) => r,
+            None => return Err("mixed [§1:%4]: an index out of bounds on these inputs"),
+        };
         let s25 = noted1.times(v1_2, s9);
         let s26 = noted1.times(s2, s24);
         let s27 = noted1.times(s1, s25);
         let s28 = s26 + s27;
-        let s29 = v1_1[1_usize];
+        let s29 = match v1_1.get(1_usize) {
+            Some(&r) => r,
+            None => return Err("mixed [§1:%7]: an index out of bounds on these inputs"),
+        };
         let s30 = noted1.times(s29, s11);
         let s31 = s28 + s30;
-        let s32 = v1_1[2_usize];
+        let s32 = match v1_1.get(2_usize) {
+            Some(&r) => r,
+            None => return Err("mixed [§1:%10]: an index out of bounds on these inputs"),
+        };
         let s33 = noted1.times(v1_2, s5);
         let s34 = s32 - s33;
         let s35 = noted1.over(s34, x2);

@@ -236,7 +236,13 @@ fn unsupported(at: &Origin, reason: impl Into<String>) -> DiffError {
 /// reads back to the same bits).
 fn float_literal(x: f64, ty: &str) -> String {
     if x.is_nan() {
-        format!("{ty}::NAN")
+        // A NaN's sign is read (`copysign`, `is_sign_negative`): any other than the canonical
+        // one is written by its bits.
+        if x.to_bits() == f64::NAN.to_bits() {
+            format!("{ty}::NAN")
+        } else {
+            format!("f64::from_bits({:#x})", x.to_bits())
+        }
     } else if x.is_infinite() {
         format!(
             "{ty}::{}",
@@ -256,6 +262,8 @@ fn scalar_literal(v: &Value) -> Option<String> {
             let x = *v.downcast_ref::<f32>()?;
             if x.is_finite() {
                 format!("{x:?}_f32")
+            } else if x.is_nan() && x.to_bits() != f32::NAN.to_bits() {
+                format!("f32::from_bits({:#x})", x.to_bits())
             } else {
                 float_literal(x as f64, "f32")
             }
@@ -535,6 +543,21 @@ impl<'p> Emitter<'p> {
                     BinOp::Mul => "checked_mul",
                     BinOp::Div => "checked_div",
                     BinOp::Rem => "checked_rem",
+                    BinOp::Shl | BinOp::Shr => {
+                        // Rust masks a shift by the width in a release build: the program
+                        // says overflow, as a debug build panics.
+                        let method = if o == BinOp::Shl { "checked_shl" } else { "checked_shr" };
+                        let msg = fail(format!(
+                            "`{}` shifts by the width or more on these inputs",
+                            o.symbol()
+                        ));
+                        return Ok(Some(format!(
+                            "match u32::try_from({}).ok().and_then(|s| {}.{method}(s)) {{ \
+                             Some(r) => r, None => return Err({msg:?}) }}",
+                            args[1].recv(),
+                            args[0].recv()
+                        )));
+                    }
                     _ => return Ok(None),
                 };
                 let msg = fail(format!(
@@ -545,6 +568,17 @@ impl<'p> Emitter<'p> {
                     "match {}.{method}({}) {{ Some(r) => r, None => return Err({msg:?}) }}",
                     args[0].recv(),
                     args[1].recv()
+                ))
+            }
+            Operation::Builtin(Builtin::Index) if args.len() == 2 => {
+                let i = match args[1].ty {
+                    Ty::Scalar(ScalarType::Usize) => args[1].code.clone(),
+                    _ => format!("{} as usize", args[1].recv()),
+                };
+                let msg = fail("an index out of bounds on these inputs".into());
+                Some(format!(
+                    "match {}.get({i}) {{ Some(&r) => r, None => return Err({msg:?}) }}",
+                    args[0].code
                 ))
             }
             Operation::Builtin(Builtin::Unary(UnOp::Neg)) if integer(&args[0]) => {
