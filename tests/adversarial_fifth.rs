@@ -159,3 +159,28 @@ fn iterators_not_moved_otherwise_keep_their_slopes() {
     let g = grad_vec(gradient(weighted_zip, (x.clone(),))).unwrap();
     assert_eq!(g, [1.0, 2.0, 3.0]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The slope of `a.powf(b)` in `b` at a negative base: b ↦ (-1.5)^b is a number at integer b
+// only (NaN between), so it has no derivative; a5bc326 said 0. Now an error, for the gradient
+// and for a derivative program alike; at a positive base it is y ln a, and at a = 0, 0.
+
+#[tracked]
+fn power(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+#[test]
+fn the_exponents_slope_at_a_negative_base_is_an_error() {
+    let g = gradient(power, (-1.5, 2.0));
+    assert!(g.is_err(), "{:?}", g.map(|g| g.scalars()));
+    let j = irtrack::diff::jvp(power, (-1.5, 2.0), (0.0, 1.0));
+    assert!(j.is_err(), "{:?}", j.map(|j| j.tangent));
+    let g = gradient(power, (1.5, 2.0)).unwrap().scalars();
+    assert_eq!(g, [Some(2.0 * 1.5), Some(1.5f64.powf(2.0) * 1.5f64.ln())]);
+    let g = gradient(power, (0.0, 2.0)).unwrap().scalars();
+    assert_eq!(g, [Some(0.0), Some(0.0)]);
+    // The slope in a at a negative base with an integer exponent is there.
+    let j = irtrack::diff::jvp(power, (-1.5, 2.0), (1.0, 0.0)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(2.0 * -1.5));
+}

@@ -546,10 +546,14 @@ fn float_method(
                     // y ln a for a > 0, else 0: 0ᵇ = 0 for b > 0, and for a < 0 (or a = 0,
                     // b <= 0) `powf` is not defined on any interval of b (`ln a` is NaN or
                     // -∞ there, and `0 · -∞` NaN).
+                    // Below 0 none exists: NaN, as the gradient's rule, where it was 0.
                     let l = m1(g, FloatFn::Ln, a)?;
                     let k = mul(g, y, &l)?;
                     let positive = cmp(g, CmpOp::Gt, a, &zero)?;
-                    let k = kernel(g, Kernel::Select, vec![positive, k, zero])?;
+                    let negative = cmp(g, CmpOp::Lt, a, &zero)?;
+                    let nan = c(g, a, f64::NAN);
+                    let k0 = kernel(g, Kernel::Select, vec![negative, nan, zero])?;
+                    let k = kernel(g, Kernel::Select, vec![positive, k, k0])?;
                     Some(mul(g, &k, &db)?)
                 }
                 None => None,

@@ -149,7 +149,15 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
         // `x^∞` is 0 for |x| < 1, slope 0 (`∞ · x^∞ = ∞ · 0`).
         Powf => |a, b, y| {
             use crate::core::eval::times_f64;
-            let db = if a > 0.0 { times_f64(y, a.ln()) } else { 0.0 };
+            // In b: y ln a for a > 0; 0 at a = 0 (0ᵇ is 0 for every b > 0); none below 0,
+            // where aᵇ is a number at integer b only (NaN, which the sweep refuses: it was 0).
+            let db = if a > 0.0 {
+                times_f64(y, a.ln())
+            } else if a < 0.0 {
+                f64::NAN
+            } else {
+                0.0
+            };
             // 1ᵇ = 1 for every b, NaN included (IEEE): the slope in a is 0 there, by the
             // convention for a value defined at one point only (`(x / x).powf(NaN)` is 1).
             let da = if a == 1.0 && b.is_nan() {
