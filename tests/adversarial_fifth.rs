@@ -184,3 +184,51 @@ fn the_exponents_slope_at_a_negative_base_is_an_error() {
     let j = irtrack::diff::jvp(power, (-1.5, 2.0), (1.0, 0.0)).unwrap();
     assert_eq!(j.tangent.as_f64(), Some(2.0 * -1.5));
 }
+
+// ---------------------------------------------------------------------------------------------
+// A cast `f64 as f32` that rounds a nonzero number to 0 (or to a subnormal, or a finite one
+// to ∞) is no identity: it is constant around that point. `((x * x) as f32).sqrt()` at 1e-30
+// had the slope ∞ and `(x as f32) as f64 / x` at 1e-50 the slope 1e50 (0 in floats, 0 in the
+// reals), by gradient and `jvp` alike. Both now name the cast; elsewhere a cast to `f32` keeps
+// the slope 1 of any rounding.
+
+#[tracked]
+fn sqrt_of_square_cast(x: f64) -> f64 {
+    ((x * x) as f32).sqrt() as f64
+}
+
+#[tracked]
+fn cast_over_self(x: f64) -> f64 {
+    (x as f32) as f64 / x
+}
+
+#[tracked]
+fn cast_sin(x: f64) -> f64 {
+    ((x as f32).sin() as f64) * x
+}
+
+#[test]
+fn a_cast_that_flushes_to_zero_has_no_slope_of_one() {
+    use irtrack::diff::jvp;
+    for (name, g, j) in [
+        (
+            "sqrt of a square",
+            gradient(sqrt_of_square_cast, (1e-30,)).map(|g| g.scalars()),
+            jvp(sqrt_of_square_cast, (1e-30,), (1.0,)).map(|j| j.tangent.as_f64()),
+        ),
+        (
+            "over itself",
+            gradient(cast_over_self, (1e-50,)).map(|g| g.scalars()),
+            jvp(cast_over_self, (1e-50,), (1.0,)).map(|j| j.tangent.as_f64()),
+        ),
+    ] {
+        assert!(g.is_err(), "{name}: gradient {g:?}");
+        assert!(j.is_err(), "{name}: jvp {j:?}");
+    }
+    // In range, the cast rounds as any f32 operation: d/dx (sin(x) x) within f32's rounding.
+    let x: f64 = 0.7;
+    let truth = x.sin() + x * x.cos();
+    let g = gradient(cast_sin, (x,)).unwrap().scalars()[0].unwrap();
+    let j = jvp(cast_sin, (x,), (1.0,)).unwrap().tangent.as_f64().unwrap();
+    assert!((g - truth).abs() < 1e-6 && (j - truth).abs() < 1e-6, "{g} {j} {truth}");
+}

@@ -235,6 +235,32 @@ fn method(g: &mut Graph, f: FloatFn, args: Vec<Src>) -> Result<Src, DiffError> {
     }
 }
 
+/// The tangent `t` of `x as f32` (`y`), made NaN where the cast is no identity: it rounded a
+/// nonzero `f64` to 0 or to a subnormal (constant around that point: slope 0 in floats, 1 in
+/// the reals) or a finite one to ∞. The NaN is made there, from numbers (`0 / 0`), so the
+/// entry points name the cast (`DiffError::Indeterminate`), as the gradient refuses it
+/// (`grad::rules::lossy_cast`); anywhere else `t · 1`.
+fn lossy_cast_guard(g: &mut Graph, x: &Src, y: &Src, t: Src) -> Result<Src, DiffError> {
+    let zero_x = c(g, x, 0.0);
+    let inf_x = c(g, x, f64::INFINITY);
+    let ax = m1(g, FloatFn::Abs, x)?;
+    let nonzero = cmp(g, CmpOp::Ne, x, &zero_x)?;
+    let finite = cmp(g, CmpOp::Lt, &ax, &inf_x)?;
+    let ay = m1(g, FloatFn::Abs, y)?;
+    let tiny = c(g, y, f64::from(f32::MIN_POSITIVE));
+    let inf_y = c(g, y, f64::INFINITY);
+    let flushed = cmp(g, CmpOp::Lt, &ay, &tiny)?;
+    let flushed = bin(g, BinOp::BitAnd, &flushed, &nonzero)?;
+    let overflowed = cmp(g, CmpOp::Eq, &ay, &inf_y)?;
+    let lossy = bin(g, BinOp::BitOr, &flushed, &overflowed)?;
+    let lossy = bin(g, BinOp::BitAnd, &lossy, &finite)?;
+    let zero_y = c(g, y, 0.0);
+    let one_y = c(g, y, 1.0);
+    let den = kernel(g, Kernel::Select, vec![lossy, zero_y, one_y])?;
+    let k = bin(g, BinOp::Div, &den, &den)?;
+    bin(g, BinOp::Mul, &t, &k)
+}
+
 fn m1(g: &mut Graph, f: FloatFn, x: &Src) -> Result<Src, DiffError> {
     method(g, f, vec![x.clone()])
 }
@@ -324,9 +350,19 @@ pub(crate) fn jvp(
             Builtin::Method(f) => float_method(g, f, args, y, dx),
             // A cast between floats carries the tangent; a cast to an integer is piecewise
             // constant, as `floor` is.
-            Builtin::Cast(to) if to.is_float() => d(0)
-                .map(|t| op(g, Operation::Builtin(Builtin::Cast(to)), vec![t]))
-                .transpose(),
+            Builtin::Cast(to) if to.is_float() => match d(0) {
+                Some(t) => {
+                    let t = op(g, Operation::Builtin(Builtin::Cast(to)), vec![t])?;
+                    let narrowing = to == crate::core::op::ScalarType::F32
+                        && g.value(&args[0]).by_value().downcast_ref::<f64>().is_some();
+                    if narrowing {
+                        lossy_cast_guard(g, &args[0], y, t).map(Some)
+                    } else {
+                        Ok(Some(t))
+                    }
+                }
+                None => Ok(None),
+            },
             Builtin::Cast(_) => Ok(None),
             Builtin::Index => d(0)
                 .map(|t| {

@@ -26,6 +26,7 @@ use crate::core::ids::NodeId;
 use crate::core::ir::{EntryKind, FnIr, IrRef, Operand};
 use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, Receiver, UnOp};
+use crate::core::op::ScalarType;
 use crate::core::tape::{Node, NodeKind, Slot, Store, NO_ENTRY};
 use crate::core::value::Value;
 use std::cell::Cell;
@@ -930,6 +931,14 @@ impl<'s> Builder<'s> {
                 self.pass_through(id, refs)?;
             }
             (EntryKind::Special, Some(Builtin::Cast(to))) if to.is_float() => {
+                // A cast that flushed a number to 0 or to ∞ is no identity: the general sweep
+                // names it.
+                let x = self.float_operand(refs, plan, 0)?;
+                let y = store.f64_at(store.slot(id))?;
+                let flushed = x != 0.0 && x.is_finite() && (y as f32).abs() < f32::MIN_POSITIVE;
+                if to == ScalarType::F32 && (flushed || (x.is_finite() && y.is_infinite())) {
+                    return None;
+                }
                 self.pass_through(id, refs)?;
             }
             (EntryKind::Call, Some(Builtin::Index)) => {

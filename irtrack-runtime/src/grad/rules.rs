@@ -15,6 +15,7 @@ use super::site::Site;
 use super::tangent::Tangent;
 use crate::core::ir::EntryKind;
 use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, Receiver, UnOp};
+use crate::core::op::ScalarType;
 use crate::core::tape::Callee;
 use crate::core::value::{Snapshot, Value};
 
@@ -453,6 +454,27 @@ fn element_current(site: &Site<'_>, v: &[f64]) -> bool {
     x.to_bits() == y.to_bits()
 }
 
+/// Why a float cast is no identity at this point: it rounded a nonzero number to 0 or to a
+/// subnormal `f32` (`1e-50 as f32` is 0 on a whole neighbourhood, whose slope is 0, not 1),
+/// or a finite one to ∞ (`1e300 as f32`). Elsewhere a cast to `f32` rounds as any `f32`
+/// operation does, and its slope is 1.
+pub(crate) fn lossy_cast(site: &Site<'_>) -> Option<String> {
+    // Only `f64 as f32` narrows (`f32 as f64` and `f64 as f64` are exact).
+    if site.builtin() != Some(Builtin::Cast(ScalarType::F32)) {
+        return None;
+    }
+    let x = *site.value(0)?.by_value().downcast_ref::<f64>()?;
+    let y = site.output().as_f64()?;
+    let flushed = x != 0.0 && x.is_finite() && (y as f32).abs() < f32::MIN_POSITIVE;
+    let overflowed = x.is_finite() && y.is_infinite();
+    (flushed || overflowed).then(|| {
+        format!(
+            "it rounds {x:e} to {y:e}, which no slope of 1 describes (the cast is constant \
+             around this point, or past the type's range): keep the computation in `f64` here"
+        )
+    })
+}
+
 /// Why a float operator, cast or element read has no rule, for the error: its operands are
 /// stale.
 pub(crate) fn stale_operands(site: &Site<'_>) -> Option<String> {
@@ -460,8 +482,11 @@ pub(crate) fn stale_operands(site: &Site<'_>) -> Option<String> {
     let floats = (0..site.len()).all(|i| site.is_float(i));
     let stale = match (site.kind(), b) {
         (EntryKind::Operator, _) => floats && !operands_current(site, b),
-        (EntryKind::Special, Builtin::Cast(to)) => {
-            to.is_float() && floats && !operands_current(site, b)
+        (EntryKind::Special, Builtin::Cast(to)) if to.is_float() && floats => {
+            if let Some(reason) = lossy_cast(site) {
+                return Some(reason);
+            }
+            !operands_current(site, b)
         }
         (EntryKind::Special, Builtin::Deref) => {
             site.output().as_f64().is_some() && !witness_pass_through(site)
@@ -557,7 +582,8 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             binds_the_whole(site).then_some(Rule::PassThrough)
         }
         (EntryKind::Special, Some(b @ Builtin::Cast(to))) => {
-            (to.is_float() && operands_current(site, b)).then_some(Rule::PassThrough)
+            (to.is_float() && operands_current(site, b) && lossy_cast(site).is_none())
+                .then_some(Rule::PassThrough)
         }
         (EntryKind::Special, Some(Builtin::VecOf | Builtin::ArrayOf)) => Some(Rule::VecOf),
         _ => None,
