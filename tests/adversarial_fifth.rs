@@ -232,3 +232,56 @@ fn a_cast_that_flushes_to_zero_has_no_slope_of_one() {
     let j = jvp(cast_sin, (x,), (1.0,)).unwrap().tangent.as_f64().unwrap();
     assert!((g - truth).abs() < 1e-6 && (j - truth).abs() < 1e-6, "{g} {j} {truth}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// State read through a named constant (`SCALE.get()` on a `thread_local!`, a `static`
+// atomic's `load`) has no dynamic operand, so a program folded it to its recorded value, and
+// `update` kept it: after the state changed, the program gave 2 for 7 and the update 6 for
+// 21. A program now refuses such a read; an update runs the function again.
+
+thread_local! { static SCALE: std::cell::Cell<f64> = const { std::cell::Cell::new(2.0) }; }
+
+static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(2);
+
+#[tracked]
+fn scaled_by_state(x: f64) -> f64 {
+    let s = SCALE.get();
+    x * s
+}
+
+#[tracked]
+fn scaled_by_static(x: f64) -> f64 {
+    let n = COUNT.load(std::sync::atomic::Ordering::Relaxed) as f64;
+    x * n
+}
+
+/// A constant of a value type is a constant: its program folds it.
+#[tracked]
+fn scaled_by_pi(x: f64) -> f64 {
+    x * std::f64::consts::PI.sqrt()
+}
+
+#[test]
+fn a_program_does_not_fix_state_at_its_recorded_value() {
+    use irtrack::program::{Input, Program, ReplayError};
+    use irtrack::track;
+    SCALE.with(|c| c.set(2.0));
+    let e = Program::from_trace(&track(scaled_by_state, (1.0,)), &[Input::Dynamic]).err();
+    assert!(matches!(e, Some(ReplayError::Unsupported { .. })), "{e:?}");
+    let e = Program::from_trace(&track(scaled_by_static, (1.0,)), &[Input::Dynamic]).err();
+    assert!(matches!(e, Some(ReplayError::Unsupported { .. })), "{e:?}");
+    let p = Program::from_trace(&track(scaled_by_pi, (1.0,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(p.call((2.0,)).unwrap().as_f64(), Some(scaled_by_pi(2.0)));
+}
+
+#[test]
+fn an_update_reads_state_anew() {
+    use irtrack::program::update::{Change, RerunCause, Updatable};
+    SCALE.with(|c| c.set(2.0));
+    let mut m = Updatable::track(scaled_by_state, (1.0,));
+    SCALE.with(|c| c.set(7.0));
+    let u = m.update([Change::argument(0, 3.0)]).unwrap();
+    assert!(matches!(u.rerun(), Some(RerunCause::State { .. })), "{:?}", u.rerun());
+    assert_eq!(m.trace().root().value::<f64>(), Some(&21.0));
+    SCALE.with(|c| c.set(2.0));
+}

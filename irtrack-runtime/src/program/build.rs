@@ -228,6 +228,15 @@ impl<'t> Builder<'t> {
             ));
         }
         if !args.iter().any(Src::is_dynamic) {
+            if super::reads_state(n.store(), n.id()) {
+                return Err(unsupported(
+                    n,
+                    "reads state: a method called on a `static` or `thread_local!` with \
+                     interior mutability (`SCALE.get()`, `COUNT.load(..)`), whose value may \
+                     change between runs, so the program cannot fix it at the recorded one; \
+                     pass the state in as an argument",
+                ));
+            }
             self.set(n.id(), Src::Const(n.raw_value()));
             return Ok(());
         }

@@ -56,6 +56,8 @@ mod run;
 pub mod update;
 
 use crate::core::eval::EvalError;
+use crate::core::ir::EntryKind;
+use crate::core::tape::{NodeKind, Store};
 use crate::core::ids::NodeId;
 use crate::core::ir::Location;
 use crate::core::value::Value;
@@ -592,4 +594,50 @@ impl fmt::Display for Program {
         }
         writeln!(f, "  return {}", src(&self.output))
     }
+}
+
+/// Whether node `id` is a method called on a named constant that holds state: a std type with
+/// interior mutability (`SCALE.get()` on a `thread_local!` `Cell`, `COUNTER.load(..)` on a
+/// `static` atomic, a `Mutex`, a `OnceLock`), whose value may change between runs, so the
+/// call's recorded value is no constant, whatever its operands. A constant table
+/// (`const DK: &[f64]`) or a value (`f64::consts::PI`) is not one.
+///
+/// Told by the receiver's type name: whether a type has interior mutability is not
+/// observable in stable Rust (`Freeze` is unstable), and a name can only make this refuse. A
+/// user type that wraps such a cell is not seen (docs/replay.md).
+pub(crate) fn reads_state(store: &Store, id: NodeId) -> bool {
+    if store.node(id).kind != NodeKind::PrimitiveCall {
+        return false;
+    }
+    if !store
+        .entry_of(id)
+        .is_some_and(|(_, e)| e.kind == EntryKind::MethodCall)
+    {
+        return false;
+    }
+    let receiver = store.ref_at(id, 0);
+    if receiver.is_none() || store.node(receiver).kind != NodeKind::Constant {
+        return false;
+    }
+    let v = store.value_cow(receiver);
+    if !(v.is_text() || v.is_opaque()) {
+        return false;
+    }
+    v.type_name()
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| {
+            matches!(
+                word,
+                "Cell"
+                    | "RefCell"
+                    | "UnsafeCell"
+                    | "OnceCell"
+                    | "LazyCell"
+                    | "LocalKey"
+                    | "Mutex"
+                    | "RwLock"
+                    | "OnceLock"
+                    | "LazyLock"
+            ) || word.starts_with("Atomic")
+        })
 }

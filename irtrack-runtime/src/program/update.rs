@@ -306,6 +306,13 @@ pub enum RerunCause {
     /// The root is a primitive (the function is not `#[tracked]`): there is nothing to update
     /// in place.
     Primitive,
+    /// The trace reads state (a method on a `static` or `thread_local!` with interior
+    /// mutability: `SCALE.get()`), which may have changed since it was recorded, wherever it
+    /// is read: only running the function again reads it anew.
+    State {
+        /// The read.
+        node: NodeId,
+    },
 }
 
 impl fmt::Display for RerunCause {
@@ -335,6 +342,11 @@ impl fmt::Display for RerunCause {
             ),
             RerunCause::NoReturn { node } => write!(f, "the call {node} has no return node"),
             RerunCause::Primitive => f.write_str("the root is not a tracked function"),
+            RerunCause::State { node } => write!(
+                f,
+                "the call {node} reads a `static` or `thread_local!` with interior \
+                 mutability, which may have changed since"
+            ),
         }
     }
 }
@@ -926,6 +938,9 @@ where
     ) -> Result<Update, RerunCause> {
         let trace = &self.trace;
         self.caches.prepare(trace);
+        if let Some(node) = self.caches.state_read {
+            return Err(RerunCause::State { node });
+        }
         if let Some(lowest) = seeds.iter().map(|(id, _)| id.0).min() {
             if let Some(c) = self.caches.captured_after(lowest) {
                 return Err(RerunCause::Capture { node: c });
@@ -1358,6 +1373,8 @@ struct Caches {
     last_unrecorded: Option<NodeId>,
     /// A node that ends a call without a return.
     error: Option<NodeId>,
+    /// A read of state that may change between runs (`super::reads_state`).
+    state_read: Option<NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
     side: Vec<(NodeId, Value)>,
     /// The operands of the operations of `steps`.
@@ -1390,6 +1407,9 @@ impl Caches {
             self.error = (0..n as u32)
                 .map(NodeId)
                 .find(|&id| store.node(id).kind == NodeKind::Error);
+            self.state_read = (0..n as u32)
+                .map(NodeId)
+                .find(|&id| super::reads_state(store, id));
             self.last_unrecorded = (0..n as u32).map(NodeId).rev().find(|&id| {
                 matches!(
                     store.node(id).kind,
