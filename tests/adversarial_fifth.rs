@@ -3,7 +3,11 @@
 //! the truth or a typed error. Truths: closed forms, central differences, the plain function.
 
 // The shapes are the testers', as people write them.
-#![allow(clippy::iter_nth_zero, clippy::while_let_on_iterator, clippy::useless_vec)]
+#![allow(
+    clippy::iter_nth_zero,
+    clippy::while_let_on_iterator,
+    clippy::useless_vec
+)]
 
 use irtrack::{gradient, tracked, GradError};
 
@@ -130,10 +134,19 @@ fn an_iterator_moved_otherwise_than_by_next_has_no_known_elements() {
     let shifted = [
         ("nth(0)", grad_vec(gradient(rest_after_nth, (x.clone(),)))),
         ("find", grad_vec(gradient(rest_after_find, (x.clone(),)))),
-        ("by_ref", grad_vec(gradient(rest_after_by_ref, (x.clone(),)))),
+        (
+            "by_ref",
+            grad_vec(gradient(rest_after_by_ref, (x.clone(),))),
+        ),
         ("zip", grad_vec(gradient(rest_zipped, (x.clone(),)))),
-        ("enumerate", grad_vec(gradient(rest_enumerated, (x.clone(),)))),
-        ("one next", grad_vec(gradient(second_after_nth, (x.clone(),)))),
+        (
+            "enumerate",
+            grad_vec(gradient(rest_enumerated, (x.clone(),))),
+        ),
+        (
+            "one next",
+            grad_vec(gradient(second_after_nth, (x.clone(),))),
+        ),
         (
             "general sweep",
             grad_vec(irtrack::grad::with_general_sweep(|| {
@@ -229,8 +242,15 @@ fn a_cast_that_flushes_to_zero_has_no_slope_of_one() {
     let x: f64 = 0.7;
     let truth = x.sin() + x * x.cos();
     let g = gradient(cast_sin, (x,)).unwrap().scalars()[0].unwrap();
-    let j = jvp(cast_sin, (x,), (1.0,)).unwrap().tangent.as_f64().unwrap();
-    assert!((g - truth).abs() < 1e-6 && (j - truth).abs() < 1e-6, "{g} {j} {truth}");
+    let j = jvp(cast_sin, (x,), (1.0,))
+        .unwrap()
+        .tangent
+        .as_f64()
+        .unwrap();
+    assert!(
+        (g - truth).abs() < 1e-6 && (j - truth).abs() < 1e-6,
+        "{g} {j} {truth}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,7 +301,422 @@ fn an_update_reads_state_anew() {
     let mut m = Updatable::track(scaled_by_state, (1.0,));
     SCALE.with(|c| c.set(7.0));
     let u = m.update([Change::argument(0, 3.0)]).unwrap();
-    assert!(matches!(u.rerun(), Some(RerunCause::State { .. })), "{:?}", u.rerun());
+    assert!(
+        matches!(u.rerun(), Some(RerunCause::State { .. })),
+        "{:?}",
+        u.rerun()
+    );
     assert_eq!(m.trace().root().value::<f64>(), Some(&21.0));
     SCALE.with(|c| c.set(2.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths that exist at one point only, said in ways the earlier rounds did not read: a value
+// that cannot go below a bound through arithmetic (`x.abs() / 2.0 <= 0.0`, `x - x.floor() <=
+// 0.0` at an integer, `1.0 - x.abs() >= 1.0`), against a named zero, by a comparison method or
+// a path call (`x.abs().le(&0.0)`, `f64::eq(&x, &0.0)`), or by class tests (`!x.is_normal()
+// && !x.is_subnormal()`). Each gave the special case's slope (0 for exprel's 1/2, 0 for 6) by
+// gradient and by `jvp`. An ordering at a tie whose side passed through a corner or an
+// extremum (`core::ties::at_kink`), comparisons by method and path, and class queries where
+// their answer changes are now read as the equalities they are.
+
+use irtrack::diff::jvp;
+
+/// Checks `gradient` and `jvp` of `f` at `x` against `truth`; records what is wrong in `bad`.
+macro_rules! right_or_err {
+    ($bad:ident, $name:expr, $f:ident, $x:expr, $truth:expr) => {{
+        let (name, x, truth): (&str, f64, f64) = ($name, $x, $truth);
+        if let Ok(g) = gradient($f, (x,)) {
+            let got = g.scalars()[0].unwrap();
+            if (got - truth).abs() > 1e-9 || got.is_nan() {
+                $bad.push(format!("{name}: gradient {got}, truth {truth}"));
+            }
+        }
+        if let Ok(j) = jvp($f, (x,), (1.0,)) {
+            let got = j.tangent.as_f64().unwrap();
+            if (got - truth).abs() > 1e-9 || got.is_nan() {
+                $bad.push(format!("{name}: jvp {got}, truth {truth}"));
+            }
+        }
+    }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. An integer fast path said by one ordering of a value that cannot go below 0 near a
+//    positive integer (`x - x.floor()`, `x.fract()`, `x % 1.0`). Both arms compute x², so
+//    f'(3) = 6; irtrack gives 0 (the integer arm's slope), gradient and jvp alike.
+// ---------------------------------------------------------------------------------------------
+
+#[tracked]
+fn sq_floor_sub(x: f64) -> f64 {
+    if x - x.floor() <= 0.0 {
+        let n = x as i64;
+        (n * n) as f64
+    } else {
+        x * x
+    }
+}
+
+#[tracked]
+fn sq_fract(x: f64) -> f64 {
+    if x.fract() <= 0.0 {
+        let n = x as i64;
+        (n * n) as f64
+    } else {
+        x * x
+    }
+}
+
+#[tracked]
+fn sq_rem(x: f64) -> f64 {
+    if x % 1.0 > 0.0 {
+        x * x
+    } else {
+        let n = x as i64;
+        (n * n) as f64
+    }
+}
+
+#[test]
+fn integer_fast_path_by_fract_gives_the_integer_slope() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "x - x.floor() <= 0", sq_floor_sub, 3.0, 6.0);
+    right_or_err!(bad, "x.fract() <= 0", sq_fract, 3.0, 6.0);
+    right_or_err!(bad, "x % 1.0 > 0 (else)", sq_rem, 3.0, 6.0);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. `exprel` (exp_m1(x)/x, slope 1/2 at 0) with its special case at 0 said as
+//    `x.abs() <= 0.0`, which irtrack refuses, but with the 0 spelled otherwise: a named
+//    constant, a struct field. The gradient is 0; jvp refuses (DiffError::PointPath).
+// ---------------------------------------------------------------------------------------------
+
+const ZERO: f64 = 0.0;
+
+#[tracked]
+fn exprel_const_zero(x: f64) -> f64 {
+    if x.abs() <= ZERO {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+struct Tol {
+    tol: f64,
+}
+
+#[tracked]
+fn exprel_field_zero(x: f64) -> f64 {
+    let c = Tol { tol: 0.0 };
+    if x.abs() <= c.tol {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[test]
+fn point_path_against_a_named_zero() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "x.abs() <= ZERO", exprel_const_zero, 0.0, 0.5);
+    right_or_err!(bad, "x.abs() <= c.tol", exprel_field_zero, 0.0, 0.5);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The same special case with |x| passed through operations that keep it non-negative but
+//    that the sign reading does not follow: `/ 2.0`, `+ 1.0 <= 1.0`, an accumulation `s +=`,
+//    `|x| * |x|` (two abs nodes), `clamp`, an array/vec element. Gradient 0, truth 1/2.
+// ---------------------------------------------------------------------------------------------
+
+#[tracked]
+fn exprel_div(x: f64) -> f64 {
+    if x.abs() / 2.0 <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_plus_one(x: f64) -> f64 {
+    if x.abs() + 1.0 <= 1.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_accumulated(x: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..2 {
+        s += x.abs();
+    }
+    if s <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_abs_times_abs(x: f64) -> f64 {
+    if x.abs() * x.abs() <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_clamp(x: f64) -> f64 {
+    if x.abs().clamp(0.0, 1.0) <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_vec_element(x: f64) -> f64 {
+    let v = vec![x.abs()];
+    if v[0] <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[test]
+fn point_path_through_non_negative_arithmetic() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "|x| / 2 <= 0", exprel_div, 0.0, 0.5);
+    right_or_err!(bad, "|x| + 1 <= 1", exprel_plus_one, 0.0, 0.5);
+    right_or_err!(bad, "s += |x|; s <= 0", exprel_accumulated, 0.0, 0.5);
+    right_or_err!(bad, "|x| * |x| <= 0", exprel_abs_times_abs, 0.0, 0.5);
+    right_or_err!(bad, "|x|.clamp(0, 1) <= 0", exprel_clamp, 0.0, 0.5);
+    right_or_err!(bad, "vec![|x|][0] <= 0", exprel_vec_element, 0.0, 0.5);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. The comparison written as a method call (`PartialOrd::le`, `ge`): gradient 0, truth 1/2.
+// ---------------------------------------------------------------------------------------------
+
+#[tracked]
+fn exprel_le_method(x: f64) -> f64 {
+    if x.abs().le(&0.0) {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_ge_method(x: f64) -> f64 {
+    if 0.0f64.ge(&x.abs()) {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[test]
+fn point_path_by_comparison_methods() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "x.abs().le(&0.0)", exprel_le_method, 0.0, 0.5);
+    right_or_err!(bad, "0.0.ge(&x.abs())", exprel_ge_method, 0.0, 0.5);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Other functions bounded at their value at 0: `|x|^3`, `|x|.powf(0.5)`, `tanh|x|`,
+//    `ln|x| <= -inf`, `1/|x| >= inf`, `exp(-|x|) >= 1`, `hypot(x, c) <= c`, `1 - |x| >= 1`.
+// ---------------------------------------------------------------------------------------------
+
+#[tracked]
+fn exprel_cube(x: f64) -> f64 {
+    if x.abs().powi(3) <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_powf(x: f64) -> f64 {
+    if x.abs().powf(0.5) <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_tanh(x: f64) -> f64 {
+    if x.abs().tanh() <= 0.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_ln(x: f64) -> f64 {
+    if x.abs().ln() <= f64::NEG_INFINITY {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_recip(x: f64) -> f64 {
+    if 1.0 / x.abs() >= f64::INFINITY {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_exp(x: f64) -> f64 {
+    if (-x.abs()).exp() >= 1.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_hypot(x: f64) -> f64 {
+    if x.hypot(1e-300) <= 1e-300 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_one_minus(x: f64) -> f64 {
+    if 1.0 - x.abs() >= 1.0 {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[test]
+fn point_path_through_other_bounded_functions() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "|x|^3 <= 0", exprel_cube, 0.0, 0.5);
+    right_or_err!(bad, "|x|^0.5 <= 0", exprel_powf, 0.0, 0.5);
+    right_or_err!(bad, "tanh|x| <= 0", exprel_tanh, 0.0, 0.5);
+    right_or_err!(bad, "ln|x| <= -inf", exprel_ln, 0.0, 0.5);
+    right_or_err!(bad, "1/|x| >= inf", exprel_recip, 0.0, 0.5);
+    right_or_err!(bad, "exp(-|x|) >= 1", exprel_exp, 0.0, 0.5);
+    right_or_err!(bad, "hypot(x, c) <= c", exprel_hypot, 0.0, 0.5);
+    right_or_err!(bad, "1 - |x| >= 1", exprel_one_minus, 0.0, 0.5);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. `x == 0.0` is refused (Indeterminacy::Equality), but the same equality by a path call
+//    (`f64::eq(&x, &0.0)`, `PartialEq::eq`), or the point said by class tests
+//    (`is_sign_positive() && !is_normal() && !is_subnormal()`, i.e. classify() == Zero, which
+//    irtrack refuses) or by `x.recip().is_infinite()`, gives the special case's slope 0.
+// ---------------------------------------------------------------------------------------------
+
+#[tracked]
+fn exprel_f64_eq(x: f64) -> f64 {
+    if f64::eq(&x, &0.0) {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_partial_eq(x: f64) -> f64 {
+    if PartialEq::eq(&x, &0.0) {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_class_tests(x: f64) -> f64 {
+    if x.is_sign_positive() && !x.is_normal() && !x.is_subnormal() {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[tracked]
+fn exprel_recip_infinite(x: f64) -> f64 {
+    if x.recip().is_infinite() {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+#[test]
+fn equality_spelled_as_a_path_call_or_class_test() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "f64::eq(&x, &0.0)", exprel_f64_eq, 0.0, 0.5);
+    right_or_err!(bad, "PartialEq::eq(&x, &0.0)", exprel_partial_eq, 0.0, 0.5);
+    right_or_err!(bad, "+0 by class tests", exprel_class_tests, 0.0, 0.5);
+    right_or_err!(
+        bad,
+        "x.recip().is_infinite()",
+        exprel_recip_infinite,
+        0.0,
+        0.5
+    );
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// Away from the special points the same functions have their slopes.
+#[test]
+fn the_same_functions_away_from_the_point_have_their_slopes() {
+    let exprel_slope = |x: f64| (x * x.exp() - x.exp_m1()) / (x * x);
+    for (name, g) in [
+        ("div", gradient(exprel_div, (0.5,))),
+        ("plus one", gradient(exprel_plus_one, (0.5,))),
+        ("le method", gradient(exprel_le_method, (0.5,))),
+        ("f64::eq", gradient(exprel_f64_eq, (0.5,))),
+        ("class tests", gradient(exprel_class_tests, (0.5,))),
+    ] {
+        let got = g.unwrap_or_else(|e| panic!("{name}: {e}")).scalars()[0].unwrap();
+        assert!((got - exprel_slope(0.5)).abs() < 1e-12, "{name}: {got}");
+    }
+    let g = gradient(sq_floor_sub, (3.5,)).unwrap().scalars()[0].unwrap();
+    assert_eq!(g, 7.0);
+}
+
+/// A derivative program built from a trace at the special point refuses it
+/// (`DiffError::PointPath`), as the gradient does.
+#[test]
+fn derivative_programs_refuse_the_same_points() {
+    use irtrack::diff::{differentiate, DiffError};
+    use irtrack::program::{Input, Program};
+    for (name, trace) in [
+        ("floor", irtrack::track(sq_floor_sub, (3.0,))),
+        ("div", irtrack::track(exprel_div, (0.0,))),
+        ("plus one", irtrack::track(exprel_plus_one, (0.0,))),
+    ] {
+        let p = Program::from_trace(&trace, &[Input::Dynamic]).unwrap();
+        let d = differentiate(&p, &[0]);
+        assert!(
+            matches!(d, Err(DiffError::PointPath { .. })),
+            "{name}: {:?}",
+            d.err()
+        );
+    }
 }

@@ -385,7 +385,12 @@ fn named_like_the_entry_points(y: f64) {
 /// and y under N(x, 1), the gradient was -x + (1 - x).
 #[test]
 fn a_helper_named_sample_is_not_the_choice_it_makes() {
-    let t = simulate(named_like_the_entry_points, (1.0,), &mut PplRng::seed_from_u64(1)).unwrap();
+    let t = simulate(
+        named_like_the_entry_points,
+        (1.0,),
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
     let x = t.value::<f64>("x").unwrap();
     let truth = |x: f64| ln_n(x, 0.0, 2.0) + ln_n(1.0, x, 2.0);
     assert!(close(t.score(), truth(x)));
@@ -395,7 +400,12 @@ fn a_helper_named_sample_is_not_the_choice_it_makes() {
         &mut PplRng::seed_from_u64(2),
     )
     .unwrap();
-    assert!(close(u.score(), truth(0.5)), "score {} vs {}", u.score(), truth(0.5));
+    assert!(
+        close(u.score(), truth(0.5)),
+        "score {} vs {}",
+        u.score(),
+        truth(0.5)
+    );
     assert!(close(w, truth(0.5) - truth(x)), "weight {w}");
     let g = score_gradient(&t, &Selection::of(["x"])).unwrap();
     let dtruth = -x / 4.0 + (1.0 - x) / 4.0;
@@ -486,9 +496,12 @@ fn mh_posterior_with_an_observation_inside_a_stochastic_branch() {
     }
     let d = ln_n(0.0, 0.0, 0.1).exp();
     let truth = d / (1.0 + d); // 0.7996
-    // sd of the indicator 0.4; even at an ESS of n/10 one standard error is 0.009.
+                               // sd of the indicator 0.4; even at an ESS of n/10 one standard error is 0.009.
     let est = k as f64 / n as f64;
-    assert!((est - truth).abs() < 0.04, "P(b) by MH {est}, exact {truth}");
+    assert!(
+        (est - truth).abs() < 0.04,
+        "P(b) by MH {est}, exact {truth}"
+    );
 }
 
 /// The same with data given as `generate`'s constraint (origin `Constrained`) instead of `observe`.
@@ -532,8 +545,14 @@ fn never(y: f64) -> f64 {
 
 #[test]
 fn importance_mean_of_an_impossible_posterior_is_undefined() {
-    let is = importance_sampling(never, (2.0,), &ChoiceMap::new(), 100, &mut PplRng::seed_from_u64(1))
-        .unwrap();
+    let is = importance_sampling(
+        never,
+        (2.0,),
+        &ChoiceMap::new(),
+        100,
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
     assert!(is.log_weights.iter().all(|w| *w == f64::NEG_INFINITY));
     let m = is.mean(|t| t.value::<f64>("x").unwrap());
     // Every trace has x near 5; no weighting of them can give 0 (a5bc326 did): 0/0.
@@ -543,8 +562,14 @@ fn importance_mean_of_an_impossible_posterior_is_undefined() {
 #[test]
 fn importance_sampling_with_no_samples_is_an_error() {
     // p(y = 0.5) = 1 here; an estimate from no samples is no estimate, not log 0 (a5bc326).
-    let e = importance_sampling(never, (0.5,), &ChoiceMap::new(), 0, &mut PplRng::seed_from_u64(1))
-        .err();
+    let e = importance_sampling(
+        never,
+        (0.5,),
+        &ChoiceMap::new(),
+        0,
+        &mut PplRng::seed_from_u64(1),
+    )
+    .err();
     assert_eq!(e, Some(PplError::NoSamples));
 }
 
@@ -587,5 +612,8 @@ fn mh_propose_may_remove_an_observation() {
     let d = ln_n(0.0, 0.0, 0.1).exp();
     let truth = d / (1.0 + d);
     let est = k as f64 / n as f64;
-    assert!((est - truth).abs() < 0.04, "P(b) by MH {est}, exact {truth}");
+    assert!(
+        (est - truth).abs() < 0.04,
+        "P(b) by MH {est}, exact {truth}"
+    );
 }

@@ -27,9 +27,9 @@
 //! - `sqrt`, `ln`, `log2`, `log10`, `log`'s argument at −0: as at +0 (−0 is 0; the one-sided
 //!   derivative from the right, +∞, not −∞);
 //! - `powf`: ∂/∂a is 0 where b = 0 (a⁰ = 1 for every a: true, also at a = 0), ∂/∂b is 0 where
-//!   a ≤ 0 (0ᵇ = 0 for b > 0: true; otherwise the function is not defined on any interval of
-//!   b around the point); ∂/∂a is 0 at a = 1 with b NaN (1ᵇ = 1 for every b in IEEE, the
-//!   value defined at that one point);
+//!   a = 0 (0ᵇ = 0 for b > 0: true) and none where a < 0 (the function is a number at integer
+//!   b only: an error since 2026-11-27, where 0 was given); ∂/∂a is 0 at a = 1 with b NaN
+//!   (1ᵇ = 1 for every b in IEEE, the value defined at that one point);
 //! - `atan2` and `hypot` at (±0, ±0): 0 (`hypot`'s minimum-norm subgradient; `atan2` jumps
 //!   there, and a jump gets 0 as `floor`'s does).
 //!
@@ -885,8 +885,14 @@ fn powf_truth(a: f64, b: f64) -> [f64; 2] {
     // a⁰ = 1 for every a; otherwise b a^(b-1) (+∞ at a = ±0 for 0 < b < 1, the one-sided
     // derivative).
     let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
-    // aᵇ ln a for a > 0; 0ᵇ = 0 for b > 0; not defined around the point for a < 0.
-    let db = if a > 0.0 { a.powf(b) * a.ln() } else { 0.0 };
+    // aᵇ ln a for a > 0; 0ᵇ = 0 for b > 0; none for a < 0 (a number at integer b only).
+    let db = if a > 0.0 {
+        a.powf(b) * a.ln()
+    } else if a < 0.0 {
+        f64::NAN
+    } else {
+        0.0
+    };
     [da, db]
 }
 
@@ -960,26 +966,30 @@ fn binary_ops() -> Vec<Op> {
                 [-2.0, inf],
             ]
         ),
-        op2!(
-            "powf",
-            f64_ops::powf,
-            f32_ops::powf,
-            |a, b| a.powf(b),
-            |a, b| powf_truth(a, b),
-            &[
-                [0.0, 0.5],
-                [-0.0, 0.5],
-                [0.0, 1.5],
-                [0.0, -0.5],
-                [-2.0, 0.5],
-                [2.0, 0.3],
-                [0.3, 2.5],
-                [1.0, 0.0],
-                [4.0, -1.5],
-                [NAN, 0.0],
-                [NAN, -0.0]
-            ]
-        ),
+        Op {
+            // ∂/∂b has no value below 0: the error that says so is the answer there.
+            undefined: |p| p[0] < 0.0,
+            ..op2!(
+                "powf",
+                f64_ops::powf,
+                f32_ops::powf,
+                |a, b| a.powf(b),
+                |a, b| powf_truth(a, b),
+                &[
+                    [0.0, 0.5],
+                    [-0.0, 0.5],
+                    [0.0, 1.5],
+                    [0.0, -0.5],
+                    [-2.0, 0.5],
+                    [2.0, 0.3],
+                    [0.3, 2.5],
+                    [1.0, 0.0],
+                    [4.0, -1.5],
+                    [NAN, 0.0],
+                    [NAN, -0.0]
+                ]
+            )
+        },
         op2!(
             "max",
             f64_ops::max,
@@ -1219,12 +1229,22 @@ fn powf_with_a_literal_exponent_zero_is_constant() {
 
 /// ∂/∂b of `a.powf(b)` at a <= 0 was `y · ln a`: NaN at (0, 2) (`0 · -∞`) and at (-2, 3)
 /// (`ln -2`), in reverse mode, and its NaN made the forward tangent in a NaN too (`NaN · 0`):
-/// `jvp` along (1, 0) at (-2, 3) gave NaN for 12. The numeric rule: 0 (0ᵇ = 0 for b > 0).
+/// `jvp` along (1, 0) at (-2, 3) gave NaN for 12. The numeric rule: 0 at a = 0 (0ᵇ = 0 for
+/// b > 0); below 0 there is none (the fifth adversarial round: it was 0), and only the slope
+/// in a is a number.
 #[test]
 fn powf_exponent_slope_at_base_not_positive() {
     assert_paths(run(f64_ops::powf, (0.0, 2.0), &[0, 1], 2), &[0.0, 0.0]);
-    assert_paths(run(f64_ops::powf, (-2.0, 3.0), &[0, 1], 2), &[12.0, 0.0]);
-    assert_paths(run(f32_ops::powf, (-2.0, 3.0), &[0, 1], 2), &[12.0, 0.0]);
+    for r in [
+        run(f64_ops::powf, (-2.0, 3.0), &[0, 1], 2),
+        run(f32_ops::powf, (-2.0, 3.0), &[0, 1], 2),
+    ] {
+        for (path, side) in &r.sides {
+            assert!(side.is_err(), "{path}: {side:?}");
+        }
+    }
+    let j = irtrack::diff::jvp(f64_ops::powf, (-2.0, 3.0), (1.0, 0.0)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(12.0));
 }
 
 /// `(-0.0).abs()` had the slope `signum(-0) = -1` in the derivative programs; the numeric
@@ -1394,10 +1414,8 @@ fn powf_hessian_at_edge_points() {
             }
         }
     }
-    // At a < 0 only the second derivative in a exists (b = 2: 2); ∂/∂b is 0 by convention
-    // there, while ∂/∂a = b a^(b-1) varies with b, so the mixed entries are not checked.
-    let h = hessian(powf_of_vector, (vec![-2.0, 2.0],)).unwrap();
-    assert_eq!(h[(0, 0)], 2.0);
+    // At a < 0 the function has no slope in b: no Hessian (it had one, with ∂/∂b taken as 0).
+    assert!(hessian(powf_of_vector, (vec![-2.0, 2.0],)).is_err());
 }
 
 /// `d^k f(x)` along the direction 1: the program of `f` differentiated `k` times.

@@ -320,6 +320,48 @@ pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
     }
 }
 
+/// The comparison a path call whose fn item type is `item` makes: `f64::eq(&a, &b)`,
+/// `PartialEq::eq(&a, &b)`, `PartialOrd::le(&a, &b)` on `f64` or `f32` (the trait methods of
+/// the float impls, one fn item each however the path is written).
+pub fn float_compare_of(item: std::any::TypeId) -> Option<CmpOp> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<HashMap<std::any::TypeId, CmpOp>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut t = HashMap::new();
+            macro_rules! add {
+                ($($ty:ident),*) => {$(
+                    t.insert(super::ids::key_of(&<$ty as PartialEq>::eq).id, CmpOp::Eq);
+                    t.insert(super::ids::key_of(&<$ty as PartialEq>::ne).id, CmpOp::Ne);
+                    t.insert(super::ids::key_of(&<$ty as PartialOrd>::lt).id, CmpOp::Lt);
+                    t.insert(super::ids::key_of(&<$ty as PartialOrd>::le).id, CmpOp::Le);
+                    t.insert(super::ids::key_of(&<$ty as PartialOrd>::gt).id, CmpOp::Gt);
+                    t.insert(super::ids::key_of(&<$ty as PartialOrd>::ge).id, CmpOp::Ge);
+                )*};
+            }
+            add!(f64, f32);
+            t
+        })
+        .get(&item)
+        .copied()
+}
+
+impl CmpOp {
+    /// The comparison a method of this name on a float makes (`x.le(&y)`).
+    pub fn from_method(name: &str) -> Option<CmpOp> {
+        Some(match name {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "lt" => CmpOp::Lt,
+            "le" => CmpOp::Le,
+            "gt" => CmpOp::Gt,
+            "ge" => CmpOp::Ge,
+            _ => return None,
+        })
+    }
+}
+
 /// The representation query named by the path whose fn item type is `item` (`f64::is_nan`,
 /// `f32::from_bits`).
 pub fn float_query_of(item: std::any::TypeId) -> Option<FloatQuery> {

@@ -5,9 +5,56 @@
 //! (`grad/sweep/pins.rs`) and derivative programs on a program (`diff/pins.rs`), each naming
 //! its sides its own way.
 
-use super::op::CmpOp;
+use super::op::{BinOp, Builtin, CmpOp};
 use std::collections::HashMap;
 use std::hash::Hash;
+
+/// Whether `op`, evaluated on operands `x` (floats where they are, `None` for others) with
+/// result `y`, is at a point where it is not smooth, or stationary: `|x|` at 0, `max`/`min`
+/// at a tie, `floor` at an integer, `x * x` or `hypot(x, c)` at `x = 0`, `ln` at 0, `a % b`
+/// where it wraps. A value made from one is at an extremum or a corner of the function of the
+/// inputs, so a comparison that finds it at a tie may hold at that point alone (`x.abs() / 2.0
+/// <= 0.0`, `x - x.floor() <= 0.0` at 3, `1.0 - x.abs() >= 1.0`), whatever the slope
+/// conventions give for it; elsewhere an ordering at a tie bounds a half-line.
+pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
+    use super::op::FloatFn::*;
+    let a = x.first().copied().flatten();
+    let b = x.get(1).copied().flatten();
+    let zero = |v: Option<f64>| v == Some(0.0);
+    let integer = |v: Option<f64>| v.is_some_and(|v| v.is_finite() && v.fract() == 0.0);
+    match op {
+        Builtin::Method(f) => match f {
+            Abs | Signum | Sqrt | Cbrt | Ln | Log2 | Log10 | Recip | Cos | Cosh => zero(a),
+            Ln1p => a == Some(-1.0),
+            Log => zero(a) || zero(b),
+            Floor | Ceil | Trunc | Fract => integer(a),
+            Round | RoundTiesEven => a.is_some_and(|v| v.fract().abs() == 0.5),
+            Max | Min => a.is_some() && a == b,
+            Clamp => a.is_some() && (a == b || a == x.get(2).copied().flatten()),
+            Copysign => zero(b),
+            Powf => zero(a),
+            Powi => zero(a),
+            Hypot => zero(a) || zero(b),
+            Atan2 => zero(a) && zero(b),
+            MulAdd => zero(a) && zero(b),
+            _ => false,
+        },
+        Builtin::Binary(o) | Builtin::Assign(o) => match o {
+            BinOp::Mul => zero(a) && zero(b),
+            BinOp::Div => zero(b),
+            BinOp::Rem => zero(y) && a.is_some_and(|v| v != 0.0 && v.is_finite()),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether a float class query (`is_normal`, `is_subnormal`, `is_finite`, `is_infinite`,
+/// `classify`) looked at a value where its answer changes: 0, a subnormal or ±∞. `x.is_normal()`
+/// false at 0 holds on the subnormals around it only, and with `!x.is_subnormal()` at 0 alone.
+pub(crate) fn class_at_edge(x: f64) -> bool {
+    x == 0.0 || x.is_infinite() || x.is_subnormal()
+}
 
 /// `a ≤ b` was said.
 pub(crate) const AT_MOST: u8 = 1;

@@ -546,7 +546,11 @@ impl<'p> Emitter<'p> {
                     BinOp::Shl | BinOp::Shr => {
                         // Rust masks a shift by the width in a release build: the program
                         // says overflow, as a debug build panics.
-                        let method = if o == BinOp::Shl { "checked_shl" } else { "checked_shr" };
+                        let method = if o == BinOp::Shl {
+                            "checked_shl"
+                        } else {
+                            "checked_shr"
+                        };
                         let msg = fail(format!(
                             "`{}` shifts by the width or more on these inputs",
                             o.symbol()

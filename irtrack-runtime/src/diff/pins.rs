@@ -31,13 +31,48 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         Src::Const(_) => false,
     };
     let mut ties = Ties::<Key>::default();
+    // Values made from an operation at a corner or an extremum of itself (`|x|` at 0, `floor`
+    // at an integer: `core::ties::at_kink`), and what they flowed into.
+    let mut kinked = vec![false; g.nodes.len()];
+    let src_kinked = |kinked: &[bool], s: &Src| match s {
+        Src::Op(k) => kinked.get(*k).copied().unwrap_or(false),
+        _ => false,
+    };
     for i in 0..g.nodes.len() {
         varies[i] = g.nodes[i].args.iter().any(|a| src_varies(&varies, a));
         let node = &g.nodes[i];
+        kinked[i] = node.args.iter().any(|a| src_kinked(&kinked, a))
+            || (varies[i]
+                && !node.derived
+                && match node.op {
+                    Operation::Builtin(op) => {
+                        let x: Vec<Option<f64>> = node
+                            .args
+                            .iter()
+                            .take(3)
+                            .map(|a| g.value(a).as_f64())
+                            .collect();
+                        ties::at_kink(op, &x, node.value.as_f64())
+                    }
+                    _ => false,
+                });
         // The recorded function's own comparisons: a rule's (a convention's selection at an
         // edge point, in a derivative differentiated again) decides no path of it.
         if node.derived {
             continue;
+        }
+        // A class query where its answer changes (`x.is_normal()` at 0).
+        if let Operation::Builtin(Builtin::Query(q)) = node.op {
+            use crate::core::op::FloatQuery::{IsFinite, IsInfinite, IsNormal, IsSubnormal};
+            let edge = matches!(q, IsNormal | IsSubnormal | IsFinite | IsInfinite)
+                && node.args.first().is_some_and(|a| {
+                    src_varies(&varies, a) && g.value(a).as_f64().is_some_and(ties::class_at_edge)
+                });
+            if edge {
+                return Err(DiffError::PointPath {
+                    at: node.origin.clone(),
+                });
+            }
         }
         let Operation::Builtin(Builtin::Compare(op)) = node.op else {
             continue;
@@ -60,6 +95,11 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 let Some(says) = ties::says(op, held).filter(|_| tie) else {
                     continue;
                 };
+                if src_kinked(&kinked, a) || src_kinked(&kinked, b) {
+                    return Err(DiffError::PointPath {
+                        at: node.origin.clone(),
+                    });
+                }
                 let zero = Key::Const(0);
                 let mut known = 0;
                 if kb == zero && va == Some(0.0) {

@@ -14,8 +14,8 @@ use super::primal::Primal;
 use super::site::Site;
 use super::tangent::Tangent;
 use crate::core::ir::EntryKind;
-use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, Receiver, UnOp};
 use crate::core::op::ScalarType;
+use crate::core::op::{float_fn_of, BinOp, Builtin, FloatFn, Receiver, UnOp};
 use crate::core::tape::Callee;
 use crate::core::value::{Snapshot, Value};
 

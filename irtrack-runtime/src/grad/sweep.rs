@@ -91,6 +91,10 @@ pub(crate) struct Sweep<'s> {
     /// advance them unseen): the elements their later `next` calls yield are not known.
     iterators: std::collections::HashSet<NodeId>,
     advanced: std::collections::HashSet<NodeId>,
+    /// Values made from an operation at a corner or an extremum of itself at this point
+    /// (`|x|` at 0, `floor` at an integer, `x * x` at 0: `core::ties::at_kink`), and what
+    /// they flowed into: an ordering that finds one at a tie may hold at this point alone.
+    kinked: std::collections::HashSet<NodeId>,
     /// For a discrete value (an integer, a `bool`, a string) that depends on the inputs other
     /// than piecewise-constantly (`x.to_bits()`, `x.to_string()`, an untracked call): the node
     /// where that dependence began (`u32::MAX` when there is none). Such a value is not a
@@ -177,6 +181,7 @@ impl<'s> Sweep<'s> {
             next_counts: Vec::new(),
             iterators: Default::default(),
             advanced: Default::default(),
+            kinked: Default::default(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
             sources,
@@ -517,6 +522,7 @@ impl<'s> Sweep<'s> {
                 }
             }
             self.active[i] = active && !value.is_discrete();
+            self.note_kink(id, node.kind, parent);
             self.note_iterator_uses(id, node.kind, parent);
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);
@@ -752,6 +758,55 @@ impl<'s> Sweep<'s> {
     }
 
     /// Numbers the `next` calls on each iterator, in the order they ran.
+    /// Notes node `id` as [kinked](Sweep::kinked) if an operand is (a block or call argument:
+    /// its source; a return: its operand, for the call too), or if it is an active operation
+    /// at a corner or an extremum of itself.
+    fn note_kink(&mut self, id: NodeId, kind: NodeKind, parent: NodeId) {
+        let store = self.store;
+        let inherited = !self.kinked.is_empty()
+            && match kind {
+                NodeKind::Argument => {
+                    let source = self.argument_source(id);
+                    !source.is_none() && self.kinked.contains(&source)
+                }
+                _ => store
+                    .refs_under(id, parent)
+                    .any(|r| !r.is_none() && self.kinked.contains(&r)),
+            };
+        let own = !inherited
+            && self.active[id.index()]
+            && matches!(kind, NodeKind::PrimitiveCall | NodeKind::Special)
+            && self.at_kink(id);
+        if inherited || own {
+            self.kinked.insert(id);
+            if kind == NodeKind::Return && !parent.is_none() {
+                self.kinked.insert(parent);
+            }
+        }
+    }
+
+    /// Whether the float operation of node `id` is at a corner or an extremum of itself
+    /// ([`core::ties::at_kink`](crate::core::ties::at_kink)).
+    fn at_kink(&self, id: NodeId) -> bool {
+        let Some(site) = Site::new(self.store, id) else {
+            return false;
+        };
+        let op = match site.builtin() {
+            Some(b @ (Builtin::Method(_) | Builtin::Binary(_) | Builtin::Assign(_))) => b,
+            _ => match site.callee() {
+                Some(crate::core::tape::Callee::Item(k)) => {
+                    match crate::core::op::float_fn_of(k.id) {
+                        Some(f) => Builtin::Method(f),
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            },
+        };
+        let x: Vec<Option<f64>> = (0..site.len().min(3)).map(|k| site.scalar(k)).collect();
+        crate::core::ties::at_kink(op, &x, site.output().as_f64())
+    }
+
     /// Notes node `id` as an iterator if it makes one, and the iterators it uses otherwise
     /// than by their own `next` as [advanced](Sweep::advanced): a `next` numbers the element it
     /// yields by how many came before it, which holds only while nothing else moved the
@@ -1846,8 +1901,27 @@ fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
         ),
         EntryKind::MethodCall => matches!(
             entry.head.as_str(),
-            "eq" | "ne" | "partial_cmp" | "total_cmp" | "classify"
+            "eq" | "ne"
+                | "lt"
+                | "le"
+                | "gt"
+                | "ge"
+                | "partial_cmp"
+                | "total_cmp"
+                | "classify"
+                | "is_normal"
+                | "is_subnormal"
+                | "is_finite"
+                | "is_infinite"
         ),
+        // `f64::eq(&x, &y)`, `PartialOrd::le(&x, &y)`, `f64::is_normal(x)`, by callee key.
+        EntryKind::Call => match store.callees.get(&id) {
+            Some(crate::core::tape::Callee::Item(k)) => {
+                crate::core::op::float_compare_of(k.id).is_some()
+                    || crate::core::op::float_query_of(k.id).is_some()
+            }
+            _ => false,
+        },
         _ => false,
     }
 }

@@ -165,9 +165,9 @@ impl fmt::Display for PplError {
                 "the log-weight given to `factor` (call {call} of the run) is NaN: keep what it \
                  is computed from in its domain (return -∞ for an impossible point)"
             ),
-            PplError::NoSamples => f.write_str(
-                "no samples were asked for: an estimate needs at least one (n ≥ 1)",
-            ),
+            PplError::NoSamples => {
+                f.write_str("no samples were asked for: an estimate needs at least one (n ≥ 1)")
+            }
             PplError::UndefinedWeight => f.write_str(
                 "the weight is ∞ - ∞: one trace holds both an impossible value and a value at a \
                  pole of its density",

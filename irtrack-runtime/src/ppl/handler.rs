@@ -560,7 +560,12 @@ pub fn draw<D: Distribution>(dist: D) -> D::Value {
 /// # Panics
 /// As [`sample`].
 pub fn observe<D: Distribution, A: Into<Address>>(address: A, dist: D, value: D::Value) {
-    choose(Some(address.into()), dist, Some(value), key_of(&observe::<D, A>));
+    choose(
+        Some(address.into()),
+        dist,
+        Some(value),
+        key_of(&observe::<D, A>),
+    );
 }
 
 /// Adds `log_weight` to the trace's score (and to the weights, as an observation's

@@ -56,10 +56,10 @@ mod run;
 pub mod update;
 
 use crate::core::eval::EvalError;
-use crate::core::ir::EntryKind;
-use crate::core::tape::{NodeKind, Store};
 use crate::core::ids::NodeId;
+use crate::core::ir::EntryKind;
 use crate::core::ir::Location;
+use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
 use crate::view::operation::{Operation, ReexecError};
 use std::fmt;

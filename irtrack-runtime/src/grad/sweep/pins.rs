@@ -77,7 +77,7 @@ impl Sweep<'_> {
         let Some(site) = Site::new(self.store, id) else {
             return false;
         };
-        if self.held_equality(&site) || self.tie_of_orderings(&site) {
+        if self.held_equality(&site) || self.tie_of_orderings(&site) || self.class_at_edge(&site) {
             return true;
         }
         // `x.partial_cmp(&y)` or `x.total_cmp(&y)` that was `Equal`.
@@ -140,11 +140,9 @@ impl Sweep<'_> {
     /// `x != y` false, also of a float's bits). `x != x` (a NaN test) holds wherever `x` is a
     /// number, and is not one.
     fn held_equality(&self, site: &Site<'_>) -> bool {
-        let equal_when = match site.builtin() {
-            Some(Builtin::Compare(CmpOp::Eq)) => true,
-            Some(Builtin::Compare(CmpOp::Ne)) => false,
-            _ if self.float_method(site, &["eq"]) => true,
-            _ if self.float_method(site, &["ne"]) => false,
+        let equal_when = match self.comparison(site) {
+            Some(CmpOp::Eq) => true,
+            Some(CmpOp::Ne) => false,
             _ => return false,
         };
         let value = site.output();
@@ -162,7 +160,7 @@ impl Sweep<'_> {
     /// input-dependent, at a tie, that with an ordering of the same sides met before (or with
     /// what one side is: `|x|` is never below 0) says they are equal.
     fn tie_of_orderings(&mut self, site: &Site<'_>) -> bool {
-        let Some(Builtin::Compare(op)) = site.builtin() else {
+        let Some(op) = self.comparison(site) else {
             return false;
         };
         if matches!(op, CmpOp::Eq | CmpOp::Ne) || site.len() != 2 || site.refs.len() < 2 {
@@ -184,6 +182,15 @@ impl Sweep<'_> {
         let Some(says) = ties::says(op, held) else {
             return false;
         };
+        // A side at a corner or an extremum (`x.abs() / 2.0`, `x - x.floor()` at an integer,
+        // `x.hypot(c)` at 0): the ordering may hold at this point alone, whatever the slope
+        // conventions say of the side.
+        if [ra, rb]
+            .iter()
+            .any(|r| !r.is_none() && self.kinked.contains(r))
+        {
+            return true;
+        }
         // What a side is bounded by: a value that is never below (above) 0 is at least (at
         // most) 0 on both sides of the point.
         let bound = |s: Side, r: NodeId| match (s, self.sign_of(r)) {
@@ -200,6 +207,57 @@ impl Sweep<'_> {
             known |= flip(bound(b, rb));
         }
         self.ties.note(a, b, says | known)
+    }
+
+    /// The comparison `site` makes of two floats, one of them input-dependent: an operator
+    /// (`x <= y`), a method on a float (`x.le(&y)`, `x.eq(&y)`), or a path call of the float
+    /// impls' trait methods (`f64::eq(&x, &y)`, `PartialOrd::le(&x, &y)`), by its callee's key.
+    fn comparison(&self, site: &Site<'_>) -> Option<CmpOp> {
+        match site.builtin() {
+            Some(Builtin::Compare(op)) => return Some(op),
+            Some(_) => return None,
+            None => {}
+        }
+        let op = match site.kind() {
+            // On a float: by the receiver's type, or where it is a literal (`0.0.ge(&y)`) or
+            // unknown, by both operands being floats.
+            EntryKind::MethodCall => CmpOp::from_method(site.head()).filter(|_| {
+                self.float_method(site, &[site.head()])
+                    || (site.receiver() != Receiver::Other
+                        && site.len() == 2
+                        && site.scalar(0).is_some()
+                        && site.scalar(1).is_some())
+            })?,
+            EntryKind::Call => match site.callee()? {
+                crate::core::tape::Callee::Item(k) => crate::core::op::float_compare_of(k.id)?,
+                crate::core::tape::Callee::Unknown => return None,
+            },
+            _ => return None,
+        };
+        site.refs
+            .iter()
+            .take(2)
+            .any(|&r| self.depends(r))
+            .then_some(op)
+    }
+
+    /// Whether `site` asks a float class query (`is_normal`, `is_subnormal`, `is_finite`,
+    /// `is_infinite`) of an input-dependent value where the answer changes
+    /// ([`ties::class_at_edge`]): at 0 `!x.is_normal() && !x.is_subnormal()` is `x == 0`.
+    fn class_at_edge(&self, site: &Site<'_>) -> bool {
+        use crate::core::op::FloatQuery::{IsFinite, IsInfinite, IsNormal, IsSubnormal};
+        let query = match site.builtin() {
+            Some(Builtin::Query(q)) => Some(q),
+            _ => match site.callee() {
+                Some(crate::core::tape::Callee::Item(k)) => crate::core::op::float_query_of(k.id),
+                _ => None,
+            },
+        };
+        if !matches!(query, Some(IsNormal | IsSubnormal | IsFinite | IsInfinite)) {
+            return false;
+        }
+        let r = site.refs.first().copied().unwrap_or(NodeId::NONE);
+        !r.is_none() && self.is_active(r) && site.scalar(0).is_some_and(ties::class_at_edge)
     }
 
     /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`), or
