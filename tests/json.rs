@@ -904,3 +904,26 @@ fn what_the_ir_notes_survives_a_round_trip() {
     assert_eq!(ir(&back), ir(&trace));
     assert!(ir(&trace).contains("\nt|"), "{}", ir(&trace));
 }
+
+#[tracked]
+fn negative_nan_sign(x: f64) -> f64 {
+    let c = -f64::NAN;
+    x.copysign(c) * x
+}
+
+/// A NaN's sign survives the file: it was written `"NaN"` and came back positive, which
+/// `copysign` reads (the imported trace then refused its program, as the recorded value no
+/// longer followed from the operands). The fifth adversarial round.
+#[test]
+fn a_nans_sign_round_trips() {
+    let trace = track(negative_nan_sign, (1.5,));
+    let json = trace.to_json();
+    assert!(json.contains("\"-NaN\""), "{json}");
+    let back = Trace::from_json(&json).unwrap();
+    // `@3 = -c`, a NaN with its sign bit set.
+    let c = back.root().child(3).unwrap();
+    assert!(c.raw_value().as_f64().is_some_and(|v| v.is_nan() && v.is_sign_negative()));
+    let program = irtrack::program::Program::from_trace(&back, &[irtrack::program::Input::Dynamic])
+        .unwrap();
+    assert_eq!(program.call((2.0,)).unwrap().as_f64(), Some(negative_nan_sign(2.0)));
+}

@@ -105,11 +105,32 @@ impl std::error::Error for JsonError {}
 // ---- Values: writing -----------------------------------------------------------------------
 
 /// A float as its `Debug` text: the shortest text that parses back to the same value (`"0.1"`,
-/// `"1e-7"`, `"-0.0"`, `"inf"`, `"NaN"`), written without an intermediate `String`.
+/// `"1e-7"`, `"-0.0"`, `"inf"`, `"NaN"`, and `"-NaN"` for a NaN with its sign bit set, which
+/// `Debug` drops and `copysign` reads), written without an intermediate `String`.
 struct FloatOut<T>(T);
 
-impl<T: fmt::Debug> Serialize for FloatOut<T> {
+/// Whether a float is a NaN with its sign bit set.
+trait NegativeNan {
+    fn negative_nan(&self) -> bool;
+}
+
+impl NegativeNan for f64 {
+    fn negative_nan(&self) -> bool {
+        self.is_nan() && self.is_sign_negative()
+    }
+}
+
+impl NegativeNan for f32 {
+    fn negative_nan(&self) -> bool {
+        self.is_nan() && self.is_sign_negative()
+    }
+}
+
+impl<T: fmt::Debug + NegativeNan> Serialize for FloatOut<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.negative_nan() {
+            return s.serialize_str("-NaN");
+        }
         s.collect_str(&format_args!("{:?}", self.0))
     }
 }
@@ -143,7 +164,7 @@ impl Serialize for ScalarOut {
 /// Floats, each as its exact text.
 struct FloatsOut<'a, T>(&'a [T]);
 
-impl<T: fmt::Debug + Copy> Serialize for FloatsOut<'_, T> {
+impl<T: fmt::Debug + Copy + NegativeNan> Serialize for FloatsOut<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.iter().map(|&x| FloatOut(x)))
     }
@@ -321,11 +342,11 @@ macro_rules! codecs {
     };
 }
 
-fn floats_out<T: fmt::Debug + Copy, S: Serializer>(x: &[T], s: S) -> Result<S::Ok, S::Error> {
+fn floats_out<T: fmt::Debug + Copy + NegativeNan, S: Serializer>(x: &[T], s: S) -> Result<S::Ok, S::Error> {
     FloatsOut(x).serialize(s)
 }
 
-fn float_option_out<T: fmt::Debug + Copy, S: Serializer>(
+fn float_option_out<T: fmt::Debug + Copy + NegativeNan, S: Serializer>(
     x: &Option<T>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
