@@ -617,3 +617,16 @@ fn mh_propose_may_remove_an_observation() {
         "P(b) by MH {est}, exact {truth}"
     );
 }
+
+/// `assess` of a trace's own choices, data included, scores the trace (it was
+/// `ObservedAndConstrained` for any model with an `observe`); a different value at the
+/// observed address is still that error.
+#[test]
+fn assess_scores_a_traces_own_choices() {
+    let t = simulate(wide_obs_model, (1.0,), &mut PplRng::seed_from_u64(4)).unwrap();
+    let (score, ()) = irtrack::ppl::assess(wide_obs_model, (1.0,), &t.choices()).unwrap();
+    assert!(close(score, t.score()), "{score} vs {}", t.score());
+    let other = t.choices().clone().with("y", 2.0);
+    let e = irtrack::ppl::assess(wide_obs_model, (1.0,), &other).unwrap_err();
+    assert!(matches!(e, PplError::ObservedAndConstrained(_)), "{e}");
+}
