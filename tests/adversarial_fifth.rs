@@ -720,3 +720,36 @@ fn derivative_programs_refuse_the_same_points() {
         );
     }
 }
+
+// Left by the fourth round and closed by the same reading: a point said by orderings of
+// different values, each through a corner (`x.max(0.0) <= x.min(0.0)` holds at 0 only; two
+// `clamp`s at their bounds). Gradient 5 (the special case's) for the function's 1.
+
+#[tracked]
+fn max_below_min(x: f64) -> f64 {
+    if x.max(0.0) <= x.min(0.0) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn clamps_meet(x: f64) -> f64 {
+    // x ≤ 0 makes the right side 0, x ≥ 0 the left: both at 0 only.
+    if x.clamp(-1.0, 0.0) >= x.clamp(0.0, 1.0) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn orderings_of_corners_that_meet_at_one_point_are_refused() {
+    let mut bad: Vec<String> = Vec::new();
+    right_or_err!(bad, "max <= min", max_below_min, 0.0, 1.0);
+    right_or_err!(bad, "two clamps", clamps_meet, 0.0, 1.0);
+    assert!(bad.is_empty(), "{bad:#?}");
+    assert!(gradient(max_below_min, (0.0,)).is_err());
+    assert_eq!(gradient(max_below_min, (0.5,)).unwrap().scalars(), [Some(1.0)]);
+}
