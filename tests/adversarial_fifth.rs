@@ -751,5 +751,8 @@ fn orderings_of_corners_that_meet_at_one_point_are_refused() {
     right_or_err!(bad, "two clamps", clamps_meet, 0.0, 1.0);
     assert!(bad.is_empty(), "{bad:#?}");
     assert!(gradient(max_below_min, (0.0,)).is_err());
-    assert_eq!(gradient(max_below_min, (0.5,)).unwrap().scalars(), [Some(1.0)]);
+    assert_eq!(
+        gradient(max_below_min, (0.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
 }

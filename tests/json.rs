@@ -922,8 +922,14 @@ fn a_nans_sign_round_trips() {
     let back = Trace::from_json(&json).unwrap();
     // `@3 = -c`, a NaN with its sign bit set.
     let c = back.root().child(3).unwrap();
-    assert!(c.raw_value().as_f64().is_some_and(|v| v.is_nan() && v.is_sign_negative()));
-    let program = irtrack::program::Program::from_trace(&back, &[irtrack::program::Input::Dynamic])
-        .unwrap();
-    assert_eq!(program.call((2.0,)).unwrap().as_f64(), Some(negative_nan_sign(2.0)));
+    assert!(c
+        .raw_value()
+        .as_f64()
+        .is_some_and(|v| v.is_nan() && v.is_sign_negative()));
+    let program =
+        irtrack::program::Program::from_trace(&back, &[irtrack::program::Input::Dynamic]).unwrap();
+    assert_eq!(
+        program.call((2.0,)).unwrap().as_f64(),
+        Some(negative_nan_sign(2.0))
+    );
 }

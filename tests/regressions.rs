@@ -99,7 +99,8 @@ fn scaled(x: f64) -> f64 {
 fn repro_4_captured_left_operand() {
     let trace = track(scaled, (3.0,));
     assert_eq!(trace.root().value::<f64>(), Some(&6.0));
-    let call = trace.root().child(2).expect("@2 calls the closure");
+    // @2 makes the closure (`$(closure)`, its captures' operands), @3 calls it.
+    let call = trace.root().child(3).expect("@3 calls the closure");
     assert_eq!(call.kind(), NodeKind::NestedCall);
     let captured = call
         .child(2)

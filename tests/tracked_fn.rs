@@ -147,7 +147,8 @@ fn same_tape_as_a_closure_in_a_tracked_function() {
     let affine = tracked_fn!(|y: f64| y * scale + 1.0);
     let standalone = track(affine, (3.0,));
     let inside = track(with_closure, (3.0,));
-    let call = inside.root().child(2).expect("the call of `affine`");
+    // @2 makes the closure (`$(closure)`), @3 calls it.
+    let call = inside.root().child(3).expect("the call of `affine`");
     assert_eq!(call.kind(), NodeKind::NestedCall);
     assert_eq!(children_listing(standalone.root()), children_listing(call));
     assert_eq!(

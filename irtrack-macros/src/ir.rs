@@ -42,6 +42,14 @@ pub struct IrBuilder {
     /// The pattern bindings that bind a part of a tuple, with its path: see
     /// [`FnIr::bind_path`].
     pub bind_paths: Vec<(usize, String)>,
+    /// A closure's constant entries reading a captured variable, with its capture index: see
+    /// [`FnIr::capture_index`].
+    pub captures: Vec<(usize, usize)>,
+    /// Calls of a local variable, with the variable: see [`FnIr::callee_var`].
+    pub callee_vars: Vec<(usize, u32)>,
+    /// A closure's calls of a closure it captured, with the capture's index: see
+    /// [`FnIr::callee_capture`].
+    pub callee_captures: Vec<(usize, usize)>,
 }
 
 impl IrBuilder {
@@ -53,6 +61,9 @@ impl IrBuilder {
             generic: false,
             mut_borrows: Vec::new(),
             bind_paths: Vec::new(),
+            captures: Vec::new(),
+            callee_vars: Vec::new(),
+            callee_captures: Vec::new(),
         }
     }
 
@@ -168,12 +179,7 @@ impl IrBuilder {
             )
         })?;
         ir.set_generic(self.generic);
-        for &(e, k) in &self.mut_borrows {
-            ir.set_borrows_mut(e, k);
-        }
-        for (e, path) in &self.bind_paths {
-            ir.set_bind_path(*e, path.clone());
-        }
+        self.notes(&mut ir);
         let text = ir.encode();
         // The static sits in a block behind a hygienic local, so the user's code cannot name it.
         Ok(quote! {
@@ -200,17 +206,32 @@ impl IrBuilder {
             )
         })?;
         ir.set_generic(self.generic);
+        self.notes(&mut ir);
+        let text = ir.encode();
+        Ok(quote! {
+            static #ident: ::irtrack::__private::StaticIr =
+                ::irtrack::__private::StaticIr::new(#name, ::core::module_path!(), #text);
+        })
+    }
+
+    /// What the IR notes besides its entries (`&mut` operands, tuple parts, captures, callee
+    /// variables).
+    fn notes(&self, ir: &mut FnIr) {
         for &(e, k) in &self.mut_borrows {
             ir.set_borrows_mut(e, k);
         }
         for (e, path) in &self.bind_paths {
             ir.set_bind_path(*e, path.clone());
         }
-        let text = ir.encode();
-        Ok(quote! {
-            static #ident: ::irtrack::__private::StaticIr =
-                ::irtrack::__private::StaticIr::new(#name, ::core::module_path!(), #text);
-        })
+        for &(e, k) in &self.captures {
+            ir.set_capture_index(e, k);
+        }
+        for &(e, v) in &self.callee_vars {
+            ir.set_callee_var(e, v);
+        }
+        for &(e, k) in &self.callee_captures {
+            ir.set_callee_capture(e, k);
+        }
     }
 
     /// The IR as the runtime reads it, for tests and snapshots.

@@ -547,9 +547,17 @@ impl Lowerer {
         // captured variable: a constant node holding its current value.
         let head = text(p);
         let is_capture = self.is_capture(p);
+        let slot = if is_capture {
+            self.capture_slot(&head)
+        } else {
+            None
+        };
         let (id, op) = self
             .ir
             .define(self.block, Slot::Const, Kind::Constant, head, vec![]);
+        if let Some(k) = slot {
+            self.ir.captures.push((id.index(), k));
+        }
         let value = if is_capture {
             // Record through a reference, so recording does not move or copy the capture.
             let rec = self.record_ref(id, &tokens);
@@ -1113,6 +1121,18 @@ impl Lowerer {
         let ops = parts.iter().map(|p| p.lowered.op.clone()).collect();
         let (id, op) = self.ir.define(self.block, Slot::Var, Kind::Call, head, ops);
         self.mark_mut_borrows(id, &c.args, 0);
+        // A call of a local variable (a closure bound by `let`): the call's node links to the
+        // node the variable holds (`FnIr::callee_var`).
+        if let Expr::Path(p) = &*c.func {
+            if let Some(Operand::Var(v)) = self.local_op(p) {
+                self.ir.callee_vars.push((id.index(), v));
+            } else if self.is_capture(p) {
+                // A closure's call of a closure it captured: through the capture.
+                if let Some(k) = self.capture_slot(&text(p)) {
+                    self.ir.callee_captures.push((id.index(), k));
+                }
+            }
+        }
         let closures = self.closure_arguments(&c.args);
         let wrapped = parts
             .iter()
@@ -1322,6 +1342,8 @@ impl Lowerer {
             all.statics.push(stat);
             all.idents
                 .push((c as *const syn::ExprClosure, ident.clone()));
+            all.captures
+                .push((c as *const syn::ExprClosure, lowered.captures));
             Ok((ident, lowered.body))
         });
         match stat {
@@ -1356,12 +1378,23 @@ impl Lowerer {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,
         };
-        Lowerer::new(captured)
+        // Uses of a captured variable link to the enclosing function's node for it, except of
+        // those the closure assigns to, and of all where a closure inside it might.
+        let assigned = super::scan::assigned_names(|v| {
+            use syn::visit::Visit;
+            v.visit_expr(&c.body)
+        });
+        let lowerer = Lowerer::new(captured)
             .generic(generic, type_params)
             .for_closure()
             .with_closures(closures)
-            .with_return_type(ret_ty)
-            .lower_fn(&params, &body_block)
+            .with_return_type(ret_ty);
+        let lowerer = if super::scan::has_closure(&c.body) {
+            lowerer
+        } else {
+            lowerer.linking_captures(assigned)
+        };
+        lowerer.lower_fn(&params, &body_block)
     }
 }
 

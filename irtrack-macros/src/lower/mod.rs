@@ -114,6 +114,9 @@ pub struct LoweredFn {
     pub ir: IrBuilder,
     /// Statements recording the arguments, then the instrumented body.
     pub body: TokenStream,
+    /// For a closure: the captured variables its uses link to, in capture-index order
+    /// ([`FnIr::capture_index`](irtrack_runtime::core::ir::FnIr::capture_index)).
+    pub captures: Vec<String>,
 }
 
 /// The closures lowered while lowering one item: their IR statics, and the static of each
@@ -123,6 +126,8 @@ pub struct LoweredFn {
 pub struct Closures {
     pub statics: Vec<TokenStream>,
     pub idents: Vec<(*const syn::ExprClosure, syn::Ident)>,
+    /// The captures of each closure its uses link to (see [`LoweredFn::captures`]).
+    pub captures: Vec<(*const syn::ExprClosure, Vec<String>)>,
 }
 
 pub struct Lowerer {
@@ -171,6 +176,13 @@ pub struct Lowerer {
     /// Locals bound to a `&mut` borrow of a local (`let r = &mut y;`): passing one on
     /// (`f(r)`) passes the borrow, which `FnIr::borrows_mut` notes like `f(&mut y)`.
     mut_refs: std::collections::BTreeSet<String>,
+    /// For a closure bound by `let`: the captured variables whose uses link to the enclosing
+    /// function's node (those it does not assign to), in the order first used; `None` when
+    /// uses do not link.
+    capture_order: Option<Vec<String>>,
+    /// The captured variables the closure assigns to (`k += 1.0`, `&mut k`, `k.push(…)`): its
+    /// reads of them may be of values it wrote.
+    capture_assigned: std::collections::BTreeSet<String>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -204,7 +216,32 @@ impl Lowerer {
             hoisted: None,
             unextended: Vec::new(),
             mut_refs: Default::default(),
+            capture_order: None,
+            capture_assigned: Default::default(),
         }
+    }
+
+    /// Links a closure's uses of captured variables to the enclosing function's nodes, except
+    /// those of the variables in `assigned`.
+    pub fn linking_captures(mut self, assigned: std::collections::BTreeSet<String>) -> Self {
+        self.capture_order = Some(Vec::new());
+        self.capture_assigned = assigned;
+        self
+    }
+
+    /// The capture index of a use of the captured variable `name`, when uses of it link.
+    fn capture_slot(&mut self, name: &str) -> Option<usize> {
+        if self.capture_assigned.contains(name) {
+            return None;
+        }
+        let order = self.capture_order.as_mut()?;
+        Some(match order.iter().position(|n| n == name) {
+            Some(k) => k,
+            None => {
+                order.push(name.to_string());
+                order.len() - 1
+            }
+        })
     }
 
     /// Shares the closure statics of an enclosing lowerer.
@@ -286,6 +323,7 @@ impl Lowerer {
         Ok(LoweredFn {
             ir: self.ir,
             body: quote! { #prologue #body_tokens },
+            captures: self.capture_order.unwrap_or_default(),
         })
     }
 
@@ -1017,12 +1055,32 @@ impl Lowerer {
             _ => None,
         };
         if let Some(ident) = plain_ident {
-            // A closure bound by `let` is registered, so that calling it claims.
-            let register = self.closure_static(&init.expr).map(|stat| {
-                let f = frame();
-                quote!(#f.closure(&#ident, &#stat);)
-            });
-            self.bind(ident.clone(), value.op);
+            // A closure bound by `let` is registered, so that calling it claims; one that
+            // captures variables it links its uses of is made by a node `$(closure)` whose
+            // operands are those variables, so that a captured value's uses in a call of it
+            // reach the node the enclosing function had for it.
+            let stat = self.closure_static(&init.expr);
+            let captures = stat
+                .as_ref()
+                .and_then(|_| self.closure_captures(&init.expr))
+                .filter(|c| !c.is_empty());
+            let f = frame();
+            let (register, op) = match (stat, captures) {
+                (Some(stat), Some(captures)) => {
+                    let ops = captures
+                        .iter()
+                        .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
+                        .collect();
+                    let (id, op) =
+                        self.ir
+                            .define(self.block, Slot::Var, Kind::Special, "closure", ops);
+                    let site = self.ir.site(id);
+                    (Some(quote!(#f.closure_made(#site, &#ident, &#stat);)), op)
+                }
+                (Some(stat), None) => (Some(quote!(#f.closure(&#ident, &#stat);)), value.op),
+                (None, _) => (None, value.op),
+            };
+            self.bind(ident.clone(), op);
             let after = cfg_gated(attrs, quote!(#register));
             return quote!(#(#attrs)* let #pat = #init_tokens; #after);
         }
@@ -1057,6 +1115,22 @@ impl Lowerer {
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, i)| i.clone())
+    }
+
+    /// The captures whose uses link of the closure `e` is, if it is a closure lowered here.
+    fn closure_captures(&self, e: &Expr) -> Option<Vec<String>> {
+        let c = match e {
+            Expr::Closure(c) => c,
+            Expr::Paren(p) => return self.closure_captures(&p.expr),
+            _ => return None,
+        };
+        let key = c as *const syn::ExprClosure;
+        self.closures
+            .borrow()
+            .captures
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, c)| c.clone())
     }
 
     /// The closures written as arguments of a call: their positions and statics.

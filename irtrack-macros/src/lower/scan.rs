@@ -84,6 +84,20 @@ impl<'ast> Visit<'ast> for AssignedNames<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Whether `e` has a closure inside it.
+pub fn has_closure(e: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Finder(false);
+    f.visit_expr(e);
+    f.0
+}
+
 pub fn is_compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(

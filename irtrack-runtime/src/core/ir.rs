@@ -46,6 +46,16 @@ pub struct FnIr {
     /// The pattern bindings of a part of a tuple, by entry, with the part's path: see
     /// [`FnIr::bind_path`].
     bind_paths: Vec<(u32, String)>,
+    /// For a closure's constant entries that read a captured variable: which of the closure's
+    /// captures (the operands of its `$(closure)` entry in the enclosing function) it reads, by
+    /// entry: see [`FnIr::capture_index`].
+    captures: Vec<(u32, u32)>,
+    /// For a call of a local variable (`f(x)` with `let f = |t| …`), the variable, by entry:
+    /// see [`FnIr::callee_var`].
+    callee_vars: Vec<(u32, u32)>,
+    /// For a closure's call of a closure it captured (`z(t)` inside `|t| z(t) * 2.0`), the
+    /// capture's index, by entry: see [`FnIr::callee_capture`].
+    callee_captures: Vec<(u32, u32)>,
     /// The referenced variables of the steps with more than [`Step::INLINE`] references.
     step_refs: Vec<u32>,
 }
@@ -443,6 +453,9 @@ impl FnIr {
             generic: false,
             mut_borrows: Vec::new(),
             bind_paths: Vec::new(),
+            captures: Vec::new(),
+            callee_vars: Vec::new(),
+            callee_captures: Vec::new(),
         };
         ir.index()?;
         Ok(ir)
@@ -725,7 +738,89 @@ impl FnIr {
         for (e, path) in &self.bind_paths {
             out.push_str(&format!("t|{e}|{path}\n"));
         }
+        for &(e, k) in &self.captures {
+            out.push_str(&format!("k|{e}|{k}\n"));
+        }
+        for &(e, v) in &self.callee_vars {
+            out.push_str(&format!("l|{e}|{v}\n"));
+        }
+        for &(e, k) in &self.callee_captures {
+            out.push_str(&format!("n|{e}|{k}\n"));
+        }
         out
+    }
+
+    /// For a closure's constant entry `index` that reads a variable the closure captured from
+    /// the function it was written in, which of its captures that is: the position of the
+    /// variable among the operands of the `$(closure)` entry that made the closure there (so
+    /// a use of the captured value links to the node the enclosing function had for it).
+    /// `None` for other entries, and for a capture the closure assigns to (its value there may
+    /// be one the closure wrote) or of a closure not bound by a plain `let`.
+    pub fn capture_index(&self, index: usize) -> Option<usize> {
+        self.captures
+            .binary_search_by_key(&(index as u32), |&(e, _)| e)
+            .ok()
+            .map(|k| self.captures[k].1 as usize)
+    }
+
+    /// Records [`FnIr::capture_index`] of entry `index`; `#[tracked]` does it, and
+    /// [`FnIr::encode`] keeps it.
+    pub fn set_capture_index(&mut self, index: usize, capture: usize) {
+        let pair = (index as u32, capture as u32);
+        match self.captures.binary_search_by_key(&pair.0, |&(e, _)| e) {
+            Ok(k) => self.captures[k] = pair,
+            Err(k) => self.captures.insert(k, pair),
+        }
+    }
+
+    /// For a call entry `index` whose callee is a local variable (`f(x)` after `let f = |t|
+    /// …`), that variable: the recorder links the call's node to the value the variable held
+    /// (the closure's `$(closure)` node, or an argument passing one), through which a captured
+    /// value's uses reach the enclosing function's node.
+    pub fn callee_var(&self, index: usize) -> Option<u32> {
+        self.callee_vars
+            .binary_search_by_key(&(index as u32), |&(e, _)| e)
+            .ok()
+            .map(|k| self.callee_vars[k].1)
+    }
+
+    /// Whether any call's callee is a local variable or a captured one ([`FnIr::callee_var`],
+    /// [`FnIr::callee_capture`]).
+    pub fn has_callee_vars(&self) -> bool {
+        !self.callee_vars.is_empty() || !self.callee_captures.is_empty()
+    }
+
+    /// For a closure's call entry `index` whose callee is a closure it captured (`z(t)` in
+    /// `|t| z(t) * 2.0`), the capture's index (as [`FnIr::capture_index`]): the call's node
+    /// links to the operand of that index of the `$(closure)` node that made this closure.
+    pub fn callee_capture(&self, index: usize) -> Option<usize> {
+        self.callee_captures
+            .binary_search_by_key(&(index as u32), |&(e, _)| e)
+            .ok()
+            .map(|k| self.callee_captures[k].1 as usize)
+    }
+
+    /// Records [`FnIr::callee_capture`] of entry `index`; `#[tracked]` does it, and
+    /// [`FnIr::encode`] keeps it.
+    pub fn set_callee_capture(&mut self, index: usize, capture: usize) {
+        let pair = (index as u32, capture as u32);
+        match self
+            .callee_captures
+            .binary_search_by_key(&pair.0, |&(e, _)| e)
+        {
+            Ok(k) => self.callee_captures[k] = pair,
+            Err(k) => self.callee_captures.insert(k, pair),
+        }
+    }
+
+    /// Records [`FnIr::callee_var`] of entry `index`; `#[tracked]` does it, and
+    /// [`FnIr::encode`] keeps it.
+    pub fn set_callee_var(&mut self, index: usize, var: u32) {
+        let pair = (index as u32, var);
+        match self.callee_vars.binary_search_by_key(&pair.0, |&(e, _)| e) {
+            Ok(k) => self.callee_vars[k] = pair,
+            Err(k) => self.callee_vars.insert(k, pair),
+        }
     }
 
     /// Whether the function is generic (it has type parameters, its own or its impl's) or is a
@@ -822,6 +917,9 @@ impl FnIr {
         let mut generic = false;
         let mut mut_borrows = Vec::new();
         let mut bind_paths = Vec::new();
+        let mut captures = Vec::new();
+        let mut callee_vars = Vec::new();
+        let mut callee_captures = Vec::new();
         for (n, line) in split_unescaped(text, '\n').into_iter().enumerate() {
             if line.is_empty() {
                 continue;
@@ -845,6 +943,19 @@ impl FnIr {
                     return Err(bad());
                 }
                 bind_paths.push((e, path.to_string()));
+                continue;
+            }
+            if matches!(fields.first(), Some(&"k" | &"l" | &"n")) {
+                let pair = match fields.as_slice() {
+                    [_, e, k] => (e.parse::<usize>(), k.parse::<u32>()),
+                    _ => return Err(bad()),
+                };
+                match (pair, fields[0]) {
+                    ((Ok(e), Ok(k)), "k") => captures.push((e, k)),
+                    ((Ok(e), Ok(k)), "l") => callee_vars.push((e, k)),
+                    ((Ok(e), Ok(k)), _) => callee_captures.push((e, k)),
+                    _ => return Err(bad()),
+                }
                 continue;
             }
             if fields.first() == Some(&"w") {
@@ -907,6 +1018,30 @@ impl FnIr {
                 return Err(IrError(format!("entry {e} is no pattern binding")));
             }
             ir.set_bind_path(e, path);
+        }
+        for (e, k) in captures {
+            if !ir
+                .entries
+                .get(e)
+                .is_some_and(|x| x.kind == EntryKind::Constant)
+            {
+                return Err(IrError(format!("entry {e} is no captured variable")));
+            }
+            ir.set_capture_index(e, k as usize);
+        }
+        for (e, k) in callee_captures {
+            if !ir.entries.get(e).is_some_and(|x| x.kind == EntryKind::Call) {
+                return Err(IrError(format!(
+                    "entry {e} is no call of a captured closure"
+                )));
+            }
+            ir.set_callee_capture(e, k as usize);
+        }
+        for (e, v) in callee_vars {
+            if !ir.entries.get(e).is_some_and(|x| x.kind == EntryKind::Call) || v == 0 {
+                return Err(IrError(format!("entry {e} is no call of a variable")));
+            }
+            ir.set_callee_var(e, v);
         }
         for (e, k) in mut_borrows {
             let operands = ir.entries.get(e).map_or(0, |x| x.operands.len());

@@ -9,8 +9,8 @@
 
 use super::chunked::Chunked;
 use super::ids::NodeId;
-use super::ir::{FnIr, IrRef};
-use super::op::Receiver;
+use super::ir::{EntryKind, FnIr, IrRef};
+use super::op::{Builtin, Receiver};
 use super::value::{Form, Repr, Scalar, Value};
 use std::any::TypeId;
 use std::borrow::Cow;
@@ -262,6 +262,11 @@ pub(crate) struct Store {
     pub callee_types: Interned<TypeId, TypeId>,
     /// The fn items reached by primitive calls of paths.
     pub callees: HashMap<NodeId, Callee>,
+    /// For a nested call of a local variable (`f(x)` after `let f = |t| …`, `FnIr::callee_var`),
+    /// the node the variable held when it was called: the closure's `$(closure)` node, or an
+    /// argument that passed one. A captured value's uses in the call reach the enclosing
+    /// function's node through it.
+    pub closure_values: HashMap<NodeId, NodeId>,
     /// Metadata attached by contexts and layers, in the order set.
     pub metadata: HashMap<NodeId, Vec<(MetaKey, Value)>>,
     /// The arguments of a primitive root (a root call nothing tracked claimed).
@@ -287,6 +292,71 @@ impl Store {
             .unwrap_or_default()
     }
 
+    /// For a closure's constant node `id` (in the call `parent`) that reads a captured
+    /// variable whose uses link (`FnIr::capture_index`): the node the enclosing function had
+    /// for the variable where it made the closure — an operand of the `$(closure)` node the
+    /// call's callee variable held ([`Store::closure_values`], through the arguments and
+    /// bindings that passed the closure on) — when the node read holds that value, bit for
+    /// bit; `NONE` for an operand that is a literal. `None` where there is no such link, or the
+    /// value read is not the maker's (changed through interior mutability).
+    pub(crate) fn capture_source(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
+        let (ir, _) = self.entry_of(id)?;
+        let k = ir.capture_index(self.node(id).entry as usize)?;
+        let made = self.closure_made_of(parent)?;
+        let (_, entry) = self.entry_of(made)?;
+        if k >= entry.operands.len() {
+            return None;
+        }
+        let source = self.ref_at(made, k);
+        if source.is_none() {
+            // A literal is a constant; an operand the maker could not name (a capture of an
+            // enclosing closure: `let g = |u| u * k;` inside a closure that captured `k`) or did
+            // not record links to nothing.
+            return match entry.operands[k] {
+                super::ir::Operand::Const(_) => Some(NodeId::NONE),
+                _ => None,
+            };
+        }
+        let same = self
+            .value_cow(id)
+            .by_value()
+            .exact_eq(&self.value_cow(source).by_value());
+        (same == Some(true)).then_some(source)
+    }
+
+    /// For a nested call of a closure, the `$(closure)` node that made it: the node its callee
+    /// variable held ([`Store::closure_values`]), through the arguments and bindings that
+    /// passed the closure on.
+    pub(crate) fn closure_made_of(&self, call: NodeId) -> Option<NodeId> {
+        let mut made = *self.closure_values.get(&call)?;
+        let is_closure = |n: NodeId| {
+            self.entry_of(n)
+                .is_some_and(|(_, e)| e.kind == EntryKind::Special && e.head == "closure")
+        };
+        for _ in 0..64 {
+            if made.is_none() || is_closure(made) {
+                break;
+            }
+            let (ir, entry) = self.entry_of(made)?;
+            made = if self.node(made).kind == NodeKind::Argument {
+                // A block argument holds what its jump passed; a call's argument, the
+                // call's operand at its position.
+                if entry.location.block > 1 {
+                    self.ref_at(made, 0)
+                } else {
+                    let position = ir.arg_position(self.node(made).entry as usize)?;
+                    self.ref_at(self.parent(made)?, position)
+                }
+            } else {
+                match ir.builtin(self.node(made).entry as usize) {
+                    Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) => self.ref_at(made, 0),
+                    _ => return None,
+                }
+            };
+        }
+        (!made.is_none() && is_closure(made)).then_some(made)
+    }
+
     /// Empties the store and keeps its buffers for the next recording on this thread.
     pub fn recycle(mut self) {
         self.nodes.clear();
@@ -297,6 +367,7 @@ impl Store {
         self.irs.clear();
         self.callee_types.clear();
         self.callees.clear();
+        self.closure_values.clear();
         self.metadata.clear();
         self.root_args.clear();
         if self.capacity_bytes() <= SPARE_LIMIT {

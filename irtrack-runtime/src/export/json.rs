@@ -342,7 +342,10 @@ macro_rules! codecs {
     };
 }
 
-fn floats_out<T: fmt::Debug + Copy + NegativeNan, S: Serializer>(x: &[T], s: S) -> Result<S::Ok, S::Error> {
+fn floats_out<T: fmt::Debug + Copy + NegativeNan, S: Serializer>(
+    x: &[T],
+    s: S,
+) -> Result<S::Ok, S::Error> {
     FloatsOut(x).serialize(s)
 }
 

@@ -95,6 +95,9 @@ pub(crate) struct Sweep<'s> {
     /// (`|x|` at 0, `floor` at an integer, `x * x` at 0: `core::ties::at_kink`), and what
     /// they flowed into: an ordering that finds one at a tie may hold at this point alone.
     kinked: std::collections::HashSet<NodeId>,
+    /// A closure's captured value linked to the enclosing function's node for it (see
+    /// [`Sweep::capture_source`]), by the constant node that read it.
+    captures: HashMap<NodeId, NodeId>,
     /// For a discrete value (an integer, a `bool`, a string) that depends on the inputs other
     /// than piecewise-constantly (`x.to_bits()`, `x.to_string()`, an untracked call): the node
     /// where that dependence began (`u32::MAX` when there is none). Such a value is not a
@@ -182,6 +185,7 @@ impl<'s> Sweep<'s> {
             iterators: Default::default(),
             advanced: Default::default(),
             kinked: Default::default(),
+            captures: HashMap::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
             sources,
@@ -209,6 +213,12 @@ impl<'s> Sweep<'s> {
             }
         }
         Ok(())
+    }
+
+    /// For a closure's constant node `id` that reads a captured variable whose uses link:
+    /// [`Store::capture_source`].
+    fn capture_source(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
+        self.store.capture_source(id, parent)
     }
 
     fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
@@ -476,10 +486,20 @@ impl<'s> Sweep<'s> {
                 // A closure's captured variable may be an input-dependent value of the
                 // function that made the closure, which the trace does not link to: let its
                 // adjoint arrive, so the backward pass can refuse it (`GradError::Capture`).
+                // A link to the node the closure's maker read it from (a `$(closure)` node's
+                // operand) makes it that node's copy.
                 NodeKind::Constant => {
-                    parent != self.root
+                    let captured = parent != self.root
                         && self.ir_of(id).is_some_and(FnIr::is_closure)
-                        && is_differentiable(&value)
+                        && is_differentiable(&value);
+                    match self.capture_source(id, parent).filter(|_| captured) {
+                        Some(source) if source.is_none() => false,
+                        Some(source) => {
+                            self.captures.insert(id, source);
+                            self.is_active(source)
+                        }
+                        None => captured,
+                    }
                 }
                 NodeKind::Jump => {
                     if self.pinned.is_none() {
@@ -1039,6 +1059,13 @@ impl<'s> Sweep<'s> {
                     self.carrying(limit, |s| s.give(source, Contribution::Whole(dy)))?;
                 }
                 NodeKind::Constant => {
+                    if let Some(&source) = self.captures.get(&id) {
+                        let Some(dy) = self.adjoints[i].clone() else {
+                            continue;
+                        };
+                        self.give(source, Contribution::Whole(dy))?;
+                        continue;
+                    }
                     let in_closure = self.ir_of(id).is_some_and(FnIr::is_closure);
                     if self.adjoints[i].is_some()
                         && in_closure

@@ -187,6 +187,12 @@ impl<'t> Builder<'t> {
 
     /// A primitive call, a special, or a registered nested call.
     fn operation(&mut self, n: NodeRef<'_>) -> Result<(), ReplayError> {
+        // The node that made a closure holds the closure, not a value computed from its
+        // operands (the captured variables, which its uses link to): nothing runs it.
+        if n.kind() == NodeKind::Special && n.entry().is_some_and(|e| e.head == "closure") {
+            self.set(n.id(), Src::Const(n.raw_value()));
+            return Ok(());
+        }
         let args = self.operands(n);
         // A tuple a program cannot build, used by anything but a `switch`: its own error.
         let tuple = args
@@ -436,6 +442,20 @@ impl Program {
                 NodeKind::Argument => b.argument(n, inputs)?,
                 NodeKind::Constant => {
                     let in_closure = n.ir().is_some_and(|ir| ir.is_closure());
+                    // A captured value linked to the enclosing function's node for it is
+                    // that node's copy (`Store::capture_source`).
+                    let link = match (in_closure, n.parent()) {
+                        (true, Some(p)) => trace.store.capture_source(n.id(), p.id()),
+                        _ => None,
+                    };
+                    if let Some(source) = link {
+                        let s = match trace.node(source) {
+                            Some(from) => b.through(from, n)?,
+                            None => Src::Const(n.raw_value()),
+                        };
+                        b.set(n.id(), s);
+                        continue;
+                    }
                     if in_closure && b.any_dynamic {
                         return Err(unsupported(
                             n,

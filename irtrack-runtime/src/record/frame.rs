@@ -366,6 +366,18 @@ impl Frame {
         self.register_closure(typeid::of::<F>(), ir);
     }
 
+    /// [`closure`](Frame::closure), and records the node `$(closure)` defining `%var`, whose
+    /// references are the variables the closure captured (those its uses link to): a call of
+    /// the closure links to it, and through it a captured value's uses reach the nodes here.
+    #[inline]
+    pub fn closure_made<F>(&self, var: u32, f: &F, ir: &'static StaticIr) {
+        self.closure(f, ir);
+        if self.rec.is_some() {
+            // By its type: a unit value would read as a write into the captured variables.
+            self.put(Site::var(var), Value::opaque::<F>());
+        }
+    }
+
     #[inline(never)]
     fn register_closure(&self, ty: TypeId, ir: &'static StaticIr) {
         self.with(|r| r.closures.insert(ty, ir as *const StaticIr as usize));

@@ -771,6 +771,27 @@ impl Recorder {
             receiver: Receiver::Unknown,
             flags: 0,
         });
+        // A call of a local variable: the node the variable holds (a `$(closure)` node); of a
+        // closure the calling closure captured: that capture's operand of the node that made
+        // the calling closure.
+        if let Some(c) = caller_ir.filter(|c| c.has_callee_vars()) {
+            let value = if let Some(v) = c.callee_var(entry as usize) {
+                self.frames
+                    .last()
+                    .and_then(|f| f.latest.get(v as usize).copied())
+                    .unwrap_or(NodeId::NONE)
+            } else if let Some(k) = c.callee_capture(entry as usize) {
+                self.frames
+                    .last()
+                    .and_then(|f| self.store.closure_made_of(f.node))
+                    .map_or(NodeId::NONE, |made| self.store.ref_at(made, k))
+            } else {
+                NodeId::NONE
+            };
+            if !value.is_none() {
+                self.store.closure_values.insert(node, value);
+            }
+        }
         let ir_index = self.store.intern_ir(IrRef::Static(ir));
         let callee = self.store.intern_callee(match key {
             Key::Fn(k) => Some(k.id),
