@@ -15,6 +15,13 @@ fn central(f: fn(f64) -> f64, x: f64) -> f64 {
     (f(x + h) - f(x - h)) / (2.0 * h)
 }
 
+/// A case: its name, the function, and its gradient.
+type Case = (
+    &'static str,
+    fn(f64) -> f64,
+    fn(f64) -> Result<f64, GradError>,
+);
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * b.abs().max(1.0)
 }
@@ -85,7 +92,7 @@ fn gaussian_kernel(x: f64, mu: f64, s: f64) -> f64 {
 
 #[test]
 fn gradients_follow_captures() {
-    let cases: [(&str, fn(f64) -> f64, fn(f64) -> Result<f64, GradError>); 6] = [
+    let cases: [Case; 6] = [
         ("constant", captures_a_constant, |x| {
             gradient(captures_a_constant, (x,)).map(|g| g.scalars()[0].unwrap())
         }),
