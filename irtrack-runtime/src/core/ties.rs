@@ -39,6 +39,10 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             MulAdd => zero(a) && zero(b),
             _ => false,
         },
+        // A float cast to an integer jumps at each integer (`x as i64` truncates).
+        Builtin::Cast(t) if !t.is_float() => {
+            a.is_some_and(|v| v.is_finite() && v.fract() == 0.0)
+        }
         Builtin::Binary(o) | Builtin::Assign(o) => match o {
             BinOp::Mul => zero(a) && zero(b),
             BinOp::Div => zero(b),
@@ -49,11 +53,19 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     }
 }
 
-/// Whether a float class query (`is_normal`, `is_subnormal`, `is_finite`, `is_infinite`,
-/// `classify`) looked at a value where its answer changes: 0, a subnormal or ±∞. `x.is_normal()`
-/// false at 0 holds on the subnormals around it only, and with `!x.is_subnormal()` at 0 alone.
-pub(crate) fn class_at_edge(x: f64) -> bool {
-    x == 0.0 || x.is_infinite() || x.is_subnormal()
+/// Whether a float class query looked at a value where its answer changes: `is_finite` and
+/// `is_infinite` at ±∞; `is_normal` and `is_subnormal` at 0, a subnormal or the least normal
+/// magnitude. `!x.is_normal() && !x.is_subnormal()` at 0 is `x == 0`; `is_finite()` at 0 holds
+/// on a neighbourhood.
+pub(crate) fn class_at_edge(q: super::op::FloatQuery, x: f64) -> bool {
+    use super::op::FloatQuery::{IsFinite, IsInfinite, IsNormal, IsSubnormal};
+    match q {
+        IsFinite | IsInfinite => x.is_infinite(),
+        IsNormal | IsSubnormal => {
+            x == 0.0 || x.is_subnormal() || x.abs() == f64::MIN_POSITIVE || x.is_infinite()
+        }
+        _ => false,
+    }
 }
 
 /// `a ≤ b` was said.

@@ -19,7 +19,7 @@ use super::tangent::Tangent;
 use super::{iter, options, parts};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
-use crate::core::op::Builtin;
+use crate::core::op::{float_fn_of, Builtin};
 use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
 use crate::view::trace::Trace;
@@ -95,6 +95,10 @@ pub(crate) struct Sweep<'s> {
     /// (`|x|` at 0, `floor` at an integer, `x * x` at 0: `core::ties::at_kink`), and what
     /// they flowed into: an ordering that finds one at a tie may hold at this point alone.
     kinked: std::collections::HashSet<NodeId>,
+    /// The calls in which a branch was taken because of an ordering at a tie (a kinked
+    /// condition): a value a later jump passes there was chosen at this point only's corner
+    /// (`let a = if x < 0.0 { -x } else { x };` at 0 is `|x|` at its corner).
+    tie_frames: std::collections::HashSet<NodeId>,
     /// A closure's captured value linked to the enclosing function's node for it (see
     /// [`Sweep::capture_source`]), by the constant node that read it.
     captures: HashMap<NodeId, NodeId>,
@@ -185,6 +189,7 @@ impl<'s> Sweep<'s> {
             iterators: Default::default(),
             advanced: Default::default(),
             kinked: Default::default(),
+            tie_frames: Default::default(),
             captures: HashMap::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
@@ -787,15 +792,25 @@ impl<'s> Sweep<'s> {
             && match kind {
                 NodeKind::Argument => {
                     let source = self.argument_source(id);
-                    !source.is_none() && self.kinked.contains(&source)
+                    (!source.is_none() && self.kinked.contains(&source))
+                        || (self.is_block_argument(id) && self.tie_frames.contains(&parent))
                 }
+                // What a call returns after a branch taken at a tie (`fn my_abs(x)` at 0).
+                NodeKind::Return if self.tie_frames.contains(&parent) => true,
                 _ => store
                     .refs_under(id, parent)
                     .any(|r| !r.is_none() && self.kinked.contains(&r)),
             };
+        if inherited && kind == NodeKind::Jump {
+            self.tie_frames.insert(parent);
+        }
+        // From an active operand (a cast to an integer is not active itself).
         let own = !inherited
-            && self.active[id.index()]
             && matches!(kind, NodeKind::PrimitiveCall | NodeKind::Special)
+            && (self.active[id.index()]
+                || store
+                    .refs_under(id, parent)
+                    .any(|r| !r.is_none() && self.is_active(r)))
             && self.at_kink(id);
         if inherited || own {
             self.kinked.insert(id);
@@ -812,16 +827,29 @@ impl<'s> Sweep<'s> {
             return false;
         };
         let op = match site.builtin() {
-            Some(b @ (Builtin::Method(_) | Builtin::Binary(_) | Builtin::Assign(_))) => b,
-            _ => match site.callee() {
-                Some(crate::core::tape::Callee::Item(k)) => {
-                    match crate::core::op::float_fn_of(k.id) {
-                        Some(f) => Builtin::Method(f),
-                        None => return false,
+            Some(
+                b @ (Builtin::Method(_)
+                | Builtin::Binary(_)
+                | Builtin::Assign(_)
+                | Builtin::Cast(_)),
+            ) => b,
+            Some(_) => return false,
+            None => {
+                let path_fn = match site.callee() {
+                    Some(crate::core::tape::Callee::Item(k)) => float_fn_of(k.id),
+                    _ => None,
+                };
+                match path_fn {
+                    Some(f) => Builtin::Method(f),
+                    // A float computed by an operation irtrack has no rule for
+                    // (`x.rem_euclid(1.0)`, an untracked helper): whether it is at a corner is
+                    // unknown, so a tie of it is read as one.
+                    None => {
+                        return self.store.node(id).kind == NodeKind::PrimitiveCall
+                            && site.output().as_f64().is_some()
                     }
                 }
-                _ => return false,
-            },
+            }
         };
         let x: Vec<Option<f64>> = (0..site.len().min(3)).map(|k| site.scalar(k)).collect();
         crate::core::ties::at_kink(op, &x, site.output().as_f64())
@@ -1503,6 +1531,12 @@ impl<'s> Sweep<'s> {
                 continue;
             };
             if y != 0.0 && !y.is_infinite() {
+                // A sum that absorbed a nonzero addend (`x + 1.0` is 1 at x = 1e-20) holds it
+                // only as a limit: a zero made from it by cancellation (`(x + 1.0) - 1.0`) is no
+                // exact 0.
+                if self.absorbed(id, y) {
+                    limit[i] = id;
+                }
                 continue;
             }
             let carried = match node.kind {
@@ -1555,6 +1589,36 @@ impl<'s> Sweep<'s> {
             }
         }
         self.overflow()
+    }
+
+    /// Whether node `id`, of value `y`, is a sum or difference of an active operand that
+    /// gave the other operand back exactly while the active one is a nonzero number (its
+    /// contribution was lost in rounding).
+    fn absorbed(&self, id: NodeId, y: f64) -> bool {
+        if !self.is_active(id) {
+            return false;
+        }
+        let Some(site) = self.site(id) else {
+            return false;
+        };
+        let sum = matches!(
+            site.builtin(),
+            Some(Builtin::Binary(o) | Builtin::Assign(o))
+                if matches!(o, crate::core::op::BinOp::Add | crate::core::op::BinOp::Sub)
+        );
+        if !sum || site.len() != 2 {
+            return false;
+        }
+        let (Some(a), Some(b)) = (site.scalar(0), site.scalar(1)) else {
+            return false;
+        };
+        let lost = |kept: f64, other: f64, k: usize| {
+            kept.to_bits() == y.to_bits()
+                && other != 0.0
+                && other.is_finite()
+                && site.refs.get(k).is_some_and(|&r| self.is_active(r))
+        };
+        lost(a, b, 1) || lost(b, a, 0)
     }
 
     /// After a run whose gradient has an infinite element: the first place where the ∞ of a

@@ -144,6 +144,11 @@ impl Program {
                 overflow[k] = Some(k);
             }
             if !result.any_float(|y| y == 0.0 || y.is_infinite()) {
+                // A sum that absorbed a varying nonzero addend (`x + 1.0` is 1 at 1e-20)
+                // holds it only as a limit: a zero made from it by cancellation is no exact 0.
+                if varying[k] && absorbed(kind, &op.args, operands, result, &varying, varies) {
+                    limit[k] = Some(k);
+                }
                 return;
             }
             let carried = (0..operands.len()).find_map(from);
@@ -434,6 +439,39 @@ fn indeterminate(form: ScalarForm, i: usize, operands: &[Value]) -> bool {
         (ScalarForm::Over, 0) => other(1, |x| x == 0.0),
         _ => false,
     }
+}
+
+/// Whether a scalar sum or difference gave one operand back exactly while the other, which
+/// varies with the differentiated inputs, is a nonzero number: that one was lost in rounding.
+fn absorbed(
+    kind: Option<&Operation>,
+    args: &[Src],
+    operands: &[Value],
+    result: &Value,
+    varying: &[bool],
+    varies: impl Fn(usize) -> bool,
+) -> bool {
+    use crate::core::op::BinOp;
+    let sum = matches!(
+        kind,
+        Some(Operation::Builtin(Builtin::Binary(BinOp::Add | BinOp::Sub)
+            | Builtin::Assign(BinOp::Add | BinOp::Sub)))
+    );
+    let (Some(y), [a, b]) = (result.as_f64(), operands) else {
+        return false;
+    };
+    let (Some(a), Some(b)) = (a.as_f64(), b.as_f64()) else {
+        return false;
+    };
+    let src_varies = |i: usize| match args.get(i) {
+        Some(Src::Input(j)) => varies(*j),
+        Some(Src::Op(j)) => varying.get(*j).copied().unwrap_or(false),
+        _ => false,
+    };
+    let lost = |kept: f64, other: f64, i: usize| {
+        kept.to_bits() == y.to_bits() && other != 0.0 && other.is_finite() && src_varies(i)
+    };
+    sum && (lost(a, b, 1) || lost(b, a, 0))
 }
 
 /// An operation whose value is 0 at nonzero operands only as a limit

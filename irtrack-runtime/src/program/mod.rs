@@ -609,22 +609,41 @@ pub(crate) fn reads_state(store: &Store, id: NodeId) -> bool {
     if store.node(id).kind != NodeKind::PrimitiveCall {
         return false;
     }
+    // A method's receiver, or a path call's first argument (`AtomicU64::load(&C, ..)`).
     if !store
         .entry_of(id)
-        .is_some_and(|(_, e)| e.kind == EntryKind::MethodCall)
+        .is_some_and(|(_, e)| matches!(e.kind, EntryKind::MethodCall | EntryKind::Call))
     {
         return false;
     }
-    let receiver = store.ref_at(id, 0);
-    if receiver.is_none() || store.node(receiver).kind != NodeKind::Constant {
-        return false;
+    // Through fields, elements and borrows (`CFG.scale.load(..)`, `ARR[0].load(..)`) to a named
+    // constant, any of them of a state type.
+    let mut r = store.ref_at(id, 0);
+    let mut state = false;
+    for _ in 0..16 {
+        if r.is_none() {
+            return false;
+        }
+        let v = store.value_cow(r);
+        state |= (v.is_text() || v.is_opaque()) && is_state_type(v.type_name());
+        match store.node(r).kind {
+            NodeKind::Constant => return state,
+            NodeKind::Special => {}
+            NodeKind::PrimitiveCall
+                if store.entry_of(r).is_some_and(|(ir, _)| {
+                    ir.builtin(store.node(r).entry as usize)
+                        == Some(crate::core::op::Builtin::Index)
+                }) => {}
+            _ => return false,
+        }
+        r = store.ref_at(r, 0);
     }
-    let v = store.value_cow(receiver);
-    if !(v.is_text() || v.is_opaque()) {
-        return false;
-    }
-    v.type_name()
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+    false
+}
+
+/// Whether a type (by its name) is a std type with interior mutability.
+fn is_state_type(name: &str) -> bool {
+    name.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|word| {
             matches!(
                 word,

@@ -129,11 +129,24 @@ impl Sweep<'_> {
             return None;
         }
         let scrutinee = store.ref_at(id, entry.operands.len());
-        let pinned = !scrutinee.is_none()
-            && self.is_active(scrutinee)
-            && store.value_cow(scrutinee).as_f64().is_some()
+        if scrutinee.is_none() {
+            return None;
+        }
+        // A float matched against a literal pattern; an integer made from a float's bits
+        // against an integer one (`match x.to_bits() { 0 => … }`); a tuple, array, `Option` or
+        // struct holding an input-dependent value against a pattern with a float literal
+        // inside (`match (x, 1.0) { (0.0, _) => … }`).
+        let whole = (self.is_active(scrutinee) && store.value_cow(scrutinee).as_f64().is_some()
+            || self.depends(scrutinee) && store.value_cow(scrutinee).is_discrete())
             && point_pattern(&entry.head);
-        pinned.then_some(scrutinee)
+        let holds = || {
+            self.depends(scrutinee)
+                || store
+                    .refs(scrutinee)
+                    .any(|r| !r.is_none() && self.depends(r))
+        };
+        let nested = !whole && has_float_literal(&entry.head) && holds();
+        (whole || nested).then_some(scrutinee)
     }
 
     /// Whether `site` is an equality of input-dependent values that held (`x == 0.0` true,
@@ -182,6 +195,9 @@ impl Sweep<'_> {
         let Some(says) = ties::says(op, held) else {
             return false;
         };
+        // The branch this ordering decides is taken at a corner of the function: what it
+        // chooses is kinked (`Sweep::tie_frames`).
+        self.kinked.insert(site.node);
         // A side at a corner or an extremum (`x.abs() / 2.0`, `x - x.floor()` at an integer,
         // `x.hypot(c)` at 0): the ordering may hold at this point alone, whatever the slope
         // conventions say of the side.
@@ -253,11 +269,13 @@ impl Sweep<'_> {
                 _ => None,
             },
         };
-        if !matches!(query, Some(IsNormal | IsSubnormal | IsFinite | IsInfinite)) {
+        let Some(q @ (IsNormal | IsSubnormal | IsFinite | IsInfinite)) = query else {
             return false;
-        }
+        };
         let r = site.refs.first().copied().unwrap_or(NodeId::NONE);
-        !r.is_none() && self.is_active(r) && site.scalar(0).is_some_and(ties::class_at_edge)
+        !r.is_none()
+            && self.is_active(r)
+            && site.scalar(0).is_some_and(|x| ties::class_at_edge(q, x))
     }
 
     /// Whether the recorded value `r` cannot be below 0 near this point (`Some(true)`), or
@@ -540,9 +558,47 @@ fn point_pattern(pattern: &str) -> bool {
     })
 }
 
+/// Whether a pattern has a float literal inside it that matches a point (`(0.0, _)`,
+/// `Some(-1.5)`, `Pt { x: 0.0, .. }`), not in a range (`0.0..=1.0` holds on an interval).
+fn has_float_literal(pattern: &str) -> bool {
+    if pattern.contains("..=") || pattern.contains("..0") || pattern.contains("..-") {
+        return false;
+    }
+    pattern
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+        .map(|t| t.trim_end_matches("..").trim_end_matches('_'))
+        .any(|t| {
+            t.starts_with(|c: char| c.is_ascii_digit())
+                && !t.contains("..")
+                && !t.starts_with("0x")
+                && !t.starts_with("0b")
+                && !t.starts_with("0o")
+                && (t.contains('.') || t.contains('e') || t.ends_with("f64") || t.ends_with("f32"))
+                && !t.ends_with('.')
+        })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::point_pattern;
+    use super::{has_float_literal, point_pattern};
+
+    #[test]
+    fn float_literals_inside_patterns() {
+        for p in ["(0.0, _)", "Some(-1.5)", "[0.0, _]", "Pt { x: 0.0, .. }", "(_, 1e-3)"] {
+            assert!(has_float_literal(p), "{p}");
+        }
+        for p in [
+            "(a, _)",
+            "Some(x)",
+            "(0, _)",
+            "0.0..=1.0",
+            "(1..3, _)",
+            "Pt { x, .. }",
+            "(0x7ff00000, _)",
+        ] {
+            assert!(!has_float_literal(p), "{p}");
+        }
+    }
 
     #[test]
     fn point_patterns() {
