@@ -40,9 +40,7 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             _ => false,
         },
         // A float cast to an integer jumps at each integer (`x as i64` truncates).
-        Builtin::Cast(t) if !t.is_float() => {
-            a.is_some_and(|v| v.is_finite() && v.fract() == 0.0)
-        }
+        Builtin::Cast(t) if !t.is_float() => a.is_some_and(|v| v.is_finite() && v.fract() == 0.0),
         Builtin::Binary(o) | Builtin::Assign(o) => match o {
             BinOp::Mul => zero(a) && zero(b),
             BinOp::Div => zero(b),

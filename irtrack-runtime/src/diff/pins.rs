@@ -67,7 +67,9 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
             let edge = matches!(q, IsNormal | IsSubnormal | IsFinite | IsInfinite)
                 && node.args.first().is_some_and(|a| {
                     src_varies(&varies, a)
-                        && g.value(a).as_f64().is_some_and(|x| ties::class_at_edge(q, x))
+                        && g.value(a)
+                            .as_f64()
+                            .is_some_and(|x| ties::class_at_edge(q, x))
                 });
             if edge {
                 return Err(DiffError::PointPath {

@@ -146,7 +146,12 @@ impl Program {
             if !result.any_float(|y| y == 0.0 || y.is_infinite()) {
                 // A sum that absorbed a varying nonzero addend (`x + 1.0` is 1 at 1e-20)
                 // holds it only as a limit: a zero made from it by cancellation is no exact 0.
-                if varying[k] && absorbed(kind, &op.args, operands, result, &varying, varies) {
+                // The recorded function's own sums (a rule's, `b - 1` in `powf`'s slope, are
+                // no computation of the user's).
+                if varying[k]
+                    && !op.derived
+                    && absorbed(kind, &op.args, operands, result, &varying, varies)
+                {
                     limit[k] = Some(k);
                 }
                 return;
@@ -454,8 +459,9 @@ fn absorbed(
     use crate::core::op::BinOp;
     let sum = matches!(
         kind,
-        Some(Operation::Builtin(Builtin::Binary(BinOp::Add | BinOp::Sub)
-            | Builtin::Assign(BinOp::Add | BinOp::Sub)))
+        Some(Operation::Builtin(
+            Builtin::Binary(BinOp::Add | BinOp::Sub) | Builtin::Assign(BinOp::Add | BinOp::Sub)
+        ))
     );
     let (Some(y), [a, b]) = (result.as_f64(), operands) else {
         return false;

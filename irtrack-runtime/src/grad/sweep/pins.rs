@@ -388,6 +388,22 @@ impl Sweep<'_> {
                 r = source;
                 continue;
             }
+            let store = self.store;
+            // A tracked helper's value is what its return refers to (`fn id(x) { x }`).
+            if store.node(r).kind == NodeKind::NestedCall {
+                let returned = store.call(r).and_then(|c| {
+                    let ret = NodeId(c.end.checked_sub(1)?);
+                    (store.node(ret).kind == NodeKind::Return && store.parent(ret) == Some(r))
+                        .then(|| store.ref_at(ret, 0))
+                });
+                match returned {
+                    Some(s) if !s.is_none() => {
+                        r = s;
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
             let Some(site) = Site::new(self.store, r) else {
                 break;
             };
@@ -398,6 +414,40 @@ impl Sweep<'_> {
                 Some(Builtin::Unary(UnOp::Neg)) => {
                     negated = !negated;
                     site.refs.first().copied()
+                }
+                // A float cast keeps the sign and the order (`x as f32`).
+                Some(Builtin::Cast(t)) if t.is_float() && site.len() == 1 => {
+                    site.refs.first().copied()
+                }
+                // An element of a vector or array literal (`vec![x][0]`), a part of a tuple
+                // literal (`(x, 1.0).0`).
+                Some(Builtin::Index) => {
+                    let v = site.refs.first().copied().unwrap_or(NodeId::NONE);
+                    let k = site.integer(1).and_then(|k| usize::try_from(k).ok());
+                    match (Site::new(store, v), k) {
+                        (Some(vs), Some(k))
+                            if matches!(vs.builtin(), Some(Builtin::VecOf | Builtin::ArrayOf))
+                                && vs.len() > k =>
+                        {
+                            vs.refs.get(k).copied()
+                        }
+                        _ => None,
+                    }
+                }
+                Some(Builtin::Field) => {
+                    let t = site.refs.first().copied().unwrap_or(NodeId::NONE);
+                    let k = site
+                        .head()
+                        .strip_prefix('.')
+                        .and_then(|k| k.parse::<usize>().ok());
+                    match (Site::new(store, t), k) {
+                        (Some(ts), Some(k))
+                            if ts.builtin() == Some(Builtin::Tuple) && ts.len() > k =>
+                        {
+                            ts.refs.get(k).copied()
+                        }
+                        _ => None,
+                    }
                 }
                 _ => None,
             };
@@ -584,7 +634,13 @@ mod tests {
 
     #[test]
     fn float_literals_inside_patterns() {
-        for p in ["(0.0, _)", "Some(-1.5)", "[0.0, _]", "Pt { x: 0.0, .. }", "(_, 1e-3)"] {
+        for p in [
+            "(0.0, _)",
+            "Some(-1.5)",
+            "[0.0, _]",
+            "Pt { x: 0.0, .. }",
+            "(_, 1e-3)",
+        ] {
             assert!(has_float_literal(p), "{p}");
         }
         for p in [
