@@ -791,3 +791,54 @@ fn only_comparisons_the_output_depends_on_pin_it() {
         }
     }
 }
+
+// An equality of a value with a copy of itself holds everywhere: no point (Brent's method as
+// usually written starts with `c = a; fc = fa;` and tests `fa != fc`, refused at every
+// parameter before). A float cast is no copy there: `(x as f32) as f64 == x` holds where `x`
+// is an `f32` only.
+
+#[tracked]
+fn brent_start(p: f64) -> f64 {
+    let a = p * p - 2.0;
+    let fa = a * 3.0;
+    let c = a;
+    let fc = fa;
+    if fa != fc {
+        1.0
+    } else {
+        c * p
+    }
+}
+
+#[tracked]
+fn negated_twice(x: f64) -> f64 {
+    let y = -x;
+    if -y == x {
+        2.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn representable_in_f32(x: f64) -> f64 {
+    if (x as f32) as f64 == x {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn an_equality_of_a_value_with_its_copy_is_no_point() {
+    // (p² - 2) p: 3p² - 2.
+    assert_eq!(
+        gradient(brent_start, (1.5,)).unwrap().scalars(),
+        [Some(4.75)]
+    );
+    assert_eq!(
+        gradient(negated_twice, (1.5,)).unwrap().scalars(),
+        [Some(2.0)]
+    );
+    assert!(gradient(representable_in_f32, (0.5,)).is_err());
+}

@@ -163,7 +163,12 @@ impl Sweep<'_> {
             return false;
         }
         let (a, b) = (site.refs[0], site.refs[1]);
-        if a == b && !a.is_none() {
+        // A value against itself, also through copies (`c = a; fc = fa;` then `fa != fc`, as
+        // Brent's method starts): equal everywhere, no point.
+        if !a.is_none()
+            && !b.is_none()
+            && self.exactly_copied_from(a) == self.exactly_copied_from(b)
+        {
             return false;
         }
         self.depends(a) || self.depends(b)
@@ -374,7 +379,17 @@ impl Sweep<'_> {
     /// The node `r` is a copy of, through bindings, dereferences, clones, block arguments,
     /// a tracked function's arguments and negations, and whether an odd number of negations
     /// was met.
-    fn copied_from(&self, mut r: NodeId) -> (NodeId, bool) {
+    fn copied_from(&self, r: NodeId) -> (NodeId, bool) {
+        self.copy_of(r, false)
+    }
+
+    /// [`copied_from`](Self::copied_from) through exact copies only (no float cast: `(x as
+    /// f32) as f64 == x` holds where `x` is an `f32`, not everywhere).
+    fn exactly_copied_from(&self, r: NodeId) -> (NodeId, bool) {
+        self.copy_of(r, true)
+    }
+
+    fn copy_of(&self, mut r: NodeId, exact: bool) -> (NodeId, bool) {
         let mut negated = false;
         for _ in 0..64 {
             if r.is_none() {
@@ -416,7 +431,7 @@ impl Sweep<'_> {
                     site.refs.first().copied()
                 }
                 // A float cast keeps the sign and the order (`x as f32`).
-                Some(Builtin::Cast(t)) if t.is_float() && site.len() == 1 => {
+                Some(Builtin::Cast(t)) if !exact && t.is_float() && site.len() == 1 => {
                     site.refs.first().copied()
                 }
                 // An element of a vector or array literal (`vec![x][0]`), a part of a tuple
