@@ -842,3 +842,17 @@ fn an_equality_of_a_value_with_its_copy_is_no_point() {
     );
     assert!(gradient(representable_in_f32, (0.5,)).is_err());
 }
+
+/// `[e; n]` repeats its one operand: its sensitivity is the elements' summed (tester E: it was
+/// `NoRule`). `vec![x; n]` stays refused: the macro mentions `x` as `vec![x, 2.0 * x]` does.
+#[tracked]
+fn repeated(x: f64) -> f64 {
+    let a = [x * 2.0; 3];
+    a[0] + a[1] * 3.0 + a[2] * 5.0
+}
+
+#[test]
+fn an_array_repeat_differentiates_its_operand() {
+    // 2x + 6x + 10x.
+    assert_eq!(gradient(repeated, (1.5,)).unwrap().scalars(), [Some(18.0)]);
+}

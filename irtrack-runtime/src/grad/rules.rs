@@ -58,6 +58,8 @@ pub(crate) enum Rule {
     Index,
     /// `vec![a, b, c]` of recorded floats, or an array `[a, b, 1.0]`.
     VecOf,
+    /// `[x; n]`: every element is the one operand.
+    Repeat,
     /// Anything else: arrays.
     #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
     General(fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String>),
@@ -586,6 +588,7 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
                 .then_some(Rule::PassThrough)
         }
         (EntryKind::Special, Some(Builtin::VecOf | Builtin::ArrayOf)) => Some(Rule::VecOf),
+        (EntryKind::Special, Some(Builtin::Repeat)) => Some(Rule::Repeat),
         _ => None,
     }
 }
@@ -801,6 +804,23 @@ pub(crate) fn apply(
             for (i, g) in d.iter().enumerate() {
                 out.push((i, Contribution::Whole(Tangent::Scalar(*g))));
             }
+        }
+        Rule::Repeat => {
+            let d = dy
+                .as_slice()
+                .ok_or_else(|| format!("an array's sensitivity is a {}", dy.shape()))?;
+            // The witness: every element holds the operand's value.
+            let x = site.scalar(0).ok_or("its element is not a float")?;
+            let same = match super::primal::primal(&site.output()) {
+                Some(Primal::Vector(e)) => {
+                    e.len() == d.len() && e.iter().all(|v| v.to_bits() == x.to_bits())
+                }
+                _ => false,
+            };
+            if !same {
+                return Err(STALE.to_string());
+            }
+            out.push((0, Contribution::Whole(Tangent::Scalar(d.iter().sum()))));
         }
         Rule::General(f) => f(site, dy, out)?,
     }
