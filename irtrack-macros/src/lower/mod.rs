@@ -1101,17 +1101,20 @@ impl Lowerer {
         quote!(#(#attrs)* let #pat = #init_tokens; #after)
     }
 
+    /// The closure expression `e` is (through parentheses), by its address in the syntax tree.
+    fn closure_key(e: &Expr) -> Option<*const syn::ExprClosure> {
+        match e {
+            Expr::Closure(c) => Some(c as *const syn::ExprClosure),
+            Expr::Paren(p) => Self::closure_key(&p.expr),
+            _ => None,
+        }
+    }
+
     /// The static of the closure `e` is, if it is a closure lowered here.
     fn closure_static(&self, e: &Expr) -> Option<syn::Ident> {
-        let c = match e {
-            Expr::Closure(c) => c,
-            Expr::Paren(p) => return self.closure_static(&p.expr),
-            _ => return None,
-        };
-        let key = c as *const syn::ExprClosure;
-        self.closures
-            .borrow()
-            .idents
+        let key = Self::closure_key(e)?;
+        let all = self.closures.borrow();
+        all.idents
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, i)| i.clone())
@@ -1119,15 +1122,9 @@ impl Lowerer {
 
     /// The captures whose uses link of the closure `e` is, if it is a closure lowered here.
     fn closure_captures(&self, e: &Expr) -> Option<Vec<String>> {
-        let c = match e {
-            Expr::Closure(c) => c,
-            Expr::Paren(p) => return self.closure_captures(&p.expr),
-            _ => return None,
-        };
-        let key = c as *const syn::ExprClosure;
-        self.closures
-            .borrow()
-            .captures
+        let key = Self::closure_key(e)?;
+        let all = self.closures.borrow();
+        all.captures
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, c)| c.clone())
