@@ -31,7 +31,8 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             Round | RoundTiesEven => a.is_some_and(|v| v.fract().abs() == 0.5),
             Max | Min => a.is_some() && a == b,
             Clamp => a.is_some() && (a == b || a == x.get(2).copied().flatten()),
-            Copysign => zero(b),
+            // `x.copysign(1.0)` is `|x|`.
+            Copysign => zero(a) || zero(b),
             Powf => zero(a),
             Powi => zero(a),
             Hypot => zero(a) || zero(b),
@@ -39,6 +40,13 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             MulAdd => zero(a) && zero(b),
             _ => false,
         },
+        // The sign of a float, read at ±0 (`x.is_sign_negative()`, the sign bit): what it
+        // decides is a corner (`if x.is_sign_negative() { -x } else { x }` is `|x|`).
+        Builtin::Query(
+            super::op::FloatQuery::IsSignNegative
+            | super::op::FloatQuery::IsSignPositive
+            | super::op::FloatQuery::ToBits,
+        ) => zero(a),
         // A float cast to an integer jumps at each integer (`x as i64` truncates).
         Builtin::Cast(t) if !t.is_float() => a.is_some_and(|v| v.is_finite() && v.fract() == 0.0),
         Builtin::Binary(o) | Builtin::Assign(o) => match o {

@@ -220,143 +220,6 @@ impl<'s> Sweep<'s> {
         Ok(())
     }
 
-    /// The nodes the root's returned value depends on, along data and control: its return,
-    /// what each reached node refers to (a jump's condition included), the branch that entered
-    /// its block, a call argument's source, a nested call's return, a linked capture's source.
-    /// `None` where a dependence may pass where the trace does not show it (an operand the
-    /// trace did not record, a capture it does not link): then everything may matter.
-    fn output_dependencies(&self) -> Option<Vec<bool>> {
-        let store = self.store;
-        let n = store.len();
-        // The last jump before each node among its siblings, and each call's return.
-        let mut entered = vec![NodeId::NONE; n];
-        let mut last_jump: HashMap<NodeId, NodeId> = HashMap::new();
-        let mut returns: HashMap<NodeId, NodeId> = HashMap::new();
-        // A match guard (or an assertion) decides a path no reference shows (the arm's jump
-        // refers to the scrutinee): each is taken to matter.
-        let mut guards = Vec::new();
-        for (i, entering) in entered.iter_mut().enumerate() {
-            let id = NodeId(i as u32);
-            let parent = self.parent(id);
-            if parent.is_none() {
-                continue;
-            }
-            if store.node(id).kind == NodeKind::Special
-                && store.entry_under(id, parent).is_some_and(|(ir, _)| {
-                    ir.builtin(store.node(id).entry as usize) == Some(Builtin::Guard)
-                })
-            {
-                guards.push(id);
-            }
-            if let Some(&j) = last_jump.get(&parent) {
-                *entering = j;
-            }
-            match store.node(id).kind {
-                NodeKind::Jump => {
-                    last_jump.insert(parent, id);
-                }
-                NodeKind::Return => {
-                    returns.insert(parent, id);
-                }
-                _ => {}
-            }
-        }
-        let start = *returns.get(&self.root)?;
-        let mut seen = vec![false; n];
-        let mut queue = vec![start];
-        queue.extend(guards);
-        for id in &queue {
-            seen[id.index()] = true;
-        }
-        // Blocks that more than one branch enters (an `if`'s merge, a loop's header): reached
-        // whichever way a branch before them went.
-        let mut merges: HashMap<usize, Vec<bool>> = HashMap::new();
-        let mut is_merge = |ir: &FnIr, block: u32| {
-            let m = merges.entry(ir as *const FnIr as usize).or_insert_with(|| {
-                let mut count = vec![0u32; ir.entries.len() + 2];
-                for e in ir.entries.iter().filter(|e| e.kind.is_branch()) {
-                    if let Some(c) = count.get_mut(e.target as usize) {
-                        *c += 1;
-                    }
-                }
-                count.iter().map(|&c| c > 1).collect()
-            });
-            m.get(block as usize).copied().unwrap_or(false)
-        };
-        while let Some(id) = queue.pop() {
-            let node = store.node(id);
-            let parent = self.parent(id);
-            // A jump decides by its condition; the values it passes reach what uses them
-            // through the block arguments that refer to them.
-            let mut next: Vec<NodeId> = if node.kind == NodeKind::Jump {
-                match store.entry_under(id, parent) {
-                    Some((_, e)) if !(e.condition.is_none() && e.control.is_none()) => {
-                        vec![store.ref_at(id, e.operands.len())]
-                    }
-                    _ => Vec::new(),
-                }
-            } else {
-                store.refs(id).collect()
-            };
-            // A merge runs whichever way the branches before it went: neither the jump that
-            // entered it nor what decided that jump decides what the merge computes, except
-            // for a block argument, whose value is the one that jump passed.
-            let into_merge = |j: NodeId, is_merge: &mut dyn FnMut(&FnIr, u32) -> bool| {
-                !j.is_none()
-                    && store.node(j).kind == NodeKind::Jump
-                    && store.entry_under(j, self.parent(j)).is_some_and(|(ir, e)| {
-                        e.kind != EntryKind::Return && is_merge(ir, e.target)
-                    })
-            };
-            let entering = entered[id.index()];
-            let block_argument = node.kind == NodeKind::Argument && self.is_block_argument(id);
-            if block_argument {
-                next.push(entering);
-                if !entering.is_none() {
-                    next.push(entered[entering.index()]);
-                }
-            } else if !into_merge(entering, &mut is_merge) {
-                next.push(entering);
-            }
-            match node.kind {
-                NodeKind::Argument if !self.is_block_argument(id) => {
-                    next.push(self.argument_source(id))
-                }
-                NodeKind::NestedCall => {
-                    next.push(returns.get(&id).copied().unwrap_or(NodeId::NONE));
-                    if let Some(&made) = store.closure_values.get(&id) {
-                        next.push(made);
-                    }
-                }
-                NodeKind::Constant
-                    if parent != self.root && self.ir_of(id).is_some_and(FnIr::is_closure) =>
-                {
-                    match self.capture_source(id, parent) {
-                        Some(s) => next.push(s),
-                        None => return None,
-                    }
-                }
-                _ => {}
-            }
-            if matches!(
-                node.kind,
-                NodeKind::PrimitiveCall | NodeKind::Special | NodeKind::NestedCall
-            ) && store
-                .entry_under(id, parent)
-                .is_some_and(|(_, e)| e.takes_unrecorded())
-            {
-                return None;
-            }
-            for r in next {
-                if !r.is_none() && !seen[r.index()] {
-                    seen[r.index()] = true;
-                    queue.push(r);
-                }
-            }
-        }
-        Some(seen)
-    }
-
     /// For a closure's constant node `id` that reads a captured variable whose uses link:
     /// [`Store::capture_source`].
     fn capture_source(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
@@ -966,20 +829,24 @@ impl<'s> Sweep<'s> {
                 b @ (Builtin::Method(_)
                 | Builtin::Binary(_)
                 | Builtin::Assign(_)
-                | Builtin::Cast(_)),
+                | Builtin::Cast(_)
+                | Builtin::Query(_)),
             ) => b,
             Some(_) => return false,
             None => {
-                let path_fn = match site.callee() {
-                    Some(crate::core::tape::Callee::Item(k)) => float_fn_of(k.id),
-                    _ => None,
+                let (path_fn, path_query) = match site.callee() {
+                    Some(crate::core::tape::Callee::Item(k)) => {
+                        (float_fn_of(k.id), crate::core::op::float_query_of(k.id))
+                    }
+                    _ => (None, None),
                 };
-                match path_fn {
-                    Some(f) => Builtin::Method(f),
+                match (path_fn, path_query) {
+                    (Some(f), _) => Builtin::Method(f),
+                    (None, Some(q)) => Builtin::Query(q),
                     // A float computed by an operation irtrack has no rule for
                     // (`x.rem_euclid(1.0)`, an untracked helper): whether it is at a corner is
                     // unknown, so a tie of it is read as one.
-                    None => {
+                    (None, None) => {
                         return self.store.node(id).kind == NodeKind::PrimitiveCall
                             && site.output().as_f64().is_some()
                     }
@@ -1172,23 +1039,16 @@ impl<'s> Sweep<'s> {
             });
         }
         // A path that exists at one point only has a slope of its own, also where it makes
-        // the output a constant (`if x == 0.0 { return 0.0; }`): refused, where the output
-        // depends on what decided it (a metric counted beside a loss, `if p >= 0.5 { n += 1 }`
-        // with `n` unused, does not choose the output's path).
-        if !self.pinned.is_empty() {
-            let deciding = self.output_dependencies();
-            let first = self
-                .pinned
-                .iter()
-                .find(|(jump, _)| deciding.as_ref().map_or(true, |d| d[jump.index()]));
-            if let Some(&(jump, condition)) = first {
-                return Err(GradError::Indeterminate {
-                    at: self.place(jump),
-                    cause: Indeterminacy::Equality {
-                        condition: self.place(condition),
-                    },
-                });
-            }
+        // the output a constant (`if x == 0.0 { return 0.0; }`): refused, wherever it is met.
+        // (Refusing only those the output depends on missed effects the trace shows no
+        // dependence for: a write in the branch not taken, a merge inside the branch.)
+        if let Some(&(jump, condition)) = self.pinned.first() {
+            return Err(GradError::Indeterminate {
+                at: self.place(jump),
+                cause: Indeterminacy::Equality {
+                    condition: self.place(condition),
+                },
+            });
         }
         let store = self.store;
         let mut out: Out = Vec::new();
