@@ -75,6 +75,9 @@ struct Plan {
     /// An operand is `Operand::None` (a closure, an unrecorded place) in an entry that is not a
     /// special: the general sweep counts it as depending on the inputs.
     unrecorded: bool,
+    /// A special (`*r`, a field read) with an operand the trace did not record (a closure's
+    /// captured reference): the general sweep refuses it where a value depends on it.
+    special_unrecorded: bool,
     /// A method call named `len`, or `next`, with one operand.
     len: bool,
     next: bool,
@@ -86,6 +89,9 @@ struct Plan {
     operands: u8,
     /// A call passing an operand by `&mut` as written (`FnIr::borrows_mut`): the general
     /// sweep refuses later reads of it.
+    /// A call of a callee held in a variable (`f(t)` with `f` a parameter): one that ran
+    /// untracked may read what its callee captured.
+    held: bool,
     mut_borrows: bool,
 }
 
@@ -130,6 +136,7 @@ impl Plan {
             block: e.location.block != 1,
             position: ir.arg_position(index).map_or(u32::MAX, |p| p as u32),
             unrecorded: e.takes_unrecorded(),
+            special_unrecorded: e.kind == EntryKind::Special && e.operands.contains(&Operand::None),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",
             control: e.kind.is_branch()
@@ -137,6 +144,8 @@ impl Plan {
             literals: at,
             operands: e.operands.len().min(255) as u8,
             mut_borrows: ir.borrows_mut(index).next().is_some(),
+            held: ir.has_callee_vars()
+                && (ir.callee_var(index).is_some() || ir.callee_capture(index).is_some()),
         }
     }
 }
@@ -720,6 +729,12 @@ impl<'s> Builder<'s> {
             }
         }
         if plan.mut_borrows && refs.iter().any(|&r| self.is_active(r)) {
+            return None;
+        }
+        if plan.held && node.kind == NodeKind::PrimitiveCall {
+            return None;
+        }
+        if plan.special_unrecorded && !matches!(self.class_at(slot_of(node)), Class::Unit) {
             return None;
         }
         if plan.builtin == Some(Builtin::Guard) {

@@ -220,6 +220,17 @@ impl<'s> Sweep<'s> {
         Ok(())
     }
 
+    /// Whether node `id` is a primitive call of a callee held in a variable or a capture
+    /// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
+    fn calls_held_callable(&self, id: NodeId, parent: NodeId) -> bool {
+        self.store.node(id).kind == NodeKind::PrimitiveCall
+            && self.store.entry_under(id, parent).is_some_and(|(ir, _)| {
+                let e = self.store.node(id).entry as usize;
+                ir.has_callee_vars()
+                    && (ir.callee_var(e).is_some() || ir.callee_capture(e).is_some())
+            })
+    }
+
     /// For a closure's constant node `id` that reads a captured variable whose uses link:
     /// [`Store::capture_source`].
     fn capture_source(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
@@ -468,7 +479,9 @@ impl<'s> Sweep<'s> {
                     a
                 }
                 NodeKind::PrimitiveCall | NodeKind::Special => {
-                    let a = uses_active();
+                    // A call of a closure or function held in a variable that ran untracked
+                    // (through `&F`, `&dyn Fn`): it may read anything its callee captured.
+                    let a = uses_active() || self.calls_held_callable(id, parent);
                     // A call or pattern that reads a model through code irtrack does not see
                     // (`m.weight()`, `let Affine { w, b } = m`) may read its float fields: its
                     // value is not a constant, and no rule says how it depends on them.
@@ -493,17 +506,17 @@ impl<'s> Sweep<'s> {
                 // adjoint arrive, so the backward pass can refuse it (`GradError::Capture`).
                 // A link to the node the closure's maker read it from (a `$(closure)` node's
                 // operand) makes it that node's copy.
+                // Any value that is not a count: a captured `Cell` holds whatever was set in it.
                 NodeKind::Constant => {
-                    let captured = parent != self.root
-                        && self.ir_of(id).is_some_and(FnIr::is_closure)
-                        && is_differentiable(&value);
-                    match self.capture_source(id, parent).filter(|_| captured) {
+                    let in_closure =
+                        parent != self.root && self.ir_of(id).is_some_and(FnIr::is_closure);
+                    match self.capture_source(id, parent).filter(|_| in_closure) {
                         Some(source) if source.is_none() => false,
                         Some(source) => {
                             self.captures.insert(id, source);
                             self.is_active(source)
                         }
-                        None => captured,
+                        None => in_closure && !value.is_discrete(),
                     }
                 }
                 NodeKind::Jump => {

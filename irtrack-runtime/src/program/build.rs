@@ -5,7 +5,7 @@
 use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
-use crate::core::ir::{Entry, EntryKind};
+use crate::core::ir::{Entry, EntryKind, Operand};
 use crate::core::op::Builtin;
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
@@ -190,8 +190,34 @@ impl<'t> Builder<'t> {
         // The node that made a closure holds the closure, not a value computed from its
         // operands (the captured variables, which its uses link to): nothing runs it.
         if n.kind() == NodeKind::Special && n.entry().is_some_and(|e| e.head == "closure") {
-            self.set(n.id(), Src::Const(n.raw_value()));
+            // A closure that captured a dynamic input: its calls that were recorded follow
+            // the captures (`Store::capture_source`), but code irtrack does not see that is
+            // handed it (`Some(1.0).map(f)`) may call it: whatever uses the value itself fails.
+            if self.operands(n).iter().any(Src::is_dynamic) {
+                let e = unsupported(
+                    n,
+                    "is a closure that captured a dynamic input, handed to code irtrack does not \
+                     see (or kept): the program cannot tell what that code computes with it; \
+                     call the closure from tracked code, or pass the input as an argument",
+                );
+                let args = self.operands(n);
+                let k = self.ops.len();
+                self.tuples.insert(k, args.clone());
+                self.push_op(n, OpKind::Tuple(Box::new(e)), args);
+            } else {
+                self.set(n.id(), Src::Const(n.raw_value()));
+            }
             return Ok(());
+        }
+        // A call of a closure or function held in a variable that ran untracked (through
+        // `&F`, `&dyn Fn`): it may read anything its callee captured.
+        if self.any_dynamic && held_callable(n) {
+            return Err(unsupported(
+                n,
+                "calls a closure or function held in a variable that ran untracked (passed as \
+                 `&F` or `&dyn Fn`): it may read a dynamic input it captured; pass the closure \
+                 by value (`F`) to the tracked function, or the input as an argument",
+            ));
         }
         let args = self.operands(n);
         // A tuple a program cannot build, used by anything but a `switch`: its own error.
@@ -222,6 +248,20 @@ impl<'t> Builder<'t> {
                 "is a `match` guard with control flow of its own (`&&`, `||`, an `if`), which \
                  runs as written, unrecorded: the program cannot check it on new inputs; compute \
                  the condition before the `match` (`let ok = a && b;`) and write `if ok`",
+            ));
+        }
+        // A special reading a value the trace did not record (`*r` of a closure's captured
+        // reference): it may be a dynamic input's.
+        let special_unrecorded = n.kind() == NodeKind::Special
+            && n.entry().is_some_and(|e| e.operands.contains(&Operand::None))
+            && !n.raw_value().is_unit()
+            && builtin_of(n) != Some(Builtin::Macro);
+        if self.any_dynamic && special_unrecorded {
+            return Err(unsupported(
+                n,
+                "reads a value the trace did not record (in a closure, through a captured \
+                 reference): it may depend on a dynamic input; capture the value itself, or \
+                 pass it as an argument",
             ));
         }
         if self.any_dynamic && n.entry().is_some_and(Entry::takes_unrecorded) {
@@ -735,4 +775,14 @@ impl Builder<'_> {
         }
         Ok(s)
     }
+}
+
+/// Whether `n` is a primitive call of a callee held in a variable or a capture
+/// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
+fn held_callable(n: NodeRef<'_>) -> bool {
+    n.kind() == NodeKind::PrimitiveCall
+        && n.ir().is_some_and(|ir| {
+            let e = n.store().node(n.id()).entry as usize;
+            ir.has_callee_vars() && (ir.callee_var(e).is_some() || ir.callee_capture(e).is_some())
+        })
 }
