@@ -73,6 +73,7 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     }
     let items = hoist.items;
     let impl_generics = name_impl_trait_arguments(&mut f.sig);
+    bind_pattern_parameters(f);
 
     let params: Vec<syn::Pat> = f
         .sig
@@ -550,4 +551,26 @@ impl VisitMut for HoistItems {
         self.depth -= 1;
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Gives each parameter written as a pattern other than a name (`(a, b): (f64, f64)`, `_: f64`,
+/// `&x: &f64`) a name of its own, and binds the pattern to it in a `let` at the top of the
+/// body: one argument node per parameter, at the position the caller passes it (a pattern's
+/// bindings each made an argument, so a call of two arguments met a function of three, and an
+/// argument's source was read at the wrong position).
+fn bind_pattern_parameters(f: &mut TrackedFn) {
+    let mut lets: Vec<syn::Stmt> = Vec::new();
+    for (k, arg) in f.sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(t) = arg else { continue };
+        if matches!(&*t.pat, syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
+            continue;
+        }
+        let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
+        let pat = std::mem::replace(&mut *t.pat, syn::parse_quote!(#name));
+        lets.push(syn::parse_quote!(let #pat = #name;));
+    }
+    if !lets.is_empty() {
+        lets.append(&mut f.block.stmts);
+        f.block.stmts = lets;
+    }
 }

@@ -133,7 +133,11 @@ impl<'t> Builder<'t> {
         if !s.is_dynamic() {
             return Ok(Src::Const(at.raw_value()));
         }
-        if !same(&from.raw_value(), &at.raw_value()) {
+        // A closure passed on: its value (by its type only) is no number to compare, and it
+        // is used only by the calls that follow its captures.
+        let closure =
+            from.kind() == NodeKind::Special && from.entry().is_some_and(|e| e.head == "closure");
+        if !closure && !same(&from.raw_value(), &at.raw_value()) {
             return Err(unsupported(
                 at,
                 format!(
@@ -253,7 +257,8 @@ impl<'t> Builder<'t> {
         // A special reading a value the trace did not record (`*r` of a closure's captured
         // reference): it may be a dynamic input's.
         let special_unrecorded = n.kind() == NodeKind::Special
-            && n.entry().is_some_and(|e| e.operands.contains(&Operand::None))
+            && n.entry()
+                .is_some_and(|e| e.operands.contains(&Operand::None))
             && !n.raw_value().is_unit()
             && builtin_of(n) != Some(Builtin::Macro);
         if self.any_dynamic && special_unrecorded {
