@@ -1123,8 +1123,18 @@ impl Lowerer {
         self.mark_mut_borrows(id, &c.args, 0);
         // A call of a local variable (a closure bound by `let`): the call's node links to the
         // node the variable holds (`FnIr::callee_var`).
+        // A computed callee (`(f)(t)`, `mk(x)(t)`, `(p.0)(t)`): held, linked to nothing.
+        if !matches!(&*c.func, Expr::Path(_)) {
+            self.ir.callee_vars.push((id.index(), u32::MAX));
+        }
         if let Expr::Path(p) = &*c.func {
-            if let Some(Operand::Var(v)) = self.local_op(p) {
+            if let Some(op) = self.local_op(p) {
+                // A local the IR holds no node for (a closure made in a block's tail) is
+                // still a callee held in a variable: `u32::MAX`, linked to nothing.
+                let v = match op {
+                    Operand::Var(v) => v,
+                    _ => u32::MAX,
+                };
                 self.ir.callee_vars.push((id.index(), v));
             } else if self.is_capture(p) {
                 // A closure's call of a closure it captured: through the capture.

@@ -776,12 +776,23 @@ impl FnIr {
     /// For a call entry `index` whose callee is a local variable (`f(x)` after `let f = |t|
     /// …`), that variable: the recorder links the call's node to the value the variable held
     /// (the closure's `$(closure)` node, or an argument passing one), through which a captured
-    /// value's uses reach the enclosing function's node.
+    /// value's uses reach the enclosing function's node. `u32::MAX` for a local the IR holds no
+    /// node for (a closure made as a block's value), or a computed callee (`(f)(t)`): a held
+    /// callee, linked to nothing.
     pub fn callee_var(&self, index: usize) -> Option<u32> {
         self.callee_vars
             .binary_search_by_key(&(index as u32), |&(e, _)| e)
             .ok()
             .map(|k| self.callee_vars[k].1)
+    }
+
+    /// Whether entry `index` calls a callee held in a variable, a capture or a computed
+    /// expression (`f(t)` with `f` a parameter, `(f)(t)`, `mk(x)(t)`) rather than a function by
+    /// its path: a closure that ran so, unclaimed, was not recorded, and its value may depend
+    /// on anything the closure captured.
+    pub fn holds_callee(&self, index: usize) -> bool {
+        self.has_callee_vars()
+            && (self.callee_var(index).is_some() || self.callee_capture(index).is_some())
     }
 
     /// Whether any call's callee is a local variable or a captured one ([`FnIr::callee_var`],

@@ -144,8 +144,7 @@ impl Plan {
             literals: at,
             operands: e.operands.len().min(255) as u8,
             mut_borrows: ir.borrows_mut(index).next().is_some(),
-            held: ir.has_callee_vars()
-                && (ir.callee_var(index).is_some() || ir.callee_capture(index).is_some()),
+            held: ir.holds_callee(index),
         }
     }
 }

@@ -224,11 +224,10 @@ impl<'s> Sweep<'s> {
     /// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
     fn calls_held_callable(&self, id: NodeId, parent: NodeId) -> bool {
         self.store.node(id).kind == NodeKind::PrimitiveCall
-            && self.store.entry_under(id, parent).is_some_and(|(ir, _)| {
-                let e = self.store.node(id).entry as usize;
-                ir.has_callee_vars()
-                    && (ir.callee_var(e).is_some() || ir.callee_capture(e).is_some())
-            })
+            && self
+                .store
+                .entry_under(id, parent)
+                .is_some_and(|(ir, _)| ir.holds_callee(self.store.node(id).entry as usize))
     }
 
     /// For a closure's constant node `id` that reads a captured variable whose uses link:

@@ -786,8 +786,6 @@ impl Builder<'_> {
 /// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
 fn held_callable(n: NodeRef<'_>) -> bool {
     n.kind() == NodeKind::PrimitiveCall
-        && n.ir().is_some_and(|ir| {
-            let e = n.store().node(n.id()).entry as usize;
-            ir.has_callee_vars() && (ir.callee_var(e).is_some() || ir.callee_capture(e).is_some())
-        })
+        && n.ir()
+            .is_some_and(|ir| ir.holds_callee(n.store().node(n.id()).entry as usize))
 }

@@ -948,6 +948,9 @@ where
             if let Some(c) = self.caches.last_unrecorded.filter(|c| c.0 > lowest) {
                 return Err(RerunCause::Unrecorded { node: c });
             }
+            if let Some(c) = self.caches.last_held.filter(|c| c.0 > lowest) {
+                return Err(RerunCause::Unrecorded { node: c });
+            }
             if let Some(e) = self.caches.error {
                 return Err(RerunCause::NoReturn { node: e });
             }
@@ -1375,6 +1378,9 @@ struct Caches {
     error: Option<NodeId>,
     /// A read of state that may change between runs (`super::reads_state`).
     state_read: Option<NodeId>,
+    /// The last call of a closure held in a variable or computed (`FnIr::holds_callee`):
+    /// it ran untracked, and may read a captured value a change reached.
+    last_held: Option<NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
     side: Vec<(NodeId, Value)>,
     /// The operands of the operations of `steps`.
@@ -1410,6 +1416,12 @@ impl Caches {
             self.state_read = (0..n as u32)
                 .map(NodeId)
                 .find(|&id| super::reads_state(store, id));
+            self.last_held = (0..n as u32).map(NodeId).rev().find(|&id| {
+                store.node(id).kind == NodeKind::PrimitiveCall
+                    && store
+                        .entry_of(id)
+                        .is_some_and(|(ir, _)| ir.holds_callee(store.node(id).entry as usize))
+            });
             self.last_unrecorded = (0..n as u32).map(NodeId).rev().find(|&id| {
                 matches!(
                     store.node(id).kind,
