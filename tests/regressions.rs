@@ -748,3 +748,35 @@ fn repro_23_a_name_shadowed_in_a_loop_body() {
         .verify()
         .unwrap();
 }
+
+#[tracked]
+fn bug24_h0(x1: f64) -> f64 {
+    let mut i8: i64 = 0;
+    while i8 < 1 && (x1 <= bug24_h1(vec![1.0])) {
+        i8 += 1;
+    }
+    x1
+}
+
+#[tracked]
+#[allow(unreachable_code)]
+fn bug24_h1(v1: Vec<f64>) -> f64 {
+    let c6 = |_p4: bool| -> f64 { v1[1 % v1.len()] };
+    return c6(true);
+    1.0
+}
+
+#[tracked]
+fn bug24_f(x2: f64, x3: f64) -> f64 {
+    let _: f64 = bug24_h0(x3);
+    x2
+}
+
+/// Bug 24 (the random-program tester, seed 35, unit 1508): naming a comparison's side through
+/// a tracked helper's return, then an element read (added on 2026-11-27), looked up the node of
+/// an unrecorded operand: the gradient panicked (index out of a chunked vector).
+#[test]
+fn repro_24_a_side_through_a_helper_and_an_unrecorded_operand() {
+    let g = irtrack::gradient(bug24_f, (-2.3, 2.5)).unwrap();
+    assert_eq!(g.scalars(), [Some(1.0), Some(0.0)]);
+}

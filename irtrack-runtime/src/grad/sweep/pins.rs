@@ -439,7 +439,7 @@ impl Sweep<'_> {
                 Some(Builtin::Index) => {
                     let v = site.refs.first().copied().unwrap_or(NodeId::NONE);
                     let k = site.integer(1).and_then(|k| usize::try_from(k).ok());
-                    match (Site::new(store, v), k) {
+                    match ((!v.is_none()).then(|| Site::new(store, v)).flatten(), k) {
                         (Some(vs), Some(k))
                             if matches!(vs.builtin(), Some(Builtin::VecOf | Builtin::ArrayOf))
                                 && vs.len() > k =>
@@ -455,7 +455,7 @@ impl Sweep<'_> {
                         .head()
                         .strip_prefix('.')
                         .and_then(|k| k.parse::<usize>().ok());
-                    match (Site::new(store, t), k) {
+                    match ((!t.is_none()).then(|| Site::new(store, t)).flatten(), k) {
                         (Some(ts), Some(k))
                             if ts.builtin() == Some(Builtin::Tuple) && ts.len() > k =>
                         {
