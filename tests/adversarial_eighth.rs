@@ -1387,3 +1387,39 @@ fn a_ref_mut_parameter_compiles_and_runs() {
     assert_eq!(refmut_tuple((1.0, 2.0)), 3.0);
     let _ = gradient(refmut, (1.0,));
 }
+
+struct PlaceHolder<F: Fn(f64) -> f64> {
+    f: F,
+}
+#[tracked]
+impl<F: Fn(f64) -> f64> PlaceHolder<F> {
+    fn call(&self, t: f64) -> f64 {
+        (self.f)(t) * 2.0
+    }
+}
+#[tracked]
+fn first_of(v: &Vec<Box<dyn Fn(f64) -> f64>>, t: f64) -> f64 {
+    v[0](t) + (*v[0])(t)
+}
+#[tracked]
+fn via_holder(x: f64) -> f64 {
+    let h = PlaceHolder {
+        f: move |t: f64| t * x,
+    };
+    h.call(1.0)
+}
+/// A callee read from a place (`(self.f)(t)`, `v[0](t)`, `(*v[0])(t)`) is called where it is:
+/// `#[tracked]` moved it out of the borrow (E0507, seen by tester I). Its call ran untracked,
+/// so a gradient through it is refused.
+#[test]
+fn a_callee_read_from_a_place_compiles() {
+    let h = PlaceHolder {
+        f: |t: f64| t + 1.0,
+    };
+    assert_eq!(h.call(1.0), 4.0);
+    let v: Vec<Box<dyn Fn(f64) -> f64>> = vec![Box::new(|t| t * 3.0)];
+    assert_eq!(first_of(&v, 2.0), 12.0);
+    let (out, _t) = irtrack::track_output(via_holder, (0.5,));
+    assert_eq!(out, 1.0);
+    assert!(gradient(via_holder, (0.5,)).is_err());
+}

@@ -1110,8 +1110,13 @@ impl Lowerer {
                     )
                 }
             }
+            // A place (`(self.f)(x)`, `v[0](x)`, `(*b)(x)`): called where it is, as written —
+            // recording its value would move it out of the borrow it is read through (E0507).
+            other if is_callless_place(other) => {
+                (text(other), TokenStream::new(), quote!((#other)))
+            }
             other => {
-                // A computed callee (`(self.f)(x)`, `make()(x)`): recorded, never claimed.
+                // A computed callee (`make()(x)`): recorded, never claimed.
                 let l = self.expr(other, Ctx::Value);
                 let t = l.tokens;
                 (text(other), TokenStream::new(), quote!((#t)))
@@ -1473,4 +1478,17 @@ fn collect_local_paths(e: &Expr, out: &mut Vec<syn::Ident>, is_local: &dyn Fn(&s
         }
     }
     V(out, is_local).visit_expr(e);
+}
+
+/// Whether `e` is a place read without a call in it: a field, an element at a literal or a
+/// variable index, a dereference, in parentheses, of a variable.
+fn is_callless_place(e: &Expr) -> bool {
+    let base = |b: &Expr| is_callless_place(b) || matches!(b, Expr::Path(_));
+    match e {
+        Expr::Paren(p) => is_callless_place(&p.expr),
+        Expr::Field(f) => base(&f.base),
+        Expr::Index(i) => base(&i.expr) && matches!(&*i.index, Expr::Lit(_) | Expr::Path(_)),
+        Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => base(&u.expr),
+        _ => false,
+    }
 }
