@@ -9,6 +9,7 @@ pub mod ids;
 pub mod ir;
 pub mod literal;
 pub mod op;
+pub(crate) mod rounding;
 pub(crate) mod tape;
 pub(crate) mod ties;
 pub(crate) mod trace;

@@ -482,6 +482,10 @@ pub enum Builtin {
     Tuple,
     /// `[x; n]`.
     Repeat,
+    /// A closure bound by `let` made (`$(closure)(captures)`): its operands are the variables
+    /// it captured, its value the closure (by its type). Nothing re-runs it; calls of the
+    /// closure and uses of its captures link to it (`Store::closure_values`).
+    Closure,
     /// `a..b`, `a..=b` and the other range expressions.
     Range,
     /// A struct literal `P { … }`.
@@ -638,6 +642,7 @@ fn special(head: &str) -> Option<Builtin> {
         "array" => Builtin::ArrayOf,
         "tuple" => Builtin::Tuple,
         "array repeat" => Builtin::Repeat,
+        "closure" => Builtin::Closure,
         ".." | "..=" => Builtin::Range,
         h if h.ends_with(" {}") => Builtin::Struct,
         h if h.ends_with('!') => Builtin::Macro,
@@ -699,6 +704,7 @@ impl std::fmt::Display for Builtin {
             Builtin::ArrayOf => f.write_str("array"),
             Builtin::Tuple => f.write_str("tuple"),
             Builtin::Repeat => f.write_str("array repeat"),
+            Builtin::Closure => f.write_str("closure"),
             Builtin::Range => f.write_str(".."),
             Builtin::Struct => f.write_str("struct"),
             Builtin::Macro => f.write_str("macro"),

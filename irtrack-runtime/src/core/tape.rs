@@ -9,7 +9,7 @@
 
 use super::chunked::Chunked;
 use super::ids::NodeId;
-use super::ir::{EntryKind, FnIr, IrRef};
+use super::ir::{FnIr, IrRef};
 use super::op::{Builtin, Receiver};
 use super::value::{Form, Repr, Scalar, Value};
 use std::any::TypeId;
@@ -329,10 +329,7 @@ impl Store {
     /// passed the closure on.
     pub(crate) fn closure_made_of(&self, call: NodeId) -> Option<NodeId> {
         let mut made = *self.closure_values.get(&call)?;
-        let is_closure = |n: NodeId| {
-            self.entry_of(n)
-                .is_some_and(|(_, e)| e.kind == EntryKind::Special && e.head == "closure")
-        };
+        let is_closure = |n: NodeId| self.makes_closure(n);
         for _ in 0..64 {
             if made.is_none() || is_closure(made) {
                 break;
@@ -355,6 +352,24 @@ impl Store {
             };
         }
         (!made.is_none() && is_closure(made)).then_some(made)
+    }
+
+    /// Whether node `id` made a closure (`$(closure)(captures)`, [`Builtin::Closure`]).
+    pub(crate) fn makes_closure(&self, id: NodeId) -> bool {
+        self.node(id).kind == NodeKind::Special
+            && self.entry_of(id).is_some_and(|(ir, _)| {
+                ir.builtin(self.node(id).entry as usize) == Some(Builtin::Closure)
+            })
+    }
+
+    /// Whether node `id`, a primitive call, called a callee held in a variable, a capture or a
+    /// computed expression ([`FnIr::holds_callee`]): a closure that ran so, unclaimed, was not
+    /// recorded, and its value may depend on anything the closure captured.
+    pub(crate) fn holds_callee(&self, id: NodeId) -> bool {
+        self.node(id).kind == NodeKind::PrimitiveCall
+            && self
+                .entry_of(id)
+                .is_some_and(|(ir, _)| ir.holds_callee(self.node(id).entry as usize))
     }
 
     /// Empties the store and keeps its buffers for the next recording on this thread.

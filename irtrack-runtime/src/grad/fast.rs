@@ -949,8 +949,7 @@ impl<'s> Builder<'s> {
                 // names it.
                 let x = self.float_operand(refs, plan, 0)?;
                 let y = store.f64_at(store.slot(id))?;
-                let flushed = x != 0.0 && x.is_finite() && (y as f32).abs() < f32::MIN_POSITIVE;
-                if to == ScalarType::F32 && (flushed || (x.is_finite() && y.is_infinite())) {
+                if to == ScalarType::F32 && crate::core::rounding::narrowing_lost(x, y) {
                     return None;
                 }
                 self.pass_through(id, refs)?;

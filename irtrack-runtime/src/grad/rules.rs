@@ -467,9 +467,7 @@ pub(crate) fn lossy_cast(site: &Site<'_>) -> Option<String> {
     }
     let x = *site.value(0)?.by_value().downcast_ref::<f64>()?;
     let y = site.output().as_f64()?;
-    let flushed = x != 0.0 && x.is_finite() && (y as f32).abs() < f32::MIN_POSITIVE;
-    let overflowed = x.is_finite() && y.is_infinite();
-    (flushed || overflowed).then(|| {
+    crate::core::rounding::narrowing_lost(x, y).then(|| {
         format!(
             "it rounds {x:e} to {y:e}, which no slope of 1 describes (the cast is constant \
              around this point, or past the type's range): keep the computation in `f64` here"

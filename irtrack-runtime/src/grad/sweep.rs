@@ -61,9 +61,9 @@ pub(crate) struct Sweep<'s> {
     borrowed_mut: HashMap<NodeId, NodeId>,
     /// The node the backward pass differentiates now (`NodeId::NONE` outside it).
     reading: NodeId,
-    /// The branches taken because an equality of input-dependent values held, with the
-    /// comparison (see [`Indeterminacy::Equality`]), in recording order.
-    pinned: Vec<(NodeId, NodeId)>,
+    /// The first branch taken because an equality of input-dependent values held, with the
+    /// comparison (see [`Indeterminacy::Equality`]).
+    pinned: Option<(NodeId, NodeId)>,
     /// The first comparison of input-dependent floats whose recorded value its recorded
     /// operands do not give (see `Sweep::comparison_agrees`).
     disagreeing: Option<NodeId>,
@@ -177,7 +177,7 @@ impl<'s> Sweep<'s> {
             writes: HashMap::new(),
             borrowed_mut: HashMap::new(),
             reading: NodeId::NONE,
-            pinned: Vec::new(),
+            pinned: None,
             ties: pins::Ties::default(),
             coarse: HashMap::new(),
             disagreeing: None,
@@ -218,22 +218,6 @@ impl<'s> Sweep<'s> {
             }
         }
         Ok(())
-    }
-
-    /// Whether node `id` is a primitive call of a callee held in a variable or a capture
-    /// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
-    fn calls_held_callable(&self, id: NodeId, parent: NodeId) -> bool {
-        self.store.node(id).kind == NodeKind::PrimitiveCall
-            && self
-                .store
-                .entry_under(id, parent)
-                .is_some_and(|(ir, _)| ir.holds_callee(self.store.node(id).entry as usize))
-    }
-
-    /// For a closure's constant node `id` that reads a captured variable whose uses link:
-    /// [`Store::capture_source`].
-    fn capture_source(&self, id: NodeId, parent: NodeId) -> Option<NodeId> {
-        self.store.capture_source(id, parent)
     }
 
     fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
@@ -371,12 +355,16 @@ impl<'s> Sweep<'s> {
             }
             // A comparison that says input-dependent values are equal (`sweep/pins.rs`), or whose
             // recorded value its recorded operands do not give.
+            // Every comparison is read (what it says at a tie is noted for later ones); the
+            // first that pins is named.
             if may_pin(store, id, parent) {
-                if self.pins_when_evaluated(id) {
-                    self.pinned.push((id, id));
-                }
-                if self.disagreeing.is_none() && !self.comparison_agrees(id) {
-                    self.disagreeing = Some(id);
+                if let Some(site) = Site::new(store, id) {
+                    if self.pins_when_evaluated(&site) && self.pinned.is_none() {
+                        self.pinned = Some((id, id));
+                    }
+                    if self.disagreeing.is_none() && !self.comparison_agrees(&site) {
+                        self.disagreeing = Some(id);
+                    }
                 }
             }
             let leaf = match node.kind {
@@ -480,7 +468,7 @@ impl<'s> Sweep<'s> {
                 NodeKind::PrimitiveCall | NodeKind::Special => {
                     // A call of a closure or function held in a variable that ran untracked
                     // (through `&F`, `&dyn Fn`): it may read anything its callee captured.
-                    let a = uses_active() || self.calls_held_callable(id, parent);
+                    let a = uses_active() || store.holds_callee(id);
                     // A call or pattern that reads a model through code irtrack does not see
                     // (`m.weight()`, `let Affine { w, b } = m`) may read its float fields: its
                     // value is not a constant, and no rule says how it depends on them.
@@ -509,7 +497,7 @@ impl<'s> Sweep<'s> {
                 NodeKind::Constant => {
                     let in_closure =
                         parent != self.root && self.ir_of(id).is_some_and(FnIr::is_closure);
-                    match self.capture_source(id, parent).filter(|_| in_closure) {
+                    match store.capture_source(id, parent).filter(|_| in_closure) {
                         Some(source) if source.is_none() => false,
                         Some(source) => {
                             self.captures.insert(id, source);
@@ -519,8 +507,10 @@ impl<'s> Sweep<'s> {
                     }
                 }
                 NodeKind::Jump => {
-                    if let Some(condition) = self.pinning_match(id, parent) {
-                        self.pinned.push((id, condition));
+                    if self.pinned.is_none() {
+                        if let Some(condition) = self.pinning_match(id, parent) {
+                            self.pinned = Some((id, condition));
+                        }
                     }
                     false
                 }
@@ -792,7 +782,6 @@ impl<'s> Sweep<'s> {
             .find(|r| !r.is_none() && self.containers.contains_key(r))
     }
 
-    /// Numbers the `next` calls on each iterator, in the order they ran.
     /// Notes node `id` as [kinked](Sweep::kinked) if an operand is (a block or call argument:
     /// its source; a return: its operand, for the call too), or if it is an active operation
     /// at a corner or an extremum of itself.
@@ -821,7 +810,7 @@ impl<'s> Sweep<'s> {
                 || store
                     .refs_under(id, parent)
                     .any(|r| !r.is_none() && self.is_active(r)))
-            && self.at_kink(id);
+            && self.at_kink(id, parent);
         if inherited || own {
             self.kinked.insert(id);
             if kind == NodeKind::Return && !parent.is_none() {
@@ -831,12 +820,14 @@ impl<'s> Sweep<'s> {
     }
 
     /// Whether the float operation of node `id` is at a corner or an extremum of itself
-    /// ([`core::ties::at_kink`](crate::core::ties::at_kink)).
-    fn at_kink(&self, id: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, id) else {
+    /// ([`core::ties::at_kink`](crate::core::ties::at_kink)). The operation is told from the
+    /// IR first: only one that may be at a corner has its operands read.
+    fn at_kink(&self, id: NodeId, parent: NodeId) -> bool {
+        let store = self.store;
+        let Some((ir, entry)) = store.entry_under(id, parent) else {
             return false;
         };
-        let op = match site.builtin() {
+        let op = match ir.builtin(store.node(id).entry as usize) {
             Some(
                 b @ (Builtin::Method(_)
                 | Builtin::Binary(_)
@@ -845,28 +836,38 @@ impl<'s> Sweep<'s> {
                 | Builtin::Query(_)),
             ) => b,
             Some(_) => return false,
+            None if entry.kind != EntryKind::Call && entry.kind != EntryKind::MethodCall => {
+                return false
+            }
             None => {
-                let (path_fn, path_query) = match site.callee() {
-                    Some(crate::core::tape::Callee::Item(k)) => {
-                        (float_fn_of(k.id), crate::core::op::float_query_of(k.id))
-                    }
-                    _ => (None, None),
+                let key = match store.callees.get(&id) {
+                    Some(crate::core::tape::Callee::Item(k)) => Some(k.id),
+                    _ => None,
                 };
-                match (path_fn, path_query) {
+                match (
+                    key.and_then(float_fn_of),
+                    key.and_then(crate::core::op::float_query_of),
+                ) {
                     (Some(f), _) => Builtin::Method(f),
                     (None, Some(q)) => Builtin::Query(q),
                     // A float computed by an operation irtrack has no rule for
                     // (`x.rem_euclid(1.0)`, an untracked helper): whether it is at a corner is
                     // unknown, so a tie of it is read as one.
                     (None, None) => {
-                        return self.store.node(id).kind == NodeKind::PrimitiveCall
-                            && site.output().as_f64().is_some()
+                        return store.node(id).kind == NodeKind::PrimitiveCall
+                            && store.f64_of(id).is_some()
                     }
                 }
             }
         };
-        let x: Vec<Option<f64>> = (0..site.len().min(3)).map(|k| site.scalar(k)).collect();
-        crate::core::ties::at_kink(op, &x, site.output().as_f64())
+        let Some(site) = Site::new(store, id) else {
+            return false;
+        };
+        let mut x = [None; 3];
+        for (k, v) in x.iter_mut().enumerate().take(site.len()) {
+            *v = site.scalar(k);
+        }
+        crate::core::ties::at_kink(op, &x[..site.len().min(3)], site.output().as_f64())
     }
 
     /// Notes node `id` as an iterator if it makes one, and the iterators it uses otherwise
@@ -913,6 +914,7 @@ impl<'s> Sweep<'s> {
         }
     }
 
+    /// Numbers the `next` calls on each iterator, in the order they ran.
     fn count_next(&mut self, id: NodeId) {
         let Some((_, entry)) = self.entry_of(id) else {
             return;
@@ -1054,7 +1056,7 @@ impl<'s> Sweep<'s> {
         // the output a constant (`if x == 0.0 { return 0.0; }`): refused, wherever it is met.
         // (Refusing only those the output depends on missed effects the trace shows no
         // dependence for: a write in the branch not taken, a merge inside the branch.)
-        if let Some(&(jump, condition)) = self.pinned.first() {
+        if let Some((jump, condition)) = self.pinned {
             return Err(GradError::Indeterminate {
                 at: self.place(jump),
                 cause: Indeterminacy::Equality {
@@ -1617,24 +1619,12 @@ impl<'s> Sweep<'s> {
         let Some(site) = self.site(id) else {
             return false;
         };
-        let sum = matches!(
-            site.builtin(),
-            Some(Builtin::Binary(o) | Builtin::Assign(o))
-                if matches!(o, crate::core::op::BinOp::Add | crate::core::op::BinOp::Sub)
-        );
-        if !sum || site.len() != 2 {
-            return false;
-        }
-        let (Some(a), Some(b)) = (site.scalar(0), site.scalar(1)) else {
+        let (Some(a), Some(b), 2) = (site.scalar(0), site.scalar(1), site.len()) else {
             return false;
         };
-        let lost = |kept: f64, other: f64, k: usize| {
-            kept.to_bits() == y.to_bits()
-                && other != 0.0
-                && other.is_finite()
-                && site.refs.get(k).is_some_and(|&r| self.is_active(r))
-        };
-        lost(a, b, 1) || lost(b, a, 0)
+        crate::core::rounding::sum_absorbed(site.builtin(), [a, b], y, |k| {
+            site.refs.get(k).is_some_and(|&r| self.is_active(r))
+        })
     }
 
     /// After a run whose gradient has an infinite element: the first place where the ∞ of a
@@ -2006,21 +1996,12 @@ fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
             ir.builtin(store.node(id).entry as usize),
             Some(Builtin::Compare(_))
         ),
-        EntryKind::MethodCall => matches!(
-            entry.head.as_str(),
-            "eq" | "ne"
-                | "lt"
-                | "le"
-                | "gt"
-                | "ge"
-                | "partial_cmp"
-                | "total_cmp"
-                | "classify"
-                | "is_normal"
-                | "is_subnormal"
-                | "is_finite"
-                | "is_infinite"
-        ),
+        EntryKind::MethodCall => {
+            let head = entry.head.as_str();
+            crate::core::op::CmpOp::from_method(head).is_some()
+                || crate::core::op::FloatQuery::from_name(head, 1).is_some()
+                || matches!(head, "partial_cmp" | "total_cmp" | "classify")
+        }
         // `f64::eq(&x, &y)`, `PartialOrd::le(&x, &y)`, `f64::is_normal(x)`, by callee key.
         EntryKind::Call => match store.callees.get(&id) {
             Some(crate::core::tape::Callee::Item(k)) => {

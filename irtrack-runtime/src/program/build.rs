@@ -135,9 +135,7 @@ impl<'t> Builder<'t> {
         }
         // A closure passed on: its value (by its type only) is no number to compare, and it
         // is used only by the calls that follow its captures.
-        let closure =
-            from.kind() == NodeKind::Special && from.entry().is_some_and(|e| e.head == "closure");
-        if !closure && !same(&from.raw_value(), &at.raw_value()) {
+        if !from.store().makes_closure(from.id()) && !same(&from.raw_value(), &at.raw_value()) {
             return Err(unsupported(
                 at,
                 format!(
@@ -193,7 +191,7 @@ impl<'t> Builder<'t> {
     fn operation(&mut self, n: NodeRef<'_>) -> Result<(), ReplayError> {
         // The node that made a closure holds the closure, not a value computed from its
         // operands (the captured variables, which its uses link to): nothing runs it.
-        if n.kind() == NodeKind::Special && n.entry().is_some_and(|e| e.head == "closure") {
+        if n.store().makes_closure(n.id()) {
             // A closure that captured a dynamic input: its calls that were recorded follow
             // the captures (`Store::capture_source`), but code irtrack does not see that is
             // handed it (`Some(1.0).map(f)`) may call it: whatever uses the value itself fails.
@@ -215,7 +213,7 @@ impl<'t> Builder<'t> {
         }
         // A call of a closure or function held in a variable that ran untracked (through
         // `&F`, `&dyn Fn`): it may read anything its callee captured.
-        if self.any_dynamic && held_callable(n) {
+        if self.any_dynamic && n.store().holds_callee(n.id()) {
             return Err(unsupported(
                 n,
                 "calls a closure or function held in a variable that ran untracked (passed as \
@@ -780,12 +778,4 @@ impl Builder<'_> {
         }
         Ok(s)
     }
-}
-
-/// Whether `n` is a primitive call of a callee held in a variable or a capture
-/// (`FnIr::callee_var`, `callee_capture`): a closure that was not claimed ran untracked.
-fn held_callable(n: NodeRef<'_>) -> bool {
-    n.kind() == NodeKind::PrimitiveCall
-        && n.ir()
-            .is_some_and(|ir| ir.holds_callee(n.store().node(n.id()).entry as usize))
 }

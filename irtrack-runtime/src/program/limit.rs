@@ -456,28 +456,21 @@ fn absorbed(
     varying: &[bool],
     varies: impl Fn(usize) -> bool,
 ) -> bool {
-    use crate::core::op::BinOp;
-    let sum = matches!(
-        kind,
-        Some(Operation::Builtin(
-            Builtin::Binary(BinOp::Add | BinOp::Sub) | Builtin::Assign(BinOp::Add | BinOp::Sub)
-        ))
-    );
     let (Some(y), [a, b]) = (result.as_f64(), operands) else {
         return false;
     };
     let (Some(a), Some(b)) = (a.as_f64(), b.as_f64()) else {
         return false;
     };
-    let src_varies = |i: usize| match args.get(i) {
+    let builtin = match kind {
+        Some(Operation::Builtin(b)) => Some(*b),
+        _ => None,
+    };
+    crate::core::rounding::sum_absorbed(builtin, [a, b], y, |i| match args.get(i) {
         Some(Src::Input(j)) => varies(*j),
         Some(Src::Op(j)) => varying.get(*j).copied().unwrap_or(false),
         _ => false,
-    };
-    let lost = |kept: f64, other: f64, i: usize| {
-        kept.to_bits() == y.to_bits() && other != 0.0 && other.is_finite() && src_varies(i)
-    };
-    sum && (lost(a, b, 1) || lost(b, a, 0))
+    })
 }
 
 /// An operation whose value is 0 at nonzero operands only as a limit

@@ -1410,26 +1410,32 @@ impl Caches {
                     }
                 }
             }
-            self.error = (0..n as u32)
-                .map(NodeId)
-                .find(|&id| store.node(id).kind == NodeKind::Error);
-            self.state_read = (0..n as u32)
-                .map(NodeId)
-                .find(|&id| super::reads_state(store, id));
-            self.last_held = (0..n as u32).map(NodeId).rev().find(|&id| {
-                store.node(id).kind == NodeKind::PrimitiveCall
-                    && store
-                        .entry_of(id)
-                        .is_some_and(|(ir, _)| ir.holds_callee(store.node(id).entry as usize))
-            });
-            self.last_unrecorded = (0..n as u32).map(NodeId).rev().find(|&id| {
-                matches!(
-                    store.node(id).kind,
+            // One pass: the first error and state read, the last call with an unrecorded
+            // operand and the last call of a held callee.
+            for id in (0..n as u32).map(NodeId) {
+                let kind = store.node(id).kind;
+                if kind == NodeKind::Error && self.error.is_none() {
+                    self.error = Some(id);
+                }
+                if !matches!(
+                    kind,
                     NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
-                ) && store
+                ) {
+                    continue;
+                }
+                if self.state_read.is_none() && super::reads_state(store, id) {
+                    self.state_read = Some(id);
+                }
+                if store.holds_callee(id) {
+                    self.last_held = Some(id);
+                }
+                if store
                     .entry_of(id)
                     .is_some_and(|(_, e)| e.takes_unrecorded())
-            });
+                {
+                    self.last_unrecorded = Some(id);
+                }
+            }
         }
     }
 

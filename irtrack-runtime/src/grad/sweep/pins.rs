@@ -71,13 +71,10 @@ const UNKNOWN: i32 = -(1 << 20);
 pub(super) const BINADE_BITS: i32 = 52;
 
 impl Sweep<'_> {
-    /// Whether evaluating node `id` (a comparison, an ordering of floats) says that
+    /// Whether evaluating `site` (a comparison, an ordering of floats) says that
     /// input-dependent values are equal at this point, with what was said before.
-    pub(super) fn pins_when_evaluated(&mut self, id: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, id) else {
-            return false;
-        };
-        if self.held_equality(&site) || self.tie_of_orderings(&site) || self.class_at_edge(&site) {
+    pub(super) fn pins_when_evaluated(&mut self, site: &Site<'_>) -> bool {
+        if self.held_equality(site) || self.tie_of_orderings(site) || self.class_at_edge(site) {
             return true;
         }
         // `x.partial_cmp(&y)` or `x.total_cmp(&y)` that was `Equal`.
@@ -87,24 +84,21 @@ impl Sweep<'_> {
         let equal = value.downcast_ref::<Ordering>() == Some(&Ordering::Equal)
             || value.downcast_ref::<Option<Ordering>>() == Some(&Some(Ordering::Equal))
             || (value.is_text() && matches!(value.to_string().as_str(), "Equal" | "Some(Equal)"));
-        if equal && self.float_method(&site, &["partial_cmp", "total_cmp"]) {
+        if equal && self.float_method(site, &["partial_cmp", "total_cmp"]) {
             return true;
         }
         // `x.classify()` that was `FpCategory::Zero`: ±0 only.
         let zero = value.downcast_ref::<std::num::FpCategory>()
             == Some(&std::num::FpCategory::Zero)
             || (value.is_text() && value.to_string() == "Zero");
-        zero && self.float_method(&site, &["classify"])
+        zero && self.float_method(site, &["classify"])
     }
 
-    /// Whether comparison node `id` of input-dependent floats gave what its recorded operands
+    /// Whether the comparison `site` of input-dependent floats gave what its recorded operands
     /// give: where it did not, an operand was changed after it was recorded (in place, or in
     /// the file an imported trace was read from), and the path it chose is not the one its
     /// operands' values take.
-    pub(super) fn comparison_agrees(&self, id: NodeId) -> bool {
-        let Some(site) = Site::new(self.store, id) else {
-            return true;
-        };
+    pub(super) fn comparison_agrees(&self, site: &Site<'_>) -> bool {
         let Some(Builtin::Compare(op)) = site.builtin() else {
             return true;
         };
