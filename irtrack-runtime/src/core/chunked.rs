@@ -14,14 +14,20 @@ const DOUBLING: usize = FIRST * ((MAX / FIRST) * 2 - 1);
 const DOUBLING_CHUNKS: usize = (MAX_SHIFT - FIRST.trailing_zeros() + 1) as usize;
 
 pub(crate) struct Chunked<T> {
-    chunks: Vec<Vec<T>>,
-    len: usize,
-    /// The chunk being filled, and how many elements still fit in it (never past `limit`, so
-    /// the fast path needs no check of its own).
-    current: usize,
-    room: usize,
+    /// The filled chunks, in order: chunk `k` holds [`chunk_capacity`]`(k)` elements.
+    full: Vec<Vec<T>>,
+    /// The chunk being filled (chunk `full.len()`): element `base + j` is `tail[j]`. Kept
+    /// apart from `full` so that a push is one comparison and one `Vec::push`, and a read of a
+    /// recent element (the recorder reads the nodes it just wrote) needs no `locate`.
+    tail: Vec<T>,
+    base: usize,
+    /// The tail's length at which a push takes the slow path: its chunk's size, or less
+    /// where the limit falls inside it.
+    end: usize,
     /// Pushing the element of this index calls [`over_limit`] instead (a budget).
     limit: usize,
+    /// Emptied chunks kept by [`clear`](Chunked::clear) for reuse, the next one last.
+    spare: Vec<Vec<T>>,
 }
 
 /// The payload of the panic that stops a recording when its node budget is spent: the session
@@ -40,11 +46,12 @@ pub(crate) fn over_limit() -> ! {
 impl<T> Default for Chunked<T> {
     fn default() -> Self {
         Chunked {
-            chunks: Vec::new(),
-            len: 0,
-            current: 0,
-            room: 0,
+            full: Vec::new(),
+            tail: Vec::new(),
+            base: 0,
+            end: 0,
             limit: usize::MAX,
+            spare: Vec::new(),
         }
     }
 }
@@ -74,7 +81,7 @@ fn chunk_capacity(k: usize) -> usize {
 impl<T> Chunked<T> {
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.base + self.tail.len()
     }
 
     #[inline(always)]
@@ -88,19 +95,30 @@ impl<T> Chunked<T> {
     /// every push.
     #[inline(always)]
     pub(crate) fn push_with(&mut self, make: impl FnOnce() -> T) -> usize {
-        let i = self.len;
-        if self.room > 0 {
-            let chunk = &mut self.chunks[self.current];
-            // Always so while there is room; said here, it lets the compiler drop `push`'s
-            // growing path.
-            if chunk.len() < chunk.capacity() {
-                chunk.push(make());
-                self.room -= 1;
-                self.len += 1;
-                return i;
-            }
+        let j = self.tail.len();
+        if j < self.end {
+            self.tail.push(make());
+            return self.base + j;
         }
         self.push_slow(make())
+    }
+
+    /// Pushes `f(x)` for each `x` of `from`; returns the index of the first. One check of room
+    /// for them all (a node's references, pushed together), then plain writes.
+    #[inline(always)]
+    pub(crate) fn extend_map<U: Copy>(&mut self, from: &[U], f: impl Fn(U) -> T) -> usize {
+        let j = self.tail.len();
+        if j + from.len() <= self.end {
+            for &x in from {
+                self.tail.push(f(x));
+            }
+            return self.base + j;
+        }
+        let start = self.len();
+        for &x in from {
+            self.push_slow(f(x));
+        }
+        start
     }
 
     /// Makes pushing element `n` (the `n + 1`-th) panic with [`OverLimit`]; `usize::MAX`
@@ -108,74 +126,87 @@ impl<T> Chunked<T> {
     /// record.
     pub(crate) fn set_limit(&mut self, n: usize) {
         self.limit = n;
-        self.room = self.room.min(n.saturating_sub(self.len));
+        self.set_end();
+    }
+
+    /// Where the tail's fast path stops: at its chunk's end or at the limit.
+    fn set_end(&mut self) {
+        let chunk = chunk_capacity(self.full.len()).min(self.tail.capacity());
+        self.end = chunk.min(self.limit.saturating_sub(self.base));
     }
 
     #[cold]
     fn push_slow(&mut self, value: T) -> usize {
-        let i = self.len;
+        let i = self.len();
         if i >= self.limit {
             self.limit = usize::MAX;
+            self.set_end();
             over_limit();
         }
         let (k, _) = locate(i);
-        if k >= self.chunks.len() {
-            self.grow(k);
+        if k > self.full.len() || self.tail.capacity() == 0 {
+            // The tail is full (or was never given a buffer): it becomes chunk `k - 1`.
+            if self.tail.capacity() != 0 {
+                self.base += self.tail.len();
+                self.full.push(std::mem::take(&mut self.tail));
+            }
+            let cap = chunk_capacity(k);
+            self.tail = match self.spare.pop() {
+                Some(c) if c.capacity() >= cap => c,
+                _ => Vec::with_capacity(cap),
+            };
         }
-        // `locate` fills chunks in order, so the element goes at the end of chunk `k`.
-        self.chunks[k].push(value);
-        self.current = k;
-        self.room =
-            (chunk_capacity(k) - self.chunks[k].len()).min(self.limit.saturating_sub(self.len + 1));
-        self.len += 1;
+        self.tail.push(value);
+        self.set_end();
         i
-    }
-
-    #[cold]
-    fn grow(&mut self, k: usize) {
-        while self.chunks.len() <= k {
-            let cap = chunk_capacity(self.chunks.len());
-            self.chunks.push(Vec::with_capacity(cap));
-        }
     }
 
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
-        if i >= self.len {
-            return None;
+        if i >= self.base {
+            return self.tail.get(i - self.base);
         }
         let (k, o) = locate(i);
-        self.chunks.get(k)?.get(o)
+        self.full.get(k)?.get(o)
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        if i >= self.len {
-            return None;
+        if i >= self.base {
+            return self.tail.get_mut(i - self.base);
         }
         let (k, o) = locate(i);
-        self.chunks.get_mut(k)?.get_mut(o)
+        self.full.get_mut(k)?.get_mut(o)
     }
 
     /// Empties the vector, keeping its chunks for reuse.
     pub(crate) fn clear(&mut self) {
-        for c in &mut self.chunks {
-            c.clear();
+        let mut chunks = std::mem::take(&mut self.full);
+        if self.tail.capacity() != 0 {
+            chunks.push(std::mem::take(&mut self.tail));
         }
-        self.len = 0;
-        self.current = 0;
-        self.room = 0;
+        // Reused in order: chunk 0 is popped first.
+        for mut c in chunks.into_iter().rev() {
+            c.clear();
+            self.spare.push(c);
+        }
+        self.base = 0;
+        self.end = 0;
         self.limit = usize::MAX;
     }
 
-    /// Bytes of the chunks' buffers.
+    /// Bytes of the chunks' buffers (kept ones included).
     pub(crate) fn capacity_bytes(&self) -> usize {
-        self.chunks.iter().map(|c| c.capacity()).sum::<usize>() * std::mem::size_of::<T>()
+        let caps = self.full.iter().chain(&self.spare).map(|c| c.capacity());
+        (caps.sum::<usize>() + self.tail.capacity()) * std::mem::size_of::<T>()
     }
 
     /// The elements in order (a walk over each chunk: no lookup per element).
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        self.chunks.iter().flat_map(|c| c.iter())
+        self.full
+            .iter()
+            .flat_map(|c| c.iter())
+            .chain(self.tail.iter())
     }
 
     /// The elements `start..start + n` as one slice, when one chunk holds them all (always
@@ -185,17 +216,21 @@ impl<T> Chunked<T> {
         if n == 0 {
             return Some(&[]);
         }
-        if start + n > self.len {
+        if start + n > self.len() {
             return None;
         }
+        if start >= self.base {
+            let o = start - self.base;
+            return self.tail.get(o..o + n);
+        }
         let (k, o) = locate(start);
-        self.chunks.get(k)?.get(o..o + n)
+        self.full.get(k)?.get(o..o + n)
     }
 
     /// The number of elements before the first for which `before` is false, the elements
     /// being ordered so that it is true for a prefix (a binary search, as the slice method).
     pub(crate) fn partition_point(&self, before: impl Fn(&T) -> bool) -> usize {
-        let (mut lo, mut hi) = (0, self.len);
+        let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if before(&self[mid]) {
@@ -210,12 +245,15 @@ impl<T> Chunked<T> {
     /// Drops the elements from `len` on.
     #[cfg(test)]
     pub(crate) fn truncate(&mut self, len: usize) {
-        while self.len > len {
-            let (k, _) = locate(self.len - 1);
-            self.chunks[k].pop();
-            self.len -= 1;
+        while self.len() > len {
+            if self.tail.is_empty() {
+                let Some(last) = self.full.pop() else { break };
+                self.base -= last.len();
+                self.tail = last;
+            }
+            self.tail.pop();
         }
-        self.room = 0;
+        self.set_end();
     }
 }
 
@@ -232,7 +270,7 @@ impl<T> std::ops::Index<usize> for Chunked<T> {
     fn index(&self, i: usize) -> &T {
         match self.get(i) {
             Some(v) => v,
-            None => panic!("index {i} out of a chunked vector of {}", self.len),
+            None => panic!("index {i} out of a chunked vector of {}", self.len()),
         }
     }
 }
@@ -240,7 +278,7 @@ impl<T> std::ops::Index<usize> for Chunked<T> {
 impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        let len = self.len;
+        let len = self.len();
         match self.get_mut(i) {
             Some(v) => v,
             None => panic!("index {i} out of a chunked vector of {len}"),
@@ -286,5 +324,37 @@ mod tests {
         assert_eq!(v.len(), 0);
         v.push(5);
         assert_eq!(v[0], 5);
+    }
+
+    #[test]
+    fn limit_trips_once_and_cleared_chunks_are_reused() {
+        let mut v = Chunked::default();
+        v.set_limit(20);
+        for i in 0..20u32 {
+            v.push(i);
+        }
+        let tripped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| v.push(20)));
+        assert!(tripped.is_err());
+        // The limit lifted itself: what unwinds can still record.
+        assert_eq!(v.push(20), 20);
+        for i in 21..10_000u32 {
+            v.push(i);
+        }
+        let bytes = v.capacity_bytes();
+        v.clear();
+        for i in 0..10_000u32 {
+            assert_eq!(v.push(i + 1), i as usize);
+        }
+        assert_eq!(v.capacity_bytes(), bytes, "no chunk allocated again");
+        assert_eq!(v[9_999], 10_000);
+        *v.get_mut(5).unwrap() = 0;
+        assert_eq!(v.get(5), Some(&0));
+        // Chunk 0 holds 0..16: a slice across its end is refused, one inside it is not.
+        assert_eq!(v.slice(14, 2), Some(&[15, 16][..]));
+        assert_eq!(v.slice(15, 2), None);
+        assert_eq!(v.slice(9_998, 2), Some(&[9_999, 10_000][..]));
+        assert_eq!(v.slice(9_999, 2), None);
+        assert_eq!(v.iter().count(), 10_000);
+        assert_eq!(v.partition_point(|&x| x < 500), 499);
     }
 }

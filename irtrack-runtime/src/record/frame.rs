@@ -15,7 +15,7 @@ use super::recorder::Shared;
 use crate::core::ids::CalleeKey;
 use crate::core::ir::StaticIr;
 use crate::core::tape::Slot;
-use crate::core::value::{Repr, Snapshot, Value};
+use crate::core::value::{Form, Repr, Scalar, Snapshot, Value};
 use std::any::TypeId;
 use std::cell::Cell;
 use std::fmt::Debug;
@@ -383,27 +383,49 @@ impl Frame {
         self.with(|r| r.closures.insert(ty, ir as *const StaticIr as usize));
     }
 
-    /// Stores `value` and records it at `site`: the one place every probe ends.
-    #[inline(never)]
+    /// Stores `value` and records it at `site`: the one place every probe ends. A scalar
+    /// (known as one where the probe's type is) goes in registers to [`put_scalar`], without
+    /// a [`Value`] written to memory and read back.
+    ///
+    /// [`put_scalar`]: Frame::put_scalar
+    #[inline(always)]
     fn put(&self, site: Site, value: Value) {
+        match value.0 {
+            Repr::Scalar(s, form) => self.put_scalar(site, s, form),
+            Repr::Boxed(_) => self.put_boxed(site, value),
+        }
+    }
+
+    #[inline(never)]
+    fn put_scalar(&self, site: Site, s: Scalar, form: Form) {
         if let Some(rec) = &self.rec {
             let mut r = rec.borrow_mut();
-            // A scalar is read field by field where the capture wrote it (not moved as a whole
-            // first, which costs a store-forwarding stall on every recorded value).
-            let slot = match &value.0 {
-                Repr::Scalar(s, form) => r.store.put_scalar(*s, *form),
-                Repr::Boxed(_) => r.store.put(value),
-            };
-            match site.kind() {
-                Site::BLOCK_VALUE => {
-                    r.block_argument_value(site.first(), slot);
-                }
-                Site::BRANCH => {
-                    r.branch(site.first(), site.second(), slot);
-                }
-                _ => {
-                    r.statement(site.first(), slot);
-                }
+            let slot = r.store.put_scalar(s, form);
+            Self::record_slot(&mut r, site, slot);
+        }
+    }
+
+    #[inline(never)]
+    fn put_boxed(&self, site: Site, value: Value) {
+        if let Some(rec) = &self.rec {
+            let mut r = rec.borrow_mut();
+            let slot = r.store.put(value);
+            Self::record_slot(&mut r, site, slot);
+        }
+    }
+
+    /// Records the value stored at `slot` at `site`.
+    #[inline(always)]
+    fn record_slot(r: &mut super::recorder::Recorder, site: Site, slot: Slot) {
+        match site.kind() {
+            Site::BLOCK_VALUE => {
+                r.block_argument_value(site.first(), slot);
+            }
+            Site::BRANCH => {
+                r.branch(site.first(), site.second(), slot);
+            }
+            _ => {
+                r.statement(site.first(), slot);
             }
         }
     }

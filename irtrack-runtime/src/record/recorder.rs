@@ -34,9 +34,10 @@ pub(crate) type Shared = Rc<RefCell<Recorder>>;
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Pending {
     Empty,
-    /// A call announced by the statement defining `var` in the frame at `depth`.
+    /// A call announced by the statement defining `var` in the frame at `depth`, with the
+    /// key in [`Recorder::key`] (kept apart: the pending state is read at every call's
+    /// statement, the key only by a claim and by a primitive call's record).
     Announced {
-        key: Key,
         var: u32,
         depth: usize,
     },
@@ -70,6 +71,8 @@ pub(crate) struct Recorder {
     pub(crate) store: Store,
     pub(crate) frames: Vec<FrameState>,
     pub(crate) pending: Pending,
+    /// The key of the call announced last.
+    pub(crate) key: Key,
     /// `latest` buffers of finished frames, reused to avoid an allocation per call.
     spare: Vec<Vec<NodeId>>,
     /// The name of the function passed to `track`, for the root's call site.
@@ -110,6 +113,7 @@ impl Recorder {
                 closure_params: Vec::new(),
             }],
             pending: Pending::Empty,
+            key: Key::Nothing,
             spare: Vec::new(),
             root_name,
             errors: Vec::new(),
@@ -256,14 +260,10 @@ impl Recorder {
     /// stands for a literal or no value, and `latest[0]` is always "none".
     #[inline(always)]
     fn push_step_refs(store: &mut Store, frame: &FrameState, ir: &FnIr, step: &Step) -> u32 {
-        let start = store.refs.len() as u32;
         let latest = &frame.latest;
-        for &v in ir.step_vars(step) {
-            store
-                .refs
-                .push(latest.get(v as usize).copied().unwrap_or(NodeId::NONE));
-        }
-        start
+        store.refs.extend_map(ir.step_vars(step), |v| {
+            latest.get(v as usize).copied().unwrap_or(NodeId::NONE)
+        }) as u32
     }
 
     #[inline]
@@ -285,25 +285,32 @@ impl Recorder {
     #[inline]
     pub(crate) fn statement(&mut self, var: u32, slot: Slot) -> NodeId {
         let depth = self.frames.len();
-        let Some(frame) = self.frames.last_mut() else {
-            return NodeId::NONE;
-        };
-        let Some(ir) = frame.ir else {
+        let Some(ir) = self.frames.last().and_then(|f| f.ir) else {
             return NodeId::NONE;
         };
         let index = ir.var_index(var).unwrap_or(0);
         let step = ir.step(index as usize);
-        // A call ends its own announcement (or finds its claimed node): the slow path. Anything
-        // recorded between an announcement and its call (a constant argument as in `sq(K)`)
-        // leaves it pending.
-        if step.role == Step::CALL && !matches!(self.pending, Pending::Empty) {
-            return self.call_statement(var, index, slot, depth);
-        }
-        let kind = match step.role {
-            Step::CONSTANT => NodeKind::Constant,
-            Step::ARGUMENT | Step::BLOCK_ARGUMENT => NodeKind::Argument,
-            Step::CALL => NodeKind::PrimitiveCall,
-            _ => NodeKind::Special,
+        // A call ends its own announcement (the common case, handled here) or finds its
+        // claimed node (the slow path). Anything recorded between an announcement and its
+        // call (a constant argument as in `sq(K)`) leaves it pending.
+        let (kind, receiver, announced) = match step.role {
+            Step::CONSTANT => (NodeKind::Constant, Receiver::Unknown, false),
+            Step::ARGUMENT | Step::BLOCK_ARGUMENT => (NodeKind::Argument, Receiver::Unknown, false),
+            Step::CALL => match self.pending {
+                Pending::Empty => (NodeKind::PrimitiveCall, Receiver::Unknown, false),
+                Pending::Announced { var: v, depth: d }
+                    if v == var && d == depth && self.recorded_inside.is_none() =>
+                {
+                    self.pending = Pending::Empty;
+                    let receiver = self.announced_receiver(ir, index);
+                    (NodeKind::PrimitiveCall, receiver, true)
+                }
+                _ => return self.call_statement(var, index, slot, depth),
+            },
+            _ => (NodeKind::Special, Receiver::Unknown, false),
+        };
+        let Some(frame) = self.frames.last_mut() else {
+            return NodeId::NONE;
         };
         let refs = Self::push_step_refs(&mut self.store, frame, ir, step);
         let id = NodeId(self.store.nodes.push_with(|| Node {
@@ -312,20 +319,53 @@ impl Recorder {
             value: slot.index,
             tag: slot.tag,
             kind,
-            receiver: Receiver::Unknown,
+            receiver,
             flags: 0,
         }) as u32);
         if let Some(l) = frame.latest.get_mut(var as usize) {
             *l = id;
         }
-        if frame.ctx.is_some() {
+        let observed = frame.ctx.is_some();
+        if announced && ir.entries[index as usize].kind == EntryKind::Call {
+            self.note_callee(id);
+        }
+        if observed {
             self.hook_context(id);
         }
         id
     }
 
-    /// A call's statement while an announcement or a claimed call is pending.
+    /// What the announced key says of a method call's receiver (entry `index` of `ir`).
     #[inline]
+    fn announced_receiver(&self, ir: &FnIr, index: u32) -> Receiver {
+        let entry = &ir.entries[index as usize];
+        if entry.kind != EntryKind::MethodCall {
+            return Receiver::Unknown;
+        }
+        let receiver = match self.key {
+            Key::Method { receiver, .. } => receiver_class(receiver.ty),
+            Key::Recorded { .. } => self.recorded_receiver_class(entry),
+            _ => Receiver::Unknown,
+        };
+        match receiver {
+            Receiver::Float if ir.is_generic() => Receiver::Generic,
+            r => r,
+        }
+    }
+
+    /// Notes the callee the announced key names for the primitive call `id`.
+    #[inline(never)]
+    fn note_callee(&mut self, id: NodeId) {
+        let callee = match self.key {
+            Key::Fn(t) => Callee::Item(t),
+            _ => Callee::Unknown,
+        };
+        self.store.callees.insert(id, callee);
+    }
+
+    /// A call's statement while a claimed call is pending, or an announcement that is not
+    /// this statement's, or one during which another recording ran.
+    #[inline(never)]
     fn call_statement(&mut self, var: u32, index: u32, slot: Slot, depth: usize) -> NodeId {
         let ir = self.top_ir();
         let entry = &ir.entries[index as usize];
@@ -346,26 +386,11 @@ impl Recorder {
                 node
             }
             _ => {
-                let receiver = match (entry.kind, pending) {
-                    (
-                        EntryKind::MethodCall,
-                        Pending::Announced {
-                            key: Key::Method { receiver, .. },
-                            ..
-                        },
-                    ) => receiver_class(receiver.ty),
-                    (
-                        EntryKind::MethodCall,
-                        Pending::Announced {
-                            key: Key::Recorded { .. },
-                            ..
-                        },
-                    ) => self.recorded_receiver_class(entry),
-                    _ => Receiver::Unknown,
-                };
-                let receiver = match receiver {
-                    Receiver::Float if ir.is_generic() => Receiver::Generic,
-                    r => r,
+                let announced = matches!(pending, Pending::Announced { .. });
+                let receiver = if announced {
+                    self.announced_receiver(ir, index)
+                } else {
+                    Receiver::Unknown
                 };
                 let frame = self.frames.last().expect("the root pseudo-frame");
                 let refs =
@@ -388,12 +413,8 @@ impl Recorder {
                     receiver,
                     flags,
                 });
-                if let (EntryKind::Call, Pending::Announced { key, .. }) = (entry.kind, pending) {
-                    let callee = match key {
-                        Key::Fn(t) => Callee::Item(t),
-                        _ => Callee::Unknown,
-                    };
-                    self.store.callees.insert(id, callee);
+                if announced && entry.kind == EntryKind::Call {
+                    self.note_callee(id);
                 }
                 id
             }
@@ -599,7 +620,8 @@ impl Recorder {
     #[inline]
     pub(crate) fn announce(&mut self, var: u32, key: Key) {
         let depth = self.frames.len();
-        self.pending = Pending::Announced { key, var, depth };
+        self.pending = Pending::Announced { var, depth };
+        self.key = key;
         if self.frames.last().is_some_and(|f| f.ctx.is_some()) {
             self.before_primitive(var, depth);
         }
@@ -685,9 +707,10 @@ impl Recorder {
         if self.store.len() >= self.next_byte_check {
             self.check_bytes();
         }
-        let Pending::Announced { key, var, depth } = self.pending else {
+        let Pending::Announced { var, depth } = self.pending else {
             return None;
         };
+        let key = self.key;
         if depth != self.frames.len() {
             return None;
         }

@@ -236,11 +236,12 @@ impl Session {
     }
 
     pub(crate) fn announce_root<F: ?Sized>(&self) {
-        self.rec.borrow_mut().pending = Pending::Announced {
-            key: Key::Fn(crate::core::ids::CalleeKey {
-                id: typeid::of::<F>(),
-                name: std::any::type_name::<F>(),
-            }),
+        let mut r = self.rec.borrow_mut();
+        r.key = Key::Fn(crate::core::ids::CalleeKey {
+            id: typeid::of::<F>(),
+            name: std::any::type_name::<F>(),
+        });
+        r.pending = Pending::Announced {
             var: u32::MAX,
             depth: 1,
         };
