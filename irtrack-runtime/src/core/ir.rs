@@ -38,6 +38,11 @@ pub struct FnIr {
     arg_position: Vec<u32>,
     /// What recording each entry does, precomputed (see [`Step`]).
     steps: Vec<Step>,
+    /// The steps again, by the variable they define (`var_steps[v]` for `%v`; a variable no
+    /// entry defines has entry 0's) and, for branches, in `branch_entry`'s order: what a
+    /// recording site finds with one lookup.
+    var_steps: Vec<Step>,
+    branch_steps: Vec<Step>,
     /// See [`FnIr::is_generic`].
     generic: bool,
     /// The operands passed by `&mut` as written (`f(&mut y)`), as (entry, operand) pairs in
@@ -74,6 +79,8 @@ pub struct Step {
     pub(crate) arg_position: u16,
     /// The variable defined (0 for a branch).
     pub(crate) var: u32,
+    /// The entry's index in [`FnIr::entries`].
+    pub(crate) entry: u32,
     /// The referenced variables when there are at most [`Step::INLINE`]; else `refs[0]` is
     /// where they start in `FnIr::step_refs`.
     pub(crate) refs: [u32; 3],
@@ -449,6 +456,8 @@ impl FnIr {
             builtins: Vec::new(),
             arg_position: Vec::new(),
             steps: Vec::new(),
+            var_steps: Vec::new(),
+            branch_steps: Vec::new(),
             step_refs: Vec::new(),
             generic: false,
             mut_borrows: Vec::new(),
@@ -612,11 +621,42 @@ impl FnIr {
                 arg_position: u16::try_from(self.arg_position[i].min(u16::MAX as u32))
                     .unwrap_or(u16::MAX),
                 var: e.location.slot.var().unwrap_or(0),
+                entry: i as u32,
                 refs,
             });
         }
+        self.var_steps = self
+            .var_entry
+            .iter()
+            .map(|&i| steps.get(i as usize).or(steps.first()).copied())
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        self.branch_steps = self
+            .branch_entry
+            .iter()
+            .map(|&i| steps[i as usize])
+            .collect();
         self.steps = steps;
         Ok(())
+    }
+
+    /// The step of the entry defining `%var` (entry 0's when none does).
+    #[inline]
+    pub(crate) fn var_step(&self, var: u32) -> Option<&Step> {
+        self.var_steps.get(var as usize)
+    }
+
+    /// The step of branch `&k` of `block`.
+    #[inline]
+    pub(crate) fn branch_step(&self, block: u32, k: u32) -> Option<&Step> {
+        let start = *self.branch_start.get(block as usize)?;
+        let end = *self.branch_start.get(block as usize + 1)?;
+        let i = start + k.checked_sub(1)?;
+        if i < end {
+            self.branch_steps.get(i as usize)
+        } else {
+            None
+        }
     }
 
     /// The recording step of entry `index`.

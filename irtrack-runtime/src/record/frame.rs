@@ -223,12 +223,7 @@ impl Frame {
     /// [`block_arg`](Frame::block_arg) per argument.
     #[inline(never)]
     pub fn jump_args(&self, block: u32, k: u32, vars: &[u32]) {
-        self.with(|r| {
-            r.branch(block, k, Slot::UNIT);
-            for (n, &var) in vars.iter().enumerate() {
-                r.block_argument(var, n);
-            }
-        });
+        self.with(|r| r.jump_with_args(block, k, vars));
     }
 
     /// Announces the call made by `%var` to a callee value with key `key` ([`key_of`]), after

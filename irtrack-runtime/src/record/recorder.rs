@@ -282,14 +282,14 @@ impl Recorder {
 
     /// Records the statement or argument defining `var` with the value stored at `slot`, or
     /// finishes the claimed nested call it made.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn statement(&mut self, var: u32, slot: Slot) -> NodeId {
         let depth = self.frames.len();
         let Some(ir) = self.frames.last().and_then(|f| f.ir) else {
             return NodeId::NONE;
         };
-        let index = ir.var_index(var).unwrap_or(0);
-        let step = ir.step(index as usize);
+        let step = ir.var_step(var).unwrap_or_else(|| ir.step(0));
+        let index = step.entry;
         // A call ends its own announcement (the common case, handled here) or finds its
         // claimed node (the slow path). Anything recorded between an announcement and its
         // call (a constant argument as in `sq(K)`) leaves it pending.
@@ -472,7 +472,7 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let index = ir.var_index(var).unwrap_or(0);
+        let index = ir.var_step(var).map_or(0, |s| s.entry);
         // The jump's first references are the values it passes, in order.
         let from = if frame.last_jump.is_none() {
             NodeId::NONE
@@ -508,6 +508,52 @@ impl Recorder {
         id
     }
 
+    /// Records branch `&k` of `block`, a jump passing the values of `%vars[0]`, `%vars[1]`, …
+    /// as the target block's arguments: [`branch`](Recorder::branch), then a block argument
+    /// per variable (as [`block_argument`](Recorder::block_argument) does, in one loop).
+    #[inline]
+    pub(crate) fn jump_with_args(&mut self, block: u32, k: u32, vars: &[u32]) {
+        self.branch(block, k, Slot::UNIT);
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        let (Some(ir), None) = (frame.ir, &frame.ctx) else {
+            // A context sees each node as it is recorded.
+            for (n, &var) in vars.iter().enumerate() {
+                self.block_argument(var, n);
+            }
+            return;
+        };
+        let passed = !frame.last_jump.is_none();
+        let start = frame.last_jump_refs as usize;
+        for (n, &var) in vars.iter().enumerate() {
+            let index = ir.var_step(var).map_or(0, |s| s.entry);
+            let from = match passed {
+                true => self.store.refs.get(start + n).copied(),
+                false => None,
+            }
+            .unwrap_or(NodeId::NONE);
+            let slot = if from.is_none() {
+                Slot::UNIT
+            } else {
+                self.store.slot(from)
+            };
+            let refs = self.store.refs.push(from) as u32;
+            let id = NodeId(self.store.nodes.push_with(|| Node {
+                entry: index,
+                refs,
+                value: slot.index,
+                tag: slot.tag,
+                kind: NodeKind::Argument,
+                receiver: Receiver::Unknown,
+                flags: 0,
+            }) as u32);
+            if let Some(l) = frame.latest.get_mut(var as usize) {
+                *l = id;
+            }
+        }
+    }
+
     /// Records a block argument from the variable's value (its jump passed a literal, or the
     /// value of a branching expression); it references what the jump passed, if a node.
     pub(crate) fn block_argument_value(&mut self, var: u32, slot: Slot) -> NodeId {
@@ -517,8 +563,8 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let index = ir.var_index(var).unwrap_or(0);
-        let n = ir.step(index as usize).arg_position as usize;
+        let step = ir.var_step(var).unwrap_or_else(|| ir.step(0));
+        let (index, n) = (step.entry, step.arg_position as usize);
         let from = if frame.last_jump.is_none() {
             NodeId::NONE
         } else {
@@ -560,8 +606,8 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let index = ir.branch_index(block, k).unwrap_or(0);
-        let step = ir.step(index as usize);
+        let step = ir.branch_step(block, k).unwrap_or_else(|| ir.step(0));
+        let index = step.entry;
         let kind = if step.role == Step::RETURN {
             NodeKind::Return
         } else {
