@@ -4,7 +4,8 @@
 //! slope is 1.125. The gradient's sweep refuses such a path on a trace (`grad/sweep/pins.rs`);
 //! this is the same refusal on a program's guards, before a derivative is built: an equality
 //! of values that vary with the inputs that held (or an inequality that did not), or two
-//! orderings of the same values that together say equal (`x > 0` false and `x < 0` false).
+//! orderings of the same values that together say equal (`x > 0` false and `x < 0` false),
+//! also where a side moves with a value one way (`x <= 0.0 && 2.0 * x >= 0.0`).
 
 use super::error::DiffError;
 use super::graph::Graph;
@@ -31,6 +32,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         Src::Const(_) => false,
     };
     let mut ties = Ties::<Key>::default();
+    let mut moved_ties = Ties::<Key>::default();
     // Values made from an operation at a corner or an extremum of itself (`|x|` at 0, `floor`
     // at an integer: `core::ties::at_kink`), and what they flowed into.
     let mut kinked = vec![false; g.nodes.len()];
@@ -111,7 +113,20 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 if ka == zero && va == Some(0.0) {
                     known |= flip(bound(g, b));
                 }
-                ties.note(ka, kb, says | known)
+                ties.note(ka, kb, says | known) || {
+                    // The sides read through what moves them (see `grad/sweep/pins.rs`,
+                    // `Sweep::moved_side`): `x <= 0.0 && 2.0 * x >= 0.0` holds at 0 alone.
+                    let moves = |s: &Src| src_varies(&varies, s);
+                    match (moved(g, a, &moves), moved(g, b, &moves)) {
+                        (Moved::Value(x), Moved::Value(y)) if x == y => true,
+                        (Moved::Value(x), Moved::Fixed) => moved_ties.note(x, FIXED, says),
+                        (Moved::Fixed, Moved::Value(y)) => moved_ties.note(FIXED, y, says),
+                        (Moved::Pair(p, q), Moved::Fixed) => moved_ties.note(p, q, says),
+                        (Moved::Fixed, Moved::Pair(p, q)) => moved_ties.note(p, q, flip(says)),
+                        (Moved::Value(x), Moved::Value(y)) => moved_ties.note(x, y, says),
+                        _ => false,
+                    }
+                }
             }
         };
         if pinned {
@@ -138,6 +153,8 @@ impl ties::Side for Key {
         match self {
             Key::Input(i, n) => Key::Input(i, !n),
             Key::Op(i, n) => Key::Op(i, !n),
+            // `FIXED` stands for every value that does not vary, negated ones included.
+            Key::Const(u64::MAX) => self,
             Key::Const(bits) => Key::Const((-f64::from_bits(bits) + 0.0).to_bits()),
         }
     }
@@ -156,6 +173,85 @@ fn key(g: &Graph, s: &Src) -> Key {
         Src::Op(k) => Key::Op(*k, negated),
         Src::Const(v) => Key::Const(v.as_f64().map_or(u64::MAX, |x| (x + 0.0).to_bits())),
     }
+}
+
+/// The side that stands for every value not varying with the inputs, among the sides read
+/// through what moves them.
+const FIXED: Key = Key::Const(u64::MAX);
+
+/// Where a side of an ordering at a tie moves with the inputs: with a value (up, or down where
+/// negated), as the difference of two (`p - q`; `p + q` is `p - (-q)`), or not at all.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Moved {
+    Fixed,
+    Value(Key),
+    Pair(Key, Key),
+    /// A sum or product of varying values, or another operation: not read.
+    Other,
+}
+
+fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
+    if !varies(s) {
+        return Moved::Fixed;
+    }
+    let (base, negated) = monotone_base(g, s, varies);
+    let as_key = |s: &Src, n: bool| match s {
+        Src::Input(k) => Key::Input(*k, n),
+        Src::Op(k) => Key::Op(*k, n),
+        Src::Const(_) => FIXED,
+    };
+    if let Src::Op(k) = base {
+        let node = &g.nodes[*k];
+        if let (Operation::Builtin(Builtin::Binary(op @ (BinOp::Add | BinOp::Sub))), [p, q]) =
+            (node.op, node.args.as_slice())
+        {
+            if varies(p) && varies(q) {
+                let (p, pn) = monotone_base(g, p, varies);
+                let (q, qn) = monotone_base(g, q, varies);
+                let (p, q) = (as_key(p, pn), as_key(q, qn ^ (op == BinOp::Add)));
+                return match negated {
+                    false => Moved::Pair(p, q),
+                    true => Moved::Pair(q, p),
+                };
+            }
+            return Moved::Other;
+        }
+    }
+    Moved::Value(as_key(base, negated))
+}
+
+/// The source `s` moves with, through copies and the steps that move a value one way whatever
+/// it is (adding, subtracting, multiplying or dividing by a value that does not vary and is
+/// not 0, negation), and whether it moves the other way.
+fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) -> (&'g Src, bool) {
+    let (mut base, mut negated) = copied_from(g, s);
+    for _ in 0..64 {
+        let Src::Op(k) = base else { break };
+        let node = &g.nodes[*k];
+        let (Operation::Builtin(Builtin::Binary(op) | Builtin::Assign(op)), [p, q]) =
+            (node.op, node.args.as_slice())
+        else {
+            break;
+        };
+        let (k, next, fixed) = match (varies(p), varies(q)) {
+            (true, false) => (0, p, q),
+            (false, true) => (1, q, p),
+            _ => break,
+        };
+        let Some(c) = g.value(fixed).as_f64() else {
+            break;
+        };
+        let flips = match (op, k) {
+            (BinOp::Add, _) | (BinOp::Sub, 0) => false,
+            (BinOp::Sub, _) => true,
+            (BinOp::Mul, _) | (BinOp::Div, 0) if c.is_finite() && c != 0.0 => c < 0.0,
+            _ => break,
+        };
+        let (b, n) = copied_from(g, next);
+        base = b;
+        negated ^= flips ^ n;
+    }
+    (base, negated)
 }
 
 /// The source `s` is a copy of, and whether an odd number of negations was met.

@@ -69,6 +69,10 @@ pub(crate) struct Sweep<'s> {
     disagreeing: Option<NodeId>,
     /// What the orderings of values met at a tie said of them (see [`pins`]).
     ties: pins::Ties,
+    /// The same, with sides read through what moves them (see `Sweep::moved_side`).
+    moved_ties: pins::Ties,
+    /// The first node met at a tie reading each place (see `Sweep::same_place`).
+    places: HashMap<(u32, String), u32>,
     /// For an integer made from a float's bits, how many low bits of them it no longer holds
     /// (`Sweep::coarse_bits`; absent: none).
     coarse: HashMap<NodeId, i32>,
@@ -179,6 +183,8 @@ impl<'s> Sweep<'s> {
             reading: NodeId::NONE,
             pinned: None,
             ties: pins::Ties::default(),
+            moved_ties: pins::Ties::default(),
+            places: HashMap::new(),
             coarse: HashMap::new(),
             disagreeing: None,
             inputs: Vec::new(),

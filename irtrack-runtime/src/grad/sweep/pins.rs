@@ -11,6 +11,11 @@
 //! - orderings of the same values at a tie that together say equal: `x > 0.0` false and
 //!   `x < 0.0` false (a sign test's `else`), `a >= b` and `b >= a`, also through copies of the
 //!   values (bindings, arguments of tracked helpers, negation: `-x > 0.0` is `x < 0.0`);
+//! - the same, with each side read through what moves it one way whatever it is (`2.0 * x`,
+//!   `x + 1.0`, `lo - x` with `lo` not input-dependent), a difference of two input-dependent
+//!   values as an ordering of the two (`x - y <= 0.0` is `x <= y`), any side that does not
+//!   depend on the inputs as one constant, and two reads of one place as one value:
+//!   `x <= 0.0 && 2.0 * x >= 0.0`, `v[0] <= 0.0 && v[0] >= 0.0`;
 //! - one ordering at a tie of a value that cannot be below it (`x.abs() <= 0.0`,
 //!   `x * x > 0.0` false: the special case at 0 of `exprel`);
 //! - an ordering of floats (`partial_cmp`, `total_cmp`) that was `Equal`;
@@ -42,6 +47,8 @@ impl ties::Side for Side {
     fn negate(self) -> Side {
         match self {
             Side::Node(n, neg) => Side::Node(n, !neg),
+            // `FIXED` stands for every value that does not depend on the inputs.
+            Side::Literal(FIXED) => self,
             Side::Literal(bits) => Side::Literal((-f64::from_bits(bits) + 0.0).to_bits()),
         }
     }
@@ -55,6 +62,20 @@ impl ties::Side for Side {
 
 /// What the orderings met at a tie said of their sides.
 pub(super) type Ties = ties::Ties<Side>;
+
+/// The side that stands for every value not depending on the inputs, among the sides read
+/// through what moves them (no literal's encoding: those are of finite floats).
+const FIXED: u64 = u64::MAX;
+
+/// Where a side of an ordering at a tie moves with the inputs (see
+/// [`Sweep::moved_side`]).
+#[derive(Clone, Copy, Debug)]
+enum Moved {
+    Fixed,
+    Value(Side),
+    /// `p - q`.
+    Pair(Side, Side),
+}
 
 /// How many low bits of a float's encoding an integer made from it may have dropped and still
 /// be a point to an equality: with more, it is constant on an interval at least 2⁻²⁶ wide
@@ -221,7 +242,145 @@ impl Sweep<'_> {
         if a == zero && va == 0.0 {
             known |= flip(bound(b, rb));
         }
-        self.ties.note(a, b, says | known)
+        if self.ties.note(a, b, says | known) {
+            return true;
+        }
+        // The same sides read through what moves them monotonically (`2.0 * x`, `x + 1.0`,
+        // `lo - x` with `lo` not input-dependent), any side that is not input-dependent
+        // standing for every other (at a tie they are all equal to the value compared), and a
+        // difference or sum of two input-dependent values against such a side as an ordering
+        // of the two (`x - y <= 0.0` is `x <= y`): `x <= 0.0 && 2.0 * x >= 0.0` holds at 0
+        // alone. Kept apart from the sides above, so that it only ever adds a pin.
+        let (Some(ma), Some(mb)) = (self.moved_side(ra), self.moved_side(rb)) else {
+            return false;
+        };
+        let (ma, mb) = (self.same_place(ma), self.same_place(mb));
+        let (a, b, says) = match (ma, mb) {
+            (Moved::Fixed, Moved::Fixed) => return false,
+            (Moved::Value(a), Moved::Fixed) => (a, Side::Literal(FIXED), says),
+            (Moved::Fixed, Moved::Value(b)) => (Side::Literal(FIXED), b, says),
+            (Moved::Pair(p, q), Moved::Fixed) => (p, q, says),
+            (Moved::Fixed, Moved::Pair(p, q)) => (p, q, flip(says)),
+            (Moved::Value(a), Moved::Value(b)) => (a, b, says),
+            // A sum compared with a value: no ordering of two sides says what it moves.
+            _ => return false,
+        };
+        // Both sides moved by one value (`x <= 2.0 * x` at 0): which way either ordering
+        // lets it move is not read here; the path may hold at this point alone.
+        if let (Side::Node(x, _), Side::Node(y, _)) = (a, b) {
+            if x == y {
+                return true;
+            }
+        }
+        self.moved_ties.note(a, b, says)
+    }
+
+    /// `moved` with each value read from a place (an element `v[k]` by a constant index, a
+    /// field `p.x`) named by the first read of that place from the same value met at a tie:
+    /// `v[0] <= 0.0 && v[0] >= 0.0` reads the element twice, in two nodes. A place written
+    /// between two reads is a new value (or, written behind the trace's back, the reads only
+    /// ever add a pin).
+    fn same_place(&mut self, moved: Moved) -> Moved {
+        let mut name = |side: Side| match side {
+            Side::Node(id, negated) => match self.place_of(NodeId(id)) {
+                Some(place) => Side::Node(*self.places.entry(place).or_insert(id), negated),
+                None => side,
+            },
+            literal => literal,
+        };
+        match moved {
+            Moved::Fixed => Moved::Fixed,
+            Moved::Value(a) => Moved::Value(name(a)),
+            Moved::Pair(a, b) => Moved::Pair(name(a), name(b)),
+        }
+    }
+
+    /// The place node `id` read: the value it read from (through copies) and the element's
+    /// index or the field's name.
+    fn place_of(&self, id: NodeId) -> Option<(u32, String)> {
+        let site = Site::new(self.store, id)?;
+        let from = *site.refs.first()?;
+        if from.is_none() {
+            return None;
+        }
+        let at = match site.builtin()? {
+            Builtin::Index if site.len() == 2 => site.integer(1)?.to_string(),
+            Builtin::Field if site.len() == 1 => site.head().to_string(),
+            _ => return None,
+        };
+        Some((self.copied_from(from).0 .0, at))
+    }
+
+    /// Where a side of an ordering at a tie moves with the inputs (see
+    /// [`tie_of_orderings`](Self::tie_of_orderings)): with a value it is a copy of or moves
+    /// with (up, or down where negated), or the difference of two (`p - q`, `p + q` as
+    /// `p - (-q)`); `Fixed` where it does not depend on the inputs. `None` where it is none of
+    /// these.
+    fn moved_side(&self, r: NodeId) -> Option<Moved> {
+        if r.is_none() || !self.is_active(r) {
+            return Some(Moved::Fixed);
+        }
+        let (base, negated) = self.monotone_base(r);
+        let Some(site) = Site::new(self.store, base) else {
+            return Some(Moved::Value(Side::Node(base.0, negated)));
+        };
+        if let Some(Builtin::Binary(op @ (BinOp::Add | BinOp::Sub))) = site.builtin() {
+            let (p, q) = (site.refs.first().copied(), site.refs.get(1).copied());
+            if let (Some(p), Some(q)) = (p, q) {
+                if site.len() == 2 && self.is_active(p) && self.is_active(q) {
+                    let (p, pn) = self.monotone_base(p);
+                    let (q, qn) = self.monotone_base(q);
+                    // `p + q` is `p - (-q)`; a negated whole swaps the two.
+                    let qn = qn ^ (op == BinOp::Add);
+                    let (p, q) = (Side::Node(p.0, pn), Side::Node(q.0, qn));
+                    return Some(match negated {
+                        false => Moved::Pair(p, q),
+                        true => Moved::Pair(q, p),
+                    });
+                }
+            }
+        }
+        Some(Moved::Value(Side::Node(base.0, negated)))
+    }
+
+    /// The value `r` moves with, through copies and the steps that move a value one way
+    /// whatever it is (adding, subtracting, multiplying or dividing by a value that does not
+    /// depend on the inputs and is not 0, negation), and whether it moves the other way.
+    fn monotone_base(&self, r: NodeId) -> (NodeId, bool) {
+        let (mut base, mut negated) = self.copied_from(r);
+        for _ in 0..64 {
+            let Some(site) = Site::new(self.store, base) else {
+                break;
+            };
+            let op = match site.builtin() {
+                Some(Builtin::Binary(op) | Builtin::Assign(op)) if site.len() == 2 => op,
+                _ => break,
+            };
+            let (p, q) = (site.refs.first().copied(), site.refs.get(1).copied());
+            let active = |r: Option<NodeId>| r.is_some_and(|r| self.is_active(r));
+            let (k, fixed) = match (active(p), active(q)) {
+                (true, false) => (0, 1),
+                (false, true) => (1, 0),
+                _ => break,
+            };
+            let Some(c) = site.scalar(fixed) else {
+                break;
+            };
+            let flips = match (op, k) {
+                (BinOp::Add, _) | (BinOp::Sub, 0) => false,
+                (BinOp::Sub, _) => true,
+                (BinOp::Mul, _) | (BinOp::Div, 0) if c.is_finite() && c != 0.0 => c < 0.0,
+                _ => break,
+            };
+            let next = [p, q][k].unwrap_or(NodeId::NONE);
+            if next.is_none() {
+                break;
+            }
+            let (b, n) = self.copied_from(next);
+            base = b;
+            negated ^= flips ^ n;
+        }
+        (base, negated)
     }
 
     /// The comparison `site` makes of two floats, one of them input-dependent: an operator

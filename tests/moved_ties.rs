@@ -1,0 +1,247 @@
+//! Paths pinned to one point by orderings of values that move with the same input but are not
+//! copies of it (found 2026-11-27, listed as left in the stop before): `x <= 0.0 &&
+//! 2.0 * x >= 0.0`, `x <= 1.0 && x + 1.0 >= 2.0`, `x - y <= 0.0 && y - x <= 0.0`, a side that
+//! does not depend on the inputs computed rather than written (`lo = 1.5_f64.floor() - 1.0`), a compound
+//! assignment on the way (`s *= 3.0; s -= 1.0`), a negative scale, an element or a field read
+//! twice (`v[0] <= 0.0 && v[0] >= 0.0`: two nodes reading one place). Each gave the pinned
+//! branch's slope as the gradient and as a derivative program's answer (5 where the function
+//! is `x` everywhere: truth 1; 3 on the diagonal `x == y` of `x + y`, where the function jumps:
+//! no derivative). `tests/pinned_paths.rs` asserted one of them, 3 for 1 (`x >= 0.0 &&
+//! x + 1.0 <= 1.0` at 0). Now each is `Indeterminacy::Equality` (`DiffError::PointPath` for a
+//! derivative program); two ties that let the value move the same way keep the one-sided slope,
+//! and off the point the slopes are as before.
+
+use irtrack::diff::{differentiate, hessian, jvp, DiffError};
+use irtrack::grad::{with_general_sweep, GradError, Indeterminacy};
+use irtrack::program::{Input, Program};
+use irtrack::{gradient, track, tracked};
+
+#[tracked]
+fn scaled(x: f64) -> f64 {
+    if x <= 0.0 && 2.0 * x >= 0.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn shifted(x: f64) -> f64 {
+    if x <= 1.0 && x + 1.0 >= 2.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn negative_scale(x: f64) -> f64 {
+    if x <= 0.0 && -2.0 * x <= 0.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn divided_and_reversed(x: f64) -> f64 {
+    // `1 - x/4 >= 1` is `x <= 0`; with `x >= 0`, `x == 0`.
+    if 1.0 - x / 4.0 >= 1.0 && x >= 0.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn computed_bound(x: f64) -> f64 {
+    let lo = 1.5_f64.floor() - 1.0;
+    if x <= lo && x >= 0.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn compound_assignments(x: f64) -> f64 {
+    let mut s = x;
+    s *= 3.0;
+    s -= 1.0;
+    if x >= 1.0 / 3.0 && s <= 0.0 {
+        7.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn difference_both_ways(x: f64, y: f64) -> f64 {
+    if x - y <= 0.0 && y - x <= 0.0 {
+        3.0 * x
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn sum_and_value(x: f64, y: f64) -> f64 {
+    // `x + y <= 0` and `x >= -y`: `x == -y`.
+    if x + y <= 0.0 && x >= -y {
+        10.0 * x
+    } else {
+        x - y
+    }
+}
+
+#[tracked]
+fn scaled_one_way(x: f64) -> f64 {
+    if x <= 0.0 && 2.0 * x <= 0.0 {
+        x * 5.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn difference_one_way(x: f64, y: f64) -> f64 {
+    if x - y <= 0.0 && 2.0 * x <= 2.0 * y {
+        3.0 * x
+    } else {
+        x + y
+    }
+}
+
+#[allow(clippy::double_comparisons)] // The two reads are the subject.
+#[tracked]
+fn element_read_twice(v: Vec<f64>) -> f64 {
+    if v[0] <= 0.0 && v[0] >= 0.0 {
+        v[0] * 5.0
+    } else {
+        v[0]
+    }
+}
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+pub struct Point {
+    pub x: f64,
+}
+
+#[tracked]
+fn field_read_twice(p: Point) -> f64 {
+    if p.x <= 0.0 && 2.0 * p.x >= 0.0 {
+        p.x * 5.0
+    } else {
+        p.x
+    }
+}
+
+fn refused(name: &str, e: GradError) {
+    match e {
+        GradError::Indeterminate {
+            cause: Indeterminacy::Equality { .. },
+            ..
+        } => {}
+        e => panic!("{name}: expected an equality, got {e:?}"),
+    }
+}
+
+fn program_refused(name: &str, p: &Program, wrt: &[usize]) {
+    match differentiate(p, wrt) {
+        Err(DiffError::PointPath { .. }) => {}
+        Ok(d) => panic!("{name}: a derivative program at a pinned point: {d:?}"),
+        Err(e) => panic!("{name}: {e:?}"),
+    }
+}
+
+/// Central differences of a function of one variable: the truth off the point.
+fn slope(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn pinned_through_a_monotone_step_is_refused() {
+    macro_rules! one_input {
+        ($($f:ident at $x:expr),*) => {$({
+            let name = stringify!($f);
+            refused(name, gradient($f, ($x,)).unwrap_err());
+            refused(name, with_general_sweep(|| gradient($f, ($x,))).unwrap_err());
+            assert!(jvp($f, ($x,), (1.0,)).is_err(), "{name}: jvp");
+            let p = Program::from_trace(&track($f, ($x,)), &[Input::Dynamic]).unwrap();
+            program_refused(name, &p, &[0]);
+            // Off the point, the slope of the branch taken (1), checked against differences.
+            let x1 = $x + 0.25;
+            let g = gradient($f, (x1,)).unwrap().scalars()[0].unwrap();
+            assert!((g - slope($f, x1)).abs() < 1e-6, "{name} at {x1}: {g}");
+        })*};
+    }
+    one_input!(
+        scaled at 0.0,
+        shifted at 1.0,
+        negative_scale at 0.0,
+        divided_and_reversed at 0.0,
+        computed_bound at 0.0,
+        compound_assignments at 1.0 / 3.0
+    );
+}
+
+#[test]
+fn pinned_by_a_difference_of_two_inputs_is_refused() {
+    macro_rules! two_inputs {
+        ($($f:ident at $x:expr, $y:expr);*) => {$({
+            let (name, x, y) = (stringify!($f), $x, $y);
+            refused(name, gradient($f, (x, y)).unwrap_err());
+            assert!(hessian($f, (x, y)).is_err(), "{name}: hessian");
+            let p = Program::from_trace(&track($f, (x, y)), &[Input::Dynamic, Input::Dynamic])
+                .unwrap();
+            program_refused(name, &p, &[0, 1]);
+            // One input differentiated, the other fixed: the same point along it.
+            program_refused(name, &p, &[0]);
+        })*};
+    }
+    two_inputs!(difference_both_ways at 1.0, 1.0; sum_and_value at 1.0, -1.0);
+    // Off the diagonal: `x + y`'s slopes.
+    assert_eq!(
+        gradient(difference_both_ways, (1.0, 2.0))
+            .unwrap()
+            .scalars(),
+        [Some(1.0), Some(1.0)]
+    );
+}
+
+/// Ties that let the value move one way bound a half-line: the one-sided slope of the branch
+/// taken, as for one ordering (the convention at a kink, docs/gradients.md).
+#[test]
+fn ties_that_agree_keep_the_one_sided_slope() {
+    assert_eq!(
+        gradient(scaled_one_way, (0.0,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
+    assert_eq!(
+        gradient(difference_one_way, (1.0, 1.0)).unwrap().scalars(),
+        [Some(3.0), Some(0.0)]
+    );
+    let p = Program::from_trace(&track(scaled_one_way, (0.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(d.call((0.0, 1.0)).unwrap().as_f64(), Some(5.0));
+}
+
+/// Two reads of one place are two nodes: an element, a field.
+#[test]
+fn pinned_through_two_reads_of_one_place_is_refused() {
+    refused(
+        "element",
+        gradient(element_read_twice, (vec![0.0],)).unwrap_err(),
+    );
+    refused(
+        "field",
+        gradient(field_read_twice, (Point { x: 0.0 },)).unwrap_err(),
+    );
+    let p =
+        Program::from_trace(&track(element_read_twice, (vec![0.0],)), &[Input::Dynamic]).unwrap();
+    program_refused("element", &p, &[0]);
+    // Off the point: the slope of `v[0]`.
+    let g = gradient(element_read_twice, (vec![0.5],)).unwrap();
+    assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(vec![1.0])));
+}
