@@ -136,6 +136,71 @@ fn field_read_twice(p: Point) -> f64 {
     }
 }
 
+#[tracked]
+fn through_exp(x: f64) -> f64 {
+    if x.exp() <= 1.0 && x >= 0.0 {
+        x + 4.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn through_ln(x: f64) -> f64 {
+    if x.ln() <= 0.0 && x >= 1.0 {
+        x + 4.0 * (x - 1.0)
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn through_reciprocal(x: f64) -> f64 {
+    // `2 / x` falls as `x` rises: `2 / x >= 2` is `x <= 1`.
+    if 2.0 / x >= 2.0 && x >= 1.0 {
+        x + 4.0 * (x - 1.0)
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn through_sin(x: f64) -> f64 {
+    if x.sin() <= 0.0 && x >= 0.0 {
+        x + 4.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn scaled_by_an_input(x: f64, w: f64) -> f64 {
+    // At `x == 0`, `w * x` moves with `x` alone (its slope along `w` is `x`, 0).
+    if w * x <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn curvature_of_a_pinned_branch(x: f64) -> f64 {
+    if x.exp() <= 1.0 && x >= 0.0 {
+        5.0 * x * x
+    } else {
+        x * x
+    }
+}
+
+#[tracked]
+fn through_exp_one_way(x: f64) -> f64 {
+    if x.exp() <= 1.0 && x <= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
 fn refused(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -182,7 +247,11 @@ fn pinned_through_a_monotone_step_is_refused() {
         negative_scale at 0.0,
         divided_and_reversed at 0.0,
         computed_bound at 0.0,
-        compound_assignments at 1.0 / 3.0
+        compound_assignments at 1.0 / 3.0,
+        through_exp at 0.0,
+        through_ln at 1.0,
+        through_reciprocal at 1.0,
+        through_sin at 0.0
     );
 }
 
@@ -244,4 +313,27 @@ fn pinned_through_two_reads_of_one_place_is_refused() {
     // Off the point: the slope of `v[0]`.
     let g = gradient(element_read_twice, (vec![0.5],)).unwrap();
     assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(vec![1.0])));
+}
+
+/// Through a step whose slope is not 0 here (a float method, a product with another input):
+/// the slope's sign says which way the side moves.
+#[test]
+fn pinned_through_a_step_with_a_slope_is_refused() {
+    refused(
+        "scaled_by_an_input",
+        gradient(scaled_by_an_input, (0.0, 2.0)).unwrap_err(),
+    );
+    // The second derivative of the pinned branch (10) is not the function's (2).
+    assert!(hessian(curvature_of_a_pinned_branch, (0.0,)).is_err());
+    let p = Program::from_trace(
+        &track(curvature_of_a_pinned_branch, (0.0,)),
+        &[Input::Dynamic],
+    )
+    .unwrap();
+    program_refused("curvature_of_a_pinned_branch", &p, &[0]);
+    // Two ties that let `x` go down: the one-sided slope.
+    assert_eq!(
+        gradient(through_exp_one_way, (0.0,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
 }

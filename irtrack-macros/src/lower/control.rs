@@ -363,8 +363,15 @@ impl Lowerer {
             let block = self.ir.new_block();
             self.scopes.push(Vec::new());
             self.block = start;
+            // A guard with control flow binds nothing the trace sees: the arm binds its
+            // pattern after its branch, as an arm without a guard does (its uses were
+            // recorded as constants: slopes of 0).
+            let unseen_guard = arm
+                .guard
+                .as_ref()
+                .is_some_and(|(_, g)| scan::has_control_flow(g));
             let guard = arm.guard.as_ref().map(|(if_token, g)| {
-                if scan::has_control_flow(g) {
+                if unseen_guard {
                     // Its blocks would sit between the scrutinee's block and the arm's branch:
                     // the guard runs as written, unrecorded (the arm's branch still is). A jump
                     // out of it would be missing from the trace (differential tester, seed 17,
@@ -411,7 +418,7 @@ impl Lowerer {
                 )
             };
             self.block = block;
-            let binds = if guard.is_none() {
+            let binds = if guard.is_none() || unseen_guard {
                 self.bind_pattern(&arm.pat, &s.op, true)
             } else {
                 TokenStream::new()

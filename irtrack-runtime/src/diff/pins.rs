@@ -220,14 +220,37 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
     Moved::Value(as_key(base, negated))
 }
 
-/// The source `s` moves with, through copies and the steps that move a value one way whatever
-/// it is (adding, subtracting, multiplying or dividing by a value that does not vary and is
-/// not 0, negation), and whether it moves the other way.
+/// The source `s` moves with, through copies and the steps that move a value one way near
+/// this point (adding, subtracting, multiplying or dividing by a value that does not vary and
+/// is not 0, negation, a float method of one varying operand whose slope is not 0), and
+/// whether it moves the other way.
 fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) -> (&'g Src, bool) {
     let (mut base, mut negated) = copied_from(g, s);
     for _ in 0..64 {
         let Src::Op(k) = base else { break };
         let node = &g.nodes[*k];
+        // A float method of one varying operand whose slope here is finite and not 0
+        // (`x.exp()`, `x.ln()`): the rule's partial says which way.
+        if let Operation::Builtin(Builtin::Method(f)) = node.op {
+            let xs: Option<Vec<f64>> = node.args.iter().map(|a| g.value(a).as_f64()).collect();
+            let (Some(xs), Some(y)) = (xs, node.value.as_f64()) else {
+                break;
+            };
+            let Some(d) = crate::grad::rules::float_partials(f, &xs, y) else {
+                break;
+            };
+            let mut moving = (0..node.args.len()).filter(|&i| varies(&node.args[i]) && d[i] != 0.0);
+            let (Some(i), None) = (moving.next(), moving.next()) else {
+                break;
+            };
+            if !d[i].is_finite() {
+                break;
+            }
+            let (b, n) = copied_from(g, &node.args[i]);
+            base = b;
+            negated ^= n ^ (d[i] < 0.0);
+            continue;
+        }
         let (Operation::Builtin(Builtin::Binary(op) | Builtin::Assign(op)), [p, q]) =
             (node.op, node.args.as_slice())
         else {
@@ -245,6 +268,16 @@ fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) ->
             (BinOp::Add, _) | (BinOp::Sub, 0) => false,
             (BinOp::Sub, _) => true,
             (BinOp::Mul, _) | (BinOp::Div, 0) if c.is_finite() && c != 0.0 => c < 0.0,
+            // `c / x` falls as `x` rises where `c > 0` (slope `-c / x²`).
+            (BinOp::Div, 1)
+                if c.is_finite()
+                    && c != 0.0
+                    && g.value(next)
+                        .as_f64()
+                        .is_some_and(|x| x.is_finite() && x != 0.0) =>
+            {
+                c > 0.0
+            }
             _ => break,
         };
         let (b, n) = copied_from(g, next);

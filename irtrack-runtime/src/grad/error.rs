@@ -159,6 +159,14 @@ pub enum Indeterminacy {
         /// The comparison that said equal (the last one, for orderings).
         condition: Box<Place>,
     },
+    /// The path was chosen by a test of values that depend on the inputs that irtrack does
+    /// not see: a match guard with `&&` or `||` (it runs as written, unrecorded), or a `bool`
+    /// computed by untracked code (`if is_zero(x)`). Whether the path holds around this point
+    /// or at it alone is unknown, so its slope need not be the function's.
+    Unseen {
+        /// The guard, or the untracked call that computed the condition.
+        condition: Box<Place>,
+    },
     /// The operation's slope is 0 only as a limit (taken at an infinite operand or value,
     /// underflowed: `exp` at -1000, or 0 at this point only: `2x` of `x * x` at 0) and its
     /// sensitivity is infinite: `∞ · 0` may be any number (`ln(exp(x))` at -1000 has the
@@ -291,6 +299,17 @@ impl fmt::Display for GradError {
                  return 0.0; }}` has the slope 0 whatever the function's is): differentiate at a \
                  point off the equality, or write the special case so that it agrees with the \
                  general formula's slope"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Unseen { condition },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: the path was chosen by {condition}, a test \
+                 of values that depend on the inputs that irtrack does not record, so \
+                 whether the path holds around this point or at it alone is unknown: write \
+                 a match guard with `&&` or `||` as nested `if`s in the arm's body, and \
+                 make a predicate `#[tracked]`"
             ),
             GradError::Indeterminate {
                 at,

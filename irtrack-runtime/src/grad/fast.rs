@@ -737,7 +737,11 @@ impl<'s> Builder<'s> {
             return None;
         }
         if plan.builtin == Some(Builtin::Guard) {
-            self.decided_by(refs.first().copied().unwrap_or(NodeId::NONE))?;
+            match refs.first() {
+                // A guard that ran unrecorded (`&&`, `||`): the general sweep asks its match.
+                Some(&r) if !r.is_none() => self.decided_by(r)?,
+                _ => return None,
+            }
         }
         let a = refs.iter().any(|&r| self.is_active(r));
         if a && plan.next && node.kind == NodeKind::PrimitiveCall {

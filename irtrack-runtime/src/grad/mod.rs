@@ -42,7 +42,7 @@ mod ndarray;
 mod options;
 mod parts;
 mod primal;
-mod rules;
+pub(crate) mod rules;
 mod site;
 pub(crate) mod sweep;
 mod tangent;
@@ -358,7 +358,8 @@ pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
                 cause:
                     Indeterminacy::Limit { .. }
                     | Indeterminacy::LimitSlope
-                    | Indeterminacy::Equality { .. },
+                    | Indeterminacy::Equality { .. }
+                    | Indeterminacy::Unseen { .. },
                 ..
             },
         ) => Some(e),

@@ -64,6 +64,12 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
+    /// The first branch chosen by a test the trace does not show, and the test (see
+    /// `Sweep::unseen_decision`).
+    unseen: Option<(NodeId, NodeId)>,
+    /// Per call, a match guard evaluated unrecorded and its match's scrutinee, until the
+    /// match's branch is met.
+    open_guards: HashMap<NodeId, (NodeId, NodeId)>,
     /// The first comparison of input-dependent floats whose recorded value its recorded
     /// operands do not give (see `Sweep::comparison_agrees`).
     disagreeing: Option<NodeId>,
@@ -182,6 +188,8 @@ impl<'s> Sweep<'s> {
             borrowed_mut: HashMap::new(),
             reading: NodeId::NONE,
             pinned: None,
+            unseen: None,
+            open_guards: HashMap::new(),
             ties: pins::Ties::default(),
             moved_ties: pins::Ties::default(),
             places: HashMap::new(),
@@ -373,6 +381,9 @@ impl<'s> Sweep<'s> {
                     }
                 }
             }
+            if node.kind == NodeKind::Special {
+                self.note_unseen_guard(id, parent);
+            }
             let leaf = match node.kind {
                 NodeKind::Special => self.field_of_container(id),
                 NodeKind::PrimitiveCall => self.element_of_container(id),
@@ -517,6 +528,9 @@ impl<'s> Sweep<'s> {
                         if let Some(condition) = self.pinning_match(id, parent) {
                             self.pinned = Some((id, condition));
                         }
+                    }
+                    if let Some(condition) = self.unseen_decision(id, parent) {
+                        self.unseen.get_or_insert((id, condition));
                     }
                     false
                 }
@@ -1066,6 +1080,14 @@ impl<'s> Sweep<'s> {
             return Err(GradError::Indeterminate {
                 at: self.place(jump),
                 cause: Indeterminacy::Equality {
+                    condition: self.place(condition),
+                },
+            });
+        }
+        if let Some((jump, condition)) = self.unseen {
+            return Err(GradError::Indeterminate {
+                at: self.place(jump),
+                cause: Indeterminacy::Unseen {
                     condition: self.place(condition),
                 },
             });

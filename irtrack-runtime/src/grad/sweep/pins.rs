@@ -32,6 +32,7 @@ use crate::core::literal;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, Receiver, UnOp};
 use crate::core::tape::NodeKind;
 use crate::core::ties::{self, flip, AT_LEAST, AT_MOST};
+use crate::grad::rules;
 use crate::grad::site::Site;
 use std::cmp::Ordering;
 
@@ -133,6 +134,95 @@ impl Sweep<'_> {
             return true;
         };
         op.holds(a, b) == held
+    }
+
+    /// Notes a match guard that ran unrecorded (one with `&&` or `||`): its operand is not in
+    /// the trace. Whether it decided between values that depend on the inputs is the match's
+    /// scrutinee's to say: found here (the node of the variable its block's arms test), and
+    /// read when the match's branch is met, next in the same call (a later arm's, where the
+    /// guard was false).
+    pub(super) fn note_unseen_guard(&mut self, id: NodeId, parent: NodeId) {
+        let store = self.store;
+        let Some(site) = Site::new(store, id) else {
+            return;
+        };
+        if site.builtin() != Some(Builtin::Guard) || site.refs.first().is_some_and(|r| !r.is_none())
+        {
+            return;
+        }
+        let Some((ir, guard)) = store.entry_under(id, parent) else {
+            return;
+        };
+        let block = guard.location.block;
+        let tested = ir.entries.iter().find_map(|e| {
+            (e.kind == EntryKind::JumpIfMatches && e.location.block == block)
+                .then(|| e.condition.var())
+                .flatten()
+        });
+        // The scrutinee's node: the newest node of that variable before the guard, in this
+        // call (none found: taken as depending on the inputs).
+        let scrutinee = tested.and_then(|v| {
+            (0..id.0).rev().take(1 << 16).map(NodeId).find(|&n| {
+                self.parent(n) == parent
+                    && store
+                        .entry_under(n, parent)
+                        .is_some_and(|(_, e)| e.location.slot.var() == Some(v))
+            })
+        });
+        self.open_guards
+            .insert(parent, (id, scrutinee.unwrap_or(NodeId::NONE)));
+    }
+
+    /// The test that chose branch `id` where the trace does not show it and it looked at
+    /// values that depend on the inputs: an unrecorded match guard on such a scrutinee, or a
+    /// condition computed from such values by untracked code (`if is_zero(x)`: its result is
+    /// not piecewise constant to the sweep, which marks it tainted). A known test (a
+    /// comparison, a float class query) is read by the rest of this module.
+    pub(super) fn unseen_decision(&mut self, id: NodeId, parent: NodeId) -> Option<NodeId> {
+        let store = self.store;
+        if let Some((guard, scrutinee)) = self.open_guards.remove(&parent) {
+            let varies =
+                |r: NodeId| r.is_none() || self.is_active(r) || self.taint[r.index()] != u32::MAX;
+            if varies(scrutinee) {
+                return Some(guard);
+            }
+        }
+        let (_, entry) = store.entry_under(id, parent)?;
+        // The branch's condition, or for a branch taken because the one before it was not,
+        // the condition that decided that (its control).
+        if entry.kind == EntryKind::JumpIfMatches
+            || (entry.condition.is_none() && entry.control.is_none())
+        {
+            return None;
+        }
+        let tested = store.ref_at(id, entry.operands.len());
+        if tested.is_none() {
+            return None;
+        }
+        // Through `!`, bindings and guards to what computed the condition.
+        let mut c = tested;
+        for _ in 0..64 {
+            let site = Site::new(store, c)?;
+            match site.builtin() {
+                Some(
+                    Builtin::Unary(UnOp::Not) | Builtin::Bind | Builtin::Guard | Builtin::Clone,
+                ) if site.len() == 1 => match site.refs.first() {
+                    Some(&r) if !r.is_none() => c = r,
+                    _ => return None,
+                },
+                Some(Builtin::Compare(_) | Builtin::Query(_)) => return None,
+                _ => break,
+            }
+        }
+        if self.taint[c.index()] == u32::MAX || store.node(c).kind != NodeKind::PrimitiveCall {
+            return None;
+        }
+        // A comparison or class query known by its callee (`f64::eq(&x, &0.0)`).
+        let site = Site::new(store, c)?;
+        let known = self.comparison(&site).is_some()
+            || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
+                if crate::core::op::float_query_of(k.id).is_some());
+        (!known).then_some(c)
     }
 
     /// The condition that confines the path through branch `id` to one point of the inputs by
@@ -344,41 +434,40 @@ impl Sweep<'_> {
     }
 
     /// The value `r` moves with, through copies and the steps that move a value one way
-    /// whatever it is (adding, subtracting, multiplying or dividing by a value that does not
-    /// depend on the inputs and is not 0, negation), and whether it moves the other way.
+    /// near this point: an operation of one input-dependent operand whose rule's partial
+    /// derivative there is finite and not 0 (`2.0 * x`, `x + 1.0`, `lo - x`, `x.exp()`,
+    /// `x.ln()`, `c / x`; compound assignments), and whether it moves the other way.
     fn monotone_base(&self, r: NodeId) -> (NodeId, bool) {
         let (mut base, mut negated) = self.copied_from(r);
         for _ in 0..64 {
             let Some(site) = Site::new(self.store, base) else {
                 break;
             };
-            let op = match site.builtin() {
-                Some(Builtin::Binary(op) | Builtin::Assign(op)) if site.len() == 2 => op,
-                _ => break,
+            let active = |k: usize| {
+                site.refs
+                    .get(k)
+                    .is_some_and(|&r| !r.is_none() && self.is_active(r))
             };
-            let (p, q) = (site.refs.first().copied(), site.refs.get(1).copied());
-            let active = |r: Option<NodeId>| r.is_some_and(|r| self.is_active(r));
-            let (k, fixed) = match (active(p), active(q)) {
-                (true, false) => (0, 1),
-                (false, true) => (1, 0),
-                _ => break,
-            };
-            let Some(c) = site.scalar(fixed) else {
-                break;
-            };
-            let flips = match (op, k) {
-                (BinOp::Add, _) | (BinOp::Sub, 0) => false,
-                (BinOp::Sub, _) => true,
-                (BinOp::Mul, _) | (BinOp::Div, 0) if c.is_finite() && c != 0.0 => c < 0.0,
-                _ => break,
-            };
-            let next = [p, q][k].unwrap_or(NodeId::NONE);
-            if next.is_none() {
+            if !(0..site.len()).any(active) {
                 break;
             }
-            let (b, n) = self.copied_from(next);
+            let Some((partials, n)) = rules::builtin_partials(&site) else {
+                break;
+            };
+            // The one input-dependent operand it moves with to first order (`w * x` at
+            // `x == 0` moves with `x` alone): the others' partials are 0.
+            let mut moving =
+                (0..site.len()).filter(|&k| active(k) && partials.get(k) != Some(&0.0));
+            let (Some(k), None) = (moving.next(), moving.next()) else {
+                break;
+            };
+            let d = if k < n { partials[k] } else { f64::NAN };
+            if !d.is_finite() {
+                break;
+            }
+            let (b, flips) = self.copied_from(site.refs[k]);
             base = b;
-            negated ^= flips ^ n;
+            negated ^= flips ^ (d < 0.0);
         }
         (base, negated)
     }

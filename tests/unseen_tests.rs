@@ -1,0 +1,137 @@
+//! Paths chosen by tests the trace does not show (found 2026-11-27 by an adversarial tester).
+//! A `match` guard with `&&` or `||` runs as written, unrecorded, and the arm's bindings were
+//! recorded as constants: `match x { t if t > 1.0 && t < 3.0 => 5.0 * t, t => t }` at 2 had the
+//! gradient 0 (truth 5), at every point of the interval, not only at a tie. A `bool` computed by
+//! untracked code from an input (`if is_zero(x) { 5.0 * x } else { x }` at 0) gave the slope
+//! of the branch it chose (5; the function is `x`: truth 1). Now the arm binds its pattern
+//! after its branch (its uses are the scrutinee's), and a branch chosen by such a test of
+//! input-dependent values is `Indeterminacy::Unseen`; guards of values that do not depend on the
+//! inputs, and known tests (comparisons, `f64::eq`, class queries), are read as before.
+
+use irtrack::grad::{with_general_sweep, GradError, Indeterminacy};
+use irtrack::{gradient, track, tracked};
+
+#[tracked]
+fn guard_and(x: f64) -> f64 {
+    match x {
+        t if t > 1.0 && t < 3.0 => 5.0 * t,
+        t => t,
+    }
+}
+
+#[allow(clippy::double_comparisons)] // The unrecorded `||` is the subject.
+#[tracked]
+fn guard_or_false_at_a_point(x: f64) -> f64 {
+    // `5t` everywhere (at 0 the second arm gives 0 = 5 * 0): slope 5, also at 0.
+    match x {
+        t if t < 0.0 || t > 0.0 => 5.0 * t,
+        t => t,
+    }
+}
+
+#[allow(clippy::double_comparisons)] // The unrecorded `&&` is the subject.
+#[tracked]
+fn guard_pinned(x: f64) -> f64 {
+    match x {
+        t if t <= 0.0 && t >= 0.0 => 5.0 * t,
+        t => t,
+    }
+}
+
+#[tracked]
+fn guard_on_a_count(x: f64, n: i32) -> f64 {
+    match n {
+        k if k > 1 && k < 3 => 5.0 * x,
+        _ => x,
+    }
+}
+
+#[tracked]
+fn guard_tuple(x: f64, y: f64) -> f64 {
+    match (x, y) {
+        (a, b) if a > b && a < 10.0 => 5.0 * a * b,
+        (a, b) => a + b,
+    }
+}
+
+fn is_zero(x: f64) -> bool {
+    x == 0.0
+}
+
+#[tracked]
+fn untracked_predicate(x: f64) -> f64 {
+    if is_zero(x) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn known_path_comparison(x: f64) -> f64 {
+    if f64::eq(&x, &0.0) {
+        1.0
+    } else {
+        x.exp_m1() / x
+    }
+}
+
+fn unseen(name: &str, e: GradError) {
+    match e {
+        GradError::Indeterminate {
+            cause: Indeterminacy::Unseen { .. },
+            ..
+        } => {}
+        e => panic!("{name}: expected an unseen test, got {e:?}"),
+    }
+}
+
+#[test]
+fn a_guard_with_control_flow_on_an_input_is_refused() {
+    for x in [2.0, 0.5, 5.0] {
+        unseen("guard_and", gradient(guard_and, (x,)).unwrap_err());
+        unseen(
+            "guard_and, general sweep",
+            with_general_sweep(|| gradient(guard_and, (x,))).unwrap_err(),
+        );
+    }
+    unseen(
+        "guard_or_false_at_a_point",
+        gradient(guard_or_false_at_a_point, (0.0,)).unwrap_err(),
+    );
+    unseen("guard_pinned", gradient(guard_pinned, (0.0,)).unwrap_err());
+    unseen(
+        "guard_tuple",
+        gradient(guard_tuple, (2.0, 1.0)).unwrap_err(),
+    );
+    assert!(irtrack::diff::jvp(guard_and, (2.0,), (1.0,)).is_err());
+}
+
+/// The arm's binding is the scrutinee's value in the trace (it was a constant).
+#[test]
+fn the_arm_of_a_guard_with_control_flow_binds_its_pattern() {
+    let t = track(guard_and, (2.0,));
+    t.verify().unwrap();
+    let listing = t.to_string();
+    assert!(listing.contains("$(bind t)(@1)"), "{listing}");
+    assert!(!listing.contains("[Const:"), "{listing}");
+    assert_eq!(t.root().as_f64(), Some(10.0));
+}
+
+#[test]
+fn a_guard_on_values_that_do_not_depend_on_the_inputs_is_read_as_before() {
+    let g = gradient(guard_on_a_count, (1.0, 2)).unwrap();
+    assert_eq!(g.scalars(), [Some(5.0), None]);
+    let g = gradient(guard_on_a_count, (1.0, 5)).unwrap();
+    assert_eq!(g.scalars(), [Some(1.0), None]);
+}
+
+#[test]
+fn a_branch_chosen_by_untracked_code_on_an_input_is_refused() {
+    unseen("at 0", gradient(untracked_predicate, (0.0,)).unwrap_err());
+    unseen("at 1", gradient(untracked_predicate, (1.0,)).unwrap_err());
+    // A comparison known by its path is read as one: its slope away from 0.
+    let g = gradient(known_path_comparison, (0.5,)).unwrap().scalars()[0].unwrap();
+    let truth = (0.5 * 0.5f64.exp() - 0.5f64.exp_m1()) / 0.25;
+    assert!((g - truth).abs() < 1e-12, "{g}");
+}
