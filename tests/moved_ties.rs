@@ -201,6 +201,73 @@ fn through_exp_one_way(x: f64) -> f64 {
     }
 }
 
+#[tracked]
+fn added_to_itself(x: f64) -> f64 {
+    if x + x <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cast_to_f32(x: f64) -> f64 {
+    if (x as f32) <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn same_expression_twice(x: f64) -> f64 {
+    if x.sin() <= 0.0 && x.sin() >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn counted_comparisons(x: f64) -> f64 {
+    let a = (x.exp() <= 1.0) as i32;
+    let b = (x >= 0.0) as i32;
+    if a + b == 2 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn array_literal_element(x: f64) -> f64 {
+    let v = [x, 1.0];
+    if v[0] <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn differences_of_scales(x: f64) -> f64 {
+    if 2.0 * x - x <= 0.0 && x - 2.0 * x <= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn negated_pair(x: f64, y: f64) -> f64 {
+    // `-x <= y` is `x >= -y`; with `x <= -y`, `x == -y`.
+    if -x <= y && x <= -y {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
 fn refused(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -251,7 +318,12 @@ fn pinned_through_a_monotone_step_is_refused() {
         through_exp at 0.0,
         through_ln at 1.0,
         through_reciprocal at 1.0,
-        through_sin at 0.0
+        through_sin at 0.0,
+        added_to_itself at 0.0,
+        cast_to_f32 at 0.0,
+        same_expression_twice at 0.0,
+        array_literal_element at 0.0,
+        differences_of_scales at 0.0
     );
 }
 
@@ -336,4 +408,24 @@ fn pinned_through_a_step_with_a_slope_is_refused() {
         gradient(through_exp_one_way, (0.0,)).unwrap().scalars(),
         [Some(5.0)]
     );
+}
+
+/// Comparisons counted as integers (`(x >= 0.0) as i32`), and a pair said with mixed
+/// negations (`-x <= y` and `x <= -y`): each ordering is read where it is evaluated.
+#[test]
+fn pinned_through_counts_and_negations_is_refused() {
+    refused(
+        "counted_comparisons",
+        gradient(counted_comparisons, (0.0,)).unwrap_err(),
+    );
+    refused(
+        "negated_pair",
+        gradient(negated_pair, (1.0, -1.0)).unwrap_err(),
+    );
+    let p = Program::from_trace(
+        &track(negated_pair, (1.0, -1.0)),
+        &[Input::Dynamic, Input::Dynamic],
+    )
+    .unwrap();
+    program_refused("negated_pair", &p, &[0, 1]);
 }

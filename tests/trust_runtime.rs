@@ -968,3 +968,46 @@ fn bits_moved_up_and_back_are_the_float() {
         [Some(0.0)]
     );
 }
+
+#[tracked]
+fn two_arguments(x: f64, n: i64) -> f64 {
+    x * n as f64
+}
+
+/// Found 2026-11-27 by a tester: a budget of one or two nodes stopped the recording before the
+/// root's arguments were all recorded, and the trace it returned failed `verify`; and a byte
+/// budget (and `Trace::memory`) counted the emptied buffers a dropped trace leaves to the next
+/// recording on its thread (6 MB for a 5-node trace after a trace of 10⁶ nodes: "over
+/// budget after 1 node").
+#[test]
+fn a_tiny_budget_and_reused_buffers() {
+    use irtrack::{track_within, Budget};
+    for n in 0..=4 {
+        match track_within(Budget::nodes(n), two_arguments, (0.7, 5)) {
+            Err(stopped) => stopped.trace.verify().unwrap(),
+            Ok((out, trace)) => {
+                trace.verify().unwrap();
+                assert_eq!(out, 3.5);
+            }
+        }
+    }
+    let fresh = track(two_arguments, (0.7, 5)).memory();
+    drop(track(runaway_for, (0.5, 200_000)));
+    let after = track(two_arguments, (0.7, 5));
+    assert!(
+        after.memory() <= fresh.max(1 << 16),
+        "{} bytes after a large trace, {fresh} fresh",
+        after.memory()
+    );
+    let (out, _) = track_within(Budget::bytes(1 << 20), two_arguments, (0.7, 5)).unwrap();
+    assert_eq!(out, 3.5);
+}
+
+#[tracked]
+fn runaway_for(x: f64, n: u32) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..n {
+        s += x;
+    }
+    s
+}

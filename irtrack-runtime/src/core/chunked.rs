@@ -195,10 +195,18 @@ impl<T> Chunked<T> {
         self.limit = usize::MAX;
     }
 
-    /// Bytes of the chunks' buffers (kept ones included).
+    /// Bytes of the buffers of the chunks in use: emptied chunks kept for reuse (an earlier
+    /// trace's, on this thread) are not this vector's size, and a byte budget must not count
+    /// them.
     pub(crate) fn capacity_bytes(&self) -> usize {
-        let caps = self.full.iter().chain(&self.spare).map(|c| c.capacity());
+        let caps = self.full.iter().map(|c| c.capacity());
         (caps.sum::<usize>() + self.tail.capacity()) * std::mem::size_of::<T>()
+    }
+
+    /// Bytes of every buffer the vector holds, emptied ones kept for reuse included.
+    pub(crate) fn held_bytes(&self) -> usize {
+        let spare = self.spare.iter().map(|c| c.capacity()).sum::<usize>();
+        self.capacity_bytes() + spare * std::mem::size_of::<T>()
     }
 
     /// The elements in order (a walk over each chunk: no lookup per element).
@@ -342,10 +350,11 @@ mod tests {
         }
         let bytes = v.capacity_bytes();
         v.clear();
+        assert_eq!(v.capacity_bytes(), 0, "kept chunks are not in use");
         for i in 0..10_000u32 {
             assert_eq!(v.push(i + 1), i as usize);
         }
-        assert_eq!(v.capacity_bytes(), bytes, "no chunk allocated again");
+        assert_eq!(v.capacity_bytes(), bytes, "the kept chunks, in use again");
         assert_eq!(v[9_999], 10_000);
         *v.get_mut(5).unwrap() = 0;
         assert_eq!(v.get(5), Some(&0));

@@ -223,6 +223,10 @@ macro_rules! columns {
             pub(crate) fn capacity_bytes(&self) -> usize {
                 0 $(+ self.$field.capacity_bytes())*
             }
+
+            pub(crate) fn held_bytes(&self) -> usize {
+                0 $(+ self.$field.held_bytes())*
+            }
         }
     };
 }
@@ -378,6 +382,9 @@ impl Store {
         self.refs.clear();
         self.columns.clear();
         self.boxed.clear();
+        // A plain vector, counted whole by `capacity_bytes`: a large one left by this trace
+        // would be the next trace's size (each boxed value is an allocation anyway).
+        self.boxed.shrink_to(1 << 10);
         self.calls.clear();
         self.irs.clear();
         self.callee_types.clear();
@@ -385,11 +392,22 @@ impl Store {
         self.closure_values.clear();
         self.metadata.clear();
         self.root_args.clear();
-        if self.capacity_bytes() <= SPARE_LIMIT {
+        if self.held_bytes() <= SPARE_LIMIT {
             let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(self));
         }
     }
 
+    /// Bytes of every buffer the store holds, emptied ones kept for reuse included.
+    fn held_bytes(&self) -> usize {
+        self.nodes.held_bytes()
+            + self.refs.held_bytes()
+            + self.columns.held_bytes()
+            + self.boxed.capacity() * std::mem::size_of::<Value>()
+            + self.calls.held_bytes()
+    }
+
+    /// Bytes of the buffers in use (emptied ones kept from an earlier recording on this
+    /// thread are not counted: a byte budget and `Trace::memory` measure this trace).
     pub fn capacity_bytes(&self) -> usize {
         self.nodes.capacity_bytes()
             + self.refs.capacity_bytes()

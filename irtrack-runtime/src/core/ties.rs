@@ -98,10 +98,6 @@ pub(crate) fn says(op: CmpOp, held: bool) -> Option<u8> {
 pub(crate) trait Side: Copy + Eq + Hash + Ord {
     /// The same side negated (`-x` for `x`, `-c` for `c`).
     fn negate(self) -> Self;
-    /// Whether it is a value negated an odd number of times.
-    fn is_negated(self) -> bool;
-    /// Whether it is a constant.
-    fn is_constant(self) -> bool;
 }
 
 /// For each pair of sides met at a tie, what was said of them.
@@ -116,22 +112,19 @@ impl<K> Default for Ties<K> {
 
 impl<K: Side> Ties<K> {
     /// Notes that `a` and `b` were found `said` (`AT_MOST`, `AT_LEAST`, or both from what the
-    /// sides are) at a tie, and returns whether all said so far makes them equal. Negations are
-    /// taken out where that can be said (`-x ≤ c` is `x ≥ -c`, `-x ≤ -y` is `x ≥ y`), and the
-    /// pair is kept in one order.
+    /// sides are) at a tie, and returns whether all said so far makes them equal. The pair is
+    /// kept in one of its four equivalent forms (`-x ≤ c` is `x ≥ -c`, `-x ≤ y` is `x ≥ -y`).
     pub(crate) fn note(&mut self, a: K, b: K, said: u8) -> bool {
-        let flips = match (a.is_constant(), b.is_constant()) {
-            (false, true) => a.is_negated(),
-            (true, false) => b.is_negated(),
-            _ => a.is_negated() && b.is_negated(),
-        };
-        let (a, b, said) = match flips {
-            true => (a.negate(), b.negate(), flip(said)),
-            false => (a, b, said),
-        };
-        let (key, said) = match a <= b {
-            true => ((a, b), said),
-            false => ((b, a), flip(said)),
+        // `a ≤ b` is `-a ≥ -b`, `b ≥ a` and `-b ≤ -a`: the least of the four pairs names them
+        // all (`-x ≤ y` and `x ≤ -y` are one pair, said both ways).
+        let forms = [
+            ((a, b), said),
+            ((a.negate(), b.negate()), flip(said)),
+            ((b, a), flip(said)),
+            ((b.negate(), a.negate()), said),
+        ];
+        let Some(&(key, said)) = forms.iter().min_by(|x, y| x.0.cmp(&y.0)) else {
+            return false;
         };
         let all = self.0.entry(key).or_insert(0);
         *all |= said;
@@ -175,12 +168,6 @@ mod tests {
                 S::X(n) => S::X(!n),
                 S::C(c) => S::C(-c),
             }
-        }
-        fn is_negated(self) -> bool {
-            matches!(self, S::X(true))
-        }
-        fn is_constant(self) -> bool {
-            matches!(self, S::C(_))
         }
     }
 

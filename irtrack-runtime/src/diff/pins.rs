@@ -118,6 +118,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                     // `Sweep::moved_side`): `x <= 0.0 && 2.0 * x >= 0.0` holds at 0 alone.
                     let moves = |s: &Src| src_varies(&varies, s);
                     match (moved(g, a, &moves), moved(g, b, &moves)) {
+                        (Moved::Unknown, _) | (_, Moved::Unknown) => true,
                         (Moved::Value(x), Moved::Value(y)) if x == y => true,
                         (Moved::Value(x), Moved::Fixed) => moved_ties.note(x, FIXED, says),
                         (Moved::Fixed, Moved::Value(y)) => moved_ties.note(FIXED, y, says),
@@ -158,12 +159,6 @@ impl ties::Side for Key {
             Key::Const(bits) => Key::Const((-f64::from_bits(bits) + 0.0).to_bits()),
         }
     }
-    fn is_negated(self) -> bool {
-        matches!(self, Key::Input(_, true) | Key::Op(_, true))
-    }
-    fn is_constant(self) -> bool {
-        matches!(self, Key::Const(_))
-    }
 }
 
 fn key(g: &Graph, s: &Src) -> Key {
@@ -186,6 +181,8 @@ enum Moved {
     Fixed,
     Value(Key),
     Pair(Key, Key),
+    /// Moves with an input, which way not read (`2.0 * x - x`).
+    Unknown,
     /// A sum or product of varying values, or another operation: not read.
     Other,
 }
@@ -208,7 +205,16 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
             if varies(p) && varies(q) {
                 let (p, pn) = monotone_base(g, p, varies);
                 let (q, qn) = monotone_base(g, q, varies);
-                let (p, q) = (as_key(p, pn), as_key(q, qn ^ (op == BinOp::Add)));
+                let qn = qn ^ (op == BinOp::Add);
+                if as_key(p, false) == as_key(q, false) {
+                    // `x + x` moves as `x`; `2.0 * x - x` moves with `x` by a scale this does
+                    // not read, either way.
+                    return match pn == qn {
+                        true => Moved::Unknown,
+                        false => Moved::Value(as_key(p, pn ^ negated)),
+                    };
+                }
+                let (p, q) = (as_key(p, pn), as_key(q, qn));
                 return match negated {
                     false => Moved::Pair(p, q),
                     true => Moved::Pair(q, p),
@@ -297,6 +303,31 @@ fn copied_from<'g>(g: &'g Graph, mut s: &'g Src) -> (&'g Src, bool) {
                 Builtin::Guard | Builtin::Bind | Builtin::Deref | Builtin::Clone,
             ) => {}
             Operation::Builtin(Builtin::Unary(UnOp::Neg)) => negated = !negated,
+            // A float cast keeps the sign and the order (`x as f32`).
+            Operation::Builtin(Builtin::Cast(t)) if t.is_float() => {}
+            // An element of a vector or array literal by a constant index (`[x, 1.0][0]`).
+            Operation::Builtin(Builtin::Index) => {
+                let element = match node.args.as_slice() {
+                    [Src::Op(v), k] => {
+                        let literal = &g.nodes[*v];
+                        let k = g.value(k).as_i64().and_then(|k| usize::try_from(k).ok());
+                        match (literal.op, k) {
+                            (Operation::Builtin(Builtin::VecOf | Builtin::ArrayOf), Some(k)) => {
+                                literal.args.get(k)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                match element {
+                    Some(e) => {
+                        s = e;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
             _ => break,
         }
         match node.args.first() {

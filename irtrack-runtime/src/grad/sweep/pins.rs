@@ -53,12 +53,6 @@ impl ties::Side for Side {
             Side::Literal(bits) => Side::Literal((-f64::from_bits(bits) + 0.0).to_bits()),
         }
     }
-    fn is_negated(self) -> bool {
-        matches!(self, Side::Node(_, true))
-    }
-    fn is_constant(self) -> bool {
-        matches!(self, Side::Literal(_))
-    }
 }
 
 /// What the orderings met at a tie said of their sides.
@@ -76,6 +70,8 @@ enum Moved {
     Value(Side),
     /// `p - q`.
     Pair(Side, Side),
+    /// Moves with an input, which way not read (`2.0 * x - x`).
+    Unknown,
 }
 
 /// How many low bits of a float's encoding an integer made from it may have dropped and still
@@ -346,6 +342,9 @@ impl Sweep<'_> {
         };
         let (ma, mb) = (self.same_place(ma), self.same_place(mb));
         let (a, b, says) = match (ma, mb) {
+            // A side that moves with an input one way or the other: the path may hold here
+            // alone.
+            (Moved::Unknown, _) | (_, Moved::Unknown) => return true,
             (Moved::Fixed, Moved::Fixed) => return false,
             (Moved::Value(a), Moved::Fixed) => (a, Side::Literal(FIXED), says),
             (Moved::Fixed, Moved::Value(b)) => (Side::Literal(FIXED), b, says),
@@ -379,9 +378,9 @@ impl Sweep<'_> {
             literal => literal,
         };
         match moved {
-            Moved::Fixed => Moved::Fixed,
             Moved::Value(a) => Moved::Value(name(a)),
             Moved::Pair(a, b) => Moved::Pair(name(a), name(b)),
+            other => other,
         }
     }
 
@@ -422,6 +421,14 @@ impl Sweep<'_> {
                     let (q, qn) = self.monotone_base(q);
                     // `p + q` is `p - (-q)`; a negated whole swaps the two.
                     let qn = qn ^ (op == BinOp::Add);
+                    if p == q {
+                        // `x + x` moves as `x`; `2.0 * x - x` moves with `x` by a scale this
+                        // does not read, either way.
+                        return Some(match pn == qn {
+                            true => Moved::Unknown,
+                            false => Moved::Value(Side::Node(p.0, pn ^ negated)),
+                        });
+                    }
                     let (p, q) = (Side::Node(p.0, pn), Side::Node(q.0, qn));
                     return Some(match negated {
                         false => Moved::Pair(p, q),
