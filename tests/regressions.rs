@@ -780,3 +780,33 @@ fn repro_24_a_side_through_a_helper_and_an_unrecorded_operand() {
     let g = irtrack::gradient(bug24_f, (-2.3, 2.5)).unwrap();
     assert_eq!(g.scalars(), [Some(1.0), Some(0.0)]);
 }
+
+#[tracked]
+fn bug25_h0(o2: Option<f64>) -> f64 {
+    let c6 = |_p5: i64| -> f64 { o2.unwrap_or(4.0) };
+    c6(1)
+}
+
+#[tracked]
+fn bug25_f(x3: f64) -> f64 {
+    bug25_h0(Some(x3))
+}
+
+#[tracked]
+fn bug25_receiver(x: f64) -> f64 {
+    // A capture read as a float method's receiver.
+    let c = || x.sin() * 2.0;
+    c()
+}
+
+/// Bug 25 (the random-program tester, seed 37, unit 1911): a captured variable read through a
+/// reference in a closure (the receiver of `o2.unwrap_or(4.0)`) was a constant node whose uses
+/// did not link to the enclosing function's value: the gradient was 0 (finite differences: 1),
+/// with no error.
+#[test]
+fn repro_25_a_capture_read_as_a_receiver_links() {
+    let g = irtrack::gradient(bug25_f, (-0.82,)).unwrap();
+    assert_eq!(g.scalars(), [Some(1.0)]);
+    let g = irtrack::gradient(bug25_receiver, (0.5,)).unwrap();
+    assert_eq!(g.scalars(), [Some(2.0 * 0.5f64.cos())]);
+}

@@ -443,6 +443,14 @@ impl Lowerer {
                 let (id, op) =
                     self.ir
                         .define(self.block, Slot::Const, Kind::Constant, text(p), vec![]);
+                // A captured variable read through a reference (a method's receiver:
+                // `o.unwrap_or(4.0)` in a closure) links like one read by value: it was a
+                // constant to the sweep (slope 0 for 1; differential tester, seed 37).
+                if self.is_capture(p) {
+                    if let Some(k) = self.capture_slot(&text(p)) {
+                        self.ir.captures.push((id.index(), k));
+                    }
+                }
                 (id, op, Lowered::quiet(p.to_token_stream(), Operand::None))
             }
             Expr::Field(f) => {
