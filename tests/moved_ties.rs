@@ -268,6 +268,27 @@ fn negated_pair(x: f64, y: f64) -> f64 {
     }
 }
 
+#[tracked]
+fn destructured_tuple(x: f64) -> f64 {
+    let (a, _b) = (x * 2.0, 1.0);
+    if a <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn two_parts_of_a_tuple(x: f64, y: f64) -> f64 {
+    // `a` and `b` are different values: one tie each, a quadrant, no point pinned.
+    let (a, b) = (x, y);
+    if a <= 0.0 && b >= 0.0 {
+        5.0 * x + y
+    } else {
+        x + y
+    }
+}
+
 fn refused(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -325,6 +346,11 @@ fn pinned_through_a_monotone_step_is_refused() {
         array_literal_element at 0.0,
         differences_of_scales at 0.0
     );
+    // A tuple literal has no program (not re-executable): the gradient alone.
+    refused(
+        "destructured_tuple",
+        gradient(destructured_tuple, (0.0,)).unwrap_err(),
+    );
 }
 
 #[test]
@@ -362,6 +388,12 @@ fn ties_that_agree_keep_the_one_sided_slope() {
     assert_eq!(
         gradient(difference_one_way, (1.0, 1.0)).unwrap().scalars(),
         [Some(3.0), Some(0.0)]
+    );
+    assert_eq!(
+        gradient(two_parts_of_a_tuple, (0.0, 0.0))
+            .unwrap()
+            .scalars(),
+        [Some(5.0), Some(1.0)]
     );
     let p = Program::from_trace(&track(scaled_one_way, (0.0,)), &[Input::Dynamic]).unwrap();
     let d = differentiate(&p, &[0]).unwrap();

@@ -672,7 +672,16 @@ impl Sweep<'_> {
                 break;
             };
             let next = match site.builtin() {
-                Some(Builtin::Bind | Builtin::Deref | Builtin::Clone) if site.len() == 1 => {
+                // A binding of a part of a tuple (`let (a, _) = (2.0 * x, 1.0)`) is that part
+                // of a tuple literal; of another value's part, itself (not the whole).
+                Some(Builtin::Bind) if site.len() == 1 => match site.ir.bind_path(site.index) {
+                    None => site.refs.first().copied(),
+                    Some(path) => site
+                        .refs
+                        .first()
+                        .and_then(|&t| self.tuple_literal_part(t, path)),
+                },
+                Some(Builtin::Deref | Builtin::Clone) if site.len() == 1 => {
                     site.refs.first().copied()
                 }
                 Some(Builtin::Unary(UnOp::Neg)) => {
@@ -721,6 +730,25 @@ impl Sweep<'_> {
             }
         }
         (r, negated)
+    }
+
+    /// The part at `path` (`"1"`, `"0.1"`) of the tuple literal `t` is, through copies, where
+    /// `t` is one.
+    fn tuple_literal_part(&self, t: NodeId, path: &str) -> Option<NodeId> {
+        let mut node = t;
+        for k in path.split('.') {
+            if node.is_none() {
+                return None;
+            }
+            let (base, negated) = self.copied_from(node);
+            let site = Site::new(self.store, base)?;
+            let k: usize = k.parse().ok()?;
+            if negated || site.builtin() != Some(Builtin::Tuple) || k >= site.len() {
+                return None;
+            }
+            node = *site.refs.get(k)?;
+        }
+        (!node.is_none()).then_some(node)
     }
 
     /// Whether `site` calls one of the float methods `names` on a float (by its receiver's
