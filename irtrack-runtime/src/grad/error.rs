@@ -161,8 +161,9 @@ pub enum Indeterminacy {
     },
     /// The path was chosen by a test of values that depend on the inputs that irtrack does
     /// not see: a match guard with `&&` or `||` (it runs as written, unrecorded), or a `bool`
-    /// computed by untracked code (`if is_zero(x)`). Whether the path holds around this point
-    /// or at it alone is unknown, so its slope need not be the function's.
+    /// computed by untracked code (`if is_zero(x)`, `if v.iter().any(|&t| t == 0.0)`). Whether
+    /// the path holds around this point or at it alone is unknown, so its slope need not be the
+    /// function's.
     Unseen {
         /// The guard, or the untracked call that computed the condition.
         condition: Box<Place>,
@@ -308,8 +309,9 @@ impl fmt::Display for GradError {
                 "the gradient is indeterminate at {at}: the path was chosen by {condition}, a test \
                  of values that depend on the inputs that irtrack does not record, so \
                  whether the path holds around this point or at it alone is unknown: write \
-                 a match guard with `&&` or `||` as nested `if`s in the arm's body, and \
-                 make a predicate `#[tracked]`"
+                 a match guard with `&&` or `||` as nested `if`s in the arm's body, make a \
+                 predicate `#[tracked]`, and write a test given to untracked code as a \
+                 closure (`v.iter().any(|t| …)`) as a loop in tracked code"
             ),
             GradError::Indeterminate {
                 at,
