@@ -289,6 +289,62 @@ fn two_parts_of_a_tuple(x: f64, y: f64) -> f64 {
     }
 }
 
+#[tracked]
+fn square_at_one(x: f64) -> f64 {
+    // `x * x` moves with `x` both ways at once: as `x` (at 1).
+    if x * x <= 1.0 && x >= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn unit_disc(x: f64) -> f64 {
+    let r2 = x * x + 1.0;
+    if r2 <= 2.0 && x >= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn product_with_itself_shifted(x: f64) -> f64 {
+    if x * (x + 1.0) <= 2.0 && x >= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cube_by_powi(x: f64) -> f64 {
+    if x.powi(3) <= 1.0 && x >= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn times_its_exp(x: f64) -> f64 {
+    if x * x.exp() <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn over_itself_plus_one(x: f64) -> f64 {
+    if x / (x + 1.0) <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
 fn refused(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -344,7 +400,13 @@ fn pinned_through_a_monotone_step_is_refused() {
         cast_to_f32 at 0.0,
         same_expression_twice at 0.0,
         array_literal_element at 0.0,
-        differences_of_scales at 0.0
+        differences_of_scales at 0.0,
+        square_at_one at 1.0,
+        unit_disc at 1.0,
+        product_with_itself_shifted at 1.0,
+        cube_by_powi at 1.0,
+        times_its_exp at 0.0,
+        over_itself_plus_one at 0.0
     );
     // A tuple literal has no program (not re-executable): the gradient alone.
     refused(

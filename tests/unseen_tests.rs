@@ -76,6 +76,66 @@ fn known_path_comparison(x: f64) -> f64 {
     }
 }
 
+fn bucket(x: f64) -> i32 {
+    if x == 0.0 {
+        0
+    } else {
+        1
+    }
+}
+
+#[tracked]
+fn guard_by_untracked_code(x: f64) -> f64 {
+    match x {
+        t if is_zero(t) => 5.0 * t,
+        t => t,
+    }
+}
+
+#[tracked]
+fn match_on_untracked_code(x: f64) -> f64 {
+    match is_zero(x) {
+        true => 5.0 * x,
+        false => x,
+    }
+}
+
+#[tracked]
+fn untracked_code_second_in_and(x: f64) -> f64 {
+    if x < 5.0 && is_zero(x) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn compared_count_from_untracked_code(x: f64) -> f64 {
+    if bucket(x) < 1 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cast_bool_from_untracked_code(x: f64) -> f64 {
+    let k = is_zero(x) as i32;
+    if k > 0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn closure_changes_its_capture(x: f64) -> f64 {
+    let mut s = x;
+    let mut c = || s *= 3.0;
+    c();
+    s
+}
+
 fn unseen(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -173,4 +233,31 @@ fn a_test_in_a_closure_given_to_untracked_code_is_unseen() {
     assert!(gradient(loop_is_zero, (vec![1.0, 0.0],)).is_err());
     let g = gradient(loop_is_zero, (vec![1.0, 3.0],)).unwrap();
     assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(vec![2.0, 0.0])));
+}
+
+/// The same tests reached other ways (a tester's audit of the above, 2026-11-27): a recorded
+/// guard computed by untracked code, a `match` on its result, `&&` with it second, a count it
+/// returned compared, its `bool` cast to an integer. Each gave 5 for 1 at 0.
+#[test]
+fn untracked_tests_reached_other_ways_are_unseen() {
+    for (name, g) in [
+        ("guard", gradient(guard_by_untracked_code, (0.0,))),
+        ("match", gradient(match_on_untracked_code, (0.0,))),
+        ("and", gradient(untracked_code_second_in_and, (0.0,))),
+        (
+            "count",
+            gradient(compared_count_from_untracked_code, (0.0,)),
+        ),
+        ("cast", gradient(cast_bool_from_untracked_code, (0.0,))),
+    ] {
+        unseen(name, g.unwrap_err());
+    }
+}
+
+/// A closure that changes a captured variable: the fast path took the value returned for the
+/// one bound before the call (gradient 1, truth 3); both sweeps refuse it now.
+#[test]
+fn a_capture_changed_by_a_closure_is_not_passed_through() {
+    assert!(gradient(closure_changes_its_capture, (0.7,)).is_err());
+    assert!(with_general_sweep(|| gradient(closure_changes_its_capture, (0.7,))).is_err());
 }

@@ -231,66 +231,91 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
 /// is not 0, negation, a float method of one varying operand whose slope is not 0), and
 /// whether it moves the other way.
 fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) -> (&'g Src, bool) {
+    monotone_base_within(g, s, varies, 4)
+}
+
+/// [`monotone_base`], where an operation of several varying operands that all move with one
+/// source the same way (`x * x`, `x * x.exp()` at 0) moves with it too; `depth` bounds how
+/// deep such operands are read.
+fn monotone_base_within<'g>(
+    g: &'g Graph,
+    s: &'g Src,
+    varies: &dyn Fn(&Src) -> bool,
+    depth: u32,
+) -> (&'g Src, bool) {
     let (mut base, mut negated) = copied_from(g, s);
     for _ in 0..64 {
         let Src::Op(k) = base else { break };
         let node = &g.nodes[*k];
-        // A float method of one varying operand whose slope here is finite and not 0
-        // (`x.exp()`, `x.ln()`): the rule's partial says which way.
-        if let Operation::Builtin(Builtin::Method(f)) = node.op {
-            let xs: Option<Vec<f64>> = node.args.iter().map(|a| g.value(a).as_f64()).collect();
-            let (Some(xs), Some(y)) = (xs, node.value.as_f64()) else {
-                break;
-            };
-            let Some(d) = crate::grad::rules::float_partials(f, &xs, y) else {
-                break;
-            };
-            let mut moving = (0..node.args.len()).filter(|&i| varies(&node.args[i]) && d[i] != 0.0);
-            let (Some(i), None) = (moving.next(), moving.next()) else {
-                break;
-            };
-            if !d[i].is_finite() {
-                break;
-            }
-            let (b, n) = copied_from(g, &node.args[i]);
-            base = b;
-            negated ^= n ^ (d[i] < 0.0);
-            continue;
+        let Some(d) = partials(g, k) else {
+            break;
+        };
+        let moving: Vec<usize> = (0..node.args.len())
+            .filter(|&i| varies(&node.args[i]) && d.get(i).is_some_and(|&p| p != 0.0))
+            .collect();
+        if moving.is_empty() || moving.iter().any(|&i| !d[i].is_finite()) {
+            break;
         }
-        let (Operation::Builtin(Builtin::Binary(op) | Builtin::Assign(op)), [p, q]) =
-            (node.op, node.args.as_slice())
-        else {
-            break;
-        };
-        let (k, next, fixed) = match (varies(p), varies(q)) {
-            (true, false) => (0, p, q),
-            (false, true) => (1, q, p),
-            _ => break,
-        };
-        let Some(c) = g.value(fixed).as_f64() else {
-            break;
-        };
-        let flips = match (op, k) {
-            (BinOp::Add, _) | (BinOp::Sub, 0) => false,
-            (BinOp::Sub, _) => true,
-            (BinOp::Mul, _) | (BinOp::Div, 0) if c.is_finite() && c != 0.0 => c < 0.0,
-            // `c / x` falls as `x` rises where `c > 0` (slope `-c / x²`).
-            (BinOp::Div, 1)
-                if c.is_finite()
-                    && c != 0.0
-                    && g.value(next)
-                        .as_f64()
-                        .is_some_and(|x| x.is_finite() && x != 0.0) =>
-            {
-                c > 0.0
+        let next = if let [i] = moving[..] {
+            let (b, n) = copied_from(g, &node.args[i]);
+            (b, n ^ (d[i] < 0.0))
+        } else {
+            if depth == 0 {
+                break;
             }
-            _ => break,
+            let ways: Vec<(&Src, bool)> = moving
+                .iter()
+                .map(|&i| {
+                    let (b, n) = monotone_base_within(g, &node.args[i], varies, depth - 1);
+                    (b, n ^ (d[i] < 0.0))
+                })
+                .collect();
+            let same = |a: &(&Src, bool), b: &(&Src, bool)| {
+                a.1 == b.1
+                    && match (a.0, b.0) {
+                        (Src::Op(x), Src::Op(y)) | (Src::Input(x), Src::Input(y)) => x == y,
+                        _ => false,
+                    }
+            };
+            if ways.iter().any(|w| !same(w, &ways[0])) {
+                break;
+            }
+            ways[0]
         };
-        let (b, n) = copied_from(g, next);
-        base = b;
-        negated ^= flips ^ n;
+        base = next.0;
+        negated ^= next.1;
     }
     (base, negated)
+}
+
+/// The partial derivatives of node `k` of `g` in its operands at their recorded values, for
+/// the arithmetic operators, `powi` and the float methods with a rule.
+fn partials(g: &Graph, k: &usize) -> Option<Vec<f64>> {
+    let node = &g.nodes[*k];
+    let f = |i: usize| node.args.get(i).and_then(|a| g.value(a).as_f64());
+    Some(match node.op {
+        Operation::Builtin(Builtin::Binary(op) | Builtin::Assign(op)) => {
+            let (a, b) = (f(0)?, f(1)?);
+            match op {
+                BinOp::Add => vec![1.0, 1.0],
+                BinOp::Sub => vec![1.0, -1.0],
+                BinOp::Mul => vec![b, a],
+                BinOp::Div => vec![1.0 / b, -a / (b * b)],
+                _ => return None,
+            }
+        }
+        Operation::Builtin(Builtin::Method(FloatFn::Powi)) => {
+            let x = f(0)?;
+            let n = node.args.get(1).and_then(|a| g.value(a).as_i64())?;
+            let n = i32::try_from(n).ok()?;
+            vec![f64::from(n) * x.powi(n - 1), 0.0]
+        }
+        Operation::Builtin(Builtin::Method(m)) => {
+            let xs: Option<Vec<f64>> = node.args.iter().map(|a| g.value(a).as_f64()).collect();
+            crate::grad::rules::float_partials(m, &xs?, node.value.as_f64()?)?.to_vec()
+        }
+        _ => return None,
+    })
 }
 
 /// The source `s` is a copy of, and whether an odd number of negations was met.

@@ -567,6 +567,12 @@ impl<'s> Builder<'s> {
                     self.active[i] = a;
                     if let Some(&r) = refs.first() {
                         if !r.is_none() {
+                            // The value returned must be the one its operand recorded (a
+                            // variable a closure changed through a capture is not: the general
+                            // sweep names it).
+                            if a && !same_float(self.floats[i], self.floats[r.index()]) {
+                                return None;
+                            }
                             self.edge(parent, r, How::Pass);
                         }
                     }
@@ -1021,6 +1027,15 @@ fn value_class(v: &Value) -> Class {
         Some(Primal::Vector(_)) => Class::Vector,
         Some(_) => Class::Other,
         None => Class::Container,
+    }
+}
+
+/// Two recorded floats that are the same value (both absent counts as the same).
+fn same_float(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same(a, b),
+        (None, None) => true,
+        _ => false,
     }
 }
 

@@ -136,14 +136,20 @@ impl Sweep<'_> {
     /// the trace. Whether it decided between values that depend on the inputs is the match's
     /// scrutinee's to say: found here (the node of the variable its block's arms test), and
     /// read when the match's branch is met, next in the same call (a later arm's, where the
-    /// guard was false).
+    /// guard was false). A recorded guard whose value untracked code computed
+    /// (`t if is_zero(t)`) decides unseen by itself.
     pub(super) fn note_unseen_guard(&mut self, id: NodeId, parent: NodeId) {
         let store = self.store;
         let Some(site) = Site::new(store, id) else {
             return;
         };
-        if site.builtin() != Some(Builtin::Guard) || site.refs.first().is_some_and(|r| !r.is_none())
-        {
+        if site.builtin() != Some(Builtin::Guard) {
+            return;
+        }
+        if let Some(&r) = site.refs.first().filter(|r| !r.is_none()) {
+            if let Some(test) = self.unseen_test(r) {
+                self.unseen.get_or_insert((id, test));
+            }
             return;
         }
         let Some((ir, guard)) = store.entry_under(id, parent) else {
@@ -171,9 +177,8 @@ impl Sweep<'_> {
 
     /// The test that chose branch `id` where the trace does not show it and it looked at
     /// values that depend on the inputs: an unrecorded match guard on such a scrutinee, or a
-    /// condition computed from such values by untracked code (`if is_zero(x)`: its result is
-    /// not piecewise constant to the sweep, which marks it tainted). A known test (a
-    /// comparison, a float class query) is read by the rest of this module.
+    /// condition or scrutinee computed from such values by untracked code (see
+    /// [`unseen_test`](Self::unseen_test)).
     pub(super) fn unseen_decision(&mut self, id: NodeId, parent: NodeId) -> Option<NodeId> {
         let store = self.store;
         if let Some((guard, scrutinee)) = self.open_guards.remove(&parent) {
@@ -184,41 +189,80 @@ impl Sweep<'_> {
             }
         }
         let (_, entry) = store.entry_under(id, parent)?;
-        // The branch's condition, or for a branch taken because the one before it was not,
-        // the condition that decided that (its control).
-        if entry.kind == EntryKind::JumpIfMatches
-            || (entry.condition.is_none() && entry.control.is_none())
-        {
+        // The branch's condition or scrutinee, or for a branch taken because the one before it
+        // was not, the condition that decided that (its control).
+        if entry.condition.is_none() && entry.control.is_none() {
             return None;
         }
         let tested = store.ref_at(id, entry.operands.len());
         if tested.is_none() {
             return None;
         }
-        // Through `!`, bindings and guards to what computed the condition.
-        let mut c = tested;
-        for _ in 0..64 {
-            let site = Site::new(store, c)?;
-            match site.builtin() {
-                Some(
-                    Builtin::Unary(UnOp::Not) | Builtin::Bind | Builtin::Guard | Builtin::Clone,
-                ) if site.len() == 1 => match site.refs.first() {
-                    Some(&r) if !r.is_none() => c = r,
-                    _ => return None,
-                },
-                Some(Builtin::Compare(_) | Builtin::Query(_)) => return None,
-                _ => break,
+        self.unseen_test(tested)
+    }
+
+    /// The untracked call behind the test `r` (a `bool`, or a value a `match` or a comparison
+    /// looks at), through `!`, bindings, guards, casts, block arguments and comparisons'
+    /// operands, where it computed a discrete value from input-dependent ones (`is_zero(x)`,
+    /// `bucket(x) < 1`, `v.iter().position(..)`): the sweep marks such a value tainted, as it
+    /// is not piecewise constant to it. A known test (a comparison, a float class query, also
+    /// by its callee's key) is read by the rest of this module.
+    fn unseen_test(&self, r: NodeId) -> Option<NodeId> {
+        let store = self.store;
+        let mut pending = vec![r];
+        let mut seen = 0;
+        while let Some(mut c) = pending.pop() {
+            seen += 1;
+            if seen > 64 {
+                return None;
+            }
+            for _ in 0..64 {
+                if c.is_none() {
+                    break;
+                }
+                if store.node(c).kind == NodeKind::Argument {
+                    c = self.argument_source(c);
+                    continue;
+                }
+                let Some(site) = Site::new(store, c) else {
+                    break;
+                };
+                match site.builtin() {
+                    Some(
+                        Builtin::Unary(UnOp::Not)
+                        | Builtin::Bind
+                        | Builtin::Guard
+                        | Builtin::Clone
+                        | Builtin::Deref
+                        | Builtin::Cast(_),
+                    ) if site.len() == 1 => match site.refs.first() {
+                        Some(&r) => c = r,
+                        None => break,
+                    },
+                    // A comparison is read by the rest of this module; what it compares may
+                    // be an untracked call's count (`bucket(x) < 1`).
+                    Some(Builtin::Compare(_)) => {
+                        pending.extend(site.refs.iter().take(2).copied());
+                        break;
+                    }
+                    Some(Builtin::Query(_)) => break,
+                    _ => {
+                        if self.taint[c.index()] != u32::MAX
+                            && store.node(c).kind == NodeKind::PrimitiveCall
+                        {
+                            let known = self.comparison(&site).is_some()
+                                || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
+                                    if crate::core::op::float_query_of(k.id).is_some());
+                            if !known {
+                                return Some(c);
+                            }
+                        }
+                        break;
+                    }
+                }
             }
         }
-        if self.taint[c.index()] == u32::MAX || store.node(c).kind != NodeKind::PrimitiveCall {
-            return None;
-        }
-        // A comparison or class query known by its callee (`f64::eq(&x, &0.0)`).
-        let site = Site::new(store, c)?;
-        let known = self.comparison(&site).is_some()
-            || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
-                if crate::core::op::float_query_of(k.id).is_some());
-        (!known).then_some(c)
+        None
     }
 
     /// The condition that confines the path through branch `id` to one point of the inputs by
@@ -445,6 +489,13 @@ impl Sweep<'_> {
     /// derivative there is finite and not 0 (`2.0 * x`, `x + 1.0`, `lo - x`, `x.exp()`,
     /// `x.ln()`, `c / x`; compound assignments), and whether it moves the other way.
     fn monotone_base(&self, r: NodeId) -> (NodeId, bool) {
+        self.monotone_base_within(r, 4)
+    }
+
+    /// [`monotone_base`](Self::monotone_base), where an operation of several moving operands
+    /// that all move with one value the same way (`x * x`, `x * (x + 1.0)` at 1) moves with it
+    /// too; `depth` bounds how deep such operands are read.
+    fn monotone_base_within(&self, r: NodeId, depth: u32) -> (NodeId, bool) {
         let (mut base, mut negated) = self.copied_from(r);
         for _ in 0..64 {
             let Some(site) = Site::new(self.store, base) else {
@@ -461,20 +512,35 @@ impl Sweep<'_> {
             let Some((partials, n)) = rules::builtin_partials(&site) else {
                 break;
             };
-            // The one input-dependent operand it moves with to first order (`w * x` at
-            // `x == 0` moves with `x` alone): the others' partials are 0.
-            let mut moving =
-                (0..site.len()).filter(|&k| active(k) && partials.get(k) != Some(&0.0));
-            let (Some(k), None) = (moving.next(), moving.next()) else {
-                break;
-            };
-            let d = if k < n { partials[k] } else { f64::NAN };
-            if !d.is_finite() {
+            // The input-dependent operands it moves with to first order (`w * x` at `x == 0`
+            // moves with `x` alone): the others' partials are 0.
+            let moving: Vec<usize> = (0..site.len())
+                .filter(|&k| active(k) && partials.get(k) != Some(&0.0))
+                .collect();
+            if moving.is_empty() || moving.iter().any(|&k| k >= n || !partials[k].is_finite()) {
                 break;
             }
-            let (b, flips) = self.copied_from(site.refs[k]);
-            base = b;
-            negated ^= flips ^ (d < 0.0);
+            let next = if let [k] = moving[..] {
+                let (b, flips) = self.copied_from(site.refs[k]);
+                (b, flips ^ (partials[k] < 0.0))
+            } else {
+                if depth == 0 {
+                    break;
+                }
+                let ways: Vec<(NodeId, bool)> = moving
+                    .iter()
+                    .map(|&k| {
+                        let (b, n) = self.monotone_base_within(site.refs[k], depth - 1);
+                        (b, n ^ (partials[k] < 0.0))
+                    })
+                    .collect();
+                if ways.iter().any(|w| *w != ways[0]) {
+                    break;
+                }
+                ways[0]
+            };
+            base = next.0;
+            negated ^= next.1;
         }
         (base, negated)
     }
