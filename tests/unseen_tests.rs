@@ -261,3 +261,28 @@ fn a_capture_changed_by_a_closure_is_not_passed_through() {
     assert!(gradient(closure_changes_its_capture, (0.7,)).is_err());
     assert!(with_general_sweep(|| gradient(closure_changes_its_capture, (0.7,))).is_err());
 }
+
+#[tracked]
+fn exponent_test(x: f64) -> f64 {
+    // libm's way of testing a range: the high word of the bits, ordered as the float.
+    let hx = (x.to_bits() >> 32) as u32;
+    if hx < 0x3ff0_0000 {
+        x * 2.0
+    } else {
+        x * 3.0
+    }
+}
+
+/// A test on a float's bits through operations irtrack knows is read as before (the sweep
+/// follows the bits kept), not as an unseen one.
+#[test]
+fn a_test_on_known_operations_of_the_bits_is_read() {
+    assert_eq!(
+        gradient(exponent_test, (0.5,)).unwrap().scalars(),
+        [Some(2.0)]
+    );
+    assert_eq!(
+        gradient(exponent_test, (1.5,)).unwrap().scalars(),
+        [Some(3.0)]
+    );
+}

@@ -246,7 +246,10 @@ impl Sweep<'_> {
                         break;
                     }
                     Some(Builtin::Query(_)) => break,
-                    _ => {
+                    // An operation irtrack knows (`bits >> 32`, `k + 1`) is read by the rest
+                    // of the sweep (`coarse_bits`); a call it does not know is the test.
+                    Some(_) => break,
+                    None => {
                         if self.taint[c.index()] != u32::MAX
                             && store.node(c).kind == NodeKind::PrimitiveCall
                         {
