@@ -345,6 +345,25 @@ fn over_itself_plus_one(x: f64) -> f64 {
     }
 }
 
+#[tracked]
+fn not_capped(x: f64) -> f64 {
+    // Below the cap `x.min(3.0) >= x` holds around the point (the same value, the same slope).
+    if x.min(3.0) >= x {
+        x * x
+    } else {
+        3.0 * x
+    }
+}
+
+#[tracked]
+fn times_one_at_most_itself(x: f64) -> f64 {
+    if x * 1.0 <= x {
+        x * x
+    } else {
+        0.0
+    }
+}
+
 fn refused(name: &str, e: GradError) {
     match e {
         GradError::Indeterminate {
@@ -522,4 +541,20 @@ fn pinned_through_counts_and_negations_is_refused() {
     )
     .unwrap();
     program_refused("negated_pair", &p, &[0, 1]);
+}
+
+/// Two sides that move with one value at the same slope hold their ordering around the point
+/// (they are one value there): no pin, at every point (both were refused everywhere by a
+/// reading that did not compare the slopes). A slope that differs says which way.
+#[test]
+fn sides_of_one_value_at_one_slope_do_not_pin() {
+    for x in [0.5, 1.0, -2.0] {
+        let g = gradient(not_capped, (x,)).unwrap().scalars()[0].unwrap();
+        assert_eq!(g, 2.0 * x);
+        let g = gradient(times_one_at_most_itself, (x,)).unwrap().scalars()[0].unwrap();
+        assert_eq!(g, 2.0 * x);
+        let p = Program::from_trace(&track(not_capped, (x,)), &[Input::Dynamic]).unwrap();
+        let d = differentiate(&p, &[0]).unwrap();
+        assert_eq!(d.call((x, 1.0)).unwrap().as_f64(), Some(2.0 * x));
+    }
 }

@@ -10,7 +10,7 @@
 use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, UnOp};
-use crate::core::ties::{self, flip, Ties, AT_LEAST, AT_MOST};
+use crate::core::ties::{self, flip, Side as _, Ties, AT_LEAST, AT_MOST};
 use crate::program::{PartInput, Src};
 use crate::view::operation::Operation;
 
@@ -119,12 +119,24 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                     let moves = |s: &Src| src_varies(&varies, s);
                     match (moved(g, a, &moves), moved(g, b, &moves)) {
                         (Moved::Unknown, _) | (_, Moved::Unknown) => true,
-                        (Moved::Value(x), Moved::Value(y)) if x == y => true,
-                        (Moved::Value(x), Moved::Fixed) => moved_ties.note(x, FIXED, says),
-                        (Moved::Fixed, Moved::Value(y)) => moved_ties.note(FIXED, y, says),
+                        // Both sides move with one source: as the difference of their slopes
+                        // (equal: the ordering holds on both sides to first order).
+                        (Moved::Value(x, xs), Moved::Value(y, ys)) if x == y || x == y.negate() => {
+                            let signed = |k: Key, s: f64| if is_negated(k) { -s } else { s };
+                            let net = signed(x, xs) - signed(y, ys);
+                            if net.abs() <= 1e-12 * xs.max(ys) {
+                                false
+                            } else {
+                                let base = if is_negated(x) { x.negate() } else { x };
+                                let side = if net < 0.0 { base.negate() } else { base };
+                                moved_ties.note(side, FIXED, says)
+                            }
+                        }
+                        (Moved::Value(x, _), Moved::Fixed) => moved_ties.note(x, FIXED, says),
+                        (Moved::Fixed, Moved::Value(y, _)) => moved_ties.note(FIXED, y, says),
                         (Moved::Pair(p, q), Moved::Fixed) => moved_ties.note(p, q, says),
                         (Moved::Fixed, Moved::Pair(p, q)) => moved_ties.note(p, q, flip(says)),
-                        (Moved::Value(x), Moved::Value(y)) => moved_ties.note(x, y, says),
+                        (Moved::Value(x, _), Moved::Value(y, _)) => moved_ties.note(x, y, says),
                         _ => false,
                     }
                 }
@@ -170,16 +182,22 @@ fn key(g: &Graph, s: &Src) -> Key {
     }
 }
 
+/// Whether `k` is a source negated on the way.
+fn is_negated(k: Key) -> bool {
+    matches!(k, Key::Input(_, true) | Key::Op(_, true))
+}
+
 /// The side that stands for every value not varying with the inputs, among the sides read
 /// through what moves them.
 const FIXED: Key = Key::Const(u64::MAX);
 
 /// Where a side of an ordering at a tie moves with the inputs: with a value (up, or down where
 /// negated), as the difference of two (`p - q`; `p + q` is `p - (-q)`), or not at all.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq)]
 enum Moved {
     Fixed,
-    Value(Key),
+    /// Moves with a source (negated where it moves the other way), at a slope (its size).
+    Value(Key, f64),
     Pair(Key, Key),
     /// Moves with an input, which way not read (`2.0 * x - x`).
     Unknown,
@@ -191,7 +209,7 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
     if !varies(s) {
         return Moved::Fixed;
     }
-    let (base, negated) = monotone_base(g, s, varies);
+    let (base, slope) = monotone_base(g, s, varies);
     let as_key = |s: &Src, n: bool| match s {
         Src::Input(k) => Key::Input(*k, n),
         Src::Op(k) => Key::Op(*k, n),
@@ -203,19 +221,15 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
             (node.op, node.args.as_slice())
         {
             if varies(p) && varies(q) {
-                let (p, pn) = monotone_base(g, p, varies);
-                let (q, qn) = monotone_base(g, q, varies);
-                let qn = qn ^ (op == BinOp::Add);
+                let (p, ps) = monotone_base(g, p, varies);
+                let (q, qs) = monotone_base(g, q, varies);
+                let qs = if op == BinOp::Add { -qs } else { qs };
                 if as_key(p, false) == as_key(q, false) {
-                    // `x + x` moves as `x`; `2.0 * x - x` moves with `x` by a scale this does
-                    // not read, either way.
-                    return match pn == qn {
-                        true => Moved::Unknown,
-                        false => Moved::Value(as_key(p, pn ^ negated)),
-                    };
+                    // Both move with one source, their slopes cancelling (`x - x`).
+                    return Moved::Unknown;
                 }
-                let (p, q) = (as_key(p, pn), as_key(q, qn));
-                return match negated {
+                let (p, q) = (as_key(p, ps < 0.0), as_key(q, qs < 0.0));
+                return match slope < 0.0 {
                     false => Moved::Pair(p, q),
                     true => Moved::Pair(q, p),
                 };
@@ -223,27 +237,28 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
             return Moved::Other;
         }
     }
-    Moved::Value(as_key(base, negated))
+    Moved::Value(as_key(base, slope < 0.0), slope.abs())
 }
 
 /// The source `s` moves with, through copies and the steps that move a value one way near
 /// this point (adding, subtracting, multiplying or dividing by a value that does not vary and
 /// is not 0, negation, a float method of one varying operand whose slope is not 0), and
 /// whether it moves the other way.
-fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) -> (&'g Src, bool) {
+fn monotone_base<'g>(g: &'g Graph, s: &'g Src, varies: &dyn Fn(&Src) -> bool) -> (&'g Src, f64) {
     monotone_base_within(g, s, varies, 4)
 }
 
-/// [`monotone_base`], where an operation of several varying operands that all move with one
-/// source the same way (`x * x`, `x * x.exp()` at 0) moves with it too; `depth` bounds how
-/// deep such operands are read.
+/// [`monotone_base`], where the varying operands of an operation that all move with one source
+/// move it by the sum of their slopes (`x * x`, `x * x.exp()` at 0); `depth` bounds how deep
+/// such operands are read.
 fn monotone_base_within<'g>(
     g: &'g Graph,
     s: &'g Src,
     varies: &dyn Fn(&Src) -> bool,
     depth: u32,
-) -> (&'g Src, bool) {
-    let (mut base, mut negated) = copied_from(g, s);
+) -> (&'g Src, f64) {
+    let (mut base, negated) = copied_from(g, s);
+    let mut slope = if negated { -1.0 } else { 1.0 };
     for _ in 0..64 {
         let Src::Op(k) = base else { break };
         let node = &g.nodes[*k];
@@ -256,36 +271,36 @@ fn monotone_base_within<'g>(
         if moving.is_empty() || moving.iter().any(|&i| !d[i].is_finite()) {
             break;
         }
-        let next = if let [i] = moving[..] {
+        let (next, step) = if let [i] = moving[..] {
             let (b, n) = copied_from(g, &node.args[i]);
-            (b, n ^ (d[i] < 0.0))
+            (b, if n { -d[i] } else { d[i] })
         } else {
             if depth == 0 {
                 break;
             }
-            let ways: Vec<(&Src, bool)> = moving
+            let ways: Vec<(&Src, f64)> = moving
                 .iter()
                 .map(|&i| {
-                    let (b, n) = monotone_base_within(g, &node.args[i], varies, depth - 1);
-                    (b, n ^ (d[i] < 0.0))
+                    let (b, s) = monotone_base_within(g, &node.args[i], varies, depth - 1);
+                    (b, s * d[i])
                 })
                 .collect();
-            let same = |a: &(&Src, bool), b: &(&Src, bool)| {
-                a.1 == b.1
-                    && match (a.0, b.0) {
-                        (Src::Op(x), Src::Op(y)) | (Src::Input(x), Src::Input(y)) => x == y,
-                        _ => false,
-                    }
+            let same = |a: &Src, b: &Src| match (a, b) {
+                (Src::Op(x), Src::Op(y)) | (Src::Input(x), Src::Input(y)) => x == y,
+                _ => false,
             };
-            if ways.iter().any(|w| !same(w, &ways[0])) {
+            if ways.iter().any(|w| !same(w.0, ways[0].0)) {
                 break;
             }
-            ways[0]
+            (ways[0].0, ways.iter().map(|w| w.1).sum())
         };
-        base = next.0;
-        negated ^= next.1;
+        if !(step.is_finite() && step != 0.0) {
+            break;
+        }
+        base = next;
+        slope *= step;
     }
-    (base, negated)
+    (base, slope)
 }
 
 /// The partial derivatives of node `k` of `g` in its operands at their recorded values, for

@@ -67,7 +67,8 @@ const FIXED: u64 = u64::MAX;
 #[derive(Clone, Copy, Debug)]
 enum Moved {
     Fixed,
-    Value(Side),
+    /// Moves with a value (negated where it moves the other way), at a slope (its size).
+    Value(Side, f64),
     /// `p - q`.
     Pair(Side, Side),
     /// Moves with an input, which way not read (`2.0 * x - x`).
@@ -393,21 +394,28 @@ impl Sweep<'_> {
             // alone.
             (Moved::Unknown, _) | (_, Moved::Unknown) => return true,
             (Moved::Fixed, Moved::Fixed) => return false,
-            (Moved::Value(a), Moved::Fixed) => (a, Side::Literal(FIXED), says),
-            (Moved::Fixed, Moved::Value(b)) => (Side::Literal(FIXED), b, says),
+            // Both sides move with one value (`x <= 2.0 * x` at 0, `x.min(cap) >= x` below
+            // `cap`): the ordering moves as the difference of their slopes; where they are
+            // equal it holds on both sides to first order (a stationary side is a corner,
+            // read above).
+            (Moved::Value(Side::Node(x, xn), xs), Moved::Value(Side::Node(y, yn), ys))
+                if x == y =>
+            {
+                let signed = |n: bool, s: f64| if n { -s } else { s };
+                let net = signed(xn, xs) - signed(yn, ys);
+                if net.abs() <= 1e-12 * xs.max(ys) {
+                    return false;
+                }
+                (Side::Node(x, net < 0.0), Side::Literal(FIXED), says)
+            }
+            (Moved::Value(a, _), Moved::Fixed) => (a, Side::Literal(FIXED), says),
+            (Moved::Fixed, Moved::Value(b, _)) => (Side::Literal(FIXED), b, says),
             (Moved::Pair(p, q), Moved::Fixed) => (p, q, says),
             (Moved::Fixed, Moved::Pair(p, q)) => (p, q, flip(says)),
-            (Moved::Value(a), Moved::Value(b)) => (a, b, says),
+            (Moved::Value(a, _), Moved::Value(b, _)) => (a, b, says),
             // A sum compared with a value: no ordering of two sides says what it moves.
             _ => return false,
         };
-        // Both sides moved by one value (`x <= 2.0 * x` at 0): which way either ordering
-        // lets it move is not read here; the path may hold at this point alone.
-        if let (Side::Node(x, _), Side::Node(y, _)) = (a, b) {
-            if x == y {
-                return true;
-            }
-        }
         self.moved_ties.note(a, b, says)
     }
 
@@ -425,7 +433,7 @@ impl Sweep<'_> {
             literal => literal,
         };
         match moved {
-            Moved::Value(a) => Moved::Value(name(a)),
+            Moved::Value(a, slope) => Moved::Value(name(a), slope),
             Moved::Pair(a, b) => Moved::Pair(name(a), name(b)),
             other => other,
         }
@@ -449,57 +457,57 @@ impl Sweep<'_> {
 
     /// Where a side of an ordering at a tie moves with the inputs (see
     /// [`tie_of_orderings`](Self::tie_of_orderings)): with a value it is a copy of or moves
-    /// with (up, or down where negated), or the difference of two (`p - q`, `p + q` as
-    /// `p - (-q)`); `Fixed` where it does not depend on the inputs. `None` where it is none of
-    /// these.
+    /// with (up, or down where negated, at the slope given), or the difference of two (`p -
+    /// q`, `p + q` as `p - (-q)`); `Fixed` where it does not depend on the inputs. `None` where
+    /// it is none of these.
     fn moved_side(&self, r: NodeId) -> Option<Moved> {
         if r.is_none() || !self.is_active(r) {
             return Some(Moved::Fixed);
         }
-        let (base, negated) = self.monotone_base(r);
+        let (base, slope) = self.monotone_base(r);
+        let value =
+            |base: NodeId, slope: f64| Moved::Value(Side::Node(base.0, slope < 0.0), slope.abs());
         let Some(site) = Site::new(self.store, base) else {
-            return Some(Moved::Value(Side::Node(base.0, negated)));
+            return Some(value(base, slope));
         };
         if let Some(Builtin::Binary(op @ (BinOp::Add | BinOp::Sub))) = site.builtin() {
             let (p, q) = (site.refs.first().copied(), site.refs.get(1).copied());
             if let (Some(p), Some(q)) = (p, q) {
                 if site.len() == 2 && self.is_active(p) && self.is_active(q) {
-                    let (p, pn) = self.monotone_base(p);
-                    let (q, qn) = self.monotone_base(q);
+                    let (p, ps) = self.monotone_base(p);
+                    let (q, qs) = self.monotone_base(q);
                     // `p + q` is `p - (-q)`; a negated whole swaps the two.
-                    let qn = qn ^ (op == BinOp::Add);
+                    let qs = if op == BinOp::Add { -qs } else { qs };
                     if p == q {
-                        // `x + x` moves as `x`; `2.0 * x - x` moves with `x` by a scale this
-                        // does not read, either way.
-                        return Some(match pn == qn {
-                            true => Moved::Unknown,
-                            false => Moved::Value(Side::Node(p.0, pn ^ negated)),
-                        });
+                        // `2.0 * x - x` moves with `x` (where the slopes differ): it was not
+                        // read as one value above because it is not one here.
+                        return Some(Moved::Unknown);
                     }
-                    let (p, q) = (Side::Node(p.0, pn), Side::Node(q.0, qn));
-                    return Some(match negated {
+                    let (p, q) = (Side::Node(p.0, ps < 0.0), Side::Node(q.0, qs < 0.0));
+                    return Some(match slope < 0.0 {
                         false => Moved::Pair(p, q),
                         true => Moved::Pair(q, p),
                     });
                 }
             }
         }
-        Some(Moved::Value(Side::Node(base.0, negated)))
+        Some(value(base, slope))
     }
 
-    /// The value `r` moves with, through copies and the steps that move a value one way
-    /// near this point: an operation of one input-dependent operand whose rule's partial
-    /// derivative there is finite and not 0 (`2.0 * x`, `x + 1.0`, `lo - x`, `x.exp()`,
-    /// `x.ln()`, `c / x`; compound assignments), and whether it moves the other way.
-    fn monotone_base(&self, r: NodeId) -> (NodeId, bool) {
+    /// The value `r` moves with, through copies and the steps that move a value one way near
+    /// this point (an operation of input-dependent operands that all move with one value, with
+    /// a nonzero slope: `2.0 * x`, `x + 1.0`, `lo - x`, `x.exp()`, `c / x`, `x * x` at 1,
+    /// compound assignments), and the slope of `r` along it (negative where it moves the
+    /// other way).
+    fn monotone_base(&self, r: NodeId) -> (NodeId, f64) {
         self.monotone_base_within(r, 4)
     }
 
-    /// [`monotone_base`](Self::monotone_base), where an operation of several moving operands
-    /// that all move with one value the same way (`x * x`, `x * (x + 1.0)` at 1) moves with it
-    /// too; `depth` bounds how deep such operands are read.
-    fn monotone_base_within(&self, r: NodeId, depth: u32) -> (NodeId, bool) {
-        let (mut base, mut negated) = self.copied_from(r);
+    /// [`monotone_base`](Self::monotone_base); `depth` bounds how deep the operands of an
+    /// operation of several moving operands are read.
+    fn monotone_base_within(&self, r: NodeId, depth: u32) -> (NodeId, f64) {
+        let (mut base, negated) = self.copied_from(r);
+        let mut slope = if negated { -1.0 } else { 1.0 };
         for _ in 0..64 {
             let Some(site) = Site::new(self.store, base) else {
                 break;
@@ -523,29 +531,33 @@ impl Sweep<'_> {
             if moving.is_empty() || moving.iter().any(|&k| k >= n || !partials[k].is_finite()) {
                 break;
             }
-            let next = if let [k] = moving[..] {
+            let (next, d) = if let [k] = moving[..] {
                 let (b, flips) = self.copied_from(site.refs[k]);
-                (b, flips ^ (partials[k] < 0.0))
+                (b, if flips { -partials[k] } else { partials[k] })
             } else {
+                // Several operands moving with one value: the sum of their slopes along it.
                 if depth == 0 {
                     break;
                 }
-                let ways: Vec<(NodeId, bool)> = moving
+                let ways: Vec<(NodeId, f64)> = moving
                     .iter()
                     .map(|&k| {
-                        let (b, n) = self.monotone_base_within(site.refs[k], depth - 1);
-                        (b, n ^ (partials[k] < 0.0))
+                        let (b, s) = self.monotone_base_within(site.refs[k], depth - 1);
+                        (b, s * partials[k])
                     })
                     .collect();
-                if ways.iter().any(|w| *w != ways[0]) {
+                if ways.iter().any(|w| w.0 != ways[0].0) {
                     break;
                 }
-                ways[0]
+                (ways[0].0, ways.iter().map(|w| w.1).sum())
             };
-            base = next.0;
-            negated ^= next.1;
+            if !(d.is_finite() && d != 0.0) {
+                break;
+            }
+            base = next;
+            slope *= d;
         }
-        (base, negated)
+        (base, slope)
     }
 
     /// The comparison `site` makes of two floats, one of them input-dependent: an operator
