@@ -88,6 +88,17 @@ pub struct Step {
 
 impl Step {
     pub(crate) const INLINE: usize = 3;
+    /// The step of a site the IR has no entry for (generated code and IR disagreeing, which
+    /// `#[tracked]` never does): a node of no entry (`NO_ENTRY`), which the listing shows and
+    /// every consumer refuses, rather than entry 0's.
+    pub(crate) const UNKNOWN: Step = Step {
+        role: Step::SPECIAL,
+        nrefs: 0,
+        arg_position: u16::MAX,
+        var: 0,
+        entry: crate::core::tape::NO_ENTRY,
+        refs: [0; 3],
+    };
     pub(crate) const ARGUMENT: u8 = 0;
     pub(crate) const BLOCK_ARGUMENT: u8 = 1;
     pub(crate) const CONSTANT: u8 = 2;
@@ -628,9 +639,8 @@ impl FnIr {
         self.var_steps = self
             .var_entry
             .iter()
-            .map(|&i| steps.get(i as usize).or(steps.first()).copied())
-            .collect::<Option<_>>()
-            .unwrap_or_default();
+            .map(|&i| steps.get(i as usize).copied().unwrap_or(Step::UNKNOWN))
+            .collect();
         self.branch_steps = self
             .branch_entry
             .iter()
@@ -640,23 +650,22 @@ impl FnIr {
         Ok(())
     }
 
-    /// The step of the entry defining `%var` (entry 0's when none does).
+    /// The step of the entry defining `%var`; [`Step::UNKNOWN`] when none does.
     #[inline]
-    pub(crate) fn var_step(&self, var: u32) -> Option<&Step> {
-        self.var_steps.get(var as usize)
+    pub(crate) fn var_step(&self, var: u32) -> &Step {
+        self.var_steps.get(var as usize).unwrap_or(&Step::UNKNOWN)
     }
 
-    /// The step of branch `&k` of `block`.
+    /// The step of branch `&k` of `block`; [`Step::UNKNOWN`] when there is none.
     #[inline]
-    pub(crate) fn branch_step(&self, block: u32, k: u32) -> Option<&Step> {
-        let start = *self.branch_start.get(block as usize)?;
-        let end = *self.branch_start.get(block as usize + 1)?;
-        let i = start + k.checked_sub(1)?;
-        if i < end {
-            self.branch_steps.get(i as usize)
-        } else {
-            None
-        }
+    pub(crate) fn branch_step(&self, block: u32, k: u32) -> &Step {
+        let i = self.branch_start.get(block as usize).and_then(|&start| {
+            let end = *self.branch_start.get(block as usize + 1)?;
+            let i = start + k.checked_sub(1)?;
+            (i < end).then_some(i)
+        });
+        i.and_then(|i| self.branch_steps.get(i as usize))
+            .unwrap_or(&Step::UNKNOWN)
     }
 
     /// The recording step of entry `index`.

@@ -288,7 +288,7 @@ impl Recorder {
         let Some(ir) = self.frames.last().and_then(|f| f.ir) else {
             return NodeId::NONE;
         };
-        let step = ir.var_step(var).unwrap_or_else(|| ir.step(0));
+        let step = ir.var_step(var);
         let index = step.entry;
         // A call ends its own announcement (the common case, handled here) or finds its
         // claimed node (the slow path). Anything recorded between an announcement and its
@@ -472,36 +472,7 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let index = ir.var_step(var).map_or(0, |s| s.entry);
-        // The jump's first references are the values it passes, in order.
-        let from = if frame.last_jump.is_none() {
-            NodeId::NONE
-        } else {
-            let start = frame.last_jump_refs as usize;
-            self.store
-                .refs
-                .get(start + n)
-                .copied()
-                .unwrap_or(NodeId::NONE)
-        };
-        let slot = if from.is_none() {
-            Slot::UNIT
-        } else {
-            self.store.slot(from)
-        };
-        let refs = self.store.refs.push(from) as u32;
-        let id = NodeId(self.store.nodes.push_with(|| Node {
-            entry: index,
-            refs,
-            value: slot.index,
-            tag: slot.tag,
-            kind: NodeKind::Argument,
-            receiver: Receiver::Unknown,
-            flags: 0,
-        }) as u32);
-        if let Some(l) = frame.latest.get_mut(var as usize) {
-            *l = id;
-        }
+        let id = Self::push_block_argument(&mut self.store, frame, ir, var, n, None);
         if frame.ctx.is_some() {
             self.hook_context(id);
         }
@@ -510,7 +481,7 @@ impl Recorder {
 
     /// Records branch `&k` of `block`, a jump passing the values of `%vars[0]`, `%vars[1]`, …
     /// as the target block's arguments: [`branch`](Recorder::branch), then a block argument
-    /// per variable (as [`block_argument`](Recorder::block_argument) does, in one loop).
+    /// per variable, in one loop.
     #[inline]
     pub(crate) fn jump_with_args(&mut self, block: u32, k: u32, vars: &[u32]) {
         self.branch(block, k, Slot::UNIT);
@@ -524,33 +495,8 @@ impl Recorder {
             }
             return;
         };
-        let passed = !frame.last_jump.is_none();
-        let start = frame.last_jump_refs as usize;
         for (n, &var) in vars.iter().enumerate() {
-            let index = ir.var_step(var).map_or(0, |s| s.entry);
-            let from = match passed {
-                true => self.store.refs.get(start + n).copied(),
-                false => None,
-            }
-            .unwrap_or(NodeId::NONE);
-            let slot = if from.is_none() {
-                Slot::UNIT
-            } else {
-                self.store.slot(from)
-            };
-            let refs = self.store.refs.push(from) as u32;
-            let id = NodeId(self.store.nodes.push_with(|| Node {
-                entry: index,
-                refs,
-                value: slot.index,
-                tag: slot.tag,
-                kind: NodeKind::Argument,
-                receiver: Receiver::Unknown,
-                flags: 0,
-            }) as u32);
-            if let Some(l) = frame.latest.get_mut(var as usize) {
-                *l = id;
-            }
+            Self::push_block_argument(&mut self.store, frame, ir, var, n, None);
         }
     }
 
@@ -563,21 +509,41 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let step = ir.var_step(var).unwrap_or_else(|| ir.step(0));
-        let (index, n) = (step.entry, step.arg_position as usize);
+        let n = ir.var_step(var).arg_position as usize;
+        let id = Self::push_block_argument(&mut self.store, frame, ir, var, n, Some(slot));
+        if frame.ctx.is_some() {
+            self.hook_context(id);
+        }
+        id
+    }
+
+    /// Pushes block argument `var` of `frame`, referencing what its last jump passed as
+    /// argument `n`, with the value at `slot` (`None`: that node's value), and makes it the
+    /// variable's newest node. Contexts are the callers' to tell.
+    #[inline(always)]
+    fn push_block_argument(
+        store: &mut Store,
+        frame: &mut FrameState,
+        ir: &FnIr,
+        var: u32,
+        n: usize,
+        slot: Option<Slot>,
+    ) -> NodeId {
+        let entry = ir.var_step(var).entry;
+        // The jump's first references are the values it passes, in order.
         let from = if frame.last_jump.is_none() {
             NodeId::NONE
         } else {
             let start = frame.last_jump_refs as usize;
-            self.store
-                .refs
-                .get(start + n)
-                .copied()
-                .unwrap_or(NodeId::NONE)
+            store.refs.get(start + n).copied().unwrap_or(NodeId::NONE)
         };
-        let refs = self.store.refs.push(from) as u32;
-        let id = NodeId(self.store.nodes.push_with(|| Node {
-            entry: index,
+        let slot = slot.unwrap_or_else(|| match from.is_none() {
+            true => Slot::UNIT,
+            false => store.slot(from),
+        });
+        let refs = store.refs.push(from) as u32;
+        let id = NodeId(store.nodes.push_with(|| Node {
+            entry,
             refs,
             value: slot.index,
             tag: slot.tag,
@@ -587,9 +553,6 @@ impl Recorder {
         }) as u32);
         if let Some(l) = frame.latest.get_mut(var as usize) {
             *l = id;
-        }
-        if frame.ctx.is_some() {
-            self.hook_context(id);
         }
         id
     }
@@ -606,7 +569,7 @@ impl Recorder {
         let Some(ir) = frame.ir else {
             return NodeId::NONE;
         };
-        let step = ir.branch_step(block, k).unwrap_or_else(|| ir.step(0));
+        let step = ir.branch_step(block, k);
         let index = step.entry;
         let kind = if step.role == Step::RETURN {
             NodeKind::Return

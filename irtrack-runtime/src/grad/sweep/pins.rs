@@ -209,60 +209,49 @@ impl Sweep<'_> {
     /// is not piecewise constant to it. A known test (a comparison, a float class query, also
     /// by its callee's key) is read by the rest of this module.
     fn unseen_test(&self, r: NodeId) -> Option<NodeId> {
+        self.unseen_test_within(r, 4)
+    }
+
+    /// [`unseen_test`](Self::unseen_test), reading comparisons' operands `depth` deep.
+    fn unseen_test_within(&self, mut c: NodeId, depth: u32) -> Option<NodeId> {
         let store = self.store;
-        let mut pending = vec![r];
-        let mut seen = 0;
-        while let Some(mut c) = pending.pop() {
-            seen += 1;
-            if seen > 64 {
+        for _ in 0..64 {
+            if c.is_none() {
                 return None;
             }
-            for _ in 0..64 {
-                if c.is_none() {
-                    break;
+            if store.node(c).kind == NodeKind::Argument {
+                c = self.argument_source(c);
+                continue;
+            }
+            let site = Site::new(store, c)?;
+            match site.builtin() {
+                Some(
+                    Builtin::Unary(UnOp::Not)
+                    | Builtin::Bind
+                    | Builtin::Guard
+                    | Builtin::Clone
+                    | Builtin::Deref
+                    | Builtin::Cast(_),
+                ) if site.len() == 1 => c = *site.refs.first()?,
+                // A comparison is read by the rest of this module; what it compares may be an
+                // untracked call's count (`bucket(x) < 1`).
+                Some(Builtin::Compare(_)) if depth > 0 => {
+                    return site
+                        .refs
+                        .iter()
+                        .take(2)
+                        .find_map(|&r| self.unseen_test_within(r, depth - 1));
                 }
-                if store.node(c).kind == NodeKind::Argument {
-                    c = self.argument_source(c);
-                    continue;
-                }
-                let Some(site) = Site::new(store, c) else {
-                    break;
-                };
-                match site.builtin() {
-                    Some(
-                        Builtin::Unary(UnOp::Not)
-                        | Builtin::Bind
-                        | Builtin::Guard
-                        | Builtin::Clone
-                        | Builtin::Deref
-                        | Builtin::Cast(_),
-                    ) if site.len() == 1 => match site.refs.first() {
-                        Some(&r) => c = r,
-                        None => break,
-                    },
-                    // A comparison is read by the rest of this module; what it compares may
-                    // be an untracked call's count (`bucket(x) < 1`).
-                    Some(Builtin::Compare(_)) => {
-                        pending.extend(site.refs.iter().take(2).copied());
-                        break;
-                    }
-                    Some(Builtin::Query(_)) => break,
-                    // An operation irtrack knows (`bits >> 32`, `k + 1`) is read by the rest
-                    // of the sweep (`coarse_bits`); a call it does not know is the test.
-                    Some(_) => break,
-                    None => {
-                        if self.taint[c.index()] != u32::MAX
-                            && store.node(c).kind == NodeKind::PrimitiveCall
-                        {
-                            let known = self.comparison(&site).is_some()
-                                || matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
-                                    if crate::core::op::float_query_of(k.id).is_some());
-                            if !known {
-                                return Some(c);
-                            }
-                        }
-                        break;
-                    }
+                // An operation irtrack knows (`bits >> 32`, `k + 1`) is read by the rest of
+                // the sweep (`coarse_bits`); a call it does not know is the test.
+                Some(_) => return None,
+                None => {
+                    let unknown = self.taint[c.index()] != u32::MAX
+                        && store.node(c).kind == NodeKind::PrimitiveCall
+                        && self.comparison(&site).is_none()
+                        && !matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
+                            if crate::core::op::float_query_of(k.id).is_some());
+                    return unknown.then_some(c);
                 }
             }
         }
