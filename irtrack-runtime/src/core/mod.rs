@@ -4,6 +4,7 @@
 #[cfg(feature = "ndarray")]
 pub(crate) mod arrays;
 pub(crate) mod chunked;
+pub(crate) mod cone;
 pub mod eval;
 pub mod ids;
 pub mod ir;

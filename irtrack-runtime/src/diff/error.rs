@@ -90,6 +90,15 @@ pub enum DiffError {
         /// The guard.
         at: Origin,
     },
+    /// The recorded path was chosen by an ordering of values that vary with the differentiated
+    /// inputs at a tie, where the difference of the two has the slope 0 (`x.powi(3) <= 0.0` at
+    /// 0, `x.sin() <= x` at 0, a smooth function at its extremum) or a slope this check cannot
+    /// take: whether the path holds around the point or at it alone is not known, so its slope
+    /// need not be the function's. Record the function at a point off the tie.
+    StationaryTie {
+        /// The comparison.
+        at: Origin,
+    },
     /// Building the program from the trace, or running a derivative program, failed.
     Replay(ReplayError),
     /// Higher-order use: the function takes a derivative itself (`gradient`, `jvp`, `track`, …
@@ -145,6 +154,15 @@ impl fmt::Display for DiffError {
                  the operation away from the point where its slope is infinite"
             ),
             DiffError::Limit(e) => write!(f, "no derivative is given: {e}"),
+            DiffError::StationaryTie { at } => write!(
+                f,
+                "{at}: the recorded path was chosen by an ordering at a tie of values that vary \
+                 with the differentiated inputs, whose difference has the slope 0 there (or a \
+                 slope this check cannot take), so whether the path holds around the point or \
+                 at it alone is not known and its slope need not be the function's; record the \
+                 function at a point off the tie, or compare a value that moves with the inputs \
+                 there (`x <= 0.0` for `x.powi(3) <= 0.0`)"
+            ),
             DiffError::PointPath { at } => write!(
                 f,
                 "{at}: the recorded path holds at one point only along the differentiated \

@@ -5,6 +5,7 @@
 //! See `docs/derivatives.md` for how it works.
 
 mod api;
+mod cone;
 #[cfg(feature = "emit")]
 mod emit;
 mod error;

@@ -7,6 +7,7 @@
 //! orderings of the same values that together say equal (`x > 0` false and `x < 0` false),
 //! also where a side moves with a value one way (`x <= 0.0 && 2.0 * x >= 0.0`).
 
+use super::cone::Tied;
 use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, UnOp};
@@ -33,6 +34,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
     };
     let mut ties = Ties::<Key>::default();
     let mut moved_ties = Ties::<Key>::default();
+    let mut tied: Vec<Tied> = Vec::new();
     // Values made from an operation at a corner or an extremum of itself (`|x|` at 0, `floor`
     // at an integer: `core::ties::at_kink`), and what they flowed into.
     let mut kinked = vec![false; g.nodes.len()];
@@ -100,6 +102,11 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 let Some(says) = ties::says(op, held).filter(|_| tie) else {
                     continue;
                 };
+                // One value on both sides around the point (`x <= x`, `x.min(cap) >= x` below
+                // `cap`): the ordering says the same on a neighbourhood.
+                if selected(g, a) == selected(g, b) {
+                    continue;
+                }
                 if src_kinked(&kinked, a) || src_kinked(&kinked, b) {
                     return Err(DiffError::PointPath {
                         at: node.origin.clone(),
@@ -116,28 +123,52 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 ties.note(ka, kb, says | known) || {
                     // The sides read through what moves them (see `grad/sweep/pins.rs`,
                     // `Sweep::moved_side`): `x <= 0.0 && 2.0 * x >= 0.0` holds at 0 alone.
+                    // What these readings leave standing is read by its slopes (`cone.rs`).
                     let moves = |s: &Src| src_varies(&varies, s);
+                    let standing = Tied {
+                        node: i,
+                        sides: [a.clone(), b.clone()],
+                        says,
+                    };
+                    let constant =
+                        locally_constant(g, a, &moves, 8) && locally_constant(g, b, &moves, 8);
+                    let stand = |pinned: bool| {
+                        if !pinned && !constant {
+                            tied.push(standing);
+                        }
+                        pinned
+                    };
                     match (moved(g, a, &moves), moved(g, b, &moves)) {
                         (Moved::Unknown, _) | (_, Moved::Unknown) => true,
+                        (Moved::Fixed, Moved::Fixed) => false,
                         // Both sides move with one source: as the difference of their slopes
-                        // (equal: the ordering holds on both sides to first order).
+                        // (equal: the same value holds on both sides; values that agree to
+                        // first order only are read by their slopes).
                         (Moved::Value(x, xs), Moved::Value(y, ys)) if x == y || x == y.negate() => {
                             let signed = |k: Key, s: f64| if is_negated(k) { -s } else { s };
                             let net = signed(x, xs) - signed(y, ys);
                             if net.abs() <= 1e-12 * xs.max(ys) {
-                                false
+                                stand(false)
                             } else {
                                 let base = if is_negated(x) { x.negate() } else { x };
                                 let side = if net < 0.0 { base.negate() } else { base };
-                                moved_ties.note(side, FIXED, says)
+                                stand(moved_ties.note(side, FIXED, says))
                             }
                         }
-                        (Moved::Value(x, _), Moved::Fixed) => moved_ties.note(x, FIXED, says),
-                        (Moved::Fixed, Moved::Value(y, _)) => moved_ties.note(FIXED, y, says),
-                        (Moved::Pair(p, q), Moved::Fixed) => moved_ties.note(p, q, says),
-                        (Moved::Fixed, Moved::Pair(p, q)) => moved_ties.note(p, q, flip(says)),
-                        (Moved::Value(x, _), Moved::Value(y, _)) => moved_ties.note(x, y, says),
-                        _ => false,
+                        (Moved::Value(x, _), Moved::Fixed) => {
+                            stand(moved_ties.note(x, FIXED, says))
+                        }
+                        (Moved::Fixed, Moved::Value(y, _)) => {
+                            stand(moved_ties.note(FIXED, y, says))
+                        }
+                        (Moved::Pair(p, q), Moved::Fixed) => stand(moved_ties.note(p, q, says)),
+                        (Moved::Fixed, Moved::Pair(p, q)) => {
+                            stand(moved_ties.note(p, q, flip(says)))
+                        }
+                        (Moved::Value(x, _), Moved::Value(y, _)) => {
+                            stand(moved_ties.note(x, y, says))
+                        }
+                        _ => stand(false),
                     }
                 }
             }
@@ -148,7 +179,103 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
             });
         }
     }
-    Ok(())
+    super::cone::refuse_closed(g, &tied, &|s: &Src| src_varies(&varies, s))
+}
+
+/// The side `s` is around the point, through copies and operations that return one of their
+/// operands unchanged there: `min`/`max` away from a tie, `clamp` inside its bounds, `x * 1.0`,
+/// `x / 1.0`, `x + 0.0`, `x - 0.0`, `|x|` away from 0 (negated below it).
+fn selected(g: &Graph, s: &Src) -> Key {
+    let mut s = s;
+    let mut negated = false;
+    for _ in 0..64 {
+        let (base, n) = copied_from(g, s);
+        negated ^= n;
+        s = base;
+        let Src::Op(k) = s else { break };
+        let node = &g.nodes[*k];
+        let arg = |i: usize| node.args.get(i);
+        let x = |i: usize| arg(i).and_then(|a| g.value(a).as_f64());
+        let constant = |i: usize| match arg(i) {
+            Some(Src::Const(v)) => v.as_f64(),
+            _ => None,
+        };
+        let next = match node.op {
+            Operation::Builtin(Builtin::Method(FloatFn::Min | FloatFn::Max)) => {
+                match (x(0), x(1)) {
+                    (Some(a), Some(b)) if a != b => {
+                        arg(if Some(a) == node.value.as_f64() { 0 } else { 1 })
+                    }
+                    _ => None,
+                }
+            }
+            Operation::Builtin(Builtin::Method(FloatFn::Clamp)) => match (x(0), x(1), x(2)) {
+                (Some(v), Some(lo), Some(hi)) if lo < v && v < hi => arg(0),
+                _ => None,
+            },
+            Operation::Builtin(Builtin::Method(FloatFn::Abs)) => match x(0) {
+                Some(v) if v != 0.0 => {
+                    negated ^= v < 0.0;
+                    arg(0)
+                }
+                _ => None,
+            },
+            Operation::Builtin(Builtin::Binary(op) | Builtin::Assign(op)) => match op {
+                BinOp::Mul | BinOp::Div if constant(1) == Some(1.0) => arg(0),
+                BinOp::Mul if constant(0) == Some(1.0) => arg(1),
+                BinOp::Add | BinOp::Sub if constant(1) == Some(0.0) => arg(0),
+                BinOp::Add if constant(0) == Some(0.0) => arg(1),
+                _ => None,
+            },
+            _ => None,
+        };
+        match next {
+            Some(n) => s = n,
+            None => break,
+        }
+    }
+    let k = key(g, s);
+    if negated {
+        k.negate()
+    } else {
+        k
+    }
+}
+
+/// Whether `s` does not change when the inputs move a little: not varying, or made by
+/// `floor`, `ceil`, `trunc`, `round` or `signum` away from where they jump (there it is a
+/// corner, refused before), or by an operation of such values only.
+fn locally_constant(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool, depth: u32) -> bool {
+    if !varies(s) {
+        return true;
+    }
+    let (base, _) = copied_from(g, s);
+    let Src::Op(k) = base else { return false };
+    let node = &g.nodes[*k];
+    match node.op {
+        Operation::Builtin(Builtin::Method(
+            FloatFn::Floor
+            | FloatFn::Ceil
+            | FloatFn::Trunc
+            | FloatFn::Round
+            | FloatFn::RoundTiesEven
+            | FloatFn::Signum,
+        )) => true,
+        // An integer made from a float (`x as i64`), read back as a float.
+        Operation::Builtin(Builtin::Cast(_))
+            if node
+                .args
+                .first()
+                .is_some_and(|a| g.value(a).as_f64().is_none()) =>
+        {
+            true
+        }
+        Operation::Builtin(_) if depth > 0 => node
+            .args
+            .iter()
+            .all(|a| locally_constant(g, a, varies, depth - 1)),
+        _ => false,
+    }
 }
 
 /// A side of a comparison: an input or an operation (the one it is a copy of, through
@@ -305,7 +432,7 @@ fn monotone_base_within<'g>(
 
 /// The partial derivatives of node `k` of `g` in its operands at their recorded values, for
 /// the arithmetic operators, `powi` and the float methods with a rule.
-fn partials(g: &Graph, k: &usize) -> Option<Vec<f64>> {
+pub(super) fn partials(g: &Graph, k: &usize) -> Option<Vec<f64>> {
     let node = &g.nodes[*k];
     let f = |i: usize| node.args.get(i).and_then(|a| g.value(a).as_f64());
     Some(match node.op {

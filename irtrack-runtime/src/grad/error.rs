@@ -168,6 +168,16 @@ pub enum Indeterminacy {
         /// The guard, or the untracked call that computed the condition.
         condition: Box<Place>,
     },
+    /// The computation compared values that depend on the inputs at a tie, and the difference
+    /// of the two has the slope 0 here (`x.powi(3) <= 0.0` at 0, `x.sin() <= x` at 0, a smooth
+    /// function at its extremum: `x.exp() + (-x).exp() <= 2.0` at 0): to first order the
+    /// comparison says nothing of which way the inputs may move, so whether the path holds
+    /// around the point or at it alone is not known (with `x >= 0.0`, `x.powi(3) <= 0.0` holds
+    /// at 0 alone), and its slope need not be the function's.
+    Stationary {
+        /// The comparison.
+        condition: Box<Place>,
+    },
     /// The operation's slope is 0 only as a limit (taken at an infinite operand or value,
     /// underflowed: `exp` at -1000, or 0 at this point only: `2x` of `x * x` at 0) and its
     /// sensitivity is infinite: `∞ · 0` may be any number (`ln(exp(x))` at -1000 has the
@@ -312,6 +322,18 @@ impl fmt::Display for GradError {
                  a match guard with `&&` or `||` as nested `if`s in the arm's body, make a \
                  predicate `#[tracked]`, and write a test given to untracked code as a \
                  closure (`v.iter().any(|t| …)`) as a loop in tracked code"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Stationary { condition },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: {condition} found values that depend on \
+                 the inputs equal where their difference has the slope 0 (`x.powi(3) <= 0.0` at \
+                 0, a smooth function at its extremum), so whether the path holds around this \
+                 point or at it alone is not known and its slope need not be the function's: \
+                 differentiate at a point off the tie, or compare a value that moves with the \
+                 inputs there (`x <= 0.0` for `x.powi(3) <= 0.0`)"
             ),
             GradError::Indeterminate {
                 at,

@@ -359,7 +359,8 @@ pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
                     Indeterminacy::Limit { .. }
                     | Indeterminacy::LimitSlope
                     | Indeterminacy::Equality { .. }
-                    | Indeterminacy::Unseen { .. },
+                    | Indeterminacy::Unseen { .. }
+                    | Indeterminacy::Stationary { .. },
                 ..
             },
         ) => Some(e),

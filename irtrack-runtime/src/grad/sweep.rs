@@ -7,6 +7,7 @@
 //! complete when its return is reached, and its arguments' adjoints are complete when the
 //! argument nodes are reached, just before the call itself.
 
+mod cone;
 mod pins;
 
 use super::custom::{self};
@@ -29,6 +30,7 @@ use std::sync::Arc;
 type CustomRule = Arc<dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String> + Send + Sync>;
 
 pub(crate) struct Sweep<'s> {
+    trace: &'s Trace,
     store: &'s Store,
     /// Each node's parent (`u32::MAX` for the root).
     parents: std::borrow::Cow<'s, [u32]>,
@@ -77,6 +79,11 @@ pub(crate) struct Sweep<'s> {
     ties: pins::Ties,
     /// The same, with sides read through what moves them (see `Sweep::moved_side`).
     moved_ties: pins::Ties,
+    /// Orderings at a tie those readings did not settle, read by their slopes before the
+    /// backward pass (`sweep/cone.rs`).
+    tied: Vec<cone::TiedOrdering>,
+    /// Whether to read them (not in the passes that take their slopes).
+    read_ties: bool,
     /// The first node met at a tie reading each place (see `Sweep::same_place`).
     places: HashMap<(u32, String), u32>,
     /// For an integer made from a float's bits, how many low bits of them it no longer holds
@@ -174,6 +181,7 @@ impl<'s> Sweep<'s> {
         let store = &trace.store;
         let n = store.len();
         Sweep {
+            trace,
             store,
             parents: trace.parents(),
             root,
@@ -192,6 +200,8 @@ impl<'s> Sweep<'s> {
             open_guards: HashMap::new(),
             ties: pins::Ties::default(),
             moved_ties: pins::Ties::default(),
+            tied: Vec::new(),
+            read_ties: true,
             places: HashMap::new(),
             coarse: HashMap::new(),
             disagreeing: None,
@@ -1091,6 +1101,9 @@ impl<'s> Sweep<'s> {
                     condition: self.place(condition),
                 },
             });
+        }
+        if self.read_ties && !self.tied.is_empty() {
+            self.tie_cone()?;
         }
         let store = self.store;
         let mut out: Out = Vec::new();

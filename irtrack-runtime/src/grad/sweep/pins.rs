@@ -338,6 +338,11 @@ impl Sweep<'_> {
         let Some(says) = ties::says(op, held) else {
             return false;
         };
+        // One value on both sides around the point (`x <= x`, `x.min(cap) >= x` below `cap`,
+        // `x * 1.0 <= x`): the ordering says the same on a neighbourhood.
+        if self.selected_base(ra) == self.selected_base(rb) {
+            return false;
+        }
         // The branch this ordering decides is taken at a corner of the function: what it
         // chooses is kinked (`Sweep::tie_frames`).
         self.kinked.insert(site.node);
@@ -374,7 +379,9 @@ impl Sweep<'_> {
         // difference or sum of two input-dependent values against such a side as an ordering
         // of the two (`x - y <= 0.0` is `x <= y`): `x <= 0.0 && 2.0 * x >= 0.0` holds at 0
         // alone. Kept apart from the sides above, so that it only ever adds a pin.
+        let said = says;
         let (Some(ma), Some(mb)) = (self.moved_side(ra), self.moved_side(rb)) else {
+            self.note_tied(site.node, ra, rb, said);
             return false;
         };
         let (ma, mb) = (self.same_place(ma), self.same_place(mb));
@@ -393,6 +400,12 @@ impl Sweep<'_> {
                 let signed = |n: bool, s: f64| if n { -s } else { s };
                 let net = signed(xn, xs) - signed(yn, ys);
                 if net.abs() <= 1e-12 * xs.max(ys) {
+                    // The same value on both sides (`x.min(cap) >= x` below `cap`, `x * 1.0 <=
+                    // x`) holds around the point; sides that only agree to first order
+                    // (`x.sin() <= x` at 0) are read by their slopes (`Sweep::tie_cone`).
+                    if self.selected_base(ra) != self.selected_base(rb) {
+                        self.note_tied(site.node, ra, rb, said);
+                    }
                     return false;
                 }
                 (Side::Node(x, net < 0.0), Side::Literal(FIXED), says)
@@ -403,9 +416,16 @@ impl Sweep<'_> {
             (Moved::Fixed, Moved::Pair(p, q)) => (p, q, flip(says)),
             (Moved::Value(a, _), Moved::Value(b, _)) => (a, b, says),
             // A sum compared with a value: no ordering of two sides says what it moves.
-            _ => return false,
+            _ => {
+                self.note_tied(site.node, ra, rb, said);
+                return false;
+            }
         };
-        self.moved_ties.note(a, b, says)
+        if self.moved_ties.note(a, b, says) {
+            return true;
+        }
+        self.note_tied(site.node, ra, rb, said);
+        false
     }
 
     /// `moved` with each value read from a place (an element `v[k]` by a constant index, a
@@ -430,7 +450,7 @@ impl Sweep<'_> {
 
     /// The place node `id` read: the value it read from (through copies) and the element's
     /// index or the field's name.
-    fn place_of(&self, id: NodeId) -> Option<(u32, String)> {
+    pub(super) fn place_of(&self, id: NodeId) -> Option<(u32, String)> {
         let site = Site::new(self.store, id)?;
         let from = *site.refs.first()?;
         if from.is_none() {
@@ -698,7 +718,7 @@ impl Sweep<'_> {
     /// The node `r` is a copy of, through bindings, dereferences, clones, block arguments,
     /// a tracked function's arguments and negations, and whether an odd number of negations
     /// was met.
-    fn copied_from(&self, r: NodeId) -> (NodeId, bool) {
+    pub(super) fn copied_from(&self, r: NodeId) -> (NodeId, bool) {
         self.copy_of(r, false)
     }
 

@@ -1,0 +1,261 @@
+//! Orderings at a tie read by their slopes. The readings of `pins.rs` name sides and what
+//! moves them; what they cannot name — a side moving with two inputs (`x * y <= 1.0`), a sum
+//! compared with one of its terms (`x + y >= y`), a pin made by three orderings (`x <= y && y
+//! <= 0.0 && x >= 0.0`), a side through a step of slope 0 (`x.powi(3)` at 0) — is decided here
+//! by first-order directions: each ordering still standing after those readings has its
+//! sides' difference differentiated with respect to the inputs (a backward pass from the two
+//! sides), and the path is refused where no direction of the inputs keeps every ordering
+//! strictly (`core::cone`), or where a difference has the slope 0 (nothing is known to first
+//! order). Only orderings at a tie are read this way, so a gradient away from ties pays
+//! nothing.
+
+use super::Sweep;
+use crate::core::cone::{cone, Cone};
+use crate::core::ids::NodeId;
+use crate::core::op::{BinOp, Builtin, FloatFn};
+use crate::core::ties::AT_MOST;
+use crate::grad::error::{GradError, Indeterminacy};
+use crate::grad::rules::Contribution;
+use crate::grad::site::Site;
+use crate::grad::tangent::Tangent;
+
+/// An ordering of input-dependent floats met at a tie that no reading of `pins.rs` settled.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TiedOrdering {
+    /// The comparison.
+    pub(super) node: NodeId,
+    /// Its two operands (`NodeId::NONE` for a literal).
+    pub(super) sides: [NodeId; 2],
+    /// What it said: `AT_MOST` for `a ≤ b`, `AT_LEAST` for `a ≥ b`.
+    pub(super) says: u8,
+}
+
+impl Sweep<'_> {
+    /// Notes the ordering `node` of `a` and `b` at a tie, which said `says`, for
+    /// [`tie_cone`](Self::tie_cone) — unless both sides are constant around the point
+    /// (`x.floor() <= 3.0` at 3.5: it holds on a neighbourhood).
+    pub(super) fn note_tied(&mut self, node: NodeId, a: NodeId, b: NodeId, says: u8) {
+        if self.locally_constant(a, 8) && self.locally_constant(b, 8) {
+            return;
+        }
+        self.tied.push(TiedOrdering {
+            node,
+            sides: [a, b],
+            says,
+        });
+    }
+
+    /// Whether `r` does not change when the inputs move a little: not input-dependent, or made
+    /// by `floor`, `ceil`, `trunc`, `round` or `signum` away from where they jump (there they
+    /// are corners, read before), or by an operation of such values only.
+    fn locally_constant(&self, r: NodeId, depth: u32) -> bool {
+        if r.is_none() || !self.is_active(r) {
+            return true;
+        }
+        let (base, _) = self.copied_from(r);
+        let Some(site) = Site::new(self.store, base) else {
+            return false;
+        };
+        match site.builtin() {
+            Some(Builtin::Method(
+                FloatFn::Floor
+                | FloatFn::Ceil
+                | FloatFn::Trunc
+                | FloatFn::Round
+                | FloatFn::RoundTiesEven
+                | FloatFn::Signum,
+            )) => true,
+            // An integer made from a float (`x as i64`), read back as a float.
+            Some(Builtin::Cast(_)) if site.scalar(0).is_none() => site
+                .refs
+                .first()
+                .is_some_and(|&o| self.piecewise_constant(o)),
+            Some(_) if depth > 0 => site
+                .refs
+                .iter()
+                .all(|&o| self.locally_constant(o, depth - 1)),
+            _ => false,
+        }
+    }
+
+    /// The value `r` is around the point, through copies and operations that return one of
+    /// their operands unchanged there: `min`/`max` away from a tie, `clamp` inside its bounds,
+    /// `x * 1.0`, `x / 1.0`, `x + 0.0`, `x - 0.0`, `|x|` away from 0 (negated below it).
+    pub(super) fn selected_base(&self, r: NodeId) -> (NodeId, bool) {
+        let (mut base, mut negated) = self.copied_from(r);
+        if base.is_none() {
+            return (base, negated);
+        }
+        for _ in 0..64 {
+            let Some(site) = Site::new(self.store, base) else {
+                break;
+            };
+            let y = site.output().as_f64();
+            let operand = |k: usize| site.refs.get(k).copied().filter(|r| !r.is_none());
+            let literal = |k: usize| {
+                operand(k)
+                    .map_or(true, |r| !self.is_active(r))
+                    .then(|| site.scalar(k))
+                    .flatten()
+            };
+            let next = match site.builtin() {
+                Some(Builtin::Method(FloatFn::Min | FloatFn::Max)) => {
+                    let (a, b) = (site.scalar(0), site.scalar(1));
+                    match (a, b) {
+                        (Some(a), Some(b)) if a != b => operand(if Some(a) == y { 0 } else { 1 }),
+                        _ => None,
+                    }
+                }
+                Some(Builtin::Method(FloatFn::Clamp)) => {
+                    let (x, lo, hi) = (site.scalar(0), site.scalar(1), site.scalar(2));
+                    match (x, lo, hi) {
+                        (Some(x), Some(lo), Some(hi)) if lo < x && x < hi => operand(0),
+                        _ => None,
+                    }
+                }
+                Some(Builtin::Method(FloatFn::Abs)) => match site.scalar(0) {
+                    Some(x) if x != 0.0 => {
+                        negated ^= x < 0.0;
+                        operand(0)
+                    }
+                    _ => None,
+                },
+                Some(Builtin::Binary(op) | Builtin::Assign(op)) => match op {
+                    BinOp::Mul | BinOp::Div if literal(1) == Some(1.0) => operand(0),
+                    BinOp::Mul if literal(0) == Some(1.0) => operand(1),
+                    BinOp::Add | BinOp::Sub if literal(1) == Some(0.0) => operand(0),
+                    BinOp::Add if literal(0) == Some(0.0) => operand(1),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(next) = next else {
+                break;
+            };
+            let (b, n) = self.copied_from(next);
+            base = b;
+            negated ^= n;
+        }
+        // Two reads of one place (`v[0]`, `p.x`) met at a tie are one value
+        // (`Sweep::same_place`), where nothing wrote into the container.
+        if let Some(place) = self.place_of(base) {
+            if let Some(&first) = self.places.get(&place) {
+                if !self.writes.contains_key(&NodeId(place.0)) {
+                    base = NodeId(first);
+                }
+            }
+        }
+        (base, negated)
+    }
+
+    /// `Err` when the orderings noted at ties ([`note_tied`](Self::note_tied)) confine the path,
+    /// to first order, to a set with no interior around the point (`Indeterminacy::Equality`,
+    /// naming the ordering that closed it), or one of them compares values whose difference
+    /// has the slope 0 here (`Indeterminacy::Stationary`).
+    pub(super) fn tie_cone(&self) -> Result<(), GradError> {
+        let mut directions = Vec::with_capacity(self.tied.len());
+        for t in &self.tied {
+            let u = self.tie_direction(t)?;
+            let scale = u.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            if !(scale > 0.0 && scale.is_finite()) {
+                return Err(GradError::Indeterminate {
+                    at: self.place(t.node),
+                    cause: Indeterminacy::Stationary {
+                        condition: self.place(t.node),
+                    },
+                });
+            }
+            directions.push(u);
+        }
+        let n = directions.iter().map(Vec::len).max().unwrap_or(0);
+        for u in &mut directions {
+            u.resize(n, 0.0);
+        }
+        match cone(&directions) {
+            Cone::Open => Ok(()),
+            Cone::Pinned(k) => {
+                let at = self.tied[k].node;
+                Err(GradError::Indeterminate {
+                    at: self.place(at),
+                    cause: Indeterminacy::Equality {
+                        condition: self.place(at),
+                    },
+                })
+            }
+        }
+    }
+
+    /// The slope, with respect to the inputs (flattened in the order of the gradient), of the
+    /// difference of `t`'s sides that the path keeps nonnegative: `b - a` for `a ≤ b`.
+    fn tie_direction(&self, t: &TiedOrdering) -> Result<Vec<f64>, GradError> {
+        let trace = self.trace;
+        let mut sweep = Sweep::blank(trace, self.root, self.sources.clone());
+        sweep.arguments = self.arguments;
+        sweep.values = self.values;
+        sweep.read_ties = false;
+        sweep.mark_active();
+        let sign = if t.says == AT_MOST { 1.0 } else { -1.0 };
+        let [a, b] = t.sides;
+        let mut seeds = Vec::with_capacity(2);
+        if !a.is_none() {
+            seeds.push((a, -sign));
+        }
+        if !b.is_none() {
+            seeds.push((b, sign));
+        }
+        let sides = |e: GradError| match e {
+            GradError::NoRule {
+                callee,
+                at,
+                reason: None,
+            } => GradError::NoRule {
+                callee,
+                at,
+                reason: Some(format!(
+                    "it computes a side of {}, an ordering of input-dependent values found at a \
+                     tie, whose slope tells whether the path holds around this point or at it \
+                     alone; differentiate at a point off the tie, or make it `#[tracked]` or give \
+                     it a rule with `irtrack::grad::register_rule`",
+                    self.place(t.node)
+                )),
+            },
+            e => e,
+        };
+        for (id, s) in seeds {
+            sweep
+                .give(id, Contribution::Whole(Tangent::Scalar(s)))
+                .map_err(sides)?;
+        }
+        sweep.backward().map_err(sides)?;
+        let mut out = Vec::new();
+        let inputs: Vec<NodeId> = if self.arguments {
+            sweep.function_arguments().collect()
+        } else {
+            let mut inputs: Vec<NodeId> = self
+                .sources
+                .iter()
+                .filter(|(_, &input)| input)
+                .map(|(&id, _)| id)
+                .collect();
+            inputs.sort();
+            inputs
+        };
+        for id in inputs {
+            if let Some(g) = sweep.argument_gradient(id) {
+                flatten(&g, &mut out);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The elements of a sensitivity in a fixed order (a struct's fields in the order first read).
+fn flatten(t: &Tangent, out: &mut Vec<f64>) {
+    match t {
+        Tangent::Scalar(v) => out.push(*v),
+        Tangent::Vector(v) => out.extend_from_slice(v),
+        #[cfg(feature = "ndarray")]
+        Tangent::Array(a) => out.extend(a.iter().copied()),
+        Tangent::Fields(fields) => fields.iter().for_each(|(_, t)| flatten(t, out)),
+    }
+}

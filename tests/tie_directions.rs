@@ -1,0 +1,345 @@
+//! Orderings at a tie read by their slopes (found 2026-11-27, listed as left by the stop
+//! before): the readings of sides in `grad/sweep/pins.rs` name what a side is a copy of or
+//! moves with, and missed pins that no pair of named sides shows — three orderings of which no
+//! two pin (`x <= y && y <= 0.0 && x >= 0.0` at the origin), a sum compared with one of its
+//! terms (`x + y >= y`), a side moving with two inputs (`x * y` or `x.hypot(y)` computed
+//! twice, `x * y >= 1.0` with both inputs capped), a side that agrees with the other to first
+//! order only (`x.sin() <= x` at 0), a struct literal's field. Each gave the pinned branch's
+//! slope (5 or [5, 5] where the function is `x` or `x + y` around the point and jumps at it:
+//! no derivative), as a gradient and as a derivative program's answer.
+//!
+//! Now each ordering still standing after those readings has the difference of its sides
+//! differentiated with respect to the inputs, and the path is refused where no direction of
+//! the inputs keeps every ordering (Gordan's alternative, `core::cone`): `Equality`, or
+//! `Stationary` where a difference has the slope 0. Where a direction does (a wedge, a
+//! quadrant), the branch's one-sided slope stands, checked here by differences of the function
+//! along a direction into the region.
+
+use irtrack::diff::{differentiate, hessian, jvp, DiffError};
+use irtrack::grad::{with_general_sweep, GradError, Indeterminacy};
+use irtrack::program::{Input, Program};
+use irtrack::{gradient, track, tracked, Callable};
+
+#[tracked]
+fn three_orderings(x: f64, y: f64) -> f64 {
+    if x <= y && y <= 0.0 && x >= 0.0 {
+        5.0 * (x + y)
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn sum_and_its_term(x: f64, y: f64) -> f64 {
+    // `x + y >= y` is `x >= 0`.
+    if x + y >= y && x <= 0.0 {
+        5.0 * x + y
+    } else {
+        x + y
+    }
+}
+
+#[allow(clippy::double_comparisons)] // Two comparisons of one product is the subject.
+#[tracked]
+fn product_twice(x: f64, y: f64) -> f64 {
+    if x * y <= 1.0 && x * y >= 1.0 {
+        5.0 * (x + y)
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn hypot_twice(x: f64, y: f64) -> f64 {
+    if x.hypot(y) <= 1.0 && x.hypot(y) >= 1.0 {
+        5.0 * (x + y)
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn capped_product(x: f64, y: f64) -> f64 {
+    // At (1, 1): `x * y >= 1` with `x <= 1` and `y <= 1` holds there alone.
+    if x * y >= 1.0 && x <= 1.0 && y <= 1.0 {
+        5.0 * (x + y)
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn wedge_then_closed(x: f64, y: f64) -> f64 {
+    // The first two leave a wedge; the third closes it.
+    if x * y <= 1.0 && y >= 1.0 && x >= 1.0 {
+        5.0 * y
+    } else {
+        y
+    }
+}
+
+#[tracked]
+fn elements_pinned(v: Vec<f64>) -> f64 {
+    if v[0] + v[1] <= 0.0 && v[0] >= 0.0 && v[1] >= 0.0 {
+        5.0 * (v[0] + v[1])
+    } else {
+        v[0] + v[1]
+    }
+}
+
+#[tracked]
+fn sine_below_itself(x: f64) -> f64 {
+    // `sin x <= x` holds for `x >= 0`: with `x <= 0`, at 0 alone.
+    if x.sin() <= x && x <= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn tangent_above_itself(x: f64) -> f64 {
+    if x.tan() >= x && x <= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+pub struct Bound {
+    pub at: f64,
+}
+
+#[tracked]
+fn struct_literal_field(x: f64) -> f64 {
+    let b = Bound { at: x };
+    if b.at <= 0.0 && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+// Open regions: the branch holds on a wedge, a strip's corner, a quadrant.
+
+#[tracked]
+fn wedge(x: f64, y: f64) -> f64 {
+    if x * y <= 1.0 && y >= 1.0 {
+        5.0 * y + x
+    } else {
+        y
+    }
+}
+
+#[tracked]
+fn wedge_of_a_vector(v: Vec<f64>) -> f64 {
+    if v[0] * v[1] <= 1.0 && v[1] >= 1.0 {
+        5.0 * v[1] + v[0] * v[1]
+    } else {
+        v[1]
+    }
+}
+
+#[tracked]
+fn two_planes(x: f64, y: f64) -> f64 {
+    if x + y <= 1.0 && x - y <= 1.0 {
+        5.0 * x + y
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn quadrant(x: f64, y: f64) -> f64 {
+    if x <= 0.0 && y <= 0.0 {
+        3.0 * x - 2.0 * y
+    } else {
+        x * y
+    }
+}
+
+#[tracked]
+fn floor_below(x: f64) -> f64 {
+    // `floor(x)` is 3 around 3.5: the ordering holds on a neighbourhood.
+    if x.floor() <= 3.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[allow(clippy::eq_op, clippy::nonminimal_bool, clippy::double_comparisons)] // The subject.
+#[tracked]
+fn itself_both_ways(x: f64) -> f64 {
+    if x <= x && x >= x {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn max_with_smaller(x: f64, y: f64) -> f64 {
+    // Where `x > y`, `x.max(y)` is `x` around the point.
+    if x.max(y) >= x {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+fn refused(name: &str, e: GradError, stationary: bool) {
+    match e {
+        GradError::Indeterminate {
+            cause: Indeterminacy::Equality { .. },
+            ..
+        } if !stationary => {}
+        GradError::Indeterminate {
+            cause: Indeterminacy::Stationary { .. },
+            ..
+        } if stationary => {}
+        e => panic!("{name}: expected a refusal (stationary: {stationary}), got {e:?}"),
+    }
+}
+
+fn program_refused<A>(name: &str, f: impl Callable<A>, args: A, dynamic: usize) {
+    let inputs = vec![Input::Dynamic; dynamic];
+    let p = Program::from_trace(&track(f, args), &inputs).unwrap();
+    let wrt: Vec<usize> = (0..dynamic).collect();
+    match differentiate(&p, &wrt) {
+        Err(DiffError::PointPath { .. } | DiffError::StationaryTie { .. }) => {}
+        Ok(d) => panic!("{name}: a derivative program at a pinned point: {d:?}"),
+        Err(e) => panic!("{name}: {e:?}"),
+    }
+}
+
+#[test]
+fn pins_no_pair_of_sides_shows_are_refused() {
+    macro_rules! two_inputs {
+        ($($f:ident at $x:expr, $y:expr);*) => {$({
+            let (name, x, y) = (stringify!($f), $x, $y);
+            refused(name, gradient($f, (x, y)).unwrap_err(), false);
+            refused(name, with_general_sweep(|| gradient($f, (x, y))).unwrap_err(), false);
+            assert!(hessian($f, (x, y)).is_err(), "{name}: hessian");
+            assert!(jvp($f, (x, y), (1.0, 0.0)).is_err(), "{name}: jvp");
+            program_refused(name, $f, (x, y), 2);
+            // Off the point, the slopes of `x + y` (or `y`), by differences.
+            let (x1, y1) = (x + 0.375, y - 0.25);
+            let g = gradient($f, (x1, y1)).unwrap().scalars();
+            let h = 1e-6;
+            let dx = ($f(x1 + h, y1) - $f(x1 - h, y1)) / (2.0 * h);
+            let dy = ($f(x1, y1 + h) - $f(x1, y1 - h)) / (2.0 * h);
+            assert!((g[0].unwrap() - dx).abs() < 1e-6 && (g[1].unwrap() - dy).abs() < 1e-6,
+                "{name} at ({x1}, {y1}): {g:?} for [{dx}, {dy}]");
+        })*};
+    }
+    two_inputs!(
+        three_orderings at 0.0, 0.0;
+        sum_and_its_term at 0.0, 1.0;
+        product_twice at 1.0, 1.0;
+        hypot_twice at 0.6, 0.8;
+        capped_product at 1.0, 1.0;
+        wedge_then_closed at 1.0, 1.0
+    );
+    refused(
+        "elements_pinned",
+        gradient(elements_pinned, (vec![0.0, 0.0],)).unwrap_err(),
+        false,
+    );
+    program_refused("elements_pinned", elements_pinned, (vec![0.0, 0.0],), 1);
+}
+
+#[test]
+fn sides_agreeing_to_first_order_only_are_refused() {
+    macro_rules! one_input {
+        ($($f:ident),*) => {$({
+            let name = stringify!($f);
+            refused(name, gradient($f, (0.0,)).unwrap_err(), true);
+            refused(name, with_general_sweep(|| gradient($f, (0.0,))).unwrap_err(), true);
+            assert!(jvp($f, (0.0,), (1.0,)).is_err(), "{name}: jvp");
+            program_refused(name, $f, (0.0,), 1);
+            // The message says what to do.
+            let text = gradient($f, (0.0,)).unwrap_err().to_string();
+            assert!(text.contains("slope 0") && text.contains("off the tie"), "{text}");
+            // Off the point: the slope 1 below, where the branch is not taken.
+            assert_eq!(gradient($f, (0.25,)).unwrap().scalars(), [Some(1.0)], "{name}");
+        })*};
+    }
+    one_input!(sine_below_itself, tangent_above_itself);
+}
+
+#[test]
+fn a_struct_literal_field_at_a_tie_is_an_error_naming_the_ordering() {
+    // Its field read has no rule (a struct built in the function), so the slope of the side is
+    // not known: an error that names the ordering, where the branch's 5 was returned.
+    let e = gradient(struct_literal_field, (0.0,)).unwrap_err();
+    match &e {
+        GradError::NoRule {
+            reason: Some(r), ..
+        } => assert!(r.contains("at a tie") && r.contains("<= 0.0"), "{r}"),
+        e => panic!("{e:?}"),
+    }
+    // Away from the tie the comparison is not read, and the gradient is the one it was.
+    assert_eq!(
+        gradient(struct_literal_field, (0.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+}
+
+/// The change of `f` from `(x, y)` a step `h` along `d`, over `h`: the one-sided slope along
+/// a direction into the region where the branch holds.
+fn along(f: impl Fn(f64, f64) -> f64, (x, y): (f64, f64), d: (f64, f64)) -> f64 {
+    let h = 1e-7;
+    (f(x + h * d.0, y + h * d.1) - f(x, y)) / h
+}
+
+#[test]
+fn open_regions_keep_the_one_sided_slope() {
+    macro_rules! open {
+        ($($f:ident at $x:expr, $y:expr, into $d:expr);*) => {$({
+            let (name, p, d) = (stringify!($f), ($x, $y), $d);
+            let g = gradient($f, p).unwrap().scalars();
+            let (gx, gy) = (g[0].unwrap(), g[1].unwrap());
+            let truth = along($f, p, d);
+            assert!((gx * d.0 + gy * d.1 - truth).abs() < 1e-5, "{name}: {g:?} along {d:?}: {truth}");
+            assert_eq!(with_general_sweep(|| gradient($f, p)).unwrap().scalars(), g, "{name}");
+            // A derivative program gives the same along the same direction.
+            let prog = Program::from_trace(&track($f, p), &[Input::Dynamic, Input::Dynamic]).unwrap();
+            let dp = differentiate(&prog, &[0, 1]).unwrap();
+            let v = dp.call((p.0, p.1, d.0, d.1)).unwrap().as_f64().unwrap();
+            assert!((v - truth).abs() < 1e-5, "{name}: program {v} for {truth}");
+        })*};
+    }
+    open!(
+        wedge at 1.0, 1.0, into (-1.0, 0.5);
+        two_planes at 1.0, 0.0, into (-1.0, 0.25);
+        quadrant at 0.0, 0.0, into (-1.0, -2.0);
+        max_with_smaller at 2.0, 1.0, into (1.0, 1.0)
+    );
+    assert_eq!(
+        gradient(wedge, (1.0, 1.0)).unwrap().scalars(),
+        [Some(1.0), Some(5.0)]
+    );
+    // A wedge's Hessian: the branch's (`x * y` has the cross term 1).
+    let h = hessian(wedge_of_a_vector, (vec![1.0, 1.0],)).unwrap();
+    assert_eq!((h[(0, 0)], h[(0, 1)], h[(1, 1)]), (0.0, 1.0, 0.0));
+    // An ordering that holds on a neighbourhood.
+    assert_eq!(
+        gradient(floor_below, (3.5,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
+    assert_eq!(
+        gradient(itself_both_ways, (2.0,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
+    let p = Program::from_trace(&track(floor_below, (3.5,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(
+        differentiate(&p, &[0])
+            .unwrap()
+            .call((3.5, 1.0))
+            .unwrap()
+            .as_f64(),
+        Some(5.0)
+    );
+}
