@@ -91,8 +91,8 @@ pub enum DiffError {
         at: Origin,
     },
     /// The recorded path was chosen by an ordering of values that vary with the differentiated
-    /// inputs at a tie, where the difference of the two has the slope 0 (`x.powi(3) <= 0.0` at
-    /// 0, `x.sin() <= x` at 0, a smooth function at its extremum) or a slope this check cannot
+    /// inputs at a tie, where the difference of the two has the slope 0 (`x.sin() <= x` at 0, a
+    /// side through a step of slope 0) or a slope this check cannot
     /// take: whether the path holds around the point or at it alone is not known, so its slope
     /// need not be the function's. Record the function at a point off the tie.
     StationaryTie {
@@ -157,11 +157,11 @@ impl fmt::Display for DiffError {
             DiffError::StationaryTie { at } => write!(
                 f,
                 "{at}: the recorded path was chosen by an ordering at a tie of values that vary \
-                 with the differentiated inputs, whose difference has the slope 0 there (or a \
-                 slope this check cannot take), so whether the path holds around the point or \
+                 with the differentiated inputs, whose difference has the slope 0 there (`x.sin() \
+                 <= x` at 0), or a slope this check cannot take, so whether the path holds around the point or \
                  at it alone is not known and its slope need not be the function's; record the \
-                 function at a point off the tie, or compare a value that moves with the inputs \
-                 there (`x <= 0.0` for `x.powi(3) <= 0.0`)"
+                 function at a point off the tie, or compare values whose difference moves with \
+                 the inputs there (`x <= 0.0` for `x.sin() <= x`)"
             ),
             DiffError::PointPath { at } => write!(
                 f,

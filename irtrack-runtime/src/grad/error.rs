@@ -154,6 +154,8 @@ pub enum Indeterminacy {
     /// `x > 0.0` and `x < 0.0` both failed, `x.abs() <= 0.0`, an `Equal` ordering): what it
     /// does there exists at this point only, so its slope need not be the function's (statrs's
     /// `erf` returns `0.0` at `x == 0.0`, a path of slope 0, where `erf` has the slope 1.128).
+    /// Orderings at a tie say it together when no direction of the inputs keeps them all (`x
+    /// <= y`, `y <= 0.0` and `x >= 0.0` at the origin), read by their sides' slopes.
     /// `at` is the comparison or branch that completed the equality.
     Equality {
         /// The comparison that said equal (the last one, for orderings).
@@ -169,11 +171,11 @@ pub enum Indeterminacy {
         condition: Box<Place>,
     },
     /// The computation compared values that depend on the inputs at a tie, and the difference
-    /// of the two has the slope 0 here (`x.powi(3) <= 0.0` at 0, `x.sin() <= x` at 0, a smooth
-    /// function at its extremum: `x.exp() + (-x).exp() <= 2.0` at 0): to first order the
+    /// of the two has the slope 0 here (`x.sin() <= x` at 0, `x.tan() >= x` at 0, a side
+    /// through a step of slope 0): to first order the
     /// comparison says nothing of which way the inputs may move, so whether the path holds
-    /// around the point or at it alone is not known (with `x >= 0.0`, `x.powi(3) <= 0.0` holds
-    /// at 0 alone), and its slope need not be the function's.
+    /// around the point or at it alone is not known (with `x <= 0.0`, `x.sin() <= x` holds at 0
+    /// alone), and its slope need not be the function's.
     Stationary {
         /// The comparison.
         condition: Box<Place>,
@@ -329,11 +331,11 @@ impl fmt::Display for GradError {
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: {condition} found values that depend on \
-                 the inputs equal where their difference has the slope 0 (`x.powi(3) <= 0.0` at \
-                 0, a smooth function at its extremum), so whether the path holds around this \
+                 the inputs equal where their difference has the slope 0 (`x.sin() <= x` at 0, a \
+                 side through a step of slope 0), so whether the path holds around this \
                  point or at it alone is not known and its slope need not be the function's: \
-                 differentiate at a point off the tie, or compare a value that moves with the \
-                 inputs there (`x <= 0.0` for `x.powi(3) <= 0.0`)"
+                 differentiate at a point off the tie, or compare values whose difference moves \
+                 with the inputs there (`x <= 0.0` for `x.sin() <= x`)"
             ),
             GradError::Indeterminate {
                 at,
