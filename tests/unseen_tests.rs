@@ -235,6 +235,39 @@ fn a_test_in_a_closure_given_to_untracked_code_is_unseen() {
     assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(vec![2.0, 0.0])));
 }
 
+#[tracked]
+fn position_of_zero(v: Vec<f64>) -> f64 {
+    // At v[1] == 0 the first arm holds at that point alone (the function is v[0] around it).
+    match v.iter().position(|&t| t == 0.0) {
+        Some(_) => 5.0 * v[0],
+        None => v[0],
+    }
+}
+
+#[tracked]
+fn binary_search_of_an_input(v: Vec<f64>) -> f64 {
+    if let Ok(_) = [0.0, 1.0, 2.0].binary_search_by(|k| k.partial_cmp(&v[1]).unwrap()) {
+        5.0 * v[0]
+    } else {
+        v[0]
+    }
+}
+
+/// A search by untracked code whose answer holds no float — `position`'s `Option<usize>`, a
+/// binary search's `Result<usize, usize>` — decides like a `bool` it computed: `Some(_)` at
+/// `v[1] == 0` gave 5 for 1 (the fourth stop of 2026-11-27; listed as left before). Unseen, as
+/// `any` is, also where the search finds nothing.
+#[test]
+fn a_search_by_untracked_code_is_unseen() {
+    for v in [vec![1.0, 0.0], vec![1.0, 3.0]] {
+        unseen("position", gradient(position_of_zero, (v.clone(),)).unwrap_err());
+        unseen(
+            "binary_search_by",
+            gradient(binary_search_of_an_input, (v,)).unwrap_err(),
+        );
+    }
+}
+
 /// The same tests reached other ways (a tester's audit of the above, 2026-11-27): a recorded
 /// guard computed by untracked code, a `match` on its result, `&&` with it second, a count it
 /// returned compared, its `bool` cast to an integer. Each gave 5 for 1 at 0.

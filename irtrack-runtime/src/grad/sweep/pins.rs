@@ -246,7 +246,17 @@ impl Sweep<'_> {
                 // the sweep (`coarse_bits`); a call it does not know is the test.
                 Some(_) => return None,
                 None => {
-                    let unknown = self.taint[c.index()] != u32::MAX
+                    // A discrete answer of untracked code (`v.iter().any(..)`), or one wrapped
+                    // in what holds no float (`position`'s `Option<usize>`, a binary search's
+                    // `Result<usize, usize>`), computed from input-dependent values.
+                    let wrapped = || {
+                        let value = store.value_cow(c);
+                        self.is_active(c)
+                            && !value.is_discrete()
+                            && !value.is_unit()
+                            && !super::may_hold_floats(&value)
+                    };
+                    let unknown = (self.taint[c.index()] != u32::MAX || wrapped())
                         && store.node(c).kind == NodeKind::PrimitiveCall
                         && self.comparison(&site).is_none()
                         && !matches!(site.callee(), Some(crate::core::tape::Callee::Item(k))
