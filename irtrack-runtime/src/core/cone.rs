@@ -208,6 +208,57 @@ mod tests {
         assert_eq!(cone(&d), Cone::Pinned(3));
     }
 
+    /// In the plane, directions leave an open region exactly when some gap between their
+    /// angles, around the circle, is wider than a half-turn: an independent truth, checked on
+    /// seeded random sets (wide margins only, so that rounding cannot decide).
+    #[test]
+    fn planar_sets_agree_with_their_angles() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut checked = 0;
+        for _ in 0..2000 {
+            let k = 1 + (next() * 6.0) as usize;
+            let spread = 0.5 + next() * 1.5;
+            let angles: Vec<f64> = (0..k)
+                .map(|_| next() * std::f64::consts::TAU * spread)
+                .collect();
+            let mut sorted: Vec<f64> = angles
+                .iter()
+                .map(|a| a.rem_euclid(std::f64::consts::TAU))
+                .collect();
+            sorted.sort_by(f64::total_cmp);
+            let widest = (0..k)
+                .map(|i| {
+                    let next = if i + 1 < k {
+                        sorted[i + 1]
+                    } else {
+                        sorted[0] + std::f64::consts::TAU
+                    };
+                    next - sorted[i]
+                })
+                .fold(0.0_f64, f64::max);
+            if (widest - std::f64::consts::PI).abs() < 1e-3 {
+                continue;
+            }
+            let d: Vec<Vec<f64>> = angles
+                .iter()
+                .map(|a| {
+                    let r = 0.1 + next() * 10.0;
+                    vec![r * a.cos(), r * a.sin()]
+                })
+                .collect();
+            let open = widest > std::f64::consts::PI;
+            assert_eq!(cone(&d) == Cone::Open, open, "{angles:?}");
+            checked += 1;
+        }
+        assert!(checked > 1900);
+    }
+
     #[test]
     fn many_directions_around_a_point_pin() {
         let d: Vec<Vec<f64>> = (0..7)

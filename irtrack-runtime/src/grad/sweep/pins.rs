@@ -246,16 +246,11 @@ impl Sweep<'_> {
                 // the sweep (`coarse_bits`); a call it does not know is the test.
                 Some(_) => return None,
                 None => {
-                    // A discrete answer of untracked code (`v.iter().any(..)`), or one wrapped
-                    // in what holds no float (`position`'s `Option<usize>`, a binary search's
-                    // `Result<usize, usize>`), computed from input-dependent values.
-                    let wrapped = || {
-                        let value = store.value_cow(c);
-                        self.is_active(c)
-                            && !value.is_discrete()
-                            && !value.is_unit()
-                            && !super::may_hold_floats(&value)
-                    };
+                    // A discrete answer of untracked code (`v.iter().any(..)`), or an index
+                    // wrapped in an `Option` or `Result` (`position`, a binary search),
+                    // computed from input-dependent values. (Told by its type: an iterator's
+                    // `next` gives `None` at its end, which holds no float either.)
+                    let wrapped = || self.is_active(c) && holds_an_index(&store.value_cow(c));
                     let unknown = (self.taint[c.index()] != u32::MAX || wrapped())
                         && store.node(c).kind == NodeKind::PrimitiveCall
                         && self.comparison(&site).is_none()
@@ -972,6 +967,23 @@ impl Sweep<'_> {
 }
 
 /// A literal side of a comparison (see [`Sweep::side`]).
+/// Whether `value` is an index or a count wrapped in an `Option` or a `Result`, as searches
+/// return them (`position`, `rposition`, `binary_search_by`, `checked_sub`).
+fn holds_an_index(value: &crate::core::value::Value) -> bool {
+    use std::any::TypeId;
+    let ids = [
+        TypeId::of::<Option<usize>>(),
+        TypeId::of::<Result<usize, usize>>(),
+        TypeId::of::<Option<u32>>(),
+        TypeId::of::<Option<u64>>(),
+        TypeId::of::<Option<i32>>(),
+        TypeId::of::<Option<i64>>(),
+        TypeId::of::<Option<isize>>(),
+        TypeId::of::<Option<bool>>(),
+    ];
+    value.type_id().is_some_and(|t| ids.contains(&t))
+}
+
 fn side_literal(site: &Site<'_>, k: usize) -> Option<(Side, f64)> {
     let text = site.literal(k)?;
     let other_f32 = site
