@@ -260,7 +260,10 @@ fn binary_search_of_an_input(v: Vec<f64>) -> f64 {
 #[test]
 fn a_search_by_untracked_code_is_unseen() {
     for v in [vec![1.0, 0.0], vec![1.0, 3.0]] {
-        unseen("position", gradient(position_of_zero, (v.clone(),)).unwrap_err());
+        unseen(
+            "position",
+            gradient(position_of_zero, (v.clone(),)).unwrap_err(),
+        );
         unseen(
             "binary_search_by",
             gradient(binary_search_of_an_input, (v,)).unwrap_err(),
