@@ -343,3 +343,211 @@ fn open_regions_keep_the_one_sided_slope() {
         Some(5.0)
     );
 }
+
+// Found by a tester of the above (2026-11-27): fields of a struct or tuple argument were taken
+// as constant around the point (a field read's operand, the argument, is no float), so their
+// orderings were never read (5 for a jump: no derivative); `atan2` at its cut was no corner.
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+pub struct Pair {
+    pub a: f64,
+    pub b: f64,
+}
+
+#[tracked]
+fn capped_fields(p: Pair) -> f64 {
+    if p.a <= 1.0 && p.b <= 1.0 && p.a * p.b >= 1.0 {
+        5.0 * (p.a + p.b)
+    } else {
+        p.a + p.b
+    }
+}
+
+#[tracked]
+fn fields_sine(p: Pair) -> f64 {
+    if p.a.sin() <= p.a && p.a <= 0.0 {
+        5.0 * p.a + p.b
+    } else {
+        p.a + p.b
+    }
+}
+
+#[tracked]
+fn capped_tuple(t: (f64, f64)) -> f64 {
+    if t.0 <= 1.0 && t.1 <= 1.0 && t.0 * t.1 >= 1.0 {
+        5.0 * (t.0 + t.1)
+    } else {
+        t.0 + t.1
+    }
+}
+
+#[tracked]
+fn angle_at_its_cut(x: f64, y: f64) -> f64 {
+    // `atan2` jumps from π to -π across `y == 0` where `x < 0`: the branch holds on that
+    // line alone, and the function is `x + y` around the point.
+    if y.atan2(x) >= std::f64::consts::PI {
+        5.0 * y + x
+    } else {
+        y + x
+    }
+}
+
+#[test]
+fn fields_and_a_cut_are_read() {
+    let p = Pair { a: 1.0, b: 1.0 };
+    refused(
+        "capped_fields",
+        gradient(capped_fields, (p.clone(),)).unwrap_err(),
+        false,
+    );
+    refused(
+        "capped_fields",
+        with_general_sweep(|| gradient(capped_fields, (p,))).unwrap_err(),
+        false,
+    );
+    let p = Pair { a: 0.0, b: 2.0 };
+    refused(
+        "fields_sine",
+        gradient(fields_sine, (p,)).unwrap_err(),
+        true,
+    );
+    refused(
+        "capped_tuple",
+        gradient(capped_tuple, ((1.0, 1.0),)).unwrap_err(),
+        false,
+    );
+    assert!(gradient(angle_at_its_cut, (-1.0, 0.0)).is_err());
+    assert!(jvp(angle_at_its_cut, (-1.0, 0.0), (0.0, 1.0)).is_err());
+    program_refused("angle_at_its_cut", angle_at_its_cut, (-1.0, 0.0), 2);
+    // Off the cut: `x + y`'s slopes.
+    assert_eq!(
+        gradient(angle_at_its_cut, (-1.0, 0.5)).unwrap().scalars(),
+        [Some(1.0), Some(1.0)]
+    );
+    // Off the tie, the fields' slopes.
+    let g = gradient(capped_fields, (Pair { a: 0.5, b: 0.5 },)).unwrap();
+    assert_eq!(
+        g.wrt[0],
+        Some(irtrack::Tangent::Fields(vec![
+            ("a".into(), irtrack::Tangent::Scalar(1.0)),
+            ("b".into(), irtrack::Tangent::Scalar(1.0)),
+        ]))
+    );
+}
+
+// The same tester's needless refusals: sides constant around the point through `clamp`,
+// `min` or `max` (the selected operand is a literal), one value written twice (`x + y` and
+// `y + x`), a sum with unequal slopes read as an ordering of its terms, and a ReLU in a loop
+// at 0 (every float the loop carried after the first tie was taken for a corner, the
+// counter too).
+
+#[tracked]
+fn clamped_below(x: f64) -> f64 {
+    if x.clamp(0.0, 1.0) >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn capped_above(x: f64) -> f64 {
+    if x.min(1.0) >= 1.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn rectified_below(x: f64) -> f64 {
+    if x.max(0.0) <= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[allow(clippy::eq_op)] // One value written two ways is the subject.
+#[tracked]
+fn sum_both_ways(x: f64, y: f64) -> f64 {
+    if x + y <= y + x {
+        5.0 * x + y
+    } else {
+        x
+    }
+}
+
+#[allow(clippy::eq_op)] // One value written two ways is the subject.
+#[tracked]
+fn product_both_ways(x: f64, y: f64) -> f64 {
+    if x * y >= y * x {
+        5.0 * x + y
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn unequal_slopes(x: f64, y: f64) -> f64 {
+    // A wedge at the origin: `d = (-3, 2)` keeps both.
+    if x + 2.0 * y >= 0.0 && x + y <= 0.0 {
+        5.0 * x + y
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn relu_in_a_loop(b: Vec<f64>) -> f64 {
+    let mut out = 0.0;
+    let mut j = 0;
+    while j < b.len() {
+        let a = b[j];
+        let r = if a > 0.0 { a } else { 0.0 };
+        out += (j as f64 + 1.0) * r;
+        j += 1;
+    }
+    out
+}
+
+#[test]
+fn sides_constant_or_one_value_are_not_refused() {
+    macro_rules! five_around {
+        ($($f:ident at $x:expr),*) => {$({
+            let (name, x) = (stringify!($f), $x);
+            let truth = ($f(x + 1e-6) - $f(x - 1e-6)) / 2e-6;
+            let g = gradient($f, (x,)).unwrap().scalars()[0].unwrap();
+            assert!((g - truth).abs() < 1e-6 && g == 5.0, "{name}: {g} for {truth}");
+        })*};
+    }
+    five_around!(clamped_below at -0.5, capped_above at 2.0, rectified_below at -1.0);
+    for g in [
+        gradient(sum_both_ways, (1.0, 2.0)),
+        gradient(product_both_ways, (1.0, 2.0)),
+    ] {
+        assert_eq!(g.unwrap().scalars(), [Some(5.0), Some(1.0)]);
+    }
+    let g = gradient(unequal_slopes, (0.0, 0.0)).unwrap().scalars();
+    let (gx, gy) = (g[0].unwrap(), g[1].unwrap());
+    let truth = along(unequal_slopes, (0.0, 0.0), (-3.0, 2.0));
+    assert!(
+        (gx * -3.0 + gy * 2.0 - truth).abs() < 1e-5,
+        "{g:?} for {truth}"
+    );
+}
+
+#[test]
+fn relu_units_tied_at_zero_keep_the_one_sided_slope() {
+    // The quadrant `b <= 0`: slope 0 for every unit; off the ties, `j + 1` where `b[j] > 0`.
+    let g = gradient(relu_in_a_loop, (vec![0.0, 0.0],)).unwrap();
+    assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(vec![0.0, 0.0])));
+    let b: Vec<f64> = (0..200)
+        .map(|k| if k % 3 == 0 { 0.5 } else { 0.0 })
+        .collect();
+    let g = gradient(relu_in_a_loop, (b.clone(),)).unwrap();
+    let want: Vec<f64> = (0..200)
+        .map(|k| if k % 3 == 0 { k as f64 + 1.0 } else { 0.0 })
+        .collect();
+    assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(want)));
+}

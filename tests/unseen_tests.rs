@@ -6,7 +6,10 @@
 //! of the branch it chose (5; the function is `x`: truth 1). Now the arm binds its pattern
 //! after its branch (its uses are the scrutinee's), and a branch chosen by such a test of
 //! input-dependent values is `Indeterminacy::Unseen`; guards of values that do not depend on the
-//! inputs, and known tests (comparisons, `f64::eq`, class queries), are read as before.
+//! inputs, and known tests (comparisons, `f64::eq`, class queries), are read as before. Since
+//! the fourth stop of that day, a guard of `&&` and `||` only is lowered without blocks of its
+//! own, its operands recorded as they run, and read like any condition; guards with other
+//! control flow stay unseen.
 
 use irtrack::grad::{with_general_sweep, GradError, Indeterminacy};
 use irtrack::{gradient, track, tracked};
@@ -146,25 +149,112 @@ fn unseen(name: &str, e: GradError) {
     }
 }
 
+/// A guard of `&&` and `||` only records its operands as they run (the fourth stop of
+/// 2026-11-27; before, it ran unrecorded and every gradient through it was refused as unseen):
+/// each comparison is read like any condition, so the slopes are the function's off its
+/// ties, one-sided at a tie that leaves a half-line, and refused where the comparisons pin.
 #[test]
-fn a_guard_with_control_flow_on_an_input_is_refused() {
-    for x in [2.0, 0.5, 5.0] {
-        unseen("guard_and", gradient(guard_and, (x,)).unwrap_err());
-        unseen(
-            "guard_and, general sweep",
-            with_general_sweep(|| gradient(guard_and, (x,))).unwrap_err(),
+fn a_guard_of_and_and_or_is_read_like_any_condition() {
+    let slope = |f: fn(f64) -> f64, x: f64| (f(x + 1e-6) - f(x - 1e-6)) / 2e-6;
+    for x in [2.0, 0.5, 5.0, 2.999] {
+        let g = gradient(guard_and, (x,)).unwrap().scalars()[0].unwrap();
+        assert!(
+            (g - slope(guard_and, x)).abs() < 1e-6,
+            "guard_and at {x}: {g}"
         );
+        let general = with_general_sweep(|| gradient(guard_and, (x,))).unwrap();
+        assert_eq!(general.scalars()[0], Some(g), "guard_and at {x}");
     }
-    unseen(
-        "guard_or_false_at_a_point",
-        gradient(guard_or_false_at_a_point, (0.0,)).unwrap_err(),
+    // At the tie `t > 1.0` is false: the half-line `t <= 1`, where the function is `t`.
+    assert_eq!(gradient(guard_and, (1.0,)).unwrap().scalars(), [Some(1.0)]);
+    // `t < 0.0` and `t > 0.0` both false: a sign test's `else`, the point alone.
+    match gradient(guard_or_false_at_a_point, (0.0,)).unwrap_err() {
+        GradError::Indeterminate {
+            cause: Indeterminacy::Equality { .. },
+            ..
+        } => {}
+        e => panic!("{e:?}"),
+    }
+    assert_eq!(
+        gradient(guard_or_false_at_a_point, (1.0,))
+            .unwrap()
+            .scalars(),
+        [Some(5.0)]
     );
-    unseen("guard_pinned", gradient(guard_pinned, (0.0,)).unwrap_err());
-    unseen(
-        "guard_tuple",
-        gradient(guard_tuple, (2.0, 1.0)).unwrap_err(),
+    assert!(matches!(
+        gradient(guard_pinned, (0.0,)).unwrap_err(),
+        GradError::Indeterminate {
+            cause: Indeterminacy::Equality { .. },
+            ..
+        }
+    ));
+    // `5ab` at (2, 1).
+    assert_eq!(
+        gradient(guard_tuple, (2.0, 1.0)).unwrap().scalars(),
+        [Some(5.0), Some(10.0)]
     );
+    // What replays a path still cannot check such a guard (its value is no node).
     assert!(irtrack::diff::jvp(guard_and, (2.0,), (1.0,)).is_err());
+}
+
+#[tracked]
+fn guard_and_untracked(x: f64) -> f64 {
+    match x {
+        t if is_zero(t) || t > 1.0 => 5.0 * t,
+        t => t,
+    }
+}
+
+#[tracked]
+fn guard_with_an_if(x: f64) -> f64 {
+    match x {
+        t if if t > 1.0 { t < 3.0 } else { false } => 5.0 * t,
+        t => t,
+    }
+}
+
+#[allow(clippy::needless_range_loop, clippy::manual_range_contains)] // As written in the wild.
+#[tracked]
+fn guards_in_a_loop(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        let x = v[i];
+        s += match x {
+            t if t > 1.0 && t * t < 9.0 => 5.0 * t,
+            t if t < -1.0 || t > 100.0 => 2.0 * t,
+            t => t,
+        };
+    }
+    s
+}
+
+/// What such a guard cannot read stays unseen: a test computed by untracked code among its
+/// operands, a guard with control flow of another kind.
+#[test]
+fn guards_that_are_not_seen_are_refused() {
+    for x in [0.0, 2.0] {
+        unseen(
+            "untracked",
+            gradient(guard_and_untracked, (x,)).unwrap_err(),
+        );
+        unseen("if", gradient(guard_with_an_if, (x,)).unwrap_err());
+    }
+}
+
+/// In a loop, a guard names only the conditions that ran in its own iteration (those that
+/// did not are `_`, not the previous iteration's nodes), and the trace verifies.
+#[test]
+fn guards_in_a_loop_name_what_ran() {
+    let v = vec![2.0, 0.5, -3.0, 200.0, 4.0];
+    let t = track(guards_in_a_loop, (v.clone(),));
+    t.verify().unwrap();
+    let listing = t.to_string();
+    assert!(listing.contains("$(guard)(⟨_⟩, @"), "{listing}");
+    let g = gradient(guards_in_a_loop, (v,)).unwrap();
+    assert_eq!(
+        g.wrt[0],
+        Some(irtrack::Tangent::Vector(vec![5.0, 1.0, 2.0, 2.0, 1.0]))
+    );
 }
 
 /// The arm's binding is the scrutinee's value in the trace (it was a constant).
@@ -244,6 +334,7 @@ fn position_of_zero(v: Vec<f64>) -> f64 {
     }
 }
 
+#[allow(clippy::redundant_pattern_matching)] // The match on the search's answer is the subject.
 #[tracked]
 fn binary_search_of_an_input(v: Vec<f64>) -> f64 {
     if let Ok(_) = [0.0, 1.0, 2.0].binary_search_by(|k| k.partial_cmp(&v[1]).unwrap()) {

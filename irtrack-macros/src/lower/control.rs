@@ -366,11 +366,45 @@ impl Lowerer {
             // A guard with control flow binds nothing the trace sees: the arm binds its
             // pattern after its branch, as an arm without a guard does (its uses were
             // recorded as constants: slopes of 0).
-            let unseen_guard = arm
+            let control_flow = arm
                 .guard
                 .as_ref()
                 .is_some_and(|(_, g)| scan::has_control_flow(g));
+            // `&&` and `||` only (`t if t > 1.0 && t < 3.0`): its operands are recorded as
+            // they run, in the scrutinee's block, and the guard names them.
+            let flat = control_flow
+                && arm
+                    .guard
+                    .as_ref()
+                    .is_some_and(|(_, g)| scan::short_circuits_only(g));
+            let unseen_guard = control_flow && !flat;
             let guard = arm.guard.as_ref().map(|(if_token, g)| {
+                if flat {
+                    let first = self.ir.var_count + 1;
+                    let binds = self.bind_pattern(&arm.pat, &s.op, true);
+                    let span = g.span();
+                    let before = std::mem::replace(&mut self.flat_logic, true);
+                    let leaves = std::mem::take(&mut self.flat_leaves);
+                    let lowered = self.expr(g, Ctx::Value);
+                    self.flat_logic = before;
+                    let leaves = std::mem::replace(&mut self.flat_leaves, leaves);
+                    let last = self.ir.var_count;
+                    // Its value is no node (the first operand, unrecorded: what replays a
+                    // path cannot check it); the conditions it combined are its other
+                    // operands. Those that did not run this time are forgotten first, so that
+                    // it does not name their values from an earlier run (a loop's previous
+                    // iteration).
+                    let operands: Vec<Operand> =
+                        std::iter::once(Operand::None).chain(leaves).collect();
+                    let g = self.special("guard".into(), operands, lowered.tokens, span);
+                    let gt = g.tokens;
+                    let frame = super::frame();
+                    return quote!(#if_token {
+                        #frame.forget(#first, #last);
+                        #binds
+                        #gt
+                    });
+                }
                 if unseen_guard {
                     // Its blocks would sit between the scrutinee's block and the arm's branch:
                     // the guard runs as written, unrecorded (the arm's branch still is). A jump
@@ -1110,6 +1144,39 @@ impl Lowerer {
     /// argument is the result.
     pub(super) fn short_circuit(&mut self, b: &syn::ExprBinary) -> Lowered {
         let and = matches!(b.op, syn::BinOp::And(_));
+        // In a match guard of `&&` and `||` only: no blocks (they would sit between the
+        // scrutinee's block and the arm's branch); each operand that runs is recorded where it
+        // runs, and the result is no node (the guard names its operands).
+        if self.flat_logic {
+            let l = self.expr(&b.left, Ctx::Value);
+            let r = self.expr(&b.right, Ctx::Value);
+            // The operands that are conditions of their own (not `&&` or `||` lowered so,
+            // whose operands are already named); one the lowering does not record stays
+            // `Operand::None`, and the guard is then as unseen as before.
+            let nested = |e: &Expr| {
+                let mut e = e;
+                while let Expr::Paren(p) = e {
+                    e = &p.expr;
+                }
+                matches!(e, Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)))
+            };
+            for (e, op) in [(&*b.left, &l.op), (&*b.right, &r.op)] {
+                if !nested(e) {
+                    self.flat_leaves.push(op.clone());
+                }
+            }
+            let (lt, rt) = (l.tokens, r.tokens);
+            let tokens = if and {
+                quote!((#lt) && (#rt))
+            } else {
+                quote!((#lt) || (#rt))
+            };
+            return Lowered {
+                tokens,
+                op: Operand::None,
+                loud: true,
+            };
+        }
         // A right operand that assigns a variable of the enclosing code runs only on one way
         // into the result: lowered as the `if` it means, whose merge carries the variable
         // (`b || { a -= 1.0; c }` must not pass `a`'s new version when `b` held).

@@ -183,6 +183,11 @@ pub struct Lowerer {
     /// The captured variables the closure assigns to (`k += 1.0`, `&mut k`, `k.push(…)`): its
     /// reads of them may be of values it wrote.
     capture_assigned: std::collections::BTreeSet<String>,
+    /// Lowering a match guard made of `&&` and `||` only (`scan::short_circuits_only`): they
+    /// open no blocks, and the operands that run are recorded in the current block.
+    flat_logic: bool,
+    /// The operands of the `&&` and `||` lowered so (the conditions the guard decided by).
+    flat_leaves: Vec<Operand>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -218,6 +223,8 @@ impl Lowerer {
             mut_refs: Default::default(),
             capture_order: None,
             capture_assigned: Default::default(),
+            flat_logic: false,
+            flat_leaves: Vec::new(),
         }
     }
 

@@ -413,6 +413,61 @@ pub fn has_control_flow(e: &Expr) -> bool {
     f.0
 }
 
+/// Whether `e` is a condition whose only control flow is `&&` and `||` (with `!` and
+/// parentheses between them) over operands with none of their own, no closure, block, macro,
+/// assignment or `let`: a match guard of this form is lowered without blocks of its own, each
+/// operand recorded in the scrutinee's block when it runs (`Lowerer::match_expr`).
+pub fn short_circuits_only(e: &Expr) -> bool {
+    match e {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+            short_circuits_only(&b.left) && short_circuits_only(&b.right)
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => short_circuits_only(&u.expr),
+        Expr::Paren(p) => short_circuits_only(&p.expr),
+        leaf => plain_operand(leaf),
+    }
+}
+
+/// An operand with no control flow, closure, block, macro, assignment or `let` inside.
+fn plain_operand(e: &Expr) -> bool {
+    struct Plain(bool);
+    impl<'ast> Visit<'ast> for Plain {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Loop(_)
+                | Expr::While(_)
+                | Expr::ForLoop(_)
+                | Expr::Try(_)
+                | Expr::Return(_)
+                | Expr::Break(_)
+                | Expr::Continue(_)
+                | Expr::Block(_)
+                | Expr::Unsafe(_)
+                | Expr::Async(_)
+                | Expr::Closure(_)
+                | Expr::Macro(_)
+                | Expr::Assign(_)
+                | Expr::Let(_) => self.0 = false,
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
+                        || is_compound(&b.op) =>
+                {
+                    self.0 = false
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {
+            self.0 = false;
+        }
+    }
+    let mut p = Plain(true);
+    p.visit_expr(e);
+    p.0
+}
+
 /// The first `break`, `continue`, `return` or `?` in `e` that leaves `e` (outside closures,
 /// async blocks and items; a `break` or `continue` of a loop inside `e` stays), with what it
 /// is: code that runs unrecorded (a match guard with control flow) must not jump out, or the

@@ -30,7 +30,7 @@ pub(crate) fn cone(directions: &[Vec<f64>]) -> Cone {
             u.iter().map(|v| v / n).collect()
         })
         .collect();
-    if nearest_norm(&unit) > FLAT {
+    if strictly_kept(&unit) || nearest_norm(&unit) > FLAT {
         return Cone::Open;
     }
     // The first prefix that closes it: the hull of a prefix only grows.
@@ -44,6 +44,30 @@ pub(crate) fn cone(directions: &[Vec<f64>]) -> Cone {
         }
     }
     Cone::Pinned(lo)
+}
+
+/// A direction that keeps every unit direction strictly, found by the perceptron's updates
+/// from their mean (many orderings at independent ties — a ReLU layer at 0 — are settled here
+/// in a pass or two, before the nearest-point search, whose corrals grow with their number).
+/// `false` says only that none was found.
+fn strictly_kept(unit: &[Vec<f64>]) -> bool {
+    let n = unit.first().map_or(0, Vec::len);
+    let mut d = vec![0.0; n];
+    for u in unit {
+        for (di, ui) in d.iter_mut().zip(u) {
+            *di += ui;
+        }
+    }
+    for _ in 0..(4 * unit.len() + 16) {
+        let scale = norm(&d);
+        let Some(violated) = unit.iter().find(|u| dot(u, &d) <= 1e-6 * scale) else {
+            return scale > 0.0;
+        };
+        for (di, ui) in d.iter_mut().zip(violated) {
+            *di += ui;
+        }
+    }
+    false
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {

@@ -36,7 +36,12 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             Powf => zero(a),
             Powi => zero(a),
             Hypot => zero(a) || zero(b),
-            Atan2 => zero(a) && zero(b),
+            // At the origin, and on its cut (`y == 0` with `x < 0`), where it jumps from π
+            // to -π.
+            Atan2 => zero(a) && (zero(b) || b.is_some_and(|x| x < 0.0)),
+            // The ends of their domains, past which they are NaN.
+            Asin | Acos | Atanh => a.is_some_and(|v| v.abs() == 1.0),
+            Acosh => a == Some(1.0),
             MulAdd => zero(a) && zero(b),
             _ => false,
         },
@@ -101,7 +106,7 @@ pub(crate) trait Side: Copy + Eq + Hash + Ord {
 }
 
 /// For each pair of sides met at a tie, what was said of them.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Ties<K>(HashMap<(K, K), u8>);
 
 impl<K> Default for Ties<K> {

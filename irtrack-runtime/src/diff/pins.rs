@@ -211,6 +211,8 @@ fn selected(g: &Graph, s: &Src) -> Key {
             }
             Operation::Builtin(Builtin::Method(FloatFn::Clamp)) => match (x(0), x(1), x(2)) {
                 (Some(v), Some(lo), Some(hi)) if lo < v && v < hi => arg(0),
+                (Some(v), Some(lo), Some(_)) if v < lo => arg(1),
+                (Some(v), Some(_), Some(hi)) if v > hi => arg(2),
                 _ => None,
             },
             Operation::Builtin(Builtin::Method(FloatFn::Abs)) => match x(0) {
@@ -249,8 +251,13 @@ fn locally_constant(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool, depth: u3
     if !varies(s) {
         return true;
     }
-    let (base, _) = copied_from(g, s);
-    let Src::Op(k) = base else { return false };
+    // What `min`, `max` or `clamp` selected around the point (`x.min(1.0)` at 2).
+    let base = match selected(g, s) {
+        Key::Const(_) => return true,
+        Key::Input(..) => return false,
+        Key::Op(k, _) => Src::Op(k),
+    };
+    let Src::Op(k) = &base else { return false };
     let node = &g.nodes[*k];
     match node.op {
         Operation::Builtin(Builtin::Method(
@@ -270,7 +277,10 @@ fn locally_constant(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool, depth: u3
         {
             true
         }
-        Operation::Builtin(_) if depth > 0 => node
+        // Arithmetic of such values; not a field or an element read of a container.
+        Operation::Builtin(
+            Builtin::Binary(_) | Builtin::Assign(_) | Builtin::Unary(_) | Builtin::Method(_),
+        ) if depth > 0 => node
             .args
             .iter()
             .all(|a| locally_constant(g, a, varies, depth - 1)),
@@ -354,6 +364,10 @@ fn moved(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> Moved {
                 if as_key(p, false) == as_key(q, false) {
                     // Both move with one source, their slopes cancelling (`x - x`).
                     return Moved::Unknown;
+                }
+                // `x + 2.0 * y` is no ordering of `x` and `-y`: read by its slopes (`cone.rs`).
+                if (ps.abs() - qs.abs()).abs() > 1e-12 * ps.abs().max(qs.abs()) {
+                    return Moved::Other;
                 }
                 let (p, q) = (as_key(p, ps < 0.0), as_key(q, qs < 0.0));
                 return match slope < 0.0 {

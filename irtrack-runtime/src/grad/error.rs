@@ -162,7 +162,9 @@ pub enum Indeterminacy {
         condition: Box<Place>,
     },
     /// The path was chosen by a test of values that depend on the inputs that irtrack does
-    /// not see: a match guard with `&&` or `||` (it runs as written, unrecorded), or a `bool`
+    /// not see: a match guard with control flow other than `&&` and `||` (an `if` in it; it
+    /// runs as written, unrecorded), a guard of `&&` and `||` one of whose conditions is such a
+    /// test, or a `bool`
     /// computed by untracked code (`if is_zero(x)`, `if v.iter().any(|&t| t == 0.0)`). Whether
     /// the path holds around this point or at it alone is unknown, so its slope need not be the
     /// function's.
@@ -321,7 +323,7 @@ impl fmt::Display for GradError {
                 "the gradient is indeterminate at {at}: the path was chosen by {condition}, a test \
                  of values that depend on the inputs that irtrack does not record, so \
                  whether the path holds around this point or at it alone is unknown: write \
-                 a match guard with `&&` or `||` as nested `if`s in the arm's body, make a \
+                 a match guard with an `if` as nested `if`s in the arm's body, make a \
                  predicate `#[tracked]`, and write a test given to untracked code as a \
                  closure (`v.iter().any(|t| …)`) as a loop in tracked code"
             ),

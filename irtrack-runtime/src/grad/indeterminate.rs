@@ -17,7 +17,7 @@ use crate::core::value::Value;
 /// What the watchful sweep saw: the first node (in the sweep's order, from the output back) at
 /// which a NaN sensitivity was made from numbers, and the last operation before it whose
 /// partial turned a finite sensitivity infinite.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Watch {
     pub(crate) born: Option<(NodeId, Born)>,
     infinite: Option<NodeId>,

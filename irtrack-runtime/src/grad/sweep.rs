@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 type CustomRule = Arc<dyn Fn(&Site<'_>, &Tangent, &mut Out) -> Result<(), String> + Send + Sync>;
 
+#[derive(Clone)]
 pub(crate) struct Sweep<'s> {
     trace: &'s Trace,
     store: &'s Store,
@@ -84,6 +85,9 @@ pub(crate) struct Sweep<'s> {
     tied: Vec<cone::TiedOrdering>,
     /// Whether to read them (not in the passes that take their slopes).
     read_ties: bool,
+    /// Where the backward pass starts: past the last node a sensitivity was given to (the
+    /// store's length, but for the passes from a tie's sides).
+    end: usize,
     /// The first node met at a tie reading each place (see `Sweep::same_place`).
     places: HashMap<(u32, String), u32>,
     /// For an integer made from a float's bits, how many low bits of them it no longer holds
@@ -116,6 +120,9 @@ pub(crate) struct Sweep<'s> {
     /// condition): a value a later jump passes there was chosen at this point only's corner
     /// (`let a = if x < 0.0 { -x } else { x };` at 0 is `|x|` at its corner).
     tie_frames: std::collections::HashSet<NodeId>,
+    /// Orderings met at a tie (kinked, as what they decide is taken at the tie), which the
+    /// slopes of their sides read: not corners for `tie_frames`.
+    ordered_ties: std::collections::HashSet<NodeId>,
     /// A closure's captured value linked to the enclosing function's node for it (see
     /// [`Sweep::capture_source`]), by the constant node that read it.
     captures: HashMap<NodeId, NodeId>,
@@ -202,6 +209,7 @@ impl<'s> Sweep<'s> {
             moved_ties: pins::Ties::default(),
             tied: Vec::new(),
             read_ties: true,
+            end: n,
             places: HashMap::new(),
             coarse: HashMap::new(),
             disagreeing: None,
@@ -214,6 +222,7 @@ impl<'s> Sweep<'s> {
             advanced: Default::default(),
             kinked: Default::default(),
             tie_frames: Default::default(),
+            ordered_ties: Default::default(),
             captures: HashMap::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
@@ -821,8 +830,12 @@ impl<'s> Sweep<'s> {
             && match kind {
                 NodeKind::Argument => {
                     let source = self.argument_source(id);
+                    // A float a later jump passes (a loop's counter or an index is no
+                    // corner: what it reads is compared anew).
                     (!source.is_none() && self.kinked.contains(&source))
-                        || (self.is_block_argument(id) && self.tie_frames.contains(&parent))
+                        || (self.is_block_argument(id)
+                            && self.active[id.index()]
+                            && self.tie_frames.contains(&parent))
                 }
                 // What a call returns after a branch taken at a tie (`fn my_abs(x)` at 0).
                 NodeKind::Return if self.tie_frames.contains(&parent) => true,
@@ -830,7 +843,15 @@ impl<'s> Sweep<'s> {
                     .refs_under(id, parent)
                     .any(|r| !r.is_none() && self.kinked.contains(&r)),
             };
-        if inherited && kind == NodeKind::Jump {
+        // A branch decided at a corner (a float's sign bit at 0): what it chooses is at the
+        // corner too. One decided by an ordering at a tie that did not pin is read by the
+        // slopes of its sides with every other (`sweep/cone.rs`), on the branch taken.
+        if kind == NodeKind::Jump
+            && inherited
+            && store.refs_under(id, parent).any(|r| {
+                !r.is_none() && self.kinked.contains(&r) && !self.ordered_ties.contains(&r)
+            })
+        {
             self.tie_frames.insert(parent);
         }
         // From an active operand (a cast to an integer is not active itself).
@@ -1107,7 +1128,7 @@ impl<'s> Sweep<'s> {
         }
         let store = self.store;
         let mut out: Out = Vec::new();
-        for i in (0..store.len()).rev() {
+        for i in (0..self.end.min(store.len())).rev() {
             if self.skip[i] {
                 continue;
             }

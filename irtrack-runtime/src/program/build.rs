@@ -247,8 +247,8 @@ impl<'t> Builder<'t> {
         {
             return Err(unsupported(
                 n,
-                "is a `match` guard with control flow of its own (`&&`, `||`, an `if`), which \
-                 runs as written, unrecorded: the program cannot check it on new inputs; compute \
+                "is a `match` guard with control flow of its own (`&&`, `||`, an `if`), whose \
+                 value is no node: the program cannot check it on new inputs; compute \
                  the condition before the `match` (`let ok = a && b;`) and write `if ok`",
             ));
         }

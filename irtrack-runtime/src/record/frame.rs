@@ -212,6 +212,14 @@ impl Frame {
         self.with(|r| r.block_argument(var, n));
     }
 
+    /// Forgets the values of `%first..=%last` in this call: a match guard of `&&` and `||`
+    /// names the conditions it combined, and those that do not run must not name a value from
+    /// an earlier run (a loop's previous iteration).
+    #[inline(never)]
+    pub fn forget(&self, first: u32, last: u32) {
+        self.with(|r| r.forget(first, last));
+    }
+
     /// Branch `§block:&k` taken.
     #[inline(never)]
     pub fn jump(&self, block: u32, k: u32) {

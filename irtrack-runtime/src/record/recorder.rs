@@ -271,6 +271,15 @@ impl Recorder {
         NodeId(self.store.nodes.push_with(node) as u32)
     }
 
+    /// See [`Frame::forget`](super::frame::Frame::forget).
+    pub(crate) fn forget(&mut self, first: u32, last: u32) {
+        let latest = &mut self.top().latest;
+        let end = (last as usize + 1).min(latest.len());
+        if let Some(vars) = latest.get_mut(first as usize..end) {
+            vars.fill(NodeId::NONE);
+        }
+    }
+
     #[inline(always)]
     fn define(&mut self, entry: &Entry, node: NodeId) {
         if let Some(var) = entry.location.slot.var() {

@@ -32,12 +32,9 @@ pub(super) struct TiedOrdering {
 
 impl Sweep<'_> {
     /// Notes the ordering `node` of `a` and `b` at a tie, which said `says`, for
-    /// [`tie_cone`](Self::tie_cone) — unless both sides are constant around the point
-    /// (`x.floor() <= 3.0` at 3.5: it holds on a neighbourhood).
+    /// [`tie_cone`](Self::tie_cone) (an ordering of sides constant around the point was
+    /// settled before: `Sweep::tie_of_orderings`).
     pub(super) fn note_tied(&mut self, node: NodeId, a: NodeId, b: NodeId, says: u8) {
-        if self.locally_constant(a, 8) && self.locally_constant(b, 8) {
-            return;
-        }
         self.tied.push(TiedOrdering {
             node,
             sides: [a, b],
@@ -48,11 +45,15 @@ impl Sweep<'_> {
     /// Whether `r` does not change when the inputs move a little: not input-dependent, or made
     /// by `floor`, `ceil`, `trunc`, `round` or `signum` away from where they jump (there they
     /// are corners, read before), or by an operation of such values only.
-    fn locally_constant(&self, r: NodeId, depth: u32) -> bool {
+    pub(super) fn locally_constant(&self, r: NodeId, depth: u32) -> bool {
         if r.is_none() || !self.is_active(r) {
             return true;
         }
-        let (base, _) = self.copied_from(r);
+        // What `min`, `max` or `clamp` selected around the point (`x.min(1.0)` at 2).
+        let (base, _) = self.selected_base(r);
+        if base.is_none() || !self.is_active(base) {
+            return true;
+        }
         let Some(site) = Site::new(self.store, base) else {
             return false;
         };
@@ -70,7 +71,11 @@ impl Sweep<'_> {
                 .refs
                 .first()
                 .is_some_and(|&o| self.piecewise_constant(o)),
-            Some(_) if depth > 0 => site
+            // Arithmetic of such values; not a field or an element read, whose operand (the
+            // container) is not itself input-dependent to the sweep.
+            Some(
+                Builtin::Binary(_) | Builtin::Assign(_) | Builtin::Unary(_) | Builtin::Method(_),
+            ) if depth > 0 => site
                 .refs
                 .iter()
                 .all(|&o| self.locally_constant(o, depth - 1)),
@@ -92,6 +97,9 @@ impl Sweep<'_> {
             };
             let y = site.output().as_f64();
             let operand = |k: usize| site.refs.get(k).copied().filter(|r| !r.is_none());
+            // The operand selected: a literal one (`x.min(1.0)` at 2) is a constant around
+            // the point, named `NONE` (whatever its value: at a tie, such sides are equal).
+            let chosen = |k: usize| Some(site.refs.get(k).copied().unwrap_or(NodeId::NONE));
             let literal = |k: usize| {
                 operand(k)
                     .map_or(true, |r| !self.is_active(r))
@@ -102,14 +110,16 @@ impl Sweep<'_> {
                 Some(Builtin::Method(FloatFn::Min | FloatFn::Max)) => {
                     let (a, b) = (site.scalar(0), site.scalar(1));
                     match (a, b) {
-                        (Some(a), Some(b)) if a != b => operand(if Some(a) == y { 0 } else { 1 }),
+                        (Some(a), Some(b)) if a != b => chosen(if Some(a) == y { 0 } else { 1 }),
                         _ => None,
                     }
                 }
                 Some(Builtin::Method(FloatFn::Clamp)) => {
                     let (x, lo, hi) = (site.scalar(0), site.scalar(1), site.scalar(2));
                     match (x, lo, hi) {
-                        (Some(x), Some(lo), Some(hi)) if lo < x && x < hi => operand(0),
+                        (Some(x), Some(lo), Some(hi)) if lo < x && x < hi => chosen(0),
+                        (Some(x), Some(lo), Some(_)) if x < lo => chosen(1),
+                        (Some(x), Some(_), Some(hi)) if x > hi => chosen(2),
                         _ => None,
                     }
                 }
@@ -132,6 +142,9 @@ impl Sweep<'_> {
             let Some(next) = next else {
                 break;
             };
+            if next.is_none() {
+                return (NodeId::NONE, false);
+            }
             let (b, n) = self.copied_from(next);
             base = b;
             negated ^= n;
@@ -148,14 +161,63 @@ impl Sweep<'_> {
         (base, negated)
     }
 
+    /// Whether `a` and `b` are one value around the point: [`selected_base`]s that agree, or
+    /// one operation of such values (`x + y` and `y + x`, `x.max(y)` computed twice).
+    ///
+    /// [`selected_base`]: Self::selected_base
+    pub(super) fn one_value(&self, a: NodeId, b: NodeId, depth: u32) -> bool {
+        let (sa, sb) = (self.selected_base(a), self.selected_base(b));
+        if sa == sb {
+            return true;
+        }
+        if sa.1 != sb.1 || sa.0.is_none() || sb.0.is_none() || depth == 0 {
+            return false;
+        }
+        let (Some(x), Some(y)) = (Site::new(self.store, sa.0), Site::new(self.store, sb.0)) else {
+            return false;
+        };
+        let op = match (x.builtin(), y.builtin()) {
+            (Some(p), Some(q)) if p == q && x.len() == y.len() => p,
+            _ => return false,
+        };
+        if !matches!(
+            op,
+            Builtin::Binary(_) | Builtin::Unary(_) | Builtin::Method(_) | Builtin::Cast(_)
+        ) {
+            return false;
+        }
+        let same = |i: usize, j: usize| match (x.refs.get(i), y.refs.get(j)) {
+            (Some(&p), Some(&q)) if !p.is_none() && !q.is_none() => self.one_value(p, q, depth - 1),
+            (Some(&p), Some(&q)) if p.is_none() && q.is_none() => {
+                (x.scalar(i).is_some()
+                    && x.scalar(i).map(f64::to_bits) == y.scalar(j).map(f64::to_bits))
+                    || (x.integer(i).is_some() && x.integer(i) == y.integer(j))
+            }
+            _ => false,
+        };
+        let n = x.len();
+        let commutes = matches!(
+            op,
+            Builtin::Binary(BinOp::Add | BinOp::Mul)
+                | Builtin::Method(FloatFn::Min | FloatFn::Max | FloatFn::Hypot)
+        );
+        (0..n).all(|i| same(i, i)) || (commutes && n == 2 && same(0, 1) && same(1, 0))
+    }
+
     /// `Err` when the orderings noted at ties ([`note_tied`](Self::note_tied)) confine the path,
     /// to first order, to a set with no interior around the point (`Indeterminacy::Equality`,
     /// naming the ordering that closed it), or one of them compares values whose difference
     /// has the slope 0 here (`Indeterminacy::Stationary`).
     pub(super) fn tie_cone(&self) -> Result<(), GradError> {
         let mut directions = Vec::with_capacity(self.tied.len());
+        // One forward pass for all of them: each backward pass starts from a copy.
+        let mut template = Sweep::blank(self.trace, self.root, self.sources.clone());
+        template.arguments = self.arguments;
+        template.values = self.values;
+        template.read_ties = false;
+        template.mark_active();
         for t in &self.tied {
-            let u = self.tie_direction(t)?;
+            let u = self.tie_direction(&template, t)?;
             let scale = u.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
             if !(scale > 0.0 && scale.is_finite()) {
                 return Err(GradError::Indeterminate {
@@ -187,13 +249,16 @@ impl Sweep<'_> {
 
     /// The slope, with respect to the inputs (flattened in the order of the gradient), of the
     /// difference of `t`'s sides that the path keeps nonnegative: `b - a` for `a ≤ b`.
-    fn tie_direction(&self, t: &TiedOrdering) -> Result<Vec<f64>, GradError> {
-        let trace = self.trace;
-        let mut sweep = Sweep::blank(trace, self.root, self.sources.clone());
-        sweep.arguments = self.arguments;
-        sweep.values = self.values;
-        sweep.read_ties = false;
-        sweep.mark_active();
+    fn tie_direction(&self, template: &Self, t: &TiedOrdering) -> Result<Vec<f64>, GradError> {
+        let mut sweep = template.clone();
+        // Nothing after the sides (and what they call) has a sensitivity.
+        sweep.end = t
+            .sides
+            .iter()
+            .filter(|s| !s.is_none())
+            .map(|&s| self.store.call(s).map_or(s.index() + 1, |c| c.end as usize))
+            .max()
+            .unwrap_or(0);
         let sign = if t.says == AT_MOST { 1.0 } else { -1.0 };
         let [a, b] = t.sides;
         let mut seeds = Vec::with_capacity(2);

@@ -153,6 +153,20 @@ impl Sweep<'_> {
             }
             return;
         }
+        // A guard of `&&` and `||` only names the conditions it combined (those that ran; the
+        // others are `NONE`): each is a recorded node, read like any condition (comparisons
+        // where they were evaluated), and one computed by untracked code decides unseen. A
+        // condition the lowering did not record leaves it unseen.
+        let operands = &site.entry.operands;
+        if operands.len() > 1 && !operands[1..].contains(&crate::core::ir::Operand::None) {
+            for &r in site.refs.iter().skip(1).filter(|r| !r.is_none()) {
+                if let Some(test) = self.unseen_test(r) {
+                    self.unseen.get_or_insert((id, test));
+                    return;
+                }
+            }
+            return;
+        }
         let Some((ir, guard)) = store.entry_under(id, parent) else {
             return;
         };
@@ -345,12 +359,16 @@ impl Sweep<'_> {
         };
         // One value on both sides around the point (`x <= x`, `x.min(cap) >= x` below `cap`,
         // `x * 1.0 <= x`): the ordering says the same on a neighbourhood.
-        if self.selected_base(ra) == self.selected_base(rb) {
+        if self.one_value(ra, rb, 4) {
             return false;
         }
+        // Both sides constant around the point (`x.floor() <= 3.0` at 3.5, `x.max(0.0) <= 0.0`
+        // at -1): the ordering holds on a neighbourhood. (A side at a corner was read first.)
+        let constant = |s: &Self| s.locally_constant(ra, 8) && s.locally_constant(rb, 8);
         // The branch this ordering decides is taken at a corner of the function: what it
         // chooses is kinked (`Sweep::tie_frames`).
         self.kinked.insert(site.node);
+        self.ordered_ties.insert(site.node);
         // A side at a corner or an extremum (`x.abs() / 2.0`, `x - x.floor()` at an integer,
         // `x.hypot(c)` at 0): the ordering may hold at this point alone, whatever the slope
         // conventions say of the side.
@@ -359,6 +377,10 @@ impl Sweep<'_> {
             .any(|r| !r.is_none() && self.kinked.contains(r))
         {
             return true;
+        }
+        if constant(self) {
+            self.kinked.remove(&site.node);
+            return false;
         }
         // What a side is bounded by: a value that is never below (above) 0 is at least (at
         // most) 0 on both sides of the point.
@@ -408,7 +430,7 @@ impl Sweep<'_> {
                     // The same value on both sides (`x.min(cap) >= x` below `cap`, `x * 1.0 <=
                     // x`) holds around the point; sides that only agree to first order
                     // (`x.sin() <= x` at 0) are read by their slopes (`Sweep::tie_cone`).
-                    if self.selected_base(ra) != self.selected_base(rb) {
+                    if !self.one_value(ra, rb, 4) {
                         self.note_tied(site.node, ra, rb, said);
                     }
                     return false;
@@ -496,6 +518,11 @@ impl Sweep<'_> {
                         // `2.0 * x - x` moves with `x` (where the slopes differ): it was not
                         // read as one value above because it is not one here.
                         return Some(Moved::Unknown);
+                    }
+                    // `x + 2.0 * y` is no ordering of `x` and `-y`: read by its slopes
+                    // (`sweep/cone.rs`).
+                    if (ps.abs() - qs.abs()).abs() > 1e-12 * ps.abs().max(qs.abs()) {
+                        return None;
                     }
                     let (p, q) = (Side::Node(p.0, ps < 0.0), Side::Node(q.0, qs < 0.0));
                     return Some(match slope < 0.0 {
