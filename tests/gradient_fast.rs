@@ -359,3 +359,39 @@ fn what_the_fast_path_cannot_prove_goes_to_the_general_sweep() {
     assert!(!taken);
     assert_eq!(d(&g.unwrap(), 1), 2.0);
 }
+
+#[tracked]
+fn guard_of_and(x: f64) -> f64 {
+    // A match on a float declines the fast path by itself: the guard is on a count's arm.
+    match (x as i64).signum() {
+        1 if x > 1.0 && x < 3.0 => 5.0 * x,
+        _ => x,
+    }
+}
+
+fn is_zero(x: f64) -> bool {
+    x == 0.0
+}
+
+#[tracked]
+fn guard_of_an_untracked_test(x: f64) -> f64 {
+    match (x as i64).signum() {
+        0 | 1 if is_zero(x) || x > 1.0 => 5.0 * x,
+        _ => x,
+    }
+}
+
+/// A match guard of `&&` and `||` names the conditions that ran: the fast path reads them as
+/// the general sweep does (bit for bit), and declines one computed by untracked code.
+#[test]
+fn a_guard_of_and_and_or_takes_the_fast_path() {
+    for (x, slope) in [(2.5, 5.0), (0.5, 1.0), (3.5, 1.0)] {
+        let (g, taken) = both(guard_of_and, (x,));
+        assert!(taken, "{x}");
+        assert_eq!(d(&g.unwrap(), 0), slope);
+    }
+    for x in [0.0, 2.0] {
+        let (g, _) = both(guard_of_an_untracked_test, (x,));
+        assert!(g.is_err());
+    }
+}

@@ -596,14 +596,36 @@ fn a_match_guard_that_decided_the_arm_is_checked() {
         );
         assert!(p.call((0, other)).is_err(), "{x0}");
     }
-    let e = Program::from_trace(&track(guard_with_and, (0, 2.0)), &[Static, Dynamic]).unwrap_err();
+    // A guard of `&&` and `||`: each condition that ran is checked (the fourth stop of
+    // 2026-11-27; it was refused as unrecorded). At 2 both ran; at 0.5 only the first.
+    let p = Program::from_trace(&track(guard_with_and, (0, 2.0)), &[Static, Dynamic]).unwrap();
+    assert_eq!(p.call((0, 2.5)).unwrap().as_f64(), Some(5.0));
+    for other in [0.5, 3.5] {
+        assert!(
+            matches!(p.call((0, other)), Err(ReplayError::Guard { .. })),
+            "{other}"
+        );
+    }
+    let p = Program::from_trace(&track(guard_with_and, (0, 0.5)), &[Static, Dynamic]).unwrap();
+    assert_eq!(p.call((0, -4.0)).unwrap().as_f64(), Some(96.0));
+    assert!(matches!(p.call((0, 2.0)), Err(ReplayError::Guard { .. })));
+    // A guard with an `if` inside runs unrecorded: refused where an input is dynamic.
+    let e = Program::from_trace(&track(guard_with_if, (0, 2.0)), &[Static, Dynamic]).unwrap_err();
     assert!(
         e.to_string().contains("`match` guard with control flow"),
         "{e}"
     );
     // Static throughout, the unrecorded guard is the recorded one.
-    let p = Program::from_trace(&track(guard_with_and, (0, 2.0)), &[Static, Static]).unwrap();
+    let p = Program::from_trace(&track(guard_with_if, (0, 2.0)), &[Static, Static]).unwrap();
     assert_eq!(p.call((0, 2.0)).unwrap().as_f64(), Some(4.0));
+}
+
+#[tracked]
+fn guard_with_if(k: i32, x: f64) -> f64 {
+    match k {
+        0 if if x > 1.0 { x < 3.0 } else { false } => x * 2.0,
+        _ => x + 100.0,
+    }
 }
 
 #[test]

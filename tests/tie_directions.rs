@@ -551,3 +551,100 @@ fn relu_units_tied_at_zero_keep_the_one_sided_slope() {
         .collect();
     assert_eq!(g.wrt[0], Some(irtrack::Tangent::Vector(want)));
 }
+
+// A second tester's needless refusals (2026-11-27): a smooth term at a stationary point (`y *
+// y` at 0) was a corner that made every later value one, so a half-plane was refused; an
+// equality of orderings (`partial_cmp(..) == Some(Less)`) was read as an equality of floats;
+// one value less itself (`v[i] - v[j]` where `i == j`) as moving.
+
+#[tracked]
+fn paraboloid_side(x: f64, y: f64) -> f64 {
+    // `x >= -1 - y²` holds on the half-plane `x >= -1` around (-1, 0).
+    if x + y * y >= -1.0 {
+        5.0 * x + 2.0 * y
+    } else {
+        x + y
+    }
+}
+
+#[tracked]
+fn unit_disc_boundary(a: f64, b: f64) -> f64 {
+    if a * a + b * b <= 1.0 {
+        3.0 * a + b
+    } else {
+        a - b
+    }
+}
+
+#[tracked]
+fn relu_unit(w: f64, x: f64, b: f64) -> f64 {
+    let z = w * x + b;
+    if z > 0.0 {
+        z
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn ordered_less(a: f64, b: f64) -> f64 {
+    if a.partial_cmp(&b) == Some(std::cmp::Ordering::Less) {
+        5.0 * a
+    } else {
+        a + b
+    }
+}
+
+#[allow(clippy::needless_range_loop)] // Indexing records each element read.
+#[tracked]
+fn pairwise(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        for j in 0..v.len() {
+            let d = v[i] - v[j];
+            if d > 0.0 {
+                s += d * d;
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn smooth_terms_orderings_and_differences_of_one_value_are_read() {
+    assert_eq!(
+        gradient(paraboloid_side, (-1.0, 0.0)).unwrap().scalars(),
+        [Some(5.0), Some(2.0)]
+    );
+    // On the circle at (1, 0): the disc's side, one-sided (inwards along -a).
+    let g = gradient(unit_disc_boundary, (1.0, 0.0)).unwrap().scalars();
+    assert_eq!(g, [Some(3.0), Some(1.0)]);
+    let truth = along(unit_disc_boundary, (1.0, 0.0), (-1.0, 0.25));
+    // Along (-1, 0.25): 3 · -1 + 1 · 0.25.
+    assert!((-3.0 + 0.25 - truth).abs() < 1e-5, "{truth}");
+    // A ReLU unit at w = x = b = 0: `z <= 0` to first order along `b` alone: the half-space
+    // `b <= 0`, where the unit is 0.
+    assert_eq!(
+        gradient(relu_unit, (0.0, 0.0, 0.0)).unwrap().scalars(),
+        [Some(0.0), Some(0.0), Some(0.0)]
+    );
+    assert_eq!(
+        gradient(ordered_less, (1.0, 2.0)).unwrap().scalars(),
+        [Some(5.0), Some(0.0)]
+    );
+    // Σ over pairs with v[i] > v[j] of (v[i] - v[j])²: (v1 - v0)² + (v2 - v0)² + (v2 - v1)²
+    // here, whose gradient is [-5, -2, 7]; checked by differences too.
+    let v = vec![1.0, 1.5, 3.0];
+    let g = gradient(pairwise, (v.clone(),)).unwrap();
+    assert_eq!(
+        g.wrt[0],
+        Some(irtrack::Tangent::Vector(vec![-5.0, -2.0, 7.0]))
+    );
+    for (k, want) in [-5.0, -2.0, 7.0].into_iter().enumerate() {
+        let (mut up, mut down) = (v.clone(), v.clone());
+        up[k] += 1e-6;
+        down[k] -= 1e-6;
+        let fd = (pairwise(up) - pairwise(down)) / 2e-6;
+        assert!((fd - want).abs() < 1e-5, "{k}: {fd}");
+    }
+}

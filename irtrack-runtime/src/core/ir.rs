@@ -290,6 +290,17 @@ impl Entry {
     /// the trace does not record — a closure (`map(|k| x)`), which may capture anything — so
     /// that its value may depend on inputs no reference shows; or a `match` guard with control
     /// flow of its own, which runs unrecorded.
+    /// Whether this is a match guard of `&&` and `||` only: its own value unrecorded, then
+    /// every condition it combined, each recorded where it ran (`$(guard)(_, %a, %b)`;
+    /// `docs/lowering.md`).
+    pub(crate) fn combines_conditions(&self) -> bool {
+        self.kind == EntryKind::Special
+            && self.operands.len() > 1
+            && self.operands[0] == Operand::None
+            && !self.operands[1..].contains(&Operand::None)
+            && Builtin::of_entry(self) == Some(Builtin::Guard)
+    }
+
     pub(crate) fn takes_unrecorded(&self) -> bool {
         (self.kind != EntryKind::Special || Builtin::of_entry(self) == Some(Builtin::Guard))
             && self.operands.contains(&Operand::None)

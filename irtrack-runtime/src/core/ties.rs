@@ -10,12 +10,15 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 /// Whether `op`, evaluated on operands `x` (floats where they are, `None` for others) with
-/// result `y`, is at a point where it is not smooth, or stationary: `|x|` at 0, `max`/`min`
-/// at a tie, `floor` at an integer, `x * x` or `hypot(x, c)` at `x = 0`, `ln` at 0, `a % b`
-/// where it wraps. A value made from one is at an extremum or a corner of the function of the
-/// inputs, so a comparison that finds it at a tie may hold at that point alone (`x.abs() / 2.0
-/// <= 0.0`, `x - x.floor() <= 0.0` at 3, `1.0 - x.abs() >= 1.0`), whatever the slope
-/// conventions give for it; elsewhere an ordering at a tie bounds a half-line.
+/// result `y`, is at a point where it is not smooth: `|x|` at 0, `max`/`min` at a tie, `floor`
+/// at an integer, `hypot` at the origin, `ln` at 0, `a % b` where it wraps, `atan2` on its cut.
+/// A value made from one is at a corner of the function of the inputs, where its slope (a
+/// convention) says nothing of which way it moves, so a comparison that finds it at a tie may
+/// hold at that point alone (`x.abs() / 2.0 <= 0.0`, `x - x.floor() <= 0.0` at 3, `1.0 -
+/// x.abs() >= 1.0`). A smooth operation at a stationary point (`x * x` or `x.cos()` at 0) is
+/// none: its slope there is its derivative, which the reading of ties by slopes takes
+/// (`x * x <= 0.0` is refused as stationary or by what `x * x` is, `x + y * y >= -1.0` holds on
+/// a half-plane). `powi` and `powf` at 0 stay corners (a negative exponent is a pole).
 pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     use super::op::FloatFn::*;
     let a = x.first().copied().flatten();
@@ -24,7 +27,7 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     let integer = |v: Option<f64>| v.is_some_and(|v| v.is_finite() && v.fract() == 0.0);
     match op {
         Builtin::Method(f) => match f {
-            Abs | Signum | Sqrt | Cbrt | Ln | Log2 | Log10 | Recip | Cos | Cosh => zero(a),
+            Abs | Signum | Sqrt | Cbrt | Ln | Log2 | Log10 | Recip => zero(a),
             Ln1p => a == Some(-1.0),
             Log => zero(a) || zero(b),
             Floor | Ceil | Trunc | Fract => integer(a),
@@ -35,14 +38,13 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             Copysign => zero(a) || zero(b),
             Powf => zero(a),
             Powi => zero(a),
-            Hypot => zero(a) || zero(b),
+            Hypot => zero(a) && zero(b),
             // At the origin, and on its cut (`y == 0` with `x < 0`), where it jumps from π
             // to -π.
             Atan2 => zero(a) && (zero(b) || b.is_some_and(|x| x < 0.0)),
             // The ends of their domains, past which they are NaN.
             Asin | Acos | Atanh => a.is_some_and(|v| v.abs() == 1.0),
             Acosh => a == Some(1.0),
-            MulAdd => zero(a) && zero(b),
             _ => false,
         },
         // The sign of a float, read at ±0 (`x.is_sign_negative()`, the sign bit): what it
@@ -55,7 +57,6 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
         // A float cast to an integer jumps at each integer (`x as i64` truncates).
         Builtin::Cast(t) if !t.is_float() => a.is_some_and(|v| v.is_finite() && v.fract() == 0.0),
         Builtin::Binary(o) | Builtin::Assign(o) => match o {
-            BinOp::Mul => zero(a) && zero(b),
             BinOp::Div => zero(b),
             BinOp::Rem => zero(y) && a.is_some_and(|v| v != 0.0 && v.is_finite()),
             _ => false,

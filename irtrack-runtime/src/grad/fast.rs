@@ -135,8 +135,11 @@ impl Plan {
             data,
             block: e.location.block != 1,
             position: ir.arg_position(index).map_or(u32::MAX, |p| p as u32),
-            unrecorded: e.takes_unrecorded(),
-            special_unrecorded: e.kind == EntryKind::Special && e.operands.contains(&Operand::None),
+            // A guard of `&&` and `||` names what it combined.
+            unrecorded: e.takes_unrecorded() && !e.combines_conditions(),
+            special_unrecorded: e.kind == EntryKind::Special
+                && e.operands.contains(&Operand::None)
+                && !e.combines_conditions(),
             len: method && e.head == "len" && e.operands.len() == 1,
             next: method && e.head == "next",
             control: e.kind.is_branch()
@@ -744,8 +747,15 @@ impl<'s> Builder<'s> {
         }
         if plan.builtin == Some(Builtin::Guard) {
             match refs.first() {
-                // A guard that ran unrecorded (`&&`, `||`): the general sweep asks its match.
                 Some(&r) if !r.is_none() => self.decided_by(r)?,
+                // A guard of `&&` and `||`: the conditions it combined that ran (`NONE`: did
+                // not run).
+                Some(_) if refs.len() > 1 => {
+                    for &r in &refs[1..] {
+                        self.decided_by(r)?;
+                    }
+                }
+                // A guard that ran unrecorded (an `if` in it): the general sweep asks its match.
                 _ => return None,
             }
         }

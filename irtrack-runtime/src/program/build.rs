@@ -241,6 +241,31 @@ impl<'t> Builder<'t> {
         // dynamic input, or a place it does not follow — may make the value depend on a dynamic
         // input no source shows: folding it into a constant would replay the recorded value at
         // every input (the gradient's sweep counts such an operand as active, too).
+        // A guard of `&&` and `||` names the conditions it combined that ran: while each
+        // keeps its recorded value, the guard does (the same operands run, in the same order),
+        // so each is a guard of the program and the guard's own value a constant.
+        if n.entry().is_some_and(Entry::combines_conditions) {
+            for arg in n.arguments().iter().skip(1) {
+                let Arg::Node(c) = arg else { continue };
+                let condition = self.src_of(c.id());
+                if !condition.is_dynamic() {
+                    continue;
+                }
+                let Some(&expected) = c.value::<bool>() else {
+                    return Err(unsupported(n, "a guard's condition that is not a `bool`"));
+                };
+                let g = self.guards.len();
+                self.guards.push(Guard {
+                    condition,
+                    expected,
+                    condition_at: c.position().unwrap_or(0),
+                    origin: origin(n),
+                });
+                self.steps.push(Step::Guard(g));
+            }
+            self.set(n.id(), Src::Const(n.raw_value()));
+            return Ok(());
+        }
         if self.any_dynamic
             && n.entry().is_some_and(Entry::takes_unrecorded)
             && builtin_of(n) == Some(Builtin::Guard)

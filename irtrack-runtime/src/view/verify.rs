@@ -207,10 +207,7 @@ fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
         }
         // A match guard of `&&` and `||` (its value unrecorded, the conditions it combined
         // after it) names no node for a condition that did not run.
-        let combined_guard = entry.kind == EntryKind::Special
-            && entry.operands.len() > 1
-            && entry.operands[0] == Operand::None
-            && crate::core::op::Builtin::of_entry(entry) == Some(crate::core::op::Builtin::Guard);
+        let combined_guard = entry.combines_conditions();
         for (k, (op, arg)) in statics.iter().zip(&args).enumerate() {
             match (op, arg) {
                 (Operand::Var(_), Arg::Const("_")) if combined_guard && k > 0 => {}

@@ -173,6 +173,12 @@ impl Sweep<'_> {
         if sa.1 != sb.1 || sa.0.is_none() || sb.0.is_none() || depth == 0 {
             return false;
         }
+        // Two reads of one place (`v[i]`, `v[j]` where `i == j`), nothing written between.
+        if let (Some(pa), Some(pb)) = (self.place_of(sa.0), self.place_of(sb.0)) {
+            if pa == pb && !self.writes.contains_key(&NodeId(pa.0)) {
+                return true;
+            }
+        }
         let (Some(x), Some(y)) = (Site::new(self.store, sa.0), Site::new(self.store, sb.0)) else {
             return false;
         };

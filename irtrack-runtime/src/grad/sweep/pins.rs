@@ -157,8 +157,7 @@ impl Sweep<'_> {
         // others are `NONE`): each is a recorded node, read like any condition (comparisons
         // where they were evaluated), and one computed by untracked code decides unseen. A
         // condition the lowering did not record leaves it unseen.
-        let operands = &site.entry.operands;
-        if operands.len() > 1 && !operands[1..].contains(&crate::core::ir::Operand::None) {
+        if site.entry.combines_conditions() {
             for &r in site.refs.iter().skip(1).filter(|r| !r.is_none()) {
                 if let Some(test) = self.unseen_test(r) {
                     self.unseen.get_or_insert((id, test));
@@ -318,6 +317,43 @@ impl Sweep<'_> {
         let value = site.output();
         if value.by_value().downcast_ref::<bool>() != Some(&equal_when) || site.len() != 2 {
             return false;
+        }
+        // Orderings compared (`a.partial_cmp(&b) == Some(Ordering::Less)`): `Less` and
+        // `Greater` hold on open sets; only `Equal` is a point (read where it was made).
+        let ordering = |k: usize| {
+            let v = site.value(k)?;
+            let v = v.by_value();
+            if let Some(o) = v.downcast_ref::<Ordering>() {
+                return Some(Some(*o));
+            }
+            if let Some(o) = v.downcast_ref::<Option<Ordering>>() {
+                return Some(*o);
+            }
+            // Kept as its `Debug` text, of a type std writes one way.
+            use std::any::TypeId;
+            let ty = v.type_id()?;
+            let text = v.to_string();
+            let of = |s: &str| match s {
+                "Less" => Some(Ordering::Less),
+                "Equal" => Some(Ordering::Equal),
+                "Greater" => Some(Ordering::Greater),
+                _ => None,
+            };
+            if ty == TypeId::of::<Ordering>() {
+                return of(&text).map(Some);
+            }
+            if ty == TypeId::of::<Option<Ordering>>() {
+                return match text.strip_prefix("Some(").and_then(|t| t.strip_suffix(')')) {
+                    Some(inner) => of(inner).map(Some),
+                    None => (text == "None").then_some(None),
+                };
+            }
+            None
+        };
+        if let (Some(x), Some(y)) = (ordering(0), ordering(1)) {
+            if x != Some(Ordering::Equal) && y != Some(Ordering::Equal) {
+                return false;
+            }
         }
         let (a, b) = (site.refs[0], site.refs[1]);
         // A value against itself, also through copies (`c = a; fc = fa;` then `fa != fc`, as
@@ -509,6 +545,10 @@ impl Sweep<'_> {
         if let Some(Builtin::Binary(op @ (BinOp::Add | BinOp::Sub))) = site.builtin() {
             let (p, q) = (site.refs.first().copied(), site.refs.get(1).copied());
             if let (Some(p), Some(q)) = (p, q) {
+                // One value less itself (`v[i] - v[j]` where `i == j`): 0 around the point.
+                if op == BinOp::Sub && self.one_value(p, q, 4) {
+                    return Some(Moved::Fixed);
+                }
                 if site.len() == 2 && self.is_active(p) && self.is_active(q) {
                     let (p, ps) = self.monotone_base(p);
                     let (q, qs) = self.monotone_base(q);
