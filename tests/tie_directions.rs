@@ -648,3 +648,124 @@ fn smooth_terms_orderings_and_differences_of_one_value_are_read() {
         assert!((fd - want).abs() < 1e-5, "{k}: {fd}");
     }
 }
+
+#[allow(clippy::needless_range_loop)] // Indexing records each element read.
+#[tracked]
+fn relu_layer(w: Vec<f64>, b: Vec<f64>, v: Vec<f64>, x: Vec<f64>) -> f64 {
+    let n = x.len();
+    let mut out = 0.0;
+    for j in 0..b.len() {
+        let mut a = b[j];
+        for i in 0..n {
+            a += w[j * n + i] * x[i];
+        }
+        let r = if a > 0.0 { a } else { 0.0 };
+        out += v[j] * r;
+    }
+    out
+}
+
+/// What reading ties costs, printed (no time limit): a ReLU layer whose units all sit at 0
+/// (zero weights and biases) against the same layer off its ties. Run with `cargo test
+/// --release --test tie_directions -- --ignored --nocapture`; `docs/performance.md` quotes it.
+#[test]
+#[ignore = "a measurement: run it by name, in a release build"]
+fn what_ties_cost() {
+    use std::time::Instant;
+    for (h, n) in [(64, 16), (256, 16), (1024, 4)] {
+        let x: Vec<f64> = (0..n).map(|i| 0.1 + i as f64 * 0.01).collect();
+        let w = vec![0.0; h * n];
+        let v: Vec<f64> = (0..h).map(|k| 1.0 + k as f64 * 0.1).collect();
+        let off: Vec<f64> = (0..h).map(|k| 0.05 + k as f64 * 1e-3).collect();
+        let mut times = Vec::new();
+        for b in [off, vec![0.0; h]] {
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t = Instant::now();
+                let g = gradient(relu_layer, (w.clone(), b.clone(), v.clone(), x.clone()));
+                best = best.min(t.elapsed().as_secs_f64());
+                assert!(g.is_ok());
+            }
+            times.push(best);
+        }
+        println!(
+            "{h} units × {n} inputs: off the ties {:.2} ms, every unit at 0 {:.2} ms ({:.0}×)",
+            times[0] * 1e3,
+            times[1] * 1e3,
+            times[1] / times[0]
+        );
+    }
+}
+
+// A third tester's wrong numbers (2026-11-27): ties the readings of floats did not see,
+// because the sides were integers made from the float where it jumps, or the float's bits, or
+// a total order that tells -0.0 from 0.0. Each gave 5 where the function is `x` around the
+// point (or jumps there).
+
+#[tracked]
+fn cast_at_an_integer(x: f64) -> f64 {
+    if (x as i64) >= 1 && x <= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn bin_at_its_edge(x: f64) -> f64 {
+    let bin = (x * 4.0).floor() as usize;
+    if bin >= 2 && x <= 0.5 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn bits_ordered(x: f64) -> f64 {
+    if x.to_bits() >= 1.0f64.to_bits() && x <= 1.0 {
+        5.0 * x - 4.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn total_order_of_zeros(x: f64) -> f64 {
+    if x.total_cmp(&0.0) == std::cmp::Ordering::Less && x >= 0.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn ties_of_integers_made_from_floats_and_of_signed_zeros_are_refused() {
+    for (name, e) in [
+        ("cast", gradient(cast_at_an_integer, (1.0,)).unwrap_err()),
+        ("bin", gradient(bin_at_its_edge, (0.5,)).unwrap_err()),
+        ("bits", gradient(bits_ordered, (1.0,)).unwrap_err()),
+        (
+            "total_cmp",
+            gradient(total_order_of_zeros, (-0.0,)).unwrap_err(),
+        ),
+    ] {
+        refused(name, e, false);
+    }
+    assert!(jvp(cast_at_an_integer, (1.0,), (1.0,)).is_err());
+    program_refused("cast", cast_at_an_integer, (1.0,), 1);
+    program_refused("bin", bin_at_its_edge, (0.5,), 1);
+    // Off the jumps: the slope of the branch taken.
+    assert_eq!(
+        gradient(cast_at_an_integer, (0.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    assert_eq!(
+        gradient(bin_at_its_edge, (0.4,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    assert_eq!(
+        gradient(cast_at_an_integer, (1.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+}

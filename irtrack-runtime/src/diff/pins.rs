@@ -97,6 +97,17 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         let pinned = match op {
             CmpOp::Eq | CmpOp::Ne => held == (op == CmpOp::Eq) && ka != kb,
             _ => {
+                // Integers at a tie, one made from a float where it jumps (`(x as i64) >= 1`
+                // at 1): what `Sweep::tie_of_counts` refuses on a trace.
+                let counts = matches!(
+                    (g.value(a).as_i64(), g.value(b).as_i64()),
+                    (Some(x), Some(y)) if x == y
+                );
+                if counts && (src_kinked(&kinked, a) || src_kinked(&kinked, b)) {
+                    return Err(DiffError::PointPath {
+                        at: node.origin.clone(),
+                    });
+                }
                 let (va, vb) = (g.value(a).as_f64(), g.value(b).as_f64());
                 let tie = matches!((va, vb), (Some(x), Some(y)) if x == y);
                 let Some(says) = ties::says(op, held).filter(|_| tie) else {

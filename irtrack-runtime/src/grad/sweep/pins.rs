@@ -93,7 +93,12 @@ impl Sweep<'_> {
     /// Whether evaluating `site` (a comparison, an ordering of floats) says that
     /// input-dependent values are equal at this point, with what was said before.
     pub(super) fn pins_when_evaluated(&mut self, site: &Site<'_>) -> bool {
-        if self.held_equality(site) || self.tie_of_orderings(site) || self.class_at_edge(site) {
+        if self.held_equality(site)
+            || self.tie_of_orderings(site)
+            || self.tie_of_counts(site)
+            || self.class_at_edge(site)
+            || self.total_order_at_signed_zeros(site)
+        {
             return true;
         }
         // `x.partial_cmp(&y)` or `x.total_cmp(&y)` that was `Equal`.
@@ -365,6 +370,43 @@ impl Sweep<'_> {
             return false;
         }
         self.depends(a) || self.depends(b)
+    }
+
+    /// Whether `site` is an ordering of integers at a tie one of which was made from a float
+    /// where it jumps or re-encodes it: a cast at an integer (`(x as i64) >= 1` at 1, a bin
+    /// `(x * 4.0).floor() as usize` at its edge), the float's bits (`x.to_bits() >= ONE`). The
+    /// integer moves with the float one way or holds at this point alone, which no slope
+    /// says: refused, like an ordering at a tie of a corner.
+    fn tie_of_counts(&self, site: &Site<'_>) -> bool {
+        let Some(op) = self.comparison(site) else {
+            return false;
+        };
+        if matches!(op, CmpOp::Eq | CmpOp::Ne) || site.len() != 2 || site.refs.len() < 2 {
+            return false;
+        }
+        let (Some(a), Some(b)) = (site.integer(0), site.integer(1)) else {
+            return false;
+        };
+        a == b
+            && site.refs[..2].iter().any(|&r| {
+                !r.is_none() && (self.kinked.contains(&r) || self.taint[r.index()] != u32::MAX)
+            })
+    }
+
+    /// Whether `site` is `total_cmp` of input-dependent floats that are equal (`-0.0` and
+    /// `0.0`): its `Less` or `Greater` is said at a tie of the values, where either sign is at
+    /// this point alone.
+    fn total_order_at_signed_zeros(&self, site: &Site<'_>) -> bool {
+        if !self.float_method(site, &["total_cmp"]) || site.len() != 2 {
+            return false;
+        }
+        let (Some(a), Some(b)) = (site.scalar(0), site.scalar(1)) else {
+            return false;
+        };
+        a == b
+            && site.refs[..2]
+                .iter()
+                .any(|&r| !r.is_none() && self.depends(r))
     }
 
     /// Whether `site` is an ordering (`<`, `<=`, `>`, `>=`) of floats, one of them
