@@ -173,8 +173,8 @@ pub enum Indeterminacy {
         condition: Box<Place>,
     },
     /// The computation compared values that depend on the inputs at a tie, and the difference
-    /// of the two has the slope 0 here (`x.sin() <= x` at 0, `x.tan() >= x` at 0, a side
-    /// through a step of slope 0): to first order the
+    /// of the two has the slope 0 here, or no finite slope (`x.sin() <= x` at 0, `x.tan() >=
+    /// x` at 0, a side through a step of slope 0, or of infinite slope): to first order the
     /// comparison says nothing of which way the inputs may move, so whether the path holds
     /// around the point or at it alone is not known (with `x <= 0.0`, `x.sin() <= x` holds at 0
     /// alone), and its slope need not be the function's.
@@ -333,8 +333,8 @@ impl fmt::Display for GradError {
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: {condition} found values that depend on \
-                 the inputs equal where their difference has the slope 0 (`x.sin() <= x` at 0, a \
-                 side through a step of slope 0), so whether the path holds around this \
+                 the inputs equal where their difference has the slope 0 or none finite (`x.sin() \
+                 <= x` at 0, a side through a step of slope 0), so whether the path holds around this \
                  point or at it alone is not known and its slope need not be the function's: \
                  differentiate at a point off the tie, or compare values whose difference moves \
                  with the inputs there (`x <= 0.0` for `x.sin() <= x`)"
