@@ -408,3 +408,60 @@ fn reads_before_the_call_and_other_borrows_keep_their_slopes() {
         assert!(gradient(tripled_in_place, (x,)).is_err());
     }
 }
+
+// A field read after your own untracked `&mut self` method that changed the field (a fourth
+// tester, 2026-11-27): the read referred to the struct as it was before the call, so the
+// gradient was the old field's (4 for -2). A struct deriving `Snapshot` now keeps a reader of
+// its float fields, and the sweep checks each field read against the field of the value it
+// read from.
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+pub struct Flippable {
+    pub a: f64,
+    pub b: f64,
+}
+
+impl Flippable {
+    fn flip(&mut self) -> f64 {
+        self.a = -self.a;
+        1.0
+    }
+}
+
+#[tracked]
+fn read_after_a_flip(p: Flippable) -> f64 {
+    let mut p = p;
+    let a0 = p.a;
+    let _ = p.flip();
+    let a1 = p.a;
+    a1 * 3.0 + a0 + p.b
+}
+
+#[tracked]
+fn read_before_a_flip(p: Flippable) -> f64 {
+    let mut p = p;
+    let (a0, b) = (p.a, p.b);
+    let _ = p.flip();
+    a0 * 3.0 + b
+}
+
+#[test]
+fn a_field_changed_by_an_unseen_method_is_not_read_stale() {
+    // Truth: -3a + a + b, gradient (-2, 1); refused, as the read cannot be followed.
+    let g = gradient(read_after_a_flip, (Flippable { a: 1.0, b: 2.0 },));
+    match g {
+        Err(GradError::NoRule {
+            reason: Some(r), ..
+        }) => assert!(r.contains("read the field before the call"), "{r}"),
+        other => panic!("{other:?}"),
+    }
+    // Read before the call: right.
+    let g = gradient(read_before_a_flip, (Flippable { a: 1.0, b: 2.0 },)).unwrap();
+    assert_eq!(
+        g.wrt[0],
+        Some(Tangent::Fields(vec![
+            ("a".into(), Tangent::Scalar(3.0)),
+            ("b".into(), Tangent::Scalar(1.0)),
+        ]))
+    );
+}

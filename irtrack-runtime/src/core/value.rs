@@ -42,6 +42,8 @@ pub(crate) struct Boxed<V: ?Sized + SnapshotValue = dyn SnapshotValue> {
     pub(crate) floats: Option<FloatsOf>,
     /// For an `Option` or `Result` of a float, its content (`None` for `None`/`Err`).
     pub(crate) wrapped: Option<WrappedOf>,
+    /// For a struct deriving `Snapshot`, its float fields by name (see [`FieldsOf`]).
+    pub(crate) fields: Option<FieldsOf>,
     kind: Kind,
     value: V,
 }
@@ -69,6 +71,12 @@ impl Boxed {
 
 /// Reads the value inside an `Option`, `Result` or `Box` kept as a snapshot.
 pub(crate) type WrappedOf = fn(&dyn Any) -> Option<Option<Value>>;
+
+/// Reads a field of a struct kept as a snapshot, by name (`"a"`, `"0"`): `#[derive(Snapshot)]`
+/// writes one for the fields whose type is written `f64`, `f32`, `Vec<f64>` or `Vec<f32>`, so
+/// that a recorded field read can be checked against the value it read from (a struct changed
+/// by a method the trace does not see: `Sweep::current_field`).
+pub type FieldsOf = fn(&dyn Any, &str) -> Option<Value>;
 
 fn wrapped_option<T: Owned>(a: &dyn Any) -> Option<Option<Value>> {
     let o = a.downcast_ref::<Option<T>>()?;
@@ -294,10 +302,39 @@ impl Value {
             type_id,
             floats: None,
             wrapped: None,
+            fields: None,
             kind,
             value,
         });
         Value(Repr::Boxed(b))
+    }
+
+    /// A snapshot of a struct whose float fields `fields` reads (what `#[derive(Snapshot)]`
+    /// records).
+    #[doc(hidden)]
+    pub fn snapshot_with_fields<T: Any + Send + Sync + fmt::Debug>(
+        value: T,
+        fields: FieldsOf,
+    ) -> Value {
+        let mut v = Value::snapshot(value);
+        if let Repr::Boxed(b) = &mut v.0 {
+            if let Some(b) = Arc::get_mut(b) {
+                b.fields = Some(fields);
+            }
+        }
+        v
+    }
+
+    /// The field `name` of a struct kept as a snapshot with a reader of its float fields.
+    pub(crate) fn field(&self, name: &str) -> Option<Value> {
+        let Repr::Boxed(b) = &self.0 else {
+            return None;
+        };
+        let read = b.fields?;
+        match b.body() {
+            Body::Snapshot(v) => read(v.as_any(), name),
+            _ => None,
+        }
     }
 
     /// The value inside an `Option`, `Result` or `Box` kept as a snapshot: `Some(Some(x))`
@@ -489,6 +526,7 @@ impl Value {
                     if let Some(new) = Arc::get_mut(new) {
                         new.floats = b.floats;
                         new.wrapped = b.wrapped;
+                        new.fields = b.fields;
                     }
                 }
                 v

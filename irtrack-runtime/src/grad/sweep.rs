@@ -1142,6 +1142,13 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             self.reading = id;
+            // (A read after a change the trace shows is named with that change, below.)
+            if node.kind == NodeKind::Special
+                && self.adjoints[i].is_some()
+                && !self.stale_reads.contains_key(&id)
+            {
+                self.current_field(id)?;
+            }
             match node.kind {
                 NodeKind::Return => {
                     let Some(dy) = self.adjoints[parent.index()].clone() else {
@@ -1305,6 +1312,54 @@ impl<'s> Sweep<'s> {
                 .map_or_else(|| "?".to_string(), |s| s.describe()),
             at: self.place(id),
             reason: Some(rules::STALE.to_string()),
+        })
+    }
+
+    /// A field read `p.a` whose recorded value is not the field of the value it read from, as
+    /// recorded (a struct deriving `Snapshot` keeps a reader of its float fields): the struct
+    /// was changed after it was recorded, by a method the trace does not see (`let _ =
+    /// p.flip();` with your own `&mut self` method), so the read's edge is stale.
+    fn current_field(&self, id: NodeId) -> Result<(), GradError> {
+        let Some(site) = Site::new(self.store, id) else {
+            return Ok(());
+        };
+        if site.builtin() != Some(Builtin::Field) {
+            return Ok(());
+        }
+        let (Some(name), Some(&base)) = (site.head().strip_prefix('.'), site.refs.first()) else {
+            return Ok(());
+        };
+        if base.is_none() {
+            return Ok(());
+        }
+        let Some(field) = self.store.value_cow(base).by_value().field(name) else {
+            return Ok(());
+        };
+        let read = self.store.value_cow(id);
+        let read = read.by_value();
+        let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+        let agrees = match (field.as_f64(), read.as_f64()) {
+            (Some(p), Some(q)) => same(p, q),
+            _ => match (field.floats(), read.floats()) {
+                (Some(p), Some(q)) => {
+                    p.len() == q.len() && p.iter().zip(q.iter()).all(|(a, b)| same(*a, *b))
+                }
+                _ => true,
+            },
+        };
+        if agrees {
+            return Ok(());
+        }
+        Err(GradError::NoRule {
+            callee: site.describe(),
+            at: self.place(id),
+            reason: Some(
+                "the field it read is not the field of the value it read from, as recorded: the \
+                 value was changed after it was recorded, by a call the trace does not show \
+                 (your own `&mut self` method, untracked), so its edge is stale; read the field \
+                 before the call, or make the method `#[tracked]`"
+                    .to_string(),
+            ),
         })
     }
 
