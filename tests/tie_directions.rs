@@ -769,3 +769,128 @@ fn ties_of_integers_made_from_floats_and_of_signed_zeros_are_refused() {
         [Some(1.0)]
     );
 }
+
+// A fourth tester's wrong numbers (2026-11-27): `max` and `min` at a tie each take their
+// first operand, `abs` at 0 the slope 1 — a side each; combined, the sides could be of regions
+// that meet at the point alone, and the gradient was that of no branch: `x.max(y) + x.min(y)`
+// (which is `x + y`) gave [2, 0] at (1, 1). Each such choice is now an ordering at a tie for
+// the reading by slopes: one alone keeps its one-sided slope (ReLU as `x.max(0.0)` at 0).
+
+#[tracked]
+fn max_plus_min(x: f64, y: f64) -> f64 {
+    x.max(y) + x.min(y)
+}
+
+#[tracked]
+fn max_times_min(x: f64, y: f64) -> f64 {
+    x.max(y) * x.min(y)
+}
+
+#[tracked]
+fn max_less_min(x: f64, y: f64) -> f64 {
+    x.max(y) - x.min(y)
+}
+
+#[tracked]
+fn sorted_three(a: f64, b: f64) -> f64 {
+    let c = 0.5;
+    let lo = a.min(b).min(c);
+    let hi = a.max(b).max(c);
+    let mid = a + b + c - lo - hi;
+    lo + 2.0 * mid + 3.0 * hi
+}
+
+#[tracked]
+fn running_extremes(v: Vec<f64>) -> f64 {
+    let mut hi = f64::NEG_INFINITY;
+    let mut lo = f64::INFINITY;
+    for k in 0..v.len() {
+        hi = hi.max(v[k]);
+        lo = lo.min(v[k]);
+    }
+    hi + lo
+}
+
+#[tracked]
+fn abs_and_min(x: f64) -> f64 {
+    // |x| + min(x, 0) is x for x >= 0 and 0 below: one-sided slopes 1 and 0, not 2.
+    x.abs() + x.min(0.0)
+}
+
+#[tracked]
+fn relu_by_max(x: f64) -> f64 {
+    x.max(0.0)
+}
+
+#[tracked]
+fn max_of_a_value_and_itself(x: f64) -> f64 {
+    x.max(x) * 3.0
+}
+
+#[test]
+fn kinks_that_took_incompatible_sides_are_refused() {
+    for (name, r) in [
+        ("max + min", gradient(max_plus_min, (1.0, 1.0))),
+        ("max * min", gradient(max_times_min, (2.0, 2.0))),
+        ("max - min", gradient(max_less_min, (1.0, 1.0))),
+        ("sorted", gradient(sorted_three, (0.5, 0.5))),
+    ] {
+        refused(name, r.unwrap_err(), false);
+    }
+    refused(
+        "max + min, general sweep",
+        with_general_sweep(|| gradient(max_plus_min, (1.0, 1.0))).unwrap_err(),
+        false,
+    );
+    refused(
+        "running",
+        gradient(running_extremes, (vec![1.0, 1.0, 1.0],)).unwrap_err(),
+        false,
+    );
+    refused(
+        "abs and min",
+        gradient(abs_and_min, (0.0,)).unwrap_err(),
+        false,
+    );
+    assert!(jvp(max_times_min, (2.0, 2.0), (1.0, 0.0)).is_err());
+    assert!(hessian(max_times_min, (2.0, 2.0)).is_err());
+    program_refused("max * min", max_times_min, (2.0, 2.0), 2);
+    // Off the ties, the slopes of `x + y` and `x y`.
+    assert_eq!(
+        gradient(max_plus_min, (1.0, 2.0)).unwrap().scalars(),
+        [Some(1.0), Some(1.0)]
+    );
+    assert_eq!(
+        gradient(max_times_min, (3.0, 2.0)).unwrap().scalars(),
+        [Some(2.0), Some(3.0)]
+    );
+    let g = gradient(running_extremes, (vec![1.0, 3.0, 2.0],)).unwrap();
+    assert_eq!(
+        g.wrt[0],
+        Some(irtrack::Tangent::Vector(vec![1.0, 1.0, 0.0]))
+    );
+}
+
+#[test]
+fn one_kink_at_its_corner_keeps_its_side() {
+    // ReLU as `max` at 0: the side `x >= 0`, slope 1, as before; `|x|` at 0, slope 1.
+    assert_eq!(
+        gradient(relu_by_max, (0.0,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    assert_eq!(
+        gradient(max_of_a_value_and_itself, (2.0,))
+            .unwrap()
+            .scalars(),
+        [Some(3.0)]
+    );
+    let p = Program::from_trace(&track(relu_by_max, (0.0,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(
+        differentiate(&p, &[0])
+            .unwrap()
+            .call((0.0, 1.0))
+            .unwrap()
+            .as_f64(),
+        Some(1.0)
+    );
+}

@@ -81,6 +81,38 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 });
             }
         }
+        // The side a kink takes at its corner, an ordering at a tie (`Sweep::note_kink_choice`).
+        if let Operation::Builtin(Builtin::Method(
+            f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs),
+        )) = node.op
+        {
+            let v = |k: usize| node.args.get(k).and_then(|a| g.value(a).as_f64());
+            let moves = |k: usize| node.args.get(k).is_some_and(|a| src_varies(&varies, a));
+            match (f, node.args.as_slice()) {
+                (FloatFn::Abs, [x]) if v(0) == Some(0.0) && moves(0) => tied.push(Tied {
+                    node: i,
+                    sides: [
+                        x.clone(),
+                        Src::Const(crate::core::value::Value::snapshot(0.0f64)),
+                    ],
+                    says: AT_LEAST,
+                }),
+                (FloatFn::Max | FloatFn::Min, [a, b])
+                    if v(0).is_some()
+                        && v(0) == v(1)
+                        && (moves(0) || moves(1))
+                        && selected(g, a) != selected(g, b) =>
+                {
+                    tied.push(Tied {
+                        node: i,
+                        sides: [a.clone(), b.clone()],
+                        says: if f == FloatFn::Max { AT_LEAST } else { AT_MOST },
+                    })
+                }
+                _ => {}
+            }
+            continue;
+        }
         let Operation::Builtin(Builtin::Compare(op)) = node.op else {
             continue;
         };

@@ -943,6 +943,17 @@ impl<'s> Builder<'s> {
                 {
                     return None;
                 }
+                // `max`/`min` at a tie and `abs` at 0 take a side, which with other such
+                // choices and orderings must leave an open region: the general sweep reads them
+                // (`sweep/cone.rs`).
+                let corner = match f {
+                    FloatFn::Max | FloatFn::Min => n == 2 && xs[0] == xs[1],
+                    FloatFn::Abs => xs[0] == 0.0,
+                    _ => false,
+                };
+                if corner && refs.iter().take(n).any(|&r| self.is_active(r)) {
+                    return None;
+                }
                 let ds = super::rules::float_partials(f, &xs[..n], y)?;
                 // An infinite slope (`cbrt`, `sqrt` at 0) met by a zero sensitivity that is 0
                 // only at this point (`u.powi(3)` at `u = 0`) is `0 · ∞`: the general sweep

@@ -587,6 +587,9 @@ impl<'s> Sweep<'s> {
             }
             self.active[i] = active && !value.is_discrete();
             self.note_kink(id, node.kind, parent);
+            if self.active[i] && node.kind == NodeKind::PrimitiveCall {
+                self.note_kink_choice(id);
+            }
             self.note_iterator_uses(id, node.kind, parent);
             if node.kind == NodeKind::PrimitiveCall {
                 self.count_next(id);

@@ -13,7 +13,7 @@ use super::Sweep;
 use crate::core::cone::{cone, Cone};
 use crate::core::ids::NodeId;
 use crate::core::op::{BinOp, Builtin, FloatFn};
-use crate::core::ties::AT_MOST;
+use crate::core::ties::{self, AT_MOST};
 use crate::grad::error::{GradError, Indeterminacy};
 use crate::grad::rules::Contribution;
 use crate::grad::site::Site;
@@ -38,6 +38,55 @@ impl Sweep<'_> {
         self.tied.push(TiedOrdering {
             node,
             sides: [a, b],
+            says,
+        });
+    }
+
+    /// Notes the side a kink takes at its corner as an ordering at a tie, for
+    /// [`tie_cone`](Self::tie_cone): `max` at a tie takes its first operand, as if it had found
+    /// `a >= b`; `min`, `a <= b`; `abs` at 0 the slope 1, `x >= 0` (`grad/rules.rs`). One such
+    /// choice is a one-sided slope (ReLU as `x.max(0.0)` at 0); several must leave an open
+    /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
+    /// the diagonal alone (gradient [2, 0] of `x + y`).
+    pub(super) fn note_kink_choice(&mut self, id: NodeId) {
+        let Some(site) = Site::new(self.store, id) else {
+            return;
+        };
+        let Some(Builtin::Method(f)) = site.builtin() else {
+            return;
+        };
+        if !matches!(f, FloatFn::Max | FloatFn::Min | FloatFn::Abs) {
+            return;
+        }
+        let operand = |k: usize| site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+        let active = |r: NodeId| !r.is_none() && self.is_active(r);
+        let (sides, says) = match f {
+            FloatFn::Abs => {
+                if site.scalar(0) != Some(0.0) || !active(operand(0)) {
+                    return;
+                }
+                ([operand(0), NodeId::NONE], ties::AT_LEAST)
+            }
+            _ => {
+                let (a, b) = (site.scalar(0), site.scalar(1));
+                if a.is_none() || a != b || !(active(operand(0)) || active(operand(1))) {
+                    return;
+                }
+                let (p, q) = (operand(0), operand(1));
+                if !p.is_none() && !q.is_none() && self.one_value(p, q, 4) {
+                    return;
+                }
+                let says = if f == FloatFn::Max {
+                    ties::AT_LEAST
+                } else {
+                    ties::AT_MOST
+                };
+                ([p, q], says)
+            }
+        };
+        self.tied.push(TiedOrdering {
+            node: id,
+            sides,
             says,
         });
     }
