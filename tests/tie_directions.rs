@@ -800,6 +800,7 @@ fn sorted_three(a: f64, b: f64) -> f64 {
     lo + 2.0 * mid + 3.0 * hi
 }
 
+#[allow(clippy::needless_range_loop)] // Indexing records each element read.
 #[tracked]
 fn running_extremes(v: Vec<f64>) -> f64 {
     let mut hi = f64::NEG_INFINITY;
