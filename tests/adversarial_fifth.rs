@@ -756,3 +756,47 @@ fn orderings_of_corners_that_meet_at_one_point_are_refused() {
         [Some(1.0)]
     );
 }
+
+#[tracked]
+fn squares_by_iter(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for t in v.iter() {
+        s += t * t;
+    }
+    s
+}
+
+#[tracked]
+fn squares_by_copied_pattern(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for &t in v.iter() {
+        s += 3.0 * t * t;
+    }
+    s
+}
+
+#[tracked]
+fn rest_after_first(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let first = it.next().unwrap();
+    let mut s = *first;
+    for t in it {
+        s += 2.0 * t;
+    }
+    s
+}
+
+/// `for t in v.iter()` (a piecewise-code tester, 2026-11-27): the loop's `into_iter` of the
+/// iterator hid the vector it walks, and every such loop was refused (`NoRule` on `next`);
+/// `for t in &v` worked. An iterator moved before the loop still has no known elements.
+#[test]
+fn a_loop_over_v_iter_walks_v() {
+    let g = grad_vec(gradient(squares_by_iter, (vec![1.0, 2.0, -3.0],))).unwrap();
+    assert_eq!(g, [2.0, 4.0, -6.0]);
+    let g = grad_vec(gradient(squares_by_copied_pattern, (vec![1.0, 2.0],))).unwrap();
+    assert_eq!(g, [6.0, 12.0]);
+    assert!(matches!(
+        grad_vec(gradient(rest_after_first, (vec![1.0, 2.0, 3.0],))),
+        Err(GradError::NoRule { .. })
+    ));
+}

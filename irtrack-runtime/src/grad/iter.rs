@@ -13,19 +13,34 @@ use crate::core::tape::{NodeKind, Store};
 /// The length of the vector an iterator node walks, when it is `v.iter()` or `v.into_iter()`
 /// (also `(&v).into_iter()`, as `for x in &v` desugars) on a vector of floats.
 pub(crate) fn vector_iterator_len(site: &Site<'_>, node: NodeId) -> Option<usize> {
-    if node.is_none() {
-        return None;
-    }
-    let store = site.store;
-    if call_head(store, node)? != "iter" && call_head(store, node)? != "into_iter" {
-        return None;
-    }
-    let source = store.ref_at(node, 0);
-    if source.is_none() {
-        return None;
-    }
-    let v = store.value_cow(source);
+    let source = walked_vector(site.store, node)?;
+    let v = site.store.value_cow(source);
     v.floats().map(|v| v.len())
+}
+
+/// The vector an iterator node walks: the operand of `v.iter()` or `v.into_iter()`, also
+/// through the `into_iter` a `for` loop adds to an iterator (`for t in v.iter()`).
+fn walked_vector(store: &Store, mut node: NodeId) -> Option<NodeId> {
+    for _ in 0..8 {
+        if node.is_none() {
+            return None;
+        }
+        let head = call_head(store, node)?;
+        if head != "iter" && head != "into_iter" {
+            return None;
+        }
+        let source = store.ref_at(node, 0);
+        if source.is_none() {
+            return None;
+        }
+        // `into_iter` of `v.iter()`: the same walk.
+        if head == "into_iter" && matches!(call_head(store, source), Some("iter" | "into_iter")) {
+            node = source;
+            continue;
+        }
+        return Some(source);
+    }
+    None
 }
 
 /// `v.iter()` on a vector: its sensitivity is the vector's.
@@ -76,7 +91,10 @@ pub(crate) fn next(
     let iterator = *site.refs.first()?;
     let len = vector_iterator_len(site, iterator)?;
     // The witness, where the element read can be seen: it is the recorded vector's.
-    let source = site.store.ref_at(iterator, 0);
+    let source = walked_vector(site.store, iterator).unwrap_or(NodeId::NONE);
+    if source.is_none() {
+        return None;
+    }
     let elements = site.store.value_cow(source);
     if let (Some(v), Some(Some(x))) = (elements.floats(), site.output().by_value().wrapped_float())
     {
