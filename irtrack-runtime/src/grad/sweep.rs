@@ -253,7 +253,7 @@ impl<'s> Sweep<'s> {
         Ok(())
     }
 
-    fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
+    pub(super) fn ir_of(&self, id: NodeId) -> Option<&'s FnIr> {
         let parent = self.parent(id);
         if parent.is_none() {
             return None;
@@ -1323,6 +1323,12 @@ impl<'s> Sweep<'s> {
     /// was changed after it was recorded, by a method the trace does not see (`let _ =
     /// p.flip();` with your own `&mut self` method), so the read's edge is stale.
     fn current_field(&self, id: NodeId) -> Result<(), GradError> {
+        let field = self.ir_of(id).is_some_and(|ir| {
+            ir.builtin(self.store.node(id).entry as usize) == Some(Builtin::Field)
+        });
+        if !field {
+            return Ok(());
+        }
         let Some(site) = Site::new(self.store, id) else {
             return Ok(());
         };

@@ -49,6 +49,16 @@ impl Sweep<'_> {
     /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
     /// the diagonal alone (gradient [2, 0] of `x + y`).
     pub(super) fn note_kink_choice(&mut self, id: NodeId) {
+        // Told by the IR first (a lookup per active call): only these have their site read.
+        let kink = self.ir_of(id).is_some_and(|ir| {
+            matches!(
+                ir.builtin(self.store.node(id).entry as usize),
+                Some(Builtin::Method(FloatFn::Max | FloatFn::Min | FloatFn::Abs))
+            )
+        });
+        if !kink {
+            return;
+        }
         let Some(site) = Site::new(self.store, id) else {
             return;
         };
