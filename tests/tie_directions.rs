@@ -895,3 +895,63 @@ fn one_kink_at_its_corner_keeps_its_side() {
         Some(1.0)
     );
 }
+
+// A last audit (2026-11-27): `clamp` at a bound takes a side too (the slope goes to `x`, as
+// if inside), and a path call (`f64::max(x, y)`) is the method; each gave the slope of no
+// branch combined with another kink (2 for 1).
+
+#[tracked]
+fn clamp_plus_min(x: f64) -> f64 {
+    x.clamp(0.0, 1.0) + x.min(0.0)
+}
+
+#[tracked]
+fn clamp_at_its_top_plus_max(x: f64) -> f64 {
+    x.clamp(0.0, 1.0) + x.max(1.0)
+}
+
+#[tracked]
+fn max_plus_min_by_path(x: f64, y: f64) -> f64 {
+    f64::max(x, y) + f64::min(x, y)
+}
+
+#[tracked]
+fn clamp_alone(x: f64) -> f64 {
+    3.0 * x.clamp(0.0, 1.0)
+}
+
+#[test]
+fn clamps_and_path_calls_take_sides_too() {
+    refused(
+        "clamp + min",
+        gradient(clamp_plus_min, (0.0,)).unwrap_err(),
+        false,
+    );
+    refused(
+        "clamp + max",
+        gradient(clamp_at_its_top_plus_max, (1.0,)).unwrap_err(),
+        false,
+    );
+    refused(
+        "path max + min",
+        gradient(max_plus_min_by_path, (1.0, 1.0)).unwrap_err(),
+        false,
+    );
+    refused(
+        "path max + min, general sweep",
+        with_general_sweep(|| gradient(max_plus_min_by_path, (1.0, 1.0))).unwrap_err(),
+        false,
+    );
+    program_refused("clamp + min", clamp_plus_min, (0.0,), 1);
+    // One clamp at its bound keeps its side (inside): 3.
+    assert_eq!(
+        gradient(clamp_alone, (0.0,)).unwrap().scalars(),
+        [Some(3.0)]
+    );
+    assert_eq!(
+        gradient(max_plus_min_by_path, (1.0, 2.0))
+            .unwrap()
+            .scalars(),
+        [Some(1.0), Some(1.0)]
+    );
+}

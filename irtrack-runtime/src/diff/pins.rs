@@ -83,7 +83,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         }
         // The side a kink takes at its corner, an ordering at a tie (`Sweep::note_kink_choice`).
         if let Operation::Builtin(Builtin::Method(
-            f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs),
+            f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp),
         )) = node.op
         {
             let v = |k: usize| node.args.get(k).and_then(|a| g.value(a).as_f64());
@@ -108,6 +108,23 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                         sides: [a.clone(), b.clone()],
                         says: if f == FloatFn::Max { AT_LEAST } else { AT_MOST },
                     })
+                }
+                (FloatFn::Clamp, [x, lo, hi]) if v(0).is_some() => {
+                    // Each bound's ordering where one of its sides varies.
+                    if v(0) == v(1) && (moves(0) || moves(1)) {
+                        tied.push(Tied {
+                            node: i,
+                            sides: [x.clone(), lo.clone()],
+                            says: AT_LEAST,
+                        });
+                    }
+                    if v(0) == v(2) && (moves(0) || moves(2)) {
+                        tied.push(Tied {
+                            node: i,
+                            sides: [x.clone(), hi.clone()],
+                            says: AT_MOST,
+                        });
+                    }
                 }
                 _ => {}
             }

@@ -949,6 +949,7 @@ impl<'s> Builder<'s> {
                 let corner = match f {
                     FloatFn::Max | FloatFn::Min => n == 2 && xs[0] == xs[1],
                     FloatFn::Abs => xs[0] == 0.0,
+                    FloatFn::Clamp => n == 3 && (xs[0] == xs[1] || xs[0] == xs[2]),
                     _ => false,
                 };
                 if corner && refs.iter().take(n).any(|&r| self.is_active(r)) {

@@ -49,25 +49,33 @@ impl Sweep<'_> {
     /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
     /// the diagonal alone (gradient [2, 0] of `x + y`).
     pub(super) fn note_kink_choice(&mut self, id: NodeId) {
-        // Told by the IR first (a lookup per active call): only these have their site read.
-        let kink = self.ir_of(id).is_some_and(|ir| {
-            matches!(
-                ir.builtin(self.store.node(id).entry as usize),
-                Some(Builtin::Method(FloatFn::Max | FloatFn::Min | FloatFn::Abs))
-            )
-        });
-        if !kink {
+        // Told by the IR first (a lookup per active call), or by the callee's key for a path
+        // call (`f64::max(x, y)`): only these have their site read.
+        let f = match self
+            .ir_of(id)
+            .and_then(|ir| ir.builtin(self.store.node(id).entry as usize))
+        {
+            Some(Builtin::Method(f)) => f,
+            Some(_) => return,
+            None => match self.store.callees.get(&id) {
+                Some(crate::core::tape::Callee::Item(k)) => {
+                    match crate::core::op::float_fn_of(k.id) {
+                        Some(f) => f,
+                        None => return,
+                    }
+                }
+                _ => return,
+            },
+        };
+        if !matches!(
+            f,
+            FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp
+        ) {
             return;
         }
         let Some(site) = Site::new(self.store, id) else {
             return;
         };
-        let Some(Builtin::Method(f)) = site.builtin() else {
-            return;
-        };
-        if !matches!(f, FloatFn::Max | FloatFn::Min | FloatFn::Abs) {
-            return;
-        }
         let operand = |k: usize| site.refs.get(k).copied().unwrap_or(NodeId::NONE);
         let active = |r: NodeId| !r.is_none() && self.is_active(r);
         let (sides, says) = match f {
@@ -76,6 +84,38 @@ impl Sweep<'_> {
                     return;
                 }
                 ([operand(0), NodeId::NONE], ties::AT_LEAST)
+            }
+            // At a bound, the slope goes to `x`: inside, `x >= lo` (`x <= hi`).
+            FloatFn::Clamp => {
+                let (x, lo, hi) = (site.scalar(0), site.scalar(1), site.scalar(2));
+                if x.is_none() {
+                    return;
+                }
+                // Each bound's ordering where one of its sides is input-dependent.
+                let at_lo = x == lo && (active(operand(0)) || active(operand(1)));
+                let at_hi = x == hi && (active(operand(0)) || active(operand(2)));
+                // `lo == hi`: constant along `x`, where the rule gives `x` the slope 1.
+                if at_lo && at_hi && active(operand(0)) {
+                    for says in [ties::AT_LEAST, AT_MOST] {
+                        self.tied.push(TiedOrdering {
+                            node: id,
+                            sides: [operand(0), operand(1)],
+                            says,
+                        });
+                    }
+                    return;
+                }
+                if at_lo {
+                    self.tied.push(TiedOrdering {
+                        node: id,
+                        sides: [operand(0), operand(1)],
+                        says: ties::AT_LEAST,
+                    });
+                }
+                if !at_hi {
+                    return;
+                }
+                ([operand(0), operand(2)], AT_MOST)
             }
             _ => {
                 let (a, b) = (site.scalar(0), site.scalar(1));
