@@ -388,21 +388,10 @@ pub fn has_control_flow(e: &Expr) -> bool {
     struct Found(bool);
     impl<'ast> Visit<'ast> for Found {
         fn visit_expr(&mut self, e: &'ast Expr) {
-            match e {
-                Expr::If(_)
-                | Expr::Match(_)
-                | Expr::Loop(_)
-                | Expr::While(_)
-                | Expr::ForLoop(_)
-                | Expr::Try(_)
-                | Expr::Return(_)
-                | Expr::Break(_)
-                | Expr::Continue(_) => self.0 = true,
-                Expr::Block(b) if b.label.is_some() => self.0 = true,
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
-                    self.0 = true
-                }
-                _ => syn::visit::visit_expr(self, e),
+            if branches(e) {
+                self.0 = true;
+            } else {
+                syn::visit::visit_expr(self, e);
             }
         }
         fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
@@ -428,35 +417,44 @@ pub fn short_circuits_only(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` itself (not what it contains) branches or jumps: `if`, `match`, a loop, `?`,
+/// `return`, `break`, `continue`, a labelled block, `&&`, `||`.
+fn branches(e: &Expr) -> bool {
+    match e {
+        Expr::If(_)
+        | Expr::Match(_)
+        | Expr::Loop(_)
+        | Expr::While(_)
+        | Expr::ForLoop(_)
+        | Expr::Try(_)
+        | Expr::Return(_)
+        | Expr::Break(_)
+        | Expr::Continue(_) => true,
+        Expr::Block(b) => b.label.is_some(),
+        Expr::Binary(b) => matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)),
+        _ => false,
+    }
+}
+
 /// An operand with no control flow, closure, block, macro, assignment or `let` inside.
 fn plain_operand(e: &Expr) -> bool {
     struct Plain(bool);
     impl<'ast> Visit<'ast> for Plain {
         fn visit_expr(&mut self, e: &'ast Expr) {
-            match e {
-                Expr::If(_)
-                | Expr::Match(_)
-                | Expr::Loop(_)
-                | Expr::While(_)
-                | Expr::ForLoop(_)
-                | Expr::Try(_)
-                | Expr::Return(_)
-                | Expr::Break(_)
-                | Expr::Continue(_)
-                | Expr::Block(_)
-                | Expr::Unsafe(_)
-                | Expr::Async(_)
-                | Expr::Closure(_)
-                | Expr::Macro(_)
-                | Expr::Assign(_)
-                | Expr::Let(_) => self.0 = false,
-                Expr::Binary(b)
-                    if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_))
-                        || is_compound(&b.op) =>
-                {
-                    self.0 = false
-                }
-                _ => syn::visit::visit_expr(self, e),
+            let other = matches!(
+                e,
+                Expr::Block(_)
+                    | Expr::Unsafe(_)
+                    | Expr::Async(_)
+                    | Expr::Closure(_)
+                    | Expr::Macro(_)
+                    | Expr::Assign(_)
+                    | Expr::Let(_)
+            ) || matches!(e, Expr::Binary(b) if is_compound(&b.op));
+            if branches(e) || other {
+                self.0 = false;
+            } else {
+                syn::visit::visit_expr(self, e);
             }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {

@@ -65,6 +65,39 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     }
 }
 
+/// Whether `f` is constant between the points where it jumps (`floor`, `ceil`, `trunc`,
+/// `round`, `signum`): away from them (at them it is a corner, [`at_kink`]) its value does not
+/// move with its operand.
+pub(crate) fn constant_between_jumps(f: super::op::FloatFn) -> bool {
+    use super::op::FloatFn::*;
+    matches!(f, Floor | Ceil | Trunc | Round | RoundTiesEven | Signum)
+}
+
+/// Which operand `min`, `max` or `clamp` returns around the point, where that is one operand
+/// unchanged (`x.min(1.0)` at 2 is `1.0`; `x.clamp(lo, hi)` inside its bounds is `x`): `None`
+/// at a tie or a bound, or for another operation. `x` are the operands' values, `y` the result.
+pub(crate) fn selected_operand(
+    f: super::op::FloatFn,
+    x: &[Option<f64>],
+    y: Option<f64>,
+) -> Option<usize> {
+    use super::op::FloatFn::*;
+    let at = |k: usize| x.get(k).copied().flatten();
+    match f {
+        Min | Max => match (at(0), at(1)) {
+            (Some(a), Some(b)) if a != b => Some(if Some(a) == y { 0 } else { 1 }),
+            _ => None,
+        },
+        Clamp => match (at(0), at(1), at(2)) {
+            (Some(v), Some(lo), Some(hi)) if lo < v && v < hi => Some(0),
+            (Some(v), Some(lo), Some(_)) if v < lo => Some(1),
+            (Some(v), Some(_), Some(hi)) if v > hi => Some(2),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether a float class query looked at a value where its answer changes: `is_finite` and
 /// `is_infinite` at ±∞; `is_normal` and `is_subnormal` at 0, a subnormal or the least normal
 /// magnitude. `!x.is_normal() && !x.is_subnormal()` at 0 is `x == 0`; `is_finite()` at 0 holds

@@ -8,8 +8,8 @@
 use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::cone::{cone, Cone};
-use crate::core::op::{BinOp, Builtin, FloatFn, UnOp};
-use crate::core::ties::AT_MOST;
+use crate::core::op::{BinOp, Builtin, UnOp};
+use crate::core::ties::{self, AT_MOST};
 use crate::program::{PartInput, Src};
 use crate::view::operation::Operation;
 use std::collections::BTreeMap;
@@ -200,14 +200,9 @@ impl<'g> Slopes<'g> {
                 };
             }
             // Constant where they do not jump (where they do, `pins.rs` refused first).
-            Operation::Builtin(Builtin::Method(
-                FloatFn::Floor
-                | FloatFn::Ceil
-                | FloatFn::Trunc
-                | FloatFn::Round
-                | FloatFn::RoundTiesEven
-                | FloatFn::Signum,
-            )) => return Some(Slope::new()),
+            Operation::Builtin(Builtin::Method(f)) if ties::constant_between_jumps(f) => {
+                return Some(Slope::new())
+            }
             Operation::Builtin(Builtin::Binary(BinOp::Rem)) => return None,
             _ => {}
         }

@@ -261,20 +261,11 @@ fn selected(g: &Graph, s: &Src) -> Key {
             _ => None,
         };
         let next = match node.op {
-            Operation::Builtin(Builtin::Method(FloatFn::Min | FloatFn::Max)) => {
-                match (x(0), x(1)) {
-                    (Some(a), Some(b)) if a != b => {
-                        arg(if Some(a) == node.value.as_f64() { 0 } else { 1 })
-                    }
-                    _ => None,
-                }
+            Operation::Builtin(Builtin::Method(
+                f @ (FloatFn::Min | FloatFn::Max | FloatFn::Clamp),
+            )) => {
+                ties::selected_operand(f, &[x(0), x(1), x(2)], node.value.as_f64()).and_then(&arg)
             }
-            Operation::Builtin(Builtin::Method(FloatFn::Clamp)) => match (x(0), x(1), x(2)) {
-                (Some(v), Some(lo), Some(hi)) if lo < v && v < hi => arg(0),
-                (Some(v), Some(lo), Some(_)) if v < lo => arg(1),
-                (Some(v), Some(_), Some(hi)) if v > hi => arg(2),
-                _ => None,
-            },
             Operation::Builtin(Builtin::Method(FloatFn::Abs)) => match x(0) {
                 Some(v) if v != 0.0 => {
                     negated ^= v < 0.0;
@@ -320,14 +311,7 @@ fn locally_constant(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool, depth: u3
     let Src::Op(k) = &base else { return false };
     let node = &g.nodes[*k];
     match node.op {
-        Operation::Builtin(Builtin::Method(
-            FloatFn::Floor
-            | FloatFn::Ceil
-            | FloatFn::Trunc
-            | FloatFn::Round
-            | FloatFn::RoundTiesEven
-            | FloatFn::Signum,
-        )) => true,
+        Operation::Builtin(Builtin::Method(f)) if ties::constant_between_jumps(f) => true,
         // An integer made from a float (`x as i64`), read back as a float.
         Operation::Builtin(Builtin::Cast(_))
             if node

@@ -254,14 +254,7 @@ impl<'t> Builder<'t> {
                 let Some(&expected) = c.value::<bool>() else {
                     return Err(unsupported(n, "a guard's condition that is not a `bool`"));
                 };
-                let g = self.guards.len();
-                self.guards.push(Guard {
-                    condition,
-                    expected,
-                    condition_at: c.position().unwrap_or(0),
-                    origin: origin(n),
-                });
-                self.steps.push(Step::Guard(g));
+                self.push_guard(condition, expected, *c, n);
             }
             self.set(n.id(), Src::Const(n.raw_value()));
             return Ok(());
@@ -356,14 +349,7 @@ impl<'t> Builder<'t> {
         // `match` arm's guard `Some(v) if v > x`): the path is right only while it holds.
         if let Some(&expected) = n.value::<bool>() {
             if n.is_unreferenced() {
-                let g = self.guards.len();
-                self.guards.push(Guard {
-                    condition: Src::Op(self.ops.len() - 1),
-                    expected,
-                    condition_at: n.position().unwrap_or(0),
-                    origin: origin(n),
-                });
-                self.steps.push(Step::Guard(g));
+                self.push_guard(Src::Op(self.ops.len() - 1), expected, n, n);
             }
         }
         Ok(())
@@ -435,15 +421,23 @@ impl<'t> Builder<'t> {
                 "a branch on a condition that is not a `bool`",
             ));
         };
+        self.push_guard(condition, expected, c, n);
+        Ok(())
+    }
+
+    /// A step checking that `condition` (the value of node `at`) is `expected`, for the path
+    /// through `n`. The condition's position names it in the error a failed check gives
+    /// (`@k`): a name, never a value — a node inside a call always has one, and the root's
+    /// own position, 0, is what an unplaced node would print.
+    fn push_guard(&mut self, condition: Src, expected: bool, at: NodeRef<'_>, n: NodeRef<'_>) {
         let g = self.guards.len();
         self.guards.push(Guard {
             condition,
             expected,
-            condition_at: c.position().unwrap_or(0),
+            condition_at: at.position().unwrap_or(0),
             origin: origin(n),
         });
         self.steps.push(Step::Guard(g));
-        Ok(())
     }
 }
 

@@ -157,14 +157,7 @@ impl Sweep<'_> {
             return false;
         };
         match site.builtin() {
-            Some(Builtin::Method(
-                FloatFn::Floor
-                | FloatFn::Ceil
-                | FloatFn::Trunc
-                | FloatFn::Round
-                | FloatFn::RoundTiesEven
-                | FloatFn::Signum,
-            )) => true,
+            Some(Builtin::Method(f)) if ties::constant_between_jumps(f) => true,
             // An integer made from a float (`x as i64`), read back as a float.
             Some(Builtin::Cast(_)) if site.scalar(0).is_none() => site
                 .refs
@@ -206,21 +199,10 @@ impl Sweep<'_> {
                     .flatten()
             };
             let next = match site.builtin() {
-                Some(Builtin::Method(FloatFn::Min | FloatFn::Max)) => {
-                    let (a, b) = (site.scalar(0), site.scalar(1));
-                    match (a, b) {
-                        (Some(a), Some(b)) if a != b => chosen(if Some(a) == y { 0 } else { 1 }),
-                        _ => None,
-                    }
-                }
-                Some(Builtin::Method(FloatFn::Clamp)) => {
-                    let (x, lo, hi) = (site.scalar(0), site.scalar(1), site.scalar(2));
-                    match (x, lo, hi) {
-                        (Some(x), Some(lo), Some(hi)) if lo < x && x < hi => chosen(0),
-                        (Some(x), Some(lo), Some(_)) if x < lo => chosen(1),
-                        (Some(x), Some(_), Some(hi)) if x > hi => chosen(2),
-                        _ => None,
-                    }
+                Some(Builtin::Method(f @ (FloatFn::Min | FloatFn::Max | FloatFn::Clamp))) => {
+                    let x: Vec<Option<f64>> =
+                        (0..site.len().min(3)).map(|k| site.scalar(k)).collect();
+                    ties::selected_operand(f, &x, y).and_then(chosen)
                 }
                 Some(Builtin::Method(FloatFn::Abs)) => match site.scalar(0) {
                     Some(x) if x != 0.0 => {
@@ -334,9 +316,18 @@ impl Sweep<'_> {
             }
             directions.push(u);
         }
-        let n = directions.iter().map(Vec::len).max().unwrap_or(0);
-        for u in &mut directions {
-            u.resize(n, 0.0);
+        // Every direction is over the same inputs, flattened alike (a struct argument's fields
+        // in the order first read, zeros for those a side does not read); directions that are
+        // not cannot be compared, and no answer is given.
+        if let Some(k) = (1..directions.len()).find(|&k| directions[k].len() != directions[0].len())
+        {
+            let at = self.tied[k].node;
+            return Err(GradError::Indeterminate {
+                at: self.place(at),
+                cause: Indeterminacy::Stationary {
+                    condition: self.place(at),
+                },
+            });
         }
         match cone(&directions) {
             Cone::Open => Ok(()),
@@ -356,14 +347,18 @@ impl Sweep<'_> {
     /// difference of `t`'s sides that the path keeps nonnegative: `b - a` for `a ≤ b`.
     fn tie_direction(&self, template: &Self, t: &TiedOrdering) -> Result<Vec<f64>, GradError> {
         let mut sweep = template.clone();
-        // Nothing after the sides (and what they call) has a sensitivity.
-        sweep.end = t
+        // Nothing after the sides (and what they call) has a sensitivity. (A tie of two
+        // literals is never noted: one side is input-dependent.)
+        let Some(end) = t
             .sides
             .iter()
             .filter(|s| !s.is_none())
             .map(|&s| self.store.call(s).map_or(s.index() + 1, |c| c.end as usize))
             .max()
-            .unwrap_or(0);
+        else {
+            return Ok(Vec::new());
+        };
+        sweep.end = end;
         let sign = if t.says == AT_MOST { 1.0 } else { -1.0 };
         let [a, b] = t.sides;
         let mut seeds = Vec::with_capacity(2);
