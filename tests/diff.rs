@@ -482,6 +482,28 @@ fn a_derivative_program_fails_where_the_function_has_no_value() {
         let e = clamp_dyn_d1(0.5, lo, hi).err().unwrap();
         assert!(e.contains("clamp"), "{e}");
     }
+    // At a bound, the program checks its path there (`program::ties`: one kink alone keeps
+    // its side, 2 as if inside); emitted code cannot, and refuses every tie.
+    let clamp_d = differentiate(
+        &Program::from_trace(
+            &track(clamp_dyn, (0.5, 0.0, 1.0)),
+            &[Input::Dynamic, Input::Dynamic, Input::Dynamic],
+        )
+        .unwrap(),
+        &[0],
+    )
+    .unwrap();
+    assert_eq!(
+        clamp_d.call((0.0, 0.0, 1.0, 1.0)).unwrap().as_f64(),
+        Some(2.0)
+    );
+    for x in [0.0, 1.0] {
+        let e = clamp_dyn_d1(x, 0.0, 1.0).err().unwrap();
+        assert!(
+            e.contains("at a tie") && e.contains("call the program"),
+            "{e}"
+        );
+    }
     assert_eq!(int_ratio_d1(0.5, 7, 2).unwrap()(1.0), Ok(2.0));
     for (a, b) in [(7, 0), (i32::MIN, -1)] {
         let e = int_ratio_d1(0.5, a, b).err().unwrap();

@@ -955,3 +955,86 @@ fn clamps_and_path_calls_take_sides_too() {
         [Some(1.0), Some(1.0)]
     );
 }
+
+// A derivative program is built at one point and called at others, on the path it recorded.
+// Called where one of the function's orderings or kinks is at its tie, it took the sides it
+// had: `x.max(y) + x.min(y)` built at (2, 1) gave [2, 0] at (1, 1) (a fifth tester,
+// 2026-11-27), and a path that holds at a point alone there gave the branch's slope (`(x - 1)
+// x² >= 0` holds for x ≥ 1 and at 0 alone: 5 for 0). At such a call the program runs the
+// building check again on the function's values there (`program::ties`): a number where a
+// derivative built there would give one, `ReplayError::NoDerivative` where it would refuse.
+
+#[tracked]
+fn cubic_holds_at_zero_alone(x: f64) -> f64 {
+    if (x - 1.0) * x * x >= 0.0 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+fn no_derivative(name: &str, got: Result<irtrack::Value, irtrack::program::ReplayError>) {
+    match got {
+        Err(irtrack::program::ReplayError::NoDerivative { at, reason }) => {
+            assert!(!reason.is_empty() && at.function.len() > 1, "{name}");
+        }
+        other => panic!("{name}: expected NoDerivative, got {other:?}"),
+    }
+}
+
+#[test]
+fn derivative_programs_called_at_a_tie_check_their_path_there() {
+    use irtrack::diff::reverse;
+    let both = [Input::Dynamic, Input::Dynamic];
+    // Sides of regions that meet at the tie alone, built off the tie.
+    macro_rules! apart {
+        ($($f:ident),*) => {$({
+            let name = stringify!($f);
+            let p = Program::from_trace(&track($f, (2.0, 1.0)), &both).unwrap();
+            let d = differentiate(&p, &[0, 1]).unwrap();
+            no_derivative(name, d.call((1.0, 1.0, 1.0, 0.0)));
+            no_derivative(name, d.call((-0.5, -0.5, 0.0, 1.0)));
+            no_derivative(name, reverse(&p, 0).unwrap().call((1.0, 1.0, 1.0)));
+            let d2 = differentiate(&d, &[0, 1]).unwrap();
+            no_derivative(name, d2.call((1.0, 1.0, 1.0, 0.0, 0.0, 1.0)));
+            // Built at the tie, the same refusal; gradients there too.
+            let at = Program::from_trace(&track($f, (1.0, 1.0)), &both).unwrap();
+            assert!(differentiate(&at, &[0, 1]).is_err(), "{name}");
+            assert!(gradient($f, (1.0, 1.0)).is_err(), "{name}");
+            // Off the tie, on the recorded side, the slopes by differences.
+            let (x, y) = (3.0, 0.5);
+            for e in [(1.0, 0.0), (0.0, 1.0)] {
+                let got = d.call((x, y, e.0, e.1)).unwrap().as_f64().unwrap();
+                let want = along($f, (x, y), e);
+                assert!((got - want).abs() < 1e-6, "{name} along {e:?}: {got} for {want}");
+            }
+        })*};
+    }
+    apart!(max_plus_min, max_times_min, max_less_min);
+    // A path that holds at the tie alone.
+    let p =
+        Program::from_trace(&track(cubic_holds_at_zero_alone, (2.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(d.call((3.0, 1.0)).unwrap().as_f64(), Some(5.0));
+    no_derivative("isolated", d.call((0.0, 1.0)));
+    no_derivative("isolated", reverse(&p, 0).unwrap().call((0.0, 1.0)));
+    // The guard of the other path: not a tie.
+    assert!(matches!(
+        d.call((0.5, 1.0)),
+        Err(irtrack::program::ReplayError::Guard { .. })
+    ));
+    // One kink alone at its corner keeps its side, as a derivative built there and the
+    // gradient do: ReLU built at 1 and called at 0.
+    let p = Program::from_trace(&track(relu_by_max, (1.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(d.call((0.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    assert_eq!(
+        gradient(relu_by_max, (0.0,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    // Three tied values sorted by `min` and `max`, built apart.
+    let p = Program::from_trace(&track(sorted_three, (0.1, 0.9)), &both).unwrap();
+    let d = differentiate(&p, &[0, 1]).unwrap();
+    no_derivative("sorted", d.call((0.5, 0.5, 1.0, 0.0)));
+    assert!(d.call((0.2, 0.8, 1.0, 0.0)).unwrap().as_f64().is_some());
+}

@@ -430,6 +430,11 @@ pub fn relu_sum_d1(
             "relu_sum [§1:&2]: @2 == true expected; these inputs take a path the trace did not record",
         );
     }
+    if x1 == 0.0_f64 {
+        return Err(
+            "relu_sum [§1:%2]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     Ok(move |v1: f64| -> Result<f64, &'static str> {
         let mut noted1 = irtrack::diff::Noted::default();
         let s2 = noted1.times(x1, v1);
@@ -547,8 +552,23 @@ pub fn clamp_dyn_d1(
         }
         x1.clamp(x2, x3)
     };
+    if x1 == x2 || x1 == x3 {
+        return Err(
+            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let s2 = x1 > x3;
+    if x1 == x3 {
+        return Err(
+            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let s3 = x1 < x2;
+    if x1 == x2 {
+        return Err(
+            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     Ok(move |v1: f64| -> Result<f64, &'static str> {
         let s4 = if s2 { 0.0_f64 } else { v1 };
         let s5 = if s3 { 0.0_f64 } else { s4 };

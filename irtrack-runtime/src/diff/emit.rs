@@ -58,7 +58,9 @@ pub fn emit_rust(program: &Program, name: &str) -> Result<String, DiffError> {
             at,
             reason: format!("`{what}` has no emitted Rust"),
         })?;
-    let text = Emitter::new(&parts, name)?.function()?;
+    let mut emitter = Emitter::new(&parts, name)?;
+    emitter.ties = program.checks_path();
+    let text = emitter.function()?;
     let file = syn::parse_file(&text).map_err(|e| DiffError::Unsupported {
         at: origin(&parts.name),
         reason: format!("the emitted source does not parse ({e}): {text}"),
@@ -176,6 +178,9 @@ struct Emitter<'p> {
     op_names: Vec<String>,
     /// For each operation, the values it reads for the last time ([`last_reads`]).
     last: Vec<Vec<Src>>,
+    /// Whether the program checks its path at a tie at each call (`program::ties`): the
+    /// emitted code refuses at every tie it could be asked about instead.
+    ties: bool,
 }
 
 /// For each operation, the values it may move instead of cloning: a dynamic input or an
@@ -320,6 +325,52 @@ impl<'p> Emitter<'p> {
             stages,
             op_names,
             last,
+            ties: false,
+        })
+    }
+
+    /// Where the program checks its path at ties: the Rust test that operation `k` of the
+    /// recorded function's values is at its tie (`program::ties`), for a comparison of two
+    /// values, a kink choosing an operand or a sign (`max`, `min`, `clamp`, `abs`, and the
+    /// comparisons and `signum` their rules are made of), a class query at an edge.
+    fn tie_test(&self, k: usize) -> Result<Option<String>, DiffError> {
+        if !self.ties {
+            return Ok(None);
+        }
+        let op = &self.parts.ops[k];
+        let Operation::Builtin(b) = op.operation else {
+            return Ok(None);
+        };
+        let mut x = Vec::with_capacity(op.args.len());
+        for a in &op.args {
+            let atom = self.atom(a, &op.origin)?;
+            if !matches!(atom.ty, Ty::Scalar(_)) {
+                return Ok(None);
+            }
+            x.push(atom.code);
+        }
+        let zero = |a: &str| format!("{a} == 0.0");
+        Ok(match (b, x.as_slice()) {
+            (Builtin::Compare(_), [a, c]) if !same_src(&op.args[0], &op.args[1]) => {
+                Some(format!("{a} == {c}"))
+            }
+            (Builtin::Method(FloatFn::Max | FloatFn::Min), [a, c]) => Some(format!("{a} == {c}")),
+            (Builtin::Method(FloatFn::Abs | FloatFn::Signum), [a]) => Some(zero(a)),
+            (Builtin::Method(FloatFn::Clamp), [a, lo, hi]) => {
+                Some(format!("{a} == {lo} || {a} == {hi}"))
+            }
+            (Builtin::Query(FloatQuery::IsFinite | FloatQuery::IsInfinite), [a]) => {
+                Some(format!("{a}.is_infinite()"))
+            }
+            (Builtin::Query(FloatQuery::IsNormal | FloatQuery::IsSubnormal), [a]) => Some(format!(
+                "({a} == 0.0 || {a}.is_subnormal() || {a}.abs() == {t}::MIN_POSITIVE || \
+                 {a}.is_infinite())",
+                t = match self.atom(&op.args[0], &op.origin)?.ty {
+                    Ty::Scalar(t) => t.name(),
+                    _ => "f64",
+                }
+            )),
+            _ => None,
         })
     }
 
@@ -761,6 +812,23 @@ impl<'p> Emitter<'p> {
             );
             format!("if {test} {{ return Err({msg:?}); }}\n")
         };
+        // Which operations move with an input a differentiation was taken with respect to.
+        let mut varies = vec![false; parts.ops.len()];
+        for (k, op) in parts.ops.iter().enumerate() {
+            varies[k] = op.args.iter().any(|a| match a {
+                Src::Input(i) => matches!(
+                    parts.inputs.get(*i),
+                    Some(PartInput::Dynamic {
+                        varies: true,
+                        stage: 0,
+                        ..
+                    })
+                ),
+                Src::Op(j) => varies[*j],
+                Src::Const(_) => false,
+            });
+        }
+        let mut tie_tests = std::collections::HashSet::new();
         let mut bodies: Vec<String> = vec![String::new(); n + 1];
         for g in &parts.guards {
             if let Src::Input(_) = g.condition {
@@ -792,6 +860,18 @@ impl<'p> Emitter<'p> {
                         self.op_names[k].clone()
                     };
                     bodies[s].push_str(&guard(test, g));
+                }
+            }
+            if s == 0 && varies.get(k).copied().unwrap_or(false) {
+                // One test per tie: `max`'s and its rule's comparison of the same operands.
+                if let Some(test) = self.tie_test(k)?.filter(|t| tie_tests.insert(t.clone())) {
+                    let msg = format!(
+                        "{}: at a tie of an ordering or a kink of the recorded function; emitted \
+                         code cannot tell whether the path has a derivative here (it may hold at \
+                         this point alone): call the program, which checks",
+                        parts.ops[k].origin
+                    );
+                    let _ = writeln!(bodies[0], "if {test} {{ return Err({msg:?}); }}");
                 }
             }
         }

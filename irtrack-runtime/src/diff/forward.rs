@@ -199,5 +199,8 @@ pub fn differentiate_with(
         None => rules::zero(&mut g, &out)?,
     };
     g.name = format!("{}'", g.name);
-    Ok(Program::from_parts(g.into_parts()).deriving_from(program))
+    let primal_wrt = g.primal_wrt();
+    Ok(Program::from_parts(g.into_parts())
+        .deriving_from(program)
+        .checking_path(&primal_wrt, super::pins::refusal_at))
 }

@@ -242,7 +242,7 @@ impl Graph {
         Ok(Graph::from_parts(parts))
     }
 
-    fn from_parts(parts: Parts) -> Graph {
+    pub(crate) fn from_parts(parts: Parts) -> Graph {
         let origin = Origin {
             node: NodeId::NONE,
             function: parts.name.clone(),
@@ -382,6 +382,17 @@ impl Graph {
             PartInput::Dynamic { stage, .. } => *stage,
             PartInput::Static(_) => 0,
         }
+    }
+
+    /// The recorded function's own inputs a differentiation was taken with respect to (this
+    /// one's or an earlier one's): where its orderings move.
+    pub(crate) fn primal_wrt(&self) -> Vec<usize> {
+        (0..self.inputs.len())
+            .filter(|&k| {
+                self.input_stage(k) == 0
+                    && matches!(self.inputs[k], PartInput::Dynamic { varies: true, .. })
+            })
+            .collect()
     }
 
     /// One more than the highest stage: the stage of the directions a differentiation adds.

@@ -12,8 +12,43 @@ use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, UnOp};
 use crate::core::ties::{self, flip, Side as _, Ties, AT_LEAST, AT_MOST};
-use crate::program::{PartInput, Src};
+use crate::core::value::Value;
+use crate::program::{PartInput, Program, ReplayError, Src};
 use crate::view::operation::Operation;
+
+/// The check of a derivative program's path at a call where one of the recorded function's
+/// orderings or kinks is at its tie (`program::ties`): the building check on `primal`'s values
+/// at `args`, as the call's error.
+pub(crate) fn refusal_at(primal: &Program, args: &[Value], wrt: &[usize]) -> Option<ReplayError> {
+    let g = Graph::from_parts(primal.parts_at(args)?);
+    let (at, reason) = match refuse_point_path(&g, wrt) {
+        Ok(()) => return None,
+        Err(DiffError::PointPath { at }) => (
+            at,
+            "the recorded path holds at this point alone along the differentiated inputs (an \
+             equality of values that vary with them holds, two orderings of them say equal, or \
+             sides taken at a tie, like `max` and `min` of equal values, belong to regions that \
+             meet only here), so its slope is no derivative of the function; build the \
+             derivative at this point (where `differentiate` says so) or call it off the tie",
+        ),
+        Err(DiffError::StationaryTie { at }) => (
+            at,
+            "an ordering of values that vary with the differentiated inputs is at a tie where \
+             the difference of its sides has the slope 0, so whether the path holds around \
+             this point or at it alone is not known; call the derivative off the tie",
+        ),
+        Err(e) => {
+            return Some(ReplayError::NoDerivative {
+                at: g.origin.clone(),
+                reason: e.to_string(),
+            })
+        }
+    };
+    Some(ReplayError::NoDerivative {
+        at,
+        reason: reason.into(),
+    })
+}
 
 /// `Err` naming the first comparison of `g` that, with those before it, confines the path to one
 /// point along the inputs `wrt` (the comparisons a program keeps decide its guards or its

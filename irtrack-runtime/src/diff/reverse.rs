@@ -92,6 +92,7 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
         None => rules::zero(&mut g, &Src::Input(wrt))?,
     };
     g.name = format!("{}*", g.name);
+    let primal_wrt = g.primal_wrt();
     let mut parts = g.into_parts();
     // The direction is not read any more (the transposed operations read only the inputs and
     // `u`): remove it, so the program takes `(x…, u)`.
@@ -126,7 +127,9 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
         parts.inputs.last(),
         Some(PartInput::Dynamic { .. })
     ));
-    Ok(Program::from_parts(parts).deriving_from(program))
+    Ok(Program::from_parts(parts)
+        .deriving_from(program)
+        .checking_path(&primal_wrt, super::pins::refusal_at))
 }
 
 fn program_origin(name: &str) -> crate::program::Origin {

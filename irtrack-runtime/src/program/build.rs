@@ -612,6 +612,7 @@ impl Program {
             samples: super::parts::recorded_arguments(root),
             varies: Vec::new(),
             primal: None,
+            path_check: None,
         };
         p.remove_dead();
         // A tuple placeholder still used: something other than a `switch` needs the tuple.

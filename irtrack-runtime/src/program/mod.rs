@@ -53,6 +53,7 @@ mod limit;
 mod parts;
 pub mod retrack;
 mod run;
+mod ties;
 pub mod update;
 
 use crate::core::eval::EvalError;
@@ -102,6 +103,10 @@ pub struct Program {
     /// point is its derivative's too; one born from numbers in the derivative alone is not
     /// (`program::limit`).
     primal: Option<Arc<Program>>,
+    /// For a derivative program whose recorded function has orderings or kinks that move with
+    /// the differentiated inputs: the check that the path has a derivative where a call finds
+    /// one of them at its tie (`program::ties`).
+    path_check: Option<ties::PathCheck>,
 }
 
 #[derive(Clone, Debug)]
@@ -346,6 +351,20 @@ pub enum ReplayError {
         /// What it is.
         operation: String,
     },
+    /// A derivative program was called where the recorded path has no derivative: one of the
+    /// recorded function's orderings is at a tie, or a kink at its corner (`max` of equal
+    /// values), and the path holds at these inputs alone, or its sides taken there belong to
+    /// regions that meet only there (`x.max(y) + x.min(y)` at `x == y` would take `x` twice).
+    /// It is the refusal [`differentiate`](crate::diff::differentiate) gives when building at
+    /// such a point ([`DiffError::PointPath`](crate::diff::DiffError::PointPath),
+    /// [`DiffError::StationaryTie`](crate::diff::DiffError::StationaryTie)), found at a call
+    /// of a program built elsewhere.
+    NoDerivative {
+        /// The ordering or kink that closed the path.
+        at: Origin,
+        /// What the check found.
+        reason: String,
+    },
     /// A [`Retracking`] program met a guard that fails where it has no path, and holds as many
     /// paths as it may ([`Retracking::max_paths`]).
     TooManyPaths {
@@ -453,6 +472,10 @@ impl fmt::Display for ReplayError {
                  the derivative, made NaN from numbers (∞ − ∞, ∞ / ∞, 0 · ∞) where the \
                  function's value is not NaN; the derivative there needs a limit `f64` lost \
                  (an overflow, an underflow): rescale the inputs, or simplify the expression"
+            ),
+            ReplayError::NoDerivative { at, reason } => write!(
+                f,
+                "{at}: the derivative program has no derivative at these inputs: {reason}"
             ),
             ReplayError::TooManyPaths { max_paths, guard } => write!(
                 f,

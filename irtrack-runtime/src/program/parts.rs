@@ -115,6 +115,28 @@ impl Program {
         })
     }
 
+    /// The program's parts with the values of a run on `args` in place of the recorded ones
+    /// (the inputs' samples too): what building from a trace at those inputs would see, for a
+    /// check made at a call (`program::ties`). `None` where the program cannot be taken apart
+    /// or the run fails.
+    pub(crate) fn parts_at(&self, args: &[Value]) -> Option<Parts> {
+        let mut parts = self.parts().ok()?;
+        let mut values: Vec<Option<Value>> = vec![None; self.ops.len()];
+        self.evaluate(args, &mut |k, _, result| values[k] = Some(result.clone()))
+            .ok()?;
+        for (op, v) in parts.ops.iter_mut().zip(values) {
+            if let Some(v) = v {
+                op.value = v;
+            }
+        }
+        for (input, v) in parts.inputs.iter_mut().zip(args) {
+            if let PartInput::Dynamic { sample, .. } = input {
+                *sample = v.clone();
+            }
+        }
+        Some(parts)
+    }
+
     /// This program as a derivative of `program`, whose inputs are its first ones: it keeps
     /// the program of the recorded function (`program`'s own, when `program` is a derivative
     /// too), where a NaN of the derivative is checked against the function's value
@@ -203,6 +225,7 @@ impl Program {
             samples,
             varies,
             primal: None,
+            path_check: None,
         };
         p.fast = Fast::compile(&p);
         p

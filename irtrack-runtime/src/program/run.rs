@@ -55,6 +55,11 @@ impl Program {
             note_absorbed();
         }
         let v = out?;
+        // At a tie of an ordering of the recorded function, the path may have no derivative:
+        // said before any limit met on the way (it decides whether there is a number at all).
+        if let Some(e) = self.path_error(args) {
+            return Err(e);
+        }
         // A derivative's NaN made from numbers (`program::limit`): looked for only where the
         // result has one, and said first (where it was born is the plainest account of it).
         if let Some(e) = self.nan_error(args, &v) {
