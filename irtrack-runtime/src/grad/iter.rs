@@ -10,59 +10,214 @@ use crate::core::ids::NodeId;
 use crate::core::ir::EntryKind;
 use crate::core::tape::{NodeKind, Store};
 
-/// The length of the vector an iterator node walks, when it is `v.iter()` or `v.into_iter()`
-/// (also `(&v).into_iter()`, as `for x in &v` desugars) on a vector of floats.
-pub(crate) fn vector_iterator_len(site: &Site<'_>, node: NodeId) -> Option<usize> {
-    let source = walked_vector(site.store, node)?;
-    let v = site.store.value_cow(source);
-    v.floats().map(|v| v.len())
+/// An adaptor between an iterator and the vector it walks, which changes which element the
+/// `k`-th item is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Adaptor {
+    Rev,
+    Skip(usize),
+    Take(usize),
+    StepBy(usize),
 }
 
-/// The vector an iterator node walks: the operand of `v.iter()` or `v.into_iter()`, also
-/// through the `into_iter` a `for` loop adds to an iterator (`for t in v.iter()`).
-fn walked_vector(store: &Store, mut node: NodeId) -> Option<NodeId> {
-    for _ in 0..8 {
-        if node.is_none() {
-            return None;
+impl Adaptor {
+    /// How many items it yields from an iterator of `n`.
+    fn len(self, n: usize) -> usize {
+        match self {
+            Adaptor::Rev => n,
+            Adaptor::Skip(m) => n.saturating_sub(m),
+            Adaptor::Take(m) => n.min(m),
+            Adaptor::StepBy(s) => n.div_ceil(s),
         }
+    }
+
+    /// Which item of an iterator of `n` its `k`-th item is.
+    fn item(self, k: usize, n: usize) -> Option<usize> {
+        let inner = match self {
+            Adaptor::Rev => n.checked_sub(k + 1)?,
+            Adaptor::Skip(m) => k.checked_add(m)?,
+            Adaptor::Take(_) => k,
+            Adaptor::StepBy(s) => k.checked_mul(s)?,
+        };
+        (k < self.len(n) && inner < n).then_some(inner)
+    }
+}
+
+/// An iterator seen down to what it walks: the node it starts from (a vector, a `zip`, an
+/// `enumerate`) and the adaptors on the way, outermost first, each with the length of the
+/// iterator it adapts.
+struct Walk {
+    base: NodeId,
+    adaptors: Vec<(Adaptor, usize)>,
+}
+
+impl Walk {
+    /// Which item of the base the `k`-th item of the iterator is.
+    fn item(&self, mut k: usize) -> Option<usize> {
+        for &(a, n) in &self.adaptors {
+            k = a.item(k, n)?;
+        }
+        Some(k)
+    }
+
+    /// How many items the iterator yields.
+    fn len(&self, base_len: usize) -> usize {
+        self.adaptors
+            .iter()
+            .rev()
+            .fold(base_len, |n, &(a, _)| a.len(n))
+    }
+}
+
+/// The heads of calls that make an iterator from an iterator (or `iter` from a collection).
+const ITERATOR_HEADS: [&str; 8] = [
+    "iter",
+    "into_iter",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "zip",
+    "enumerate",
+];
+
+/// Whether a call of this head makes an iterator (see [`ITERATOR_HEADS`]).
+pub(crate) fn makes_iterator(head: &str) -> bool {
+    ITERATOR_HEADS.contains(&head)
+}
+
+/// Operand `k` of a call node as a count (a recorded integer or an integer literal).
+fn count_operand(store: &Store, node: NodeId, k: usize) -> Option<usize> {
+    let r = store.ref_at(node, k);
+    let n = if r.is_none() {
+        let (_, entry) = store.entry_of(node)?;
+        match entry.operands.get(k)? {
+            crate::core::ir::Operand::Const(c) => crate::core::literal::as_i64(c)?,
+            _ => return None,
+        }
+    } else {
+        store.value_cow(r).as_i64()?
+    };
+    usize::try_from(n).ok()
+}
+
+/// `node` seen through `into_iter`, `iter` of an iterator and the adaptors `rev`, `skip`,
+/// `take`, `step_by`, down to a vector (the operand of `v.iter()`, `v.into_iter()`,
+/// `(&v).into_iter()`) or a `zip` or `enumerate`.
+fn walk(store: &Store, mut node: NodeId) -> Option<Walk> {
+    let mut adaptors: Vec<(Adaptor, Option<usize>)> = Vec::new();
+    for _ in 0..16 {
         let head = call_head(store, node)?;
-        if head != "iter" && head != "into_iter" {
-            return None;
-        }
+        let adaptor = match head {
+            "zip" | "enumerate" => {
+                return finish(store, node, adaptors);
+            }
+            "iter" | "into_iter" => None,
+            "rev" => Some(Adaptor::Rev),
+            "skip" => Some(Adaptor::Skip(count_operand(store, node, 1)?)),
+            "take" => Some(Adaptor::Take(count_operand(store, node, 1)?)),
+            // `step_by(0)` panics before it makes an iterator.
+            "step_by" => Some(Adaptor::StepBy(
+                count_operand(store, node, 1).filter(|&s| s > 0)?,
+            )),
+            _ => return None,
+        };
         let source = store.ref_at(node, 0);
         if source.is_none() {
             return None;
         }
-        // `into_iter` of `v.iter()`: the same walk.
-        if head == "into_iter" && matches!(call_head(store, source), Some("iter" | "into_iter")) {
-            node = source;
-            continue;
+        if let Some(a) = adaptor {
+            adaptors.push((a, None));
+        } else if !call_head(store, source).is_some_and(makes_iterator) {
+            // `v.iter()`, `v.into_iter()`: the vector itself.
+            return finish(store, source, adaptors);
         }
-        return Some(source);
+        node = source;
     }
     None
 }
 
-/// `v.iter()` on a vector: its sensitivity is the vector's.
+/// The walk from `base` with these adaptors (outermost first), each given the length of the
+/// iterator it adapts.
+fn finish(store: &Store, base: NodeId, adaptors: Vec<(Adaptor, Option<usize>)>) -> Option<Walk> {
+    let mut n = base_len(store, base)?;
+    let mut sized: Vec<(Adaptor, usize)> = adaptors.iter().map(|(a, _)| (*a, 0)).collect();
+    for slot in sized.iter_mut().rev() {
+        slot.1 = n;
+        n = slot.0.len(n);
+    }
+    Some(Walk {
+        base,
+        adaptors: sized,
+    })
+}
+
+/// How many items a walk's base yields: a vector's length, the shorter of a `zip`'s two, an
+/// `enumerate`'s iterator's.
+fn base_len(store: &Store, base: NodeId) -> Option<usize> {
+    match call_head(store, base) {
+        Some("zip") => {
+            let a = component_len(store, store.ref_at(base, 0))?;
+            let b = component_len(store, store.ref_at(base, 1))?;
+            Some(a.min(b))
+        }
+        Some("enumerate") => component_len(store, store.ref_at(base, 0)),
+        _ => Some(store.value_cow(base).floats()?.len()),
+    }
+}
+
+/// How many items an operand of `zip` or `enumerate` yields: an iterator's, or a vector's
+/// (`x.iter().zip(&y)`).
+fn component_len(store: &Store, node: NodeId) -> Option<usize> {
+    if node.is_none() {
+        return None;
+    }
+    if call_head(store, node).is_some_and(makes_iterator) {
+        let w = walk(store, node)?;
+        return Some(w.len(base_len(store, w.base)?));
+    }
+    Some(store.value_cow(node).floats()?.len())
+}
+
+/// A walk whose base is a vector of floats, with the vector's length.
+fn vector_walk(store: &Store, node: NodeId) -> Option<(Walk, usize)> {
+    let w = walk(store, node)?;
+    if matches!(call_head(store, w.base), Some("zip" | "enumerate")) {
+        return None;
+    }
+    let len = store.value_cow(w.base).floats()?.len();
+    Some((w, len))
+}
+
+/// The length of the vector an iterator node walks, when it is `v.iter()` or `v.into_iter()`
+/// (also `(&v).into_iter()`, as `for x in &v` desugars) on a vector of floats, or one of the
+/// adaptors `rev`, `skip`, `take`, `step_by` of one.
+pub(crate) fn vector_iterator_len(site: &Site<'_>, node: NodeId) -> Option<usize> {
+    vector_walk(site.store, node).map(|(_, len)| len)
+}
+
+/// An iterator over a vector, or an adaptor of one: its sensitivity is the vector's.
 pub(crate) fn is_vector_iterator(site: &Site<'_>) -> bool {
     vector_iterator_len(site, site.node).is_some()
 }
 
-/// `it.sum()` of a vector iterator: every element gets the sum's sensitivity.
+/// `it.sum()` of a vector iterator: every element it yields gets the sum's sensitivity.
 pub(crate) fn sum(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result<(), String>> {
     if site.kind() != EntryKind::MethodCall || site.head() != "sum" {
         return None;
     }
     let iterator = *site.refs.first()?;
-    let len = vector_iterator_len(site, iterator)?;
+    let (walk, len) = vector_walk(site.store, iterator)?;
+    let items: Vec<usize> = (0..walk.len(len))
+        .map(|k| walk.item(k))
+        .collect::<Option<_>>()?;
     // The witness that the vector summed is the one recorded (not changed in place through a
     // `&mut` since): its recorded elements, summed in order, give the sum's value.
-    let source = site.store.ref_at(iterator, 0);
-    let elements = site.store.value_cow(source);
+    let elements = site.store.value_cow(walk.base);
     let out_value = site.output();
     if let (Some(v), Some(y)) = (elements.floats(), out_value.by_value().as_f64()) {
-        let sum_from = |start: f64| v.iter().fold(start, |a, b| a + b);
-        let sum32_from = |start: f32| v.iter().fold(start, |a, &b| a + b as f32) as f64;
+        let sum_from = |start: f64| items.iter().fold(start, |a, &i| a + v[i]);
+        let sum32_from = |start: f32| items.iter().fold(start, |a, &i| a + v[i] as f32) as f64;
         let same = |s: f64| s.to_bits() == y.to_bits() || (s.is_nan() && y.is_nan());
         let current = match site.output_is_f32() {
             true => same(sum32_from(0.0)) || same(sum32_from(-0.0)),
@@ -74,7 +229,11 @@ pub(crate) fn sum(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result
     }
     Some(match dy.as_scalar() {
         Some(g) => {
-            out.push((0, Contribution::Whole(Tangent::Vector(vec![g; len]))));
+            let mut whole = vec![0.0; len];
+            for &i in &items {
+                whole[i] += g;
+            }
+            out.push((0, Contribution::Whole(Tangent::Vector(whole))));
             Ok(())
         }
         None => Err(format!("a sum's sensitivity is a {}", dy.shape())),
@@ -89,13 +248,11 @@ pub(crate) fn next(
     out: &mut Out,
 ) -> Option<Result<(), String>> {
     let iterator = *site.refs.first()?;
-    let len = vector_iterator_len(site, iterator)?;
+    let (walk, len) = vector_walk(site.store, iterator)?;
+    // Past the end the call returned `None`, which nothing reads a slope from.
+    let index = walk.item(index)?;
     // The witness, where the element read can be seen: it is the recorded vector's.
-    let source = walked_vector(site.store, iterator).unwrap_or(NodeId::NONE);
-    if source.is_none() {
-        return None;
-    }
-    let elements = site.store.value_cow(source);
+    let elements = site.store.value_cow(walk.base);
     if let (Some(v), Some(Some(x))) = (elements.floats(), site.output().by_value().wrapped_float())
     {
         if v.get(index).is_some_and(|e| e.to_bits() != x.to_bits()) {
@@ -172,31 +329,26 @@ pub(crate) fn tuple_binding(
         (entry.kind == EntryKind::JumpIfMatches).then_some(entry.head.as_str())
     })?;
     let component = tuple_component(pattern, name)?;
-    // Through the `into_iter` a `for` loop adds, to the adaptor.
-    let mut iterator = store.ref_at(next, 0);
-    while call_head(store, iterator) == Some("into_iter") {
-        let inner = store.ref_at(iterator, 0);
-        if !matches!(call_head(store, inner), Some("zip" | "enumerate")) {
-            break;
-        }
-        iterator = inner;
-    }
-    let walked = match (call_head(store, iterator)?, component) {
+    // Through the `into_iter` a `for` loop adds and the adaptors outside, to the `zip` or
+    // `enumerate`, and which of its items the `k`-th is.
+    let outer = walk(store, store.ref_at(next, 0))?;
+    let k = outer.item(k)?;
+    let walked = match (call_head(store, outer.base)?, component) {
         ("enumerate", 0) => return Some(None),
-        ("enumerate", 1) => store.ref_at(iterator, 0),
-        ("zip", c) => store.ref_at(iterator, c),
+        ("enumerate", 1) => store.ref_at(outer.base, 0),
+        ("zip", c) => store.ref_at(outer.base, c),
         _ => return None,
     };
-    if let Some(len) = vector_iterator_len(site, walked) {
-        return Some(Some((walked, len, k)));
-    }
-    // `x.iter().zip(&y)`: the second component walks `y` itself.
     if walked.is_none() {
         return None;
     }
+    if let Some((inner, len)) = vector_walk(store, walked) {
+        return Some(Some((inner.base, len, inner.item(k)?)));
+    }
+    // `x.iter().zip(&y)`: the second component walks `y` itself.
     let v = store.value_cow(walked);
     let len = v.floats()?.len();
-    Some(Some((walked, len, k)))
+    (k < len).then_some(Some((walked, len, k)))
 }
 
 #[cfg(test)]

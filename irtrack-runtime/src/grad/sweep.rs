@@ -962,7 +962,7 @@ impl<'s> Sweep<'s> {
         }
         let makes = kind == NodeKind::PrimitiveCall
             && matches!(head, Some((EntryKind::MethodCall | EntryKind::Call, h))
-                if matches!(h.rsplit("::").next(), Some("iter" | "into_iter" | "zip" | "enumerate")));
+                if h.rsplit("::").next().is_some_and(iter::makes_iterator));
         if makes {
             self.iterators.insert(id);
         }
