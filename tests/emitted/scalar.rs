@@ -424,15 +424,16 @@ pub fn power_d3(
 pub fn relu_sum_d1(
     x1: f64,
 ) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let p1 = x1 > (0.0_f64);
+    if x1 == 0.0_f64 {
+        return Err(
+            "relu_sum [§1:%2]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let s1 = x1 > (0.0_f64);
     if !s1 {
         return Err(
             "relu_sum [§1:&2]: @2 == true expected; these inputs take a path the trace did not record",
-        );
-    }
-    if x1 == 0.0_f64 {
-        return Err(
-            "relu_sum [§1:%2]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
         );
     }
     Ok(move |v1: f64| -> Result<f64, &'static str> {
@@ -546,7 +547,7 @@ pub fn clamp_dyn_d1(
     x2: f64,
     x3: f64,
 ) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
-    let s1 = {
+    let p1 = {
         if !(x2 <= x3) {
             return Err("clamp_dyn [§1:%4]: `clamp` of bounds out of order or NaN");
         }
@@ -554,21 +555,17 @@ pub fn clamp_dyn_d1(
     };
     if x1 == x2 || x1 == x3 {
         return Err(
-            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+            "clamp_dyn [§1:%4]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
         );
     }
+    let s1 = {
+        if !(x2 <= x3) {
+            return Err("clamp_dyn [§1:%4]: `clamp` of bounds out of order or NaN");
+        }
+        x1.clamp(x2, x3)
+    };
     let s2 = x1 > x3;
-    if x1 == x3 {
-        return Err(
-            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
-        );
-    }
     let s3 = x1 < x2;
-    if x1 == x2 {
-        return Err(
-            "clamp_dyn [§1:%4]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
-        );
-    }
     Ok(move |v1: f64| -> Result<f64, &'static str> {
         let s4 = if s2 { 0.0_f64 } else { v1 };
         let s5 = if s3 { 0.0_f64 } else { s4 };
@@ -640,6 +637,12 @@ pub fn neg_nan_sign_p(x1: f64) -> Result<f64, &'static str> {
 pub fn neg_nan_sign_sq_d1(
     x1: f64,
 ) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let p1 = x1.copysign(f64::from_bits(0xfff8000000000000));
+    if x1 == 0.0 || f64::from_bits(0xfff8000000000000) == 0.0 {
+        return Err(
+            "neg_nan_sign_sq [§1:%4]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let s1 = x1.copysign(f64::from_bits(0xfff8000000000000));
     let s2 = (1.0_f64).copysign(x1);
     let s3 = s2 * (-1.0_f64);

@@ -615,6 +615,16 @@ pub fn mixed_jvp(
     x2: f64,
 ) -> Result<impl Fn(Vec<f64>, f64) -> Result<Vec<f64>, &'static str>, &'static str> {
     let mut noted0 = irtrack::diff::Noted::default();
+    let p17 = match x1.get(1_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%20]: an index out of bounds on these inputs"),
+    };
+    let p18 = x2.max(p17);
+    if x2 == p17 {
+        return Err(
+            "mixed [§1:%21]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let s1 = match x1.get(0_usize) {
         Some(&r) => r,
         None => return Err("mixed [§1:%4]: an index out of bounds on these inputs"),
@@ -632,21 +642,11 @@ pub fn mixed_jvp(
     let s6 = s5.exp();
     let s7 = s4.atan2(s1);
     let s8 = x2.max(s3);
-    if x2 == s3 {
-        return Err(
-            "mixed [§1:%21]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
-        );
-    }
     let s9 = x2.cos();
     let s10 = s3.powi(2_i32);
     let s11 = (3.0_f64) * s10;
     let s12 = s4.hypot(s1);
     let s13 = s12 == (0.0_f64);
-    if s12 == 0.0_f64 {
-        return Err(
-            "mixed [§1:%19]: at a tie of an ordering or a kink of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
-        );
-    }
     let s14 = noted0.over(s1, s12);
     let s15 = noted0.over(s14, s12);
     let s16 = if s13 { 0.0_f64 } else { s15 };

@@ -73,6 +73,60 @@ pub(crate) fn constant_between_jumps(f: super::op::FloatFn) -> bool {
     matches!(f, Floor | Ceil | Trunc | Round | RoundTiesEven | Signum)
 }
 
+/// Where `op` jumps at its operand `x` (`floor` at an integer, `round` at a half, `signum`
+/// and the sign queries at ±0, a cast to an integer at a nonzero integer): which operand it
+/// reads (`copysign` reads the sign of its second) and the side on which its value is the one
+/// it has here, as an ordering of that operand against `x` said at a tie (`floor(3.0)` is 3 on
+/// `[3, 4)`: `AT_LEAST`). Between jumps these operations are constant; at one, the value is
+/// that of one side only, so what is computed from it holds on that side, as a branch taken
+/// at a tie does (`p.floor() > -0.5` where `p = 0` holds only where `p >= 0`, which may be
+/// the point alone). `None` where it does not jump (`trunc` and casts are continuous at 0).
+pub(crate) fn jump_side(op: Builtin, x: &[Option<f64>]) -> Option<(usize, u8)> {
+    use super::op::FloatFn::*;
+    use super::op::FloatQuery::{IsSignNegative, IsSignPositive};
+    let at = |k: usize| x.get(k).copied().flatten().filter(|v| v.is_finite());
+    let integer = |v: f64| v.fract() == 0.0;
+    let away_from_zero = |v: f64| if v > 0.0 { AT_LEAST } else { AT_MOST };
+    let by_sign = |v: f64| {
+        if v.is_sign_negative() {
+            AT_MOST
+        } else {
+            AT_LEAST
+        }
+    };
+    match op {
+        Builtin::Method(f) => match f {
+            Floor => at(0).filter(|&v| integer(v)).map(|_| (0, AT_LEAST)),
+            Ceil => at(0).filter(|&v| integer(v)).map(|_| (0, AT_MOST)),
+            Trunc | Fract => at(0)
+                .filter(|&v| integer(v) && v != 0.0)
+                .map(|v| (0, away_from_zero(v))),
+            Round => at(0)
+                .filter(|v| v.fract().abs() == 0.5)
+                .map(|v| (0, away_from_zero(v))),
+            RoundTiesEven => at(0).filter(|v| v.fract().abs() == 0.5).map(|v| {
+                let up = v.round_ties_even() > v;
+                (0, if up { AT_LEAST } else { AT_MOST })
+            }),
+            Signum => at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v))),
+            Copysign => at(1).filter(|&v| v == 0.0).map(|v| (1, by_sign(v))),
+            _ => None,
+        },
+        Builtin::Query(IsSignNegative | IsSignPositive) => {
+            at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v)))
+        }
+        // An unsigned type takes every negative number to 0: no jump below 1.
+        Builtin::Cast(t) if !t.is_float() => {
+            use super::op::ScalarType::{Usize, U16, U32, U64, U8};
+            let unsigned = matches!(t, U8 | U16 | U32 | U64 | Usize);
+            at(0)
+                .filter(|&v| integer(v) && v != 0.0 && !(unsigned && v < 0.0))
+                .map(|v| (0, away_from_zero(v)))
+        }
+        _ => None,
+    }
+}
+
 /// Which operand `min`, `max` or `clamp` returns around the point, where that is one operand
 /// unchanged (`x.min(1.0)` at 2 is `1.0`; `x.clamp(lo, hi)` inside its bounds is `x`): `None`
 /// at a tie or a bound, or for another operation. `x` are the operands' values, `y` the result.

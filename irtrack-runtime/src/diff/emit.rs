@@ -59,13 +59,69 @@ pub fn emit_rust(program: &Program, name: &str) -> Result<String, DiffError> {
             reason: format!("`{what}` has no emitted Rust"),
         })?;
     let mut emitter = Emitter::new(&parts, name)?;
-    emitter.ties = program.checks_path();
+    emitter.tie_prelude = tie_prelude(program)?;
     let text = emitter.function()?;
     let file = syn::parse_file(&text).map_err(|e| DiffError::Unsupported {
         at: origin(&parts.name),
         reason: format!("the emitted source does not parse ({e}): {text}"),
     })?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// For a derivative program that checks its path at ties (`program::ties`): code computing
+/// the recorded function's watched orderings, kinks and jumps (and what they read) from its
+/// inputs, each followed by `Err` at its tie. Emitted code holds no building check to run
+/// there, so it refuses at every such tie, also where the program answers (one kink alone).
+/// The values are computed again (named `p1, p2, …`), cloned, never moved.
+fn tie_prelude(program: &Program) -> Result<String, DiffError> {
+    let Some((primal, watched)) = program.watched_path() else {
+        return Ok(String::new());
+    };
+    let parts = primal
+        .parts()
+        .map_err(|(at, what)| DiffError::Unsupported {
+            at,
+            reason: format!("`{what}` has no emitted Rust"),
+        })?;
+    let mut e = Emitter::new(&parts, "primal")?;
+    e.ties = true;
+    for name in &mut e.op_names {
+        *name = format!("p{}", &name[1..]);
+    }
+    e.last.iter_mut().for_each(Vec::clear);
+    let mut needed: Vec<bool> = (0..parts.ops.len())
+        .map(|k| watched.get(k).copied().unwrap_or(false))
+        .collect();
+    for k in (0..parts.ops.len()).rev() {
+        if needed[k] {
+            for a in &parts.ops[k].args {
+                if let Src::Op(j) = a {
+                    needed[*j] = true;
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    for k in (0..parts.ops.len()).filter(|&k| needed[k]) {
+        let expr = match e.checked_expr(k)? {
+            Some(checked) => checked,
+            None => e.expr(k)?,
+        };
+        let _ = writeln!(out, "let {} = {expr};", e.op_names[k]);
+        if !watched.get(k).copied().unwrap_or(false) {
+            continue;
+        }
+        if let Some(test) = e.tie_test(k)? {
+            let msg = format!(
+                "{}: at a tie of an ordering, a kink or a jump of the recorded function; emitted \
+                 code cannot tell whether the path has a derivative here (it may hold at this \
+                 point alone): call the program, which checks",
+                parts.ops[k].origin
+            );
+            let _ = writeln!(out, "if {test} {{ return Err({msg:?}); }}");
+        }
+    }
+    Ok(out)
 }
 
 fn same_src(a: &Src, b: &Src) -> bool {
@@ -178,9 +234,12 @@ struct Emitter<'p> {
     op_names: Vec<String>,
     /// For each operation, the values it reads for the last time ([`last_reads`]).
     last: Vec<Vec<Src>>,
-    /// Whether the program checks its path at a tie at each call (`program::ties`): the
+    /// Whether the program checks its path at ties at each call (`program::ties`): the
     /// emitted code refuses at every tie it could be asked about instead.
     ties: bool,
+    /// For such a program: the code that computes the recorded function's watched operations
+    /// and returns `Err` at the tie of one ([`tie_prelude`]).
+    tie_prelude: String,
 }
 
 /// For each operation, the values it may move instead of cloning: a dynamic input or an
@@ -326,6 +385,7 @@ impl<'p> Emitter<'p> {
             op_names,
             last,
             ties: false,
+            tie_prelude: String::new(),
         })
     }
 
@@ -356,6 +416,20 @@ impl<'p> Emitter<'p> {
             }
             (Builtin::Method(FloatFn::Max | FloatFn::Min), [a, c]) => Some(format!("{a} == {c}")),
             (Builtin::Method(FloatFn::Abs | FloatFn::Signum), [a]) => Some(zero(a)),
+            (
+                Builtin::Method(FloatFn::Floor | FloatFn::Ceil | FloatFn::Trunc | FloatFn::Fract),
+                [a],
+            ) => Some(format!("{a}.fract() == 0.0")),
+            (Builtin::Method(FloatFn::Round | FloatFn::RoundTiesEven), [a]) => {
+                Some(format!("{a}.fract().abs() == 0.5"))
+            }
+            (Builtin::Method(FloatFn::Copysign), [a, b]) => {
+                Some(format!("{} || {}", zero(a), zero(b)))
+            }
+            (Builtin::Query(FloatQuery::IsSignNegative | FloatQuery::IsSignPositive), [a]) => {
+                Some(zero(a))
+            }
+            (Builtin::Cast(t), [a]) if !t.is_float() => Some(format!("{a}.fract() == 0.0")),
             (Builtin::Method(FloatFn::Clamp), [a, lo, hi]) => {
                 Some(format!("{a} == {lo} || {a} == {hi}"))
             }
@@ -812,24 +886,8 @@ impl<'p> Emitter<'p> {
             );
             format!("if {test} {{ return Err({msg:?}); }}\n")
         };
-        // Which operations move with an input a differentiation was taken with respect to.
-        let mut varies = vec![false; parts.ops.len()];
-        for (k, op) in parts.ops.iter().enumerate() {
-            varies[k] = op.args.iter().any(|a| match a {
-                Src::Input(i) => matches!(
-                    parts.inputs.get(*i),
-                    Some(PartInput::Dynamic {
-                        varies: true,
-                        stage: 0,
-                        ..
-                    })
-                ),
-                Src::Op(j) => varies[*j],
-                Src::Const(_) => false,
-            });
-        }
-        let mut tie_tests = std::collections::HashSet::new();
         let mut bodies: Vec<String> = vec![String::new(); n + 1];
+        bodies[0].push_str(&self.tie_prelude);
         for g in &parts.guards {
             if let Src::Input(_) = g.condition {
                 let c = self.atom(&g.condition, &g.origin)?;
@@ -860,18 +918,6 @@ impl<'p> Emitter<'p> {
                         self.op_names[k].clone()
                     };
                     bodies[s].push_str(&guard(test, g));
-                }
-            }
-            if s == 0 && varies.get(k).copied().unwrap_or(false) {
-                // One test per tie: `max`'s and its rule's comparison of the same operands.
-                if let Some(test) = self.tie_test(k)?.filter(|t| tie_tests.insert(t.clone())) {
-                    let msg = format!(
-                        "{}: at a tie of an ordering or a kink of the recorded function; emitted \
-                         code cannot tell whether the path has a derivative here (it may hold at \
-                         this point alone): call the program, which checks",
-                        parts.ops[k].origin
-                    );
-                    let _ = writeln!(bodies[0], "if {test} {{ return Err({msg:?}); }}");
                 }
             }
         }

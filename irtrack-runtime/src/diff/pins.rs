@@ -116,6 +116,31 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 });
             }
         }
+        // The side a jump holds at its jump point (`core::ties::jump_side`,
+        // `Sweep::note_jump_side`): an ordering of its operand against its value there.
+        if let Operation::Builtin(b) = node.op {
+            let x: Vec<Option<f64>> = node
+                .args
+                .iter()
+                .take(2)
+                .map(|a| g.value(a).as_f64())
+                .collect();
+            if let Some((k, says)) = ties::jump_side(b, &x) {
+                if let (Some(a), Some(Some(v))) = (node.args.get(k), x.get(k)) {
+                    if src_varies(&varies, a) && !made_by_a_jump(g, a) {
+                        tied.push(Tied {
+                            node: i,
+                            sides: [
+                                a.clone(),
+                                Src::Const(crate::core::value::Value::snapshot(*v)),
+                            ],
+                            says,
+                        });
+                    }
+                }
+                continue;
+            }
+        }
         // The side a kink takes at its corner, an ordering at a tie (`Sweep::note_kink_choice`).
         if let Operation::Builtin(Builtin::Method(
             f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp),
@@ -280,6 +305,23 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
 /// The side `s` is around the point, through copies and operations that return one of their
 /// operands unchanged there: `min`/`max` away from a tie, `clamp` inside its bounds, `x * 1.0`,
 /// `x / 1.0`, `x + 0.0`, `x - 0.0`, `|x|` away from 0 (negated below it).
+/// Whether `s` is the value of an operation constant between its jumps (`floor`, `signum`, a
+/// cast to an integer, and back to a float): on the side its own jump holds it is constant.
+fn made_by_a_jump(g: &Graph, s: &Src) -> bool {
+    let Src::Op(k) = s else {
+        return false;
+    };
+    let node = &g.nodes[*k];
+    match node.op {
+        Operation::Builtin(Builtin::Method(f)) => ties::constant_between_jumps(f),
+        Operation::Builtin(Builtin::Cast(t)) if t.is_float() => {
+            node.args.first().is_some_and(|a| made_by_a_jump(g, a))
+        }
+        Operation::Builtin(Builtin::Cast(_)) => true,
+        _ => false,
+    }
+}
+
 fn selected(g: &Graph, s: &Src) -> Key {
     let mut s = s;
     let mut negated = false;

@@ -806,6 +806,14 @@ impl<'s> Builder<'s> {
                         return None;
                     }
                 }
+                // A cast to an integer or a sign query at its jump holds one side
+                // (`core::ties::jump_side`): the general sweep reads it.
+                if let Some(b @ (Builtin::Cast(_) | Builtin::Query(_))) = plan.builtin {
+                    let x = self.float_operand(refs, plan, 0);
+                    if crate::core::ties::jump_side(b, &[x]).is_some() {
+                        return None;
+                    }
+                }
                 // Counts and comparisons of active values: constants only when they depend on
                 // them piecewise-constantly.
                 let piecewise = matches!(
@@ -950,7 +958,11 @@ impl<'s> Builder<'s> {
                     FloatFn::Max | FloatFn::Min => n == 2 && xs[0] == xs[1],
                     FloatFn::Abs => xs[0] == 0.0,
                     FloatFn::Clamp => n == 3 && (xs[0] == xs[1] || xs[0] == xs[2]),
-                    _ => false,
+                    // A jump at its jump point holds one side (`core::ties::jump_side`).
+                    _ => {
+                        let x = [Some(xs[0]), Some(xs[1])];
+                        crate::core::ties::jump_side(Builtin::Method(f), &x[..n.min(2)]).is_some()
+                    }
                 };
                 if corner && refs.iter().take(n).any(|&r| self.is_active(r)) {
                     return None;

@@ -587,7 +587,13 @@ impl<'s> Sweep<'s> {
             }
             self.active[i] = active && !value.is_discrete();
             self.note_kink(id, node.kind, parent);
-            if self.active[i] && node.kind == NodeKind::PrimitiveCall {
+            // A cast to an integer or a sign query is not active itself; its float operand is.
+            if matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special)
+                && (self.active[i]
+                    || store
+                        .refs_under(id, parent)
+                        .any(|r| !r.is_none() && self.is_active(r)))
+            {
                 self.note_kink_choice(id);
             }
             self.note_iterator_uses(id, node.kind, parent);

@@ -13,7 +13,7 @@
 //! this layer does not import that one.
 
 use super::{OpKind, Program, ReplayError, Src};
-use crate::core::op::{Builtin, FloatFn, FloatQuery};
+use crate::core::op::{Builtin, FloatFn};
 use crate::core::ties;
 use crate::core::value::Value;
 use crate::view::operation::Operation;
@@ -43,21 +43,29 @@ impl std::fmt::Debug for PathCheck {
 }
 
 /// Whether an operation can take a side at a tie or a corner: a comparison, a kink that
-/// chooses an operand or a sign, a class query at the edge of a class.
+/// chooses an operand or a sign, a jump (`floor`, `signum`, a cast to an integer:
+/// `core::ties::jump_side`), a class query at the edge of a class.
 fn can_tie(op: &Operation) -> bool {
-    matches!(
-        op,
-        Operation::Builtin(
-            Builtin::Compare(_)
-                | Builtin::Method(FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp)
-                | Builtin::Query(
-                    FloatQuery::IsNormal
-                        | FloatQuery::IsSubnormal
-                        | FloatQuery::IsFinite
-                        | FloatQuery::IsInfinite
+    let Operation::Builtin(b) = op else {
+        return false;
+    };
+    match b {
+        Builtin::Compare(_) | Builtin::Query(_) => true,
+        Builtin::Cast(t) => !t.is_float(),
+        Builtin::Method(f) => {
+            ties::constant_between_jumps(*f)
+                || matches!(
+                    f,
+                    FloatFn::Max
+                        | FloatFn::Min
+                        | FloatFn::Abs
+                        | FloatFn::Clamp
+                        | FloatFn::Fract
+                        | FloatFn::Copysign
                 )
-        )
-    )
+        }
+        _ => false,
+    }
 }
 
 /// Whether `op` is at its tie on these operands: a comparison of equal values, a kink at its
@@ -71,13 +79,12 @@ fn at_tie(op: &Operation, operands: &[Value], result: &Value) -> bool {
             [a, b] => same_number(a, b),
             _ => false,
         },
-        Builtin::Query(q) => operands
-            .first()
-            .and_then(Value::as_f64)
-            .is_some_and(|x| ties::class_at_edge(*q, x)),
+        Builtin::Query(q) => operands.first().and_then(Value::as_f64).is_some_and(|x| {
+            ties::class_at_edge(*q, x) || ties::jump_side(*b, &[Some(x)]).is_some()
+        }),
         _ => {
             let x: Vec<Option<f64>> = operands.iter().map(Value::as_f64).collect();
-            ties::at_kink(*b, &x, result.as_f64())
+            ties::at_kink(*b, &x, result.as_f64()) || ties::jump_side(*b, &x).is_some()
         }
     }
 }
@@ -124,10 +131,12 @@ impl Program {
         self
     }
 
-    /// Whether this program checks its path at ties at each call.
+    /// Where this program checks its path at ties at each call: the recorded function's
+    /// program and which of its operations are watched (for emitted code, `diff/emit.rs`).
     #[cfg(feature = "emit")]
-    pub(crate) fn checks_path(&self) -> bool {
-        self.path_check.is_some()
+    pub(crate) fn watched_path(&self) -> Option<(&Program, &[bool])> {
+        let check = self.path_check.as_ref()?;
+        Some((self.primal.as_deref()?, &check.watched))
     }
 
     /// Where this derivative program holds a check of its path and, on `args`, one of the

@@ -49,30 +49,78 @@ impl Sweep<'_> {
     /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
     /// the diagonal alone (gradient [2, 0] of `x + y`).
     pub(super) fn note_kink_choice(&mut self, id: NodeId) {
-        // Told by the IR first (a lookup per active call), or by the callee's key for a path
-        // call (`f64::max(x, y)`): only these have their site read.
-        let f = match self
+        self.note_choice(id)
+    }
+
+    /// The operation of node `id`: told by the IR first (a lookup per active call), or by the
+    /// callee's key for a path call (`f64::max(x, y)`, `f64::floor(x)`).
+    fn builtin_of(&self, id: NodeId) -> Option<Builtin> {
+        match self
             .ir_of(id)
             .and_then(|ir| ir.builtin(self.store.node(id).entry as usize))
         {
-            Some(Builtin::Method(f)) => f,
-            Some(_) => return,
+            Some(b) => Some(b),
             None => match self.store.callees.get(&id) {
-                Some(crate::core::tape::Callee::Item(k)) => {
-                    match crate::core::op::float_fn_of(k.id) {
-                        Some(f) => f,
-                        None => return,
-                    }
-                }
-                _ => return,
+                Some(crate::core::tape::Callee::Item(k)) => crate::core::op::float_fn_of(k.id)
+                    .map(Builtin::Method)
+                    .or_else(|| crate::core::op::float_query_of(k.id).map(Builtin::Query)),
+                _ => None,
             },
+        }
+    }
+
+    /// Notes the side a jump takes at its jump (`floor` at an integer, `signum` at 0, a cast to
+    /// an integer at one: `core::ties::jump_side`) as an ordering at a tie of its operand
+    /// against its value there. Not where the operand is itself the value of such an
+    /// operation (`x.floor() as i64`): it is constant on the side its own jump took.
+    fn note_jump_side(&mut self, id: NodeId, op: Builtin) {
+        let Some(site) = Site::new(self.store, id) else {
+            return;
         };
-        if !matches!(
-            f,
-            FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp
-        ) {
+        let x: Vec<Option<f64>> = (0..site.len().min(2)).map(|k| site.scalar(k)).collect();
+        let Some((k, says)) = ties::jump_side(op, &x) else {
+            return;
+        };
+        let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+        if r.is_none() || !self.is_active(r) || self.made_by_a_jump(r) {
             return;
         }
+        self.tied.push(TiedOrdering {
+            node: id,
+            sides: [r, NodeId::NONE],
+            says,
+        });
+    }
+
+    /// Whether node `r` is the value of an operation constant between its jumps (`floor`,
+    /// `signum`, a cast to an integer and back).
+    fn made_by_a_jump(&self, r: NodeId) -> bool {
+        match self.builtin_of(r) {
+            Some(Builtin::Method(f)) => ties::constant_between_jumps(f),
+            Some(Builtin::Cast(t)) if t.is_float() => {
+                let source = self.store.ref_at(r, 0);
+                !source.is_none() && self.made_by_a_jump(source)
+            }
+            Some(Builtin::Cast(_)) => true,
+            _ => false,
+        }
+    }
+
+    fn note_choice(&mut self, id: NodeId) {
+        // Told by the IR first (a lookup per active call), or by the callee's key for a path
+        // call (`f64::max(x, y)`): only these have their site read.
+        let Some(op) = self.builtin_of(id) else {
+            return;
+        };
+        let jumps = matches!(
+            op,
+            Builtin::Method(f) if ties::constant_between_jumps(f) || f == FloatFn::Fract || f == FloatFn::Copysign
+        ) || matches!(op, Builtin::Query(_) | Builtin::Cast(_));
+        let f = match op {
+            Builtin::Method(f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp)) => f,
+            _ if jumps => return self.note_jump_side(id, op),
+            _ => return,
+        };
         let Some(site) = Site::new(self.store, id) else {
             return;
         };

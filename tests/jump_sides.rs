@@ -1,0 +1,295 @@
+//! Operations constant between jumps (`floor`, `ceil`, `trunc`, `round`, `signum`, `copysign`'s
+//! sign, the sign queries, casts to integers) have the slope 0, and at a jump the value of one
+//! side. What is computed from that value holds on that side only, as a branch taken at a tie
+//! does: `p.floor() > -0.5` where `p = x³ - x² = 0` at 0 holds at 0 alone (`p` is negative on
+//! both sides), and the gradient, derivative programs built there or elsewhere, `jvp` and
+//! `hessian` gave the branch's slope, 5 where the function is 0 around (a tester, 2026-11-27).
+//! Each jump at its jump point is now an ordering at a tie of its operand against its value
+//! (`core::ties::jump_side`), read with every other by the slopes of its sides: a path that
+//! holds on one side keeps its one-sided slope, one that holds at the point alone or whose
+//! sides meet only there is refused. Truth: closed forms and one-sided differences.
+
+use irtrack::diff::{differentiate, hessian, jvp, reverse};
+use irtrack::grad::with_general_sweep;
+use irtrack::program::{Input, Program};
+use irtrack::{gradient, track, tracked, Callable};
+
+fn stationary_cubic(x: f64) -> f64 {
+    x * x * x - x * x
+}
+
+#[tracked]
+fn floor_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if p.floor() > -0.5 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn sign_bit_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if !p.is_sign_negative() {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn signum_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if p.signum() > 0.0 {
+        3.0 * x
+    } else {
+        x.sin()
+    }
+}
+
+#[tracked]
+fn cast_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x - 1.0;
+    if (p.floor() as i64) > -2 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn copysign_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if 1.0f64.copysign(p) > 0.0 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn floor_against_itself(x: f64) -> f64 {
+    x.floor().max(x)
+}
+
+#[tracked]
+fn ceil_against_itself(x: f64) -> f64 {
+    x.ceil().min(x)
+}
+
+#[tracked]
+fn max_plus_min_by_signum(x: f64, y: f64) -> f64 {
+    let mx = (x + y + (x - y) * (x - y).signum()) / 2.0;
+    let mn = (x + y - (y - x) * (y - x).signum()) / 2.0;
+    mx + mn
+}
+
+#[tracked]
+fn max_times_min_by_copysign(x: f64, y: f64) -> f64 {
+    let mx = (x + y + (x - y).abs().copysign(1.0)) / 2.0;
+    let d = y - x;
+    let mn = (x + y - d * 1.0f64.copysign(d)) / 2.0;
+    let mx2 = (x + y + (x - y) * 1.0f64.copysign(x - y)) / 2.0;
+    mx2 * mn + 0.0 * mx
+}
+
+#[tracked]
+fn floor_gap_times_ceil_gap(x: f64) -> f64 {
+    (x - x.floor()) * (x.ceil() - x)
+}
+
+#[tracked]
+fn two_roundings(x: f64) -> f64 {
+    (x - x.round()) * (x - x.round_ties_even())
+}
+
+#[tracked]
+fn truncated_gaps(x: f64) -> f64 {
+    (x - (x as i64) as f64) * (x.ceil() as i64 as f64 - x)
+}
+
+fn refused_everywhere<A>(name: &str, f: impl Callable<A> + Copy, args: A, n: usize)
+where
+    A: irtrack::program::Args + Clone,
+{
+    assert!(gradient(f, args.clone()).is_err(), "{name}: gradient");
+    assert!(
+        with_general_sweep(|| gradient(f, args.clone())).is_err(),
+        "{name}: general sweep"
+    );
+    let inputs = vec![Input::Dynamic; n];
+    let wrt: Vec<usize> = (0..n).collect();
+    let p = Program::from_trace(&track(f, args.clone()), &inputs).unwrap();
+    assert!(
+        differentiate(&p, &wrt).is_err(),
+        "{name}: built at the point"
+    );
+    assert!(
+        reverse(&p, 0).is_err(),
+        "{name}: reverse built at the point"
+    );
+}
+
+#[test]
+fn a_path_through_a_jump_that_holds_at_the_point_alone_is_refused() {
+    macro_rules! alone {
+        ($($f:ident),*) => {$({
+            let name = stringify!($f);
+            refused_everywhere(name, $f, (0.0,), 1);
+            assert!(jvp($f, (0.0,), (1.0,)).is_err(), "{name}: jvp");
+            assert!(hessian($f, (0.0,)).is_err(), "{name}: hessian");
+            // Built where the path holds on a neighbourhood (x = 2), called at 0.
+            let p = Program::from_trace(&track($f, (2.0,)), &[Input::Dynamic]).unwrap();
+            let d = differentiate(&p, &[0]).unwrap();
+            assert!(d.call((0.0, 1.0)).is_err(), "{name}: called at 0");
+            assert!(reverse(&p, 0).unwrap().call((0.0, 1.0)).is_err(), "{name}: reverse at 0");
+            // Off the point the slope is the branch's.
+            let g = gradient($f, (2.0,)).unwrap().scalars()[0].unwrap();
+            let h = 1e-6;
+            let want = ($f(2.0 + h) - $f(2.0 - h)) / (2.0 * h);
+            assert!((g - want).abs() < 1e-6, "{name}: {g} for {want}");
+        })*};
+    }
+    alone!(
+        floor_holds_at_zero_alone,
+        sign_bit_holds_at_zero_alone,
+        signum_holds_at_zero_alone,
+        cast_holds_at_zero_alone,
+        copysign_holds_at_zero_alone
+    );
+    assert_eq!(stationary_cubic(0.0), 0.0);
+}
+
+#[test]
+fn sides_of_jumps_that_meet_at_the_point_alone_are_refused() {
+    // `x.floor().max(x)` is `x`; at 3 `max` took `floor` (x <= 3) where `floor` holds x >= 3.
+    for (name, f) in [
+        (
+            "floor_against_itself",
+            floor_against_itself as fn(f64) -> f64,
+        ),
+        ("ceil_against_itself", ceil_against_itself),
+    ] {
+        assert_eq!(f(3.0), 3.0, "{name}");
+    }
+    refused_everywhere("floor_against_itself", floor_against_itself, (3.0,), 1);
+    refused_everywhere("ceil_against_itself", ceil_against_itself, (3.0,), 1);
+    // `(x - ⌊x⌋)(⌈x⌉ - x)` at 3: slopes -1 and 1 on the two sides, 0 was answered.
+    refused_everywhere(
+        "floor_gap_times_ceil_gap",
+        floor_gap_times_ceil_gap,
+        (3.0,),
+        1,
+    );
+    refused_everywhere("truncated_gaps", truncated_gaps, (3.0,), 1);
+    // `round` and `round_ties_even` at 2.5 take opposite sides: f(2.5) = -0.25, the limits
+    // 0.25.
+    refused_everywhere("two_roundings", two_roundings, (2.5,), 1);
+    // Built off the jump and called there.
+    let p =
+        Program::from_trace(&track(floor_gap_times_ceil_gap, (2.5,)), &[Input::Dynamic]).unwrap();
+    assert!(differentiate(&p, &[0]).unwrap().call((3.0, 1.0)).is_err());
+    let p = Program::from_trace(&track(floor_against_itself, (2.5,)), &[Input::Dynamic]).unwrap();
+    assert!(differentiate(&p, &[0]).unwrap().call((3.0, 1.0)).is_err());
+    // `max` and `min` written with `signum` and `copysign`: at a tie each took `x`.
+    refused_everywhere(
+        "max_plus_min_by_signum",
+        max_plus_min_by_signum,
+        (1.0, 1.0),
+        2,
+    );
+    refused_everywhere(
+        "max_times_min_by_copysign",
+        max_times_min_by_copysign,
+        (1.0, 1.0),
+        2,
+    );
+    assert!(hessian(max_times_min_by_copysign, (1.0, 1.0)).is_err());
+    let both = [Input::Dynamic, Input::Dynamic];
+    let p = Program::from_trace(&track(max_plus_min_by_signum, (2.0, 1.0)), &both).unwrap();
+    let d = differentiate(&p, &[0, 1]).unwrap();
+    assert!(d.call((1.0, 1.0, 1.0, 0.0)).is_err());
+    assert_eq!(d.call((3.0, 1.0, 1.0, 0.0)).unwrap().as_f64(), Some(1.0));
+    assert_eq!(d.call((3.0, 1.0, 0.0, 1.0)).unwrap().as_f64(), Some(1.0));
+}
+
+#[tracked]
+fn fractional_part(x: f64) -> f64 {
+    x - x.floor()
+}
+
+#[tracked]
+fn floor_times_x(x: f64) -> f64 {
+    x.floor() * x
+}
+
+#[tracked]
+fn bin_weight(x: f64) -> f64 {
+    let bin = (x * 4.0).floor() as usize;
+    let w = [1.0, 2.0, 3.0, 4.0, 5.0][bin.min(4)];
+    w * x
+}
+
+#[tracked]
+fn cast_times_x(x: f64) -> f64 {
+    (x as i64) as f64 * x
+}
+
+#[tracked]
+fn sign_times(x: f64) -> f64 {
+    x.signum() * x * x
+}
+
+#[test]
+fn one_jump_alone_keeps_the_side_its_value_is_of() {
+    // At a jump the value is that of one side, and the slope that side's (as for a branch
+    // taken at a tie): from the right for `floor` at 3.
+    macro_rules! one {
+        ($f:ident at $x:expr) => {
+            gradient($f, ($x,)).unwrap().scalars()[0].unwrap()
+        };
+    }
+    assert_eq!(one!(fractional_part at 3.0), 1.0);
+    assert_eq!(one!(floor_times_x at 3.0), 3.0);
+    // A bin's edge (x·4 = 2 at 0.5): the bin above, weight 3.
+    assert_eq!(one!(bin_weight at 0.5), 3.0);
+    // `signum` at +0: the side x ≥ 0, where x·|x| has the slope 0.
+    assert_eq!(one!(sign_times at 0.0), 0.0);
+    assert_eq!(one!(cast_times_x at 3.0), 3.0);
+    assert_eq!(one!(cast_times_x at -3.0), -3.0);
+    // Derivative programs built apart and called at the jump agree.
+    macro_rules! apart {
+        ($($f:ident at $at:expr, built at $build:expr);*) => {$({
+            let p = Program::from_trace(&track($f, ($build,)), &[Input::Dynamic]).unwrap();
+            let got = differentiate(&p, &[0]).unwrap().call(($at, 1.0)).unwrap();
+            assert_eq!(got.as_f64(), Some(one!($f at $at)), "{}", stringify!($f));
+        })*};
+    }
+    apart!(
+        fractional_part at 3.0, built at 2.5;
+        floor_times_x at 3.0, built at 3.5;
+        cast_times_x at 3.0, built at 3.5
+    );
+}
+
+#[test]
+fn emitted_code_refuses_at_every_jump_its_program_watches() {
+    // Emitted code holds no building check: it computes the recorded function's watched
+    // operations again and returns `Err` at a tie of any (`diff/emit.rs`, `tie_prelude`).
+    let p =
+        Program::from_trace(&track(floor_holds_at_zero_alone, (2.0,)), &[Input::Dynamic]).unwrap();
+    let src = irtrack::diff::emit_rust(&differentiate(&p, &[0]).unwrap(), "d").unwrap();
+    assert!(src.contains(".fract() == 0.0"), "{src}");
+    assert!(src.contains("call the program, which checks"), "{src}");
+    // A function with no ordering, kink or jump has none.
+    let p =
+        Program::from_trace(&track(stationary_cubic_tracked, (2.0,)), &[Input::Dynamic]).unwrap();
+    let src = irtrack::diff::emit_rust(&differentiate(&p, &[0]).unwrap(), "d").unwrap();
+    assert!(!src.contains("at a tie"), "{src}");
+}
+
+#[tracked]
+fn stationary_cubic_tracked(x: f64) -> f64 {
+    x * x * x - x * x
+}
