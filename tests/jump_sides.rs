@@ -293,3 +293,40 @@ fn emitted_code_refuses_at_every_jump_its_program_watches() {
 fn stationary_cubic_tracked(x: f64) -> f64 {
     x * x * x - x * x
 }
+
+const MINUS_ONE_BITS: u64 = 0xBFF0_0000_0000_0000;
+
+#[tracked]
+fn bits_of_minus_one(x: f64) -> f64 {
+    let b = x.to_bits();
+    if (b >= MINUS_ONE_BITS) & (b <= MINUS_ONE_BITS) | (x >= 1.0) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn bits_of_one(x: f64) -> f64 {
+    let b = x.to_bits();
+    if (b >= 0x3FF0_0000_0000_0000) & (b <= 0x3FF0_0000_0000_0000) | (x <= -1.0) {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn orderings_of_a_floats_bits_past_i64_are_ties_too() {
+    // The bits of a negative float are past `i64::MAX`: their equality at -1 was not seen as a
+    // tie (read through `i64`), and the gradient was 5 where the function jumps (a tester,
+    // 2026-11-27); its mirror at +1 was refused.
+    assert_eq!((-1.0f64).to_bits(), MINUS_ONE_BITS);
+    assert!(gradient(bits_of_minus_one, (-1.0,)).is_err());
+    assert!(gradient(bits_of_one, (1.0,)).is_err());
+    // Off the point, the slope of `x`.
+    assert_eq!(
+        gradient(bits_of_minus_one, (-0.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+}

@@ -204,6 +204,16 @@ scalars!(
 );
 
 impl Scalar {
+    /// An integer's value, of any integer type (`u64` past `i64::MAX`: a float's bits).
+    pub(crate) fn as_i128(self) -> Option<i128> {
+        match self {
+            Scalar::U64(v) => Some(v.into()),
+            Scalar::Usize(v) => Some(v as i128),
+            Scalar::Isize(v) => Some(v as i128),
+            other => other.as_i64().map(i128::from),
+        }
+    }
+
     /// An integer's value as an `i64`, when it fits.
     pub(crate) fn as_i64(self) -> Option<i64> {
         match self {
@@ -596,6 +606,14 @@ impl Value {
     pub fn as_f64(&self) -> Option<f64> {
         match &self.0 {
             Repr::Scalar(s, _) => s.as_f64(),
+            Repr::Boxed(_) => None,
+        }
+    }
+
+    /// The value of an integer of any type (also behind references).
+    pub(crate) fn as_i128(&self) -> Option<i128> {
+        match &self.0 {
+            Repr::Scalar(s, _) => s.as_i128(),
             Repr::Boxed(_) => None,
         }
     }

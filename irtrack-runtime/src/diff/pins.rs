@@ -209,7 +209,7 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 // Integers at a tie, one made from a float where it jumps (`(x as i64) >= 1`
                 // at 1): what `Sweep::tie_of_counts` refuses on a trace.
                 let counts = matches!(
-                    (g.value(a).as_i64(), g.value(b).as_i64()),
+                    (g.value(a).as_i128(), g.value(b).as_i128()),
                     (Some(x), Some(y)) if x == y
                 );
                 if counts && (src_kinked(&kinked, a) || src_kinked(&kinked, b)) {

@@ -105,6 +105,14 @@ impl<'a> Site<'a> {
         }
     }
 
+    /// Operand `i` as an integer of any type (`u64` past `i64::MAX` too: a float's bits).
+    pub(crate) fn wide_integer(&self, i: usize) -> Option<i128> {
+        match self.value(i) {
+            Some(v) => v.as_i128(),
+            None => self.literal(i).and_then(literal::as_i128),
+        }
+    }
+
     pub(crate) fn primal(&self, i: usize) -> Option<Primal<'a>> {
         match self.value(i) {
             Some(Cow::Borrowed(v)) => primal(v),

@@ -94,7 +94,7 @@ fn at_tie(op: &Operation, operands: &[Value], result: &Value) -> bool {
 fn same_number(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => x == y,
-        _ => match (a.as_i64(), b.as_i64()) {
+        _ => match (a.as_i128(), b.as_i128()) {
             (Some(x), Some(y)) => x == y,
             _ => false,
         },

@@ -326,7 +326,7 @@ impl Sweep<'_> {
             (Some(&p), Some(&q)) if p.is_none() && q.is_none() => {
                 (x.scalar(i).is_some()
                     && x.scalar(i).map(f64::to_bits) == y.scalar(j).map(f64::to_bits))
-                    || (x.integer(i).is_some() && x.integer(i) == y.integer(j))
+                    || (x.wide_integer(i).is_some() && x.wide_integer(i) == y.wide_integer(j))
             }
             _ => false,
         };

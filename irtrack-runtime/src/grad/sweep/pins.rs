@@ -384,7 +384,7 @@ impl Sweep<'_> {
         if matches!(op, CmpOp::Eq | CmpOp::Ne) || site.len() != 2 || site.refs.len() < 2 {
             return false;
         }
-        let (Some(a), Some(b)) = (site.integer(0), site.integer(1)) else {
+        let (Some(a), Some(b)) = (site.wide_integer(0), site.wide_integer(1)) else {
             return false;
         };
         a == b
