@@ -231,3 +231,85 @@ fn an_adaptor_of_an_iterator_already_moved_is_not_numbered_from_its_start() {
         Err(e) => panic!("{e:?}"),
     }
 }
+
+// Elements read through an `Option<&f64>` (`it.next().unwrap()`, `v.first()`, `v.last()`,
+// `v.get(i)`, then `unwrap`, `expect`, `copied`, `cloned`), which the trace keeps as text:
+// the element is told by the call and checked against the recorded vector. Running extremes
+// by `fold(init, f64::max)` and `reduce(f64::min)`: the element the fold ends at. Each was
+// `NoRule` until 2026-11-27.
+
+#[tracked]
+fn first_two_by_hand(v: Vec<f64>) -> f64 {
+    let mut it = v.iter().rev().skip(1);
+    let a = it.next().unwrap();
+    let b = it.next().expect("two");
+    a * b * 2.0
+}
+
+#[tracked]
+fn ends_and_middle(v: Vec<f64>) -> f64 {
+    let a = v.first().unwrap();
+    let b = v.last().copied().unwrap_or(0.0);
+    let c = v.get(2).cloned().unwrap();
+    a * b + c.sin()
+}
+
+#[tracked]
+fn largest(v: Vec<f64>) -> f64 {
+    v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[tracked]
+fn smallest_after_the_first(v: Vec<f64>) -> f64 {
+    v.iter().skip(1).copied().reduce(f64::min).unwrap()
+}
+
+#[tracked]
+fn softmax_first(v: Vec<f64>) -> f64 {
+    let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut z = 0.0;
+    for x in &v {
+        z += (x - m).exp();
+    }
+    (v[0] - m).exp() / z
+}
+
+#[tracked]
+fn capped_largest(v: Vec<f64>) -> f64 {
+    v.iter().copied().fold(2.0, f64::max) * 3.0
+}
+
+#[test]
+fn elements_read_through_options_and_running_extremes() {
+    let v = vec![0.7, 1.3, 2.1, 0.4, 1.9, 3.2, 0.8];
+    macro_rules! check {
+        ($($f:ident),*) => {$({
+            let name = stringify!($f);
+            let g = gradient($f, (v.clone(),)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let got = vector(&g.wrt[0]);
+            let want = differences($f, &v);
+            assert!(close(&got, &want), "{name}: {got:?} for {want:?}");
+            let general = with_general_sweep(|| gradient($f, (v.clone(),))).unwrap();
+            assert_eq!(vector(&general.wrt[0]), got, "{name}: the general sweep");
+        })*};
+    }
+    check!(
+        first_two_by_hand,
+        ends_and_middle,
+        largest,
+        smallest_after_the_first,
+        softmax_first,
+        capped_largest
+    );
+    // The cap wins: its own slope, none to the vector.
+    let small = vec![0.5, 1.0, 1.5];
+    let g = gradient(capped_largest, (small.clone(),)).unwrap();
+    assert_eq!(vector(&g.wrt[0]), vec![0.0; 3]);
+    // A tie for the extremum is a corner: refused, not the slope of one of them.
+    for tied in [vec![1.0, 3.0, 3.0], vec![2.0, 1.0, 0.5]] {
+        let e = gradient(largest, (tied.clone(),));
+        let e2 = gradient(capped_largest, (tied.clone(),));
+        assert!(e.is_err() || tied[0] == 2.0, "{tied:?}: {e:?}");
+        assert!(e2.is_err(), "{tied:?}: {e2:?}");
+    }
+}

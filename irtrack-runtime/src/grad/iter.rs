@@ -8,6 +8,7 @@ use super::site::Site;
 use super::tangent::Tangent;
 use crate::core::ids::NodeId;
 use crate::core::ir::EntryKind;
+use crate::core::op::FloatFn;
 use crate::core::tape::{NodeKind, Store};
 
 /// An adaptor between an iterator and the vector it walks, which changes which element the
@@ -70,9 +71,11 @@ impl Walk {
 }
 
 /// The heads of calls that make an iterator from an iterator (or `iter` from a collection).
-const ITERATOR_HEADS: [&str; 8] = [
+const ITERATOR_HEADS: [&str; 10] = [
     "iter",
     "into_iter",
+    "cloned",
+    "copied",
     "rev",
     "skip",
     "take",
@@ -112,7 +115,8 @@ fn walk(store: &Store, mut node: NodeId) -> Option<Walk> {
             "zip" | "enumerate" => {
                 return finish(store, node, adaptors);
             }
-            "iter" | "into_iter" => None,
+            // `cloned` and `copied` yield the same floats.
+            "iter" | "into_iter" | "cloned" | "copied" => None,
             "rev" => Some(Adaptor::Rev),
             "skip" => Some(Adaptor::Skip(count_operand(store, node, 1)?)),
             "take" => Some(Adaptor::Take(count_operand(store, node, 1)?)),
@@ -201,6 +205,94 @@ pub(crate) fn is_vector_iterator(site: &Site<'_>) -> bool {
     vector_iterator_len(site, site.node).is_some()
 }
 
+/// `it.fold(init, f64::max)` (or `min`, or `it.reduce(f64::max)`) of a vector iterator: the
+/// running maximum is the element (or `init`) it ends at, which gets the sensitivity. Where two
+/// of them tie for it, each is a side of a corner (as `max` at a tie) and no one slope is the
+/// function's in every direction: refused.
+pub(crate) fn fold_extremum(
+    site: &Site<'_>,
+    dy: &Tangent,
+    out: &mut Out,
+) -> Option<Result<(), String>> {
+    if site.kind() != EntryKind::MethodCall {
+        return None;
+    }
+    let (f_at, init) = match site.head() {
+        "fold" if site.len() == 3 => (2, Some(site.scalar(1)?)),
+        "reduce" if site.len() == 2 => (1, None),
+        _ => return None,
+    };
+    let f = site.refs.get(f_at).copied().filter(|r| !r.is_none())?;
+    let f = site.store.value_cow(f).type_id()?;
+    let f = crate::core::op::float_fn_of(f)?;
+    if !matches!(f, FloatFn::Max | FloatFn::Min) {
+        return None;
+    }
+    let iterator = site.refs.first().copied().filter(|r| !r.is_none())?;
+    let (walk, len) = vector_walk(site.store, iterator)?;
+    let items: Vec<usize> = (0..walk.len(len))
+        .map(|k| walk.item(k))
+        .collect::<Option<_>>()?;
+    let v = site.store.value_cow(walk.base);
+    let v = v.floats()?;
+    // The witness: the fold again, on the recorded vector, gives the recorded value.
+    let output = site.output();
+    let y = match init {
+        Some(_) => output.as_f64()?,
+        None => output.by_value().wrapped_float()??,
+    };
+    let pick = |a: f64, b: f64| {
+        if f == FloatFn::Max {
+            a.max(b)
+        } else {
+            a.min(b)
+        }
+    };
+    let again = items.iter().map(|&i| v[i]).fold(init, |acc, x| match acc {
+        Some(a) => Some(pick(a, x)),
+        None => Some(x),
+    });
+    if again.map(f64::to_bits) != Some(y.to_bits()) {
+        return Some(Err(super::rules::STALE.to_string()));
+    }
+    let hits: Vec<usize> = items.iter().copied().filter(|&i| v[i] == y).collect();
+    let init_hit = init.is_some_and(|a| a == y);
+    let g = match dy.as_scalar() {
+        Some(g) => g,
+        None => {
+            return Some(Err(format!(
+                "an extremum's sensitivity is a {}",
+                dy.shape()
+            )))
+        }
+    };
+    match (hits.as_slice(), init_hit) {
+        ([i], false) => out.push((
+            0,
+            Contribution::At {
+                len,
+                index: *i,
+                value: g,
+            },
+        )),
+        ([], true) => out.push((1, Contribution::Whole(dy.clone()))),
+        ([], false) => return Some(Err("the extremum is NaN".into())),
+        _ => {
+            return Some(Err(format!(
+                "{} is reached by several of the values it compares (a tie), where it is a \
+                 corner and no one slope is its derivative in every direction: differentiate \
+                 at a point without the tie",
+                if f == FloatFn::Max {
+                    "the maximum"
+                } else {
+                    "the minimum"
+                }
+            )))
+        }
+    }
+    Some(Ok(()))
+}
+
 /// `it.sum()` of a vector iterator: every element it yields gets the sum's sensitivity.
 pub(crate) fn sum(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result<(), String>> {
     if site.kind() != EntryKind::MethodCall || site.head() != "sum" {
@@ -259,6 +351,81 @@ pub(crate) fn next(
             return Some(Err(super::rules::STALE.to_string()));
         }
     }
+    Some(match dy.as_scalar() {
+        Some(value) => {
+            out.push((0, Contribution::At { len, index, value }));
+            Ok(())
+        }
+        None => Err(format!("an element's sensitivity is a {}", dy.shape())),
+    })
+}
+
+/// Which element of which vector of floats a `next` of a vector iterator (the `k`-th, told by
+/// `position`), `first`, `last` or `get(i)` returned: `(vector, len, index)`. What they return
+/// (an `Option<&f64>`) the trace keeps as text, so the element is told by the call.
+fn element_of(
+    store: &Store,
+    node: NodeId,
+    position: &dyn Fn(NodeId) -> Option<usize>,
+) -> Option<(NodeId, usize, usize)> {
+    let head = call_head(store, node)?;
+    if head == "next" {
+        let k = position(node)?;
+        let (w, len) = vector_walk(store, store.ref_at(node, 0))?;
+        return Some((w.base, len, w.item(k)?));
+    }
+    if !matches!(head, "first" | "last" | "get") {
+        return None;
+    }
+    let v = store.ref_at(node, 0);
+    if v.is_none() {
+        return None;
+    }
+    let len = store.value_cow(v).floats()?.len();
+    let index = match head {
+        "first" => 0,
+        "last" => len.checked_sub(1)?,
+        _ => count_operand(store, node, 1)?,
+    };
+    (index < len).then_some((v, len, index))
+}
+
+/// `o.unwrap()`, `o.expect(m)`, `o.copied()`, `o.cloned()` of an element of a vector of floats
+/// ([`element_of`]): the float it gives is checked against the recorded vector's element, and
+/// the sensitivity passes to `o`.
+pub(crate) fn unwrap_element(
+    site: &Site<'_>,
+    position: &dyn Fn(NodeId) -> Option<usize>,
+    dy: &Tangent,
+    out: &mut Out,
+) -> Option<Result<(), String>> {
+    if site.kind() != EntryKind::MethodCall
+        || !matches!(site.head(), "unwrap" | "expect" | "copied" | "cloned")
+    {
+        return None;
+    }
+    let o = *site.refs.first()?;
+    let (v, _, index) = element_of(site.store, o, position)?;
+    let output = site.output();
+    let y = match site.head() {
+        "copied" | "cloned" => output.by_value().wrapped_float()??,
+        _ => output.as_f64()?,
+    };
+    let e = site.store.value_cow(v).floats()?.get(index).copied()?;
+    if e.to_bits() != y.to_bits() {
+        return Some(Err(super::rules::STALE.to_string()));
+    }
+    out.push((0, Contribution::Whole(dy.clone())));
+    Some(Ok(()))
+}
+
+/// `v.first()`, `v.last()`, `v.get(i)` of a vector of floats: the element gets the sensitivity
+/// (what reads the float out of the `Option` checked it, [`unwrap_element`]).
+pub(crate) fn element(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result<(), String>> {
+    if site.kind() != EntryKind::MethodCall || !matches!(site.head(), "first" | "last" | "get") {
+        return None;
+    }
+    let (_, len, index) = element_of(site.store, site.node, &|_| None)?;
     Some(match dy.as_scalar() {
         Some(value) => {
             out.push((0, Contribution::At { len, index, value }));

@@ -966,9 +966,16 @@ impl<'s> Sweep<'s> {
                 self.advanced.insert(r);
             }
         }
+        // `cloned` and `copied` make an iterator only of one (`Option::copied` is none).
+        let of_iterator = || {
+            let r = self.store.ref_at(id, 0);
+            !r.is_none() && self.iterators.contains(&r)
+        };
         let makes = kind == NodeKind::PrimitiveCall
             && matches!(head, Some((EntryKind::MethodCall | EntryKind::Call, h))
-                if h.rsplit("::").next().is_some_and(iter::makes_iterator));
+            if h.rsplit("::").next().is_some_and(|h| {
+                iter::makes_iterator(h) && (!matches!(h, "cloned" | "copied") || of_iterator())
+            }));
         if makes {
             self.iterators.insert(id);
         }
@@ -1453,7 +1460,21 @@ impl<'s> Sweep<'s> {
             Some(k) => iter::next(site, k as usize, dy, out),
             // A sum of what is left of an iterator already moved is no sum of its vector.
             None if self.advanced.contains(&id) => options::unwrap(site, dy, out),
-            None => iter::sum(site, dy, out).or_else(|| options::unwrap(site, dy, out)),
+            None => iter::sum(site, dy, out)
+                .or_else(|| options::unwrap(site, dy, out))
+                .or_else(|| {
+                    let positions = &self.next_positions;
+                    let position = |n: NodeId| {
+                        positions
+                            .get(n.index())
+                            .copied()
+                            .filter(|&k| k != u32::MAX)
+                            .map(|k| k as usize)
+                    };
+                    iter::unwrap_element(site, &position, dy, out)
+                })
+                .or_else(|| iter::element(site, dy, out))
+                .or_else(|| iter::fold_extremum(site, dy, out)),
         };
         let result = match (&custom, iteration) {
             (Some(rule), _) => rule(site, dy, out),
