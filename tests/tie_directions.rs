@@ -321,6 +321,15 @@ fn open_regions_keep_the_one_sided_slope() {
         gradient(wedge, (1.0, 1.0)).unwrap().scalars(),
         [Some(1.0), Some(5.0)]
     );
+    // A derivative with respect to some inputs is checked along those alone, the others held:
+    // at the wedge's apex the region is a half-line along x (1, the branch's slope) and a
+    // point along y (refused), while the gradient, of all inputs together, reads the wedge.
+    let prog =
+        Program::from_trace(&track(wedge, (1.0, 1.0)), &[Input::Dynamic, Input::Dynamic]).unwrap();
+    let along_x = irtrack::diff::reverse(&prog, 0).unwrap();
+    assert_eq!(along_x.call((1.0, 1.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    assert!(irtrack::diff::reverse(&prog, 1).is_err());
+    assert!(differentiate(&prog, &[1]).is_err());
     // A wedge's Hessian: the branch's (`x * y` has the cross term 1).
     let h = hessian(wedge_of_a_vector, (vec![1.0, 1.0],)).unwrap();
     assert_eq!((h[(0, 0)], h[(0, 1)], h[(1, 1)]), (0.0, 1.0, 0.0));
