@@ -313,3 +313,77 @@ fn elements_read_through_options_and_running_extremes() {
         assert!(e2.is_err(), "{tied:?}: {e2:?}");
     }
 }
+
+// One item matched by two patterns: each binding is read by the pattern just before it (a
+// tester, 2026-11-27: the first pattern after the `next` was read for both, and `b` of the
+// second `if let` got the slope of `b` of the first: [0, 0, 0, 0, 11] for [10, 0, 0, 0, 1]).
+
+#[tracked]
+fn one_item_two_patterns(v: Vec<f64>) -> f64 {
+    let mut it = v.iter().zip(v.iter().rev());
+    let item = it.next();
+    let mut s = 0.0;
+    if let Some((_, b)) = item {
+        s += b * 1.0;
+    }
+    if let Some((b, _)) = item {
+        s += b * 10.0;
+    }
+    s
+}
+
+#[tracked]
+fn one_item_swapped_names(x: Vec<f64>) -> f64 {
+    let mut it = x.iter().zip(x.iter().skip(1));
+    let item = it.next();
+    let mut s = 0.0;
+    if let Some((b, a)) = item {
+        s += 100.0 * a + b;
+    }
+    if let Some((a, b)) = item {
+        s += 10.0 * a + 1000.0 * b;
+    }
+    s
+}
+
+#[tracked]
+fn index_then_element(v: Vec<f64>) -> f64 {
+    let mut it = v.iter().enumerate().rev();
+    let item = it.next();
+    let mut s = 0.0;
+    if let Some((i, _)) = item {
+        s += i as f64;
+    }
+    if let Some((_, t)) = item {
+        s += 7.0 * t;
+    }
+    s
+}
+
+#[test]
+fn an_item_matched_twice_binds_by_each_pattern() {
+    let v = vec![0.7, 1.3, 2.1, 0.4, 1.9];
+    for (name, f) in [
+        (
+            "one_item_two_patterns",
+            one_item_two_patterns as fn(Vec<f64>) -> f64,
+        ),
+        ("one_item_swapped_names", one_item_swapped_names),
+        ("index_then_element", index_then_element),
+    ] {
+        let want = differences(f, &v);
+        let g = match name {
+            "one_item_two_patterns" => gradient(one_item_two_patterns, (v.clone(),)),
+            "one_item_swapped_names" => gradient(one_item_swapped_names, (v.clone(),)),
+            _ => gradient(index_then_element, (v.clone(),)),
+        };
+        match g {
+            Ok(g) => assert!(
+                close(&vector(&g.wrt[0]), &want),
+                "{name}: {:?} for {want:?}",
+                g.wrt
+            ),
+            Err(e) => panic!("{name}: {e}"),
+        }
+    }
+}

@@ -485,16 +485,23 @@ pub(crate) fn tuple_binding(
         return None;
     }
     let k = next_position(next)?;
-    // The pattern is the head of the `if … matches` branch taken just before the bindings.
+    // The pattern is the head of the `if … matches` branch taken just before the binding
+    // (the nearest: an item matched twice, `if let Some((_, b)) = item` then `if let Some((b,
+    // _)) = item`, binds `b` by each pattern in turn), on the same item.
     let parent = store.parent(site.node);
-    let pattern = (next.0 + 1..site.node.0).find_map(|i| {
+    let pattern = (next.0 + 1..site.node.0).rev().find_map(|i| {
         let id = NodeId(i);
         if store.node(id).kind != NodeKind::Jump || store.parent(id) != parent {
             return None;
         }
         let (_, entry) = store.entry_of(id)?;
-        (entry.kind == EntryKind::JumpIfMatches).then_some(entry.head.as_str())
-    })?;
+        (entry.kind == EntryKind::JumpIfMatches).then_some((id, entry.head.as_str()))
+    });
+    let (jump, pattern) = pattern?;
+    let scrutinee = store.ref_at(jump, 0);
+    if !scrutinee.is_none() && scrutinee != next {
+        return None;
+    }
     let component = tuple_component(pattern, name)?;
     // Through the `into_iter` a `for` loop adds and the adaptors outside, to the `zip` or
     // `enumerate`, and which of its items the `k`-th is.
@@ -509,13 +516,16 @@ pub(crate) fn tuple_binding(
     if walked.is_none() {
         return None;
     }
-    if let Some((inner, len)) = vector_walk(store, walked) {
-        return Some(Some((inner.base, len, inner.item(k)?)));
-    }
-    // `x.iter().zip(&y)`: the second component walks `y` itself.
-    let v = store.value_cow(walked);
-    let len = v.floats()?.len();
-    (k < len).then_some(Some((walked, len, k)))
+    let (vector, len, index) = match vector_walk(store, walked) {
+        Some((inner, len)) => (inner.base, len, inner.item(k)?),
+        // `x.iter().zip(&y)`: the second component walks `y` itself.
+        None => (walked, store.value_cow(walked).floats()?.len(), k),
+    };
+    // The witness: the value bound is the recorded vector's element (a user's `iter` that
+    // walks another way, or an item matched by another pattern, would not be).
+    let element = store.value_cow(vector).floats()?.get(index).copied()?;
+    let bound = site.output().by_value().as_f64()?;
+    (element.to_bits() == bound.to_bits()).then_some(Some((vector, len, index)))
 }
 
 #[cfg(test)]
