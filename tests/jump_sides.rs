@@ -330,3 +330,106 @@ fn orderings_of_a_floats_bits_past_i64_are_ties_too() {
         [Some(1.0)]
     );
 }
+
+// A second tester's round (2026-11-27): more jumps and corners by a sign — `a % b` where it
+// wraps (a side of each operand), `to_bits` at ±0, `atan2` on its cut, `copysign` of ±0 —
+// each gave the slope of no side combined with another choice, or a path at a point alone.
+
+#[tracked]
+fn wrap_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x + 1.0;
+    if p % 1.0 < 0.5 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn sign_bit_by_bits(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if p.to_bits() >> 63 == 0 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn cut_holds_at_zero_alone(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    if p.atan2(-1.0) > 0.0 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn angle_on_the_cut_times_x(x: f64) -> f64 {
+    let p = x * x * x - x * x;
+    p.atan2(-1.0) * x
+}
+
+#[tracked]
+fn cut_against_min(x: f64) -> f64 {
+    x.atan2(-1.0) * x.min(0.0)
+}
+
+#[tracked]
+fn wrap_against_min(x: f64) -> f64 {
+    let r = x % 1.0;
+    r * (1.0 - r) + x.min(3.0)
+}
+
+#[tracked]
+fn divisor_wrap_against_max(x: f64) -> f64 {
+    let r = 3.0 % x;
+    0.5 * r * r + r + x.max(1.0)
+}
+
+#[tracked]
+fn copysign_corner_against_min(x: f64) -> f64 {
+    x.copysign(1.0) + x.min(0.0)
+}
+
+#[tracked]
+fn wrapped(x: f64) -> f64 {
+    x % 1.0
+}
+
+#[tracked]
+fn divisor_wrapped(x: f64) -> f64 {
+    3.0 % x
+}
+
+#[test]
+fn wraps_cuts_and_signs_take_sides_too() {
+    macro_rules! refused_at {
+        ($($f:ident at $x:expr),*) => {$({
+            refused_everywhere(stringify!($f), $f, ($x,), 1);
+        })*};
+    }
+    refused_at!(
+        wrap_holds_at_zero_alone at 0.0,
+        sign_bit_by_bits at 0.0,
+        cut_holds_at_zero_alone at 0.0,
+        angle_on_the_cut_times_x at 0.0,
+        cut_against_min at 0.0,
+        wrap_against_min at 3.0,
+        divisor_wrap_against_max at 1.0,
+        copysign_corner_against_min at 0.0
+    );
+    // Built elsewhere and called there.
+    let p = Program::from_trace(&track(wrap_against_min, (2.5,)), &[Input::Dynamic]).unwrap();
+    assert!(differentiate(&p, &[0]).unwrap().call((3.0, 1.0)).is_err());
+    // One wrap alone keeps the side its value is of: `x % 1.0` at 3 from the right (1),
+    // `3.0 % x` at 1 from the left (3 - 3x there: -3).
+    assert_eq!(gradient(wrapped, (3.0,)).unwrap().scalars(), [Some(1.0)]);
+    assert_eq!(
+        gradient(divisor_wrapped, (1.0,)).unwrap().scalars(),
+        [Some(-3.0)]
+    );
+    let h = 1e-7;
+    assert!(((divisor_wrapped(1.0) - divisor_wrapped(1.0 - h)) / h + 3.0).abs() < 1e-6);
+}

@@ -615,6 +615,20 @@ pub fn mixed_jvp(
     x2: f64,
 ) -> Result<impl Fn(Vec<f64>, f64) -> Result<Vec<f64>, &'static str>, &'static str> {
     let mut noted0 = irtrack::diff::Noted::default();
+    let p14 = match x1.get(2_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%17]: an index out of bounds on these inputs"),
+    };
+    let p15 = match x1.get(0_usize) {
+        Some(&r) => r,
+        None => return Err("mixed [§1:%18]: an index out of bounds on these inputs"),
+    };
+    let p16 = p14.atan2(p15);
+    if p14 == 0.0 && p15 == 0.0 {
+        return Err(
+            "mixed [§1:%19]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
     let p17 = match x1.get(1_usize) {
         Some(&r) => r,
         None => return Err("mixed [§1:%20]: an index out of bounds on these inputs"),

@@ -73,17 +73,18 @@ pub(crate) fn constant_between_jumps(f: super::op::FloatFn) -> bool {
     matches!(f, Floor | Ceil | Trunc | Round | RoundTiesEven | Signum)
 }
 
-/// Where `op` jumps at its operand `x` (`floor` at an integer, `round` at a half, `signum`
-/// and the sign queries at ±0, a cast to an integer at a nonzero integer): which operand it
-/// reads (`copysign` reads the sign of its second) and the side on which its value is the one
-/// it has here, as an ordering of that operand against `x` said at a tie (`floor(3.0)` is 3 on
-/// `[3, 4)`: `AT_LEAST`). Between jumps these operations are constant; at one, the value is
-/// that of one side only, so what is computed from it holds on that side, as a branch taken
-/// at a tie does (`p.floor() > -0.5` where `p = 0` holds only where `p >= 0`, which may be
-/// the point alone). `None` where it does not jump (`trunc` and casts are continuous at 0).
-pub(crate) fn jump_side(op: Builtin, x: &[Option<f64>]) -> Option<(usize, u8)> {
+/// Where `op` jumps at its operands `x` (`floor` at an integer, `round` at a half, `signum`,
+/// the sign queries and `to_bits` at ±0, a cast to an integer at a nonzero integer, `a % b`
+/// where it wraps, `atan2` on its cut), or turns a corner by a sign (`copysign` of ±0): for
+/// each operand that decides it, the side on which the value is the one it has here, as an
+/// ordering of that operand against its value here, said at a tie (`floor(3.0)` is 3 on `[3,
+/// 4)`: `AT_LEAST`). Between jumps these operations are constant (or smooth); at one, the
+/// value is that of one side only, so what is computed from it holds on that side, as a branch
+/// taken at a tie does (`p.floor() > -0.5` where `p = 0` holds only where `p >= 0`, which may
+/// be the point alone). Empty where there is no jump (`trunc` and casts are continuous at 0).
+pub(crate) fn jump_sides(op: Builtin, x: &[Option<f64>]) -> [Option<(usize, u8)>; 2] {
     use super::op::FloatFn::*;
-    use super::op::FloatQuery::{IsSignNegative, IsSignPositive};
+    use super::op::FloatQuery::{IsSignNegative, IsSignPositive, ToBits};
     let at = |k: usize| x.get(k).copied().flatten().filter(|v| v.is_finite());
     let integer = |v: f64| v.fract() == 0.0;
     let away_from_zero = |v: f64| if v > 0.0 { AT_LEAST } else { AT_MOST };
@@ -94,37 +95,61 @@ pub(crate) fn jump_side(op: Builtin, x: &[Option<f64>]) -> Option<(usize, u8)> {
             AT_LEAST
         }
     };
+    let one = |s: Option<(usize, u8)>| [s, None];
     match op {
         Builtin::Method(f) => match f {
-            Floor => at(0).filter(|&v| integer(v)).map(|_| (0, AT_LEAST)),
-            Ceil => at(0).filter(|&v| integer(v)).map(|_| (0, AT_MOST)),
-            Trunc | Fract => at(0)
+            Floor => one(at(0).filter(|&v| integer(v)).map(|_| (0, AT_LEAST))),
+            Ceil => one(at(0).filter(|&v| integer(v)).map(|_| (0, AT_MOST))),
+            Trunc | Fract => one(at(0)
                 .filter(|&v| integer(v) && v != 0.0)
-                .map(|v| (0, away_from_zero(v))),
-            Round => at(0)
+                .map(|v| (0, away_from_zero(v)))),
+            Round => one(at(0)
                 .filter(|v| v.fract().abs() == 0.5)
-                .map(|v| (0, away_from_zero(v))),
-            RoundTiesEven => at(0).filter(|v| v.fract().abs() == 0.5).map(|v| {
+                .map(|v| (0, away_from_zero(v)))),
+            RoundTiesEven => one(at(0).filter(|v| v.fract().abs() == 0.5).map(|v| {
                 let up = v.round_ties_even() > v;
                 (0, if up { AT_LEAST } else { AT_MOST })
-            }),
-            Signum => at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v))),
-            Copysign => at(1).filter(|&v| v == 0.0).map(|v| (1, by_sign(v))),
-            _ => None,
+            })),
+            Signum => one(at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v)))),
+            // `|a|` with the sign of `b`: a corner at `a = ±0` (the side of `a`'s sign bit,
+            // whose slope its rule takes), a jump at `b = ±0`.
+            Copysign => [
+                at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v))),
+                at(1).filter(|&v| v == 0.0).map(|v| (1, by_sign(v))),
+            ],
+            // On its cut (`y = ±0`, `x < 0`) it is ±π by the sign of `y`.
+            Atan2 => one(at(0)
+                .filter(|&y| y == 0.0 && at(1).is_some_and(|x| x < 0.0))
+                .map(|y| (0, by_sign(y)))),
+            _ => [None, None],
         },
-        Builtin::Query(IsSignNegative | IsSignPositive) => {
-            at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v)))
+        Builtin::Query(IsSignNegative | IsSignPositive | ToBits) => {
+            one(at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v))))
         }
         // An unsigned type takes every negative number to 0: no jump below 1.
         Builtin::Cast(t) if !t.is_float() => {
             use super::op::ScalarType::{Usize, U16, U32, U64, U8};
             let unsigned = matches!(t, U8 | U16 | U32 | U64 | Usize);
-            at(0)
+            one(at(0)
                 .filter(|&v| integer(v) && v != 0.0 && !(unsigned && v < 0.0))
-                .map(|v| (0, away_from_zero(v)))
+                .map(|v| (0, away_from_zero(v))))
         }
-        _ => None,
+        // `a % b` is `a - trunc(a / b) b`: where it wraps (`a / b` a nonzero integer k), its
+        // value holds where |a / b| ≥ |k|: `a` away from 0, `b` towards 0.
+        Builtin::Binary(BinOp::Rem) | Builtin::Assign(BinOp::Rem) => match (at(0), at(1)) {
+            (Some(a), Some(b)) if a != 0.0 && b != 0.0 && a % b == 0.0 => [
+                Some((0, away_from_zero(a))),
+                Some((1, if b > 0.0 { AT_MOST } else { AT_LEAST })),
+            ],
+            _ => [None, None],
+        },
+        _ => [None, None],
     }
+}
+
+/// Whether `op` is at a jump of its own ([`jump_sides`]).
+pub(crate) fn at_jump(op: Builtin, x: &[Option<f64>]) -> bool {
+    jump_sides(op, x).iter().any(Option::is_some)
 }
 
 /// Which operand `min`, `max` or `clamp` returns around the point, where that is one operand

@@ -415,6 +415,9 @@ impl<'p> Emitter<'p> {
                 Some(format!("{a} == {c}"))
             }
             (Builtin::Method(FloatFn::Max | FloatFn::Min), [a, c]) => Some(format!("{a} == {c}")),
+            (Builtin::Method(FloatFn::Hypot | FloatFn::Atan2), [a, b]) => {
+                Some(format!("{} && {}", zero(a), zero(b)))
+            }
             (Builtin::Method(FloatFn::Abs | FloatFn::Signum), [a]) => Some(zero(a)),
             (
                 Builtin::Method(FloatFn::Floor | FloatFn::Ceil | FloatFn::Trunc | FloatFn::Fract),

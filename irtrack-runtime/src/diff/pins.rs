@@ -37,6 +37,7 @@ pub(crate) fn refusal_at(primal: &Program, args: &[Value], wrt: &[usize]) -> Opt
              the difference of its sides has the slope 0, so whether the path holds around \
              this point or at it alone is not known; call the derivative off the tie",
         ),
+        Err(DiffError::Replay(e)) => return Some(e),
         Err(e) => {
             return Some(ReplayError::NoDerivative {
                 at: g.origin.clone(),
@@ -116,7 +117,28 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 });
             }
         }
-        // The side a jump holds at its jump point (`core::ties::jump_side`,
+        // `hypot` and `atan2` at the origin have no derivative: along a direction `d` the
+        // norm's slope is `|d|`, and every angle is a limit of atan2 there.
+        if let Operation::Builtin(Builtin::Method(f @ (FloatFn::Hypot | FloatFn::Atan2))) = node.op
+        {
+            let zero = |k: usize| {
+                node.args
+                    .get(k)
+                    .is_some_and(|a| g.value(a).as_f64() == Some(0.0))
+            };
+            let moves = node.args.iter().take(2).any(|a| src_varies(&varies, a));
+            if zero(0) && zero(1) && moves {
+                return Err(DiffError::Replay(ReplayError::NoDerivative {
+                    at: node.origin.clone(),
+                    reason: format!(
+                        "`{}` at the origin has no derivative (along a direction d the norm's \
+                         slope is |d|, and atan2 jumps there): differentiate off the origin",
+                        f.name()
+                    ),
+                }));
+            }
+        }
+        // The side a jump holds at its jump point (`core::ties::jump_sides`,
         // `Sweep::note_jump_side`): an ordering of its operand against its value there.
         if let Operation::Builtin(b) = node.op {
             let x: Vec<Option<f64>> = node
@@ -125,7 +147,8 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                 .take(2)
                 .map(|a| g.value(a).as_f64())
                 .collect();
-            if let Some((k, says)) = ties::jump_side(b, &x) {
+            let sides = ties::jump_sides(b, &x);
+            for (k, says) in sides.into_iter().flatten() {
                 if let (Some(a), Some(Some(v))) = (node.args.get(k), x.get(k)) {
                     if src_varies(&varies, a) && !made_by_a_jump(g, a) {
                         tied.push(Tied {
@@ -138,6 +161,8 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
                         });
                     }
                 }
+            }
+            if sides.iter().any(Option::is_some) {
                 continue;
             }
         }

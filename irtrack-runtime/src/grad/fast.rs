@@ -807,10 +807,10 @@ impl<'s> Builder<'s> {
                     }
                 }
                 // A cast to an integer or a sign query at its jump holds one side
-                // (`core::ties::jump_side`): the general sweep reads it.
+                // (`core::ties::jump_sides`): the general sweep reads it.
                 if let Some(b @ (Builtin::Cast(_) | Builtin::Query(_))) = plan.builtin {
                     let x = self.float_operand(refs, plan, 0);
-                    if crate::core::ties::jump_side(b, &[x]).is_some() {
+                    if crate::core::ties::at_jump(b, &[x]) {
                         return None;
                     }
                 }
@@ -881,6 +881,12 @@ impl<'s> Builder<'s> {
                     BinOp::Sub => (a - b, (1.0, -1.0)),
                     BinOp::Mul => (a * b, (b, a)),
                     BinOp::Div => (a / b, (1.0 / b, -(a / b) / b)),
+                    // Where it wraps it holds one side (`core::ties::jump_sides`).
+                    BinOp::Rem
+                        if crate::core::ties::at_jump(Builtin::Binary(op), &[Some(a), Some(b)]) =>
+                    {
+                        return None
+                    }
                     BinOp::Rem => {
                         let r = a % b;
                         (r, (1.0, -super::rules::rem_quotient(a, b, r)))
@@ -958,10 +964,10 @@ impl<'s> Builder<'s> {
                     FloatFn::Max | FloatFn::Min => n == 2 && xs[0] == xs[1],
                     FloatFn::Abs => xs[0] == 0.0,
                     FloatFn::Clamp => n == 3 && (xs[0] == xs[1] || xs[0] == xs[2]),
-                    // A jump at its jump point holds one side (`core::ties::jump_side`).
+                    // A jump at its jump point holds one side (`core::ties::jump_sides`).
                     _ => {
                         let x = [Some(xs[0]), Some(xs[1])];
-                        crate::core::ties::jump_side(Builtin::Method(f), &x[..n.min(2)]).is_some()
+                        crate::core::ties::at_jump(Builtin::Method(f), &x[..n.min(2)])
                     }
                 };
                 if corner && refs.iter().take(n).any(|&r| self.is_active(r)) {

@@ -187,17 +187,26 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
         },
         // `a² + b²` as `hypot(a, b)²`, divided by `hypot` twice: it overflows and underflows long
         // before the quotients do (at (1e-200, 1e-200) it is 0). At (±0, ±0), where atan2
-        // jumps, 0 (as for `floor`), not 0/0.
+        // jumps (every angle is a limit there), no slope: NaN, which the sweep names
+        // (`Indeterminacy::Partial`).
         Atan2 => |a, b, _| {
             let h = a.hypot(b);
-            if h == 0.0 {
-                (0.0, 0.0)
+            if h == 0.0 && a == 0.0 && b == 0.0 {
+                (f64::NAN, f64::NAN)
             } else {
                 (b / h / h, -a / h / h)
             }
         },
-        // At (±0, ±0): 0, the norm's minimum-norm subgradient, not 0/0.
-        Hypot => |a, b, y| if y == 0.0 { (0.0, 0.0) } else { (a / y, b / y) },
+        // At (±0, ±0) the norm's slope along a direction `d` is `|d|`, of no linear map: NaN.
+        // (Its minimum-norm subgradient 0 was taken until 2026-11-27: with `|x|`'s side at 0,
+        // `x.hypot(0.0) - x.abs()`, which is 0, had the slope -1.)
+        Hypot => |a, b, y| {
+            if y == 0.0 && a == 0.0 && b == 0.0 {
+                (f64::NAN, f64::NAN)
+            } else {
+                (a / y, b / y)
+            }
+        },
         Log => |a, b, _| {
             let lb = b.ln();
             (1.0 / ((a + 0.0) * lb), -a.ln() / (b * lb * lb))

@@ -44,13 +44,14 @@ impl std::fmt::Debug for PathCheck {
 
 /// Whether an operation can take a side at a tie or a corner: a comparison, a kink that
 /// chooses an operand or a sign, a jump (`floor`, `signum`, a cast to an integer:
-/// `core::ties::jump_side`), a class query at the edge of a class.
+/// `core::ties::jump_sides`), a class query at the edge of a class.
 fn can_tie(op: &Operation) -> bool {
     let Operation::Builtin(b) = op else {
         return false;
     };
     match b {
         Builtin::Compare(_) | Builtin::Query(_) => true,
+        Builtin::Binary(o) | Builtin::Assign(o) => *o == crate::core::op::BinOp::Rem,
         Builtin::Cast(t) => !t.is_float(),
         Builtin::Method(f) => {
             ties::constant_between_jumps(*f)
@@ -58,6 +59,8 @@ fn can_tie(op: &Operation) -> bool {
                     f,
                     FloatFn::Max
                         | FloatFn::Min
+                        | FloatFn::Hypot
+                        | FloatFn::Atan2
                         | FloatFn::Abs
                         | FloatFn::Clamp
                         | FloatFn::Fract
@@ -79,12 +82,13 @@ fn at_tie(op: &Operation, operands: &[Value], result: &Value) -> bool {
             [a, b] => same_number(a, b),
             _ => false,
         },
-        Builtin::Query(q) => operands.first().and_then(Value::as_f64).is_some_and(|x| {
-            ties::class_at_edge(*q, x) || ties::jump_side(*b, &[Some(x)]).is_some()
-        }),
+        Builtin::Query(q) => operands
+            .first()
+            .and_then(Value::as_f64)
+            .is_some_and(|x| ties::class_at_edge(*q, x) || ties::at_jump(*b, &[Some(x)])),
         _ => {
             let x: Vec<Option<f64>> = operands.iter().map(Value::as_f64).collect();
-            ties::at_kink(*b, &x, result.as_f64()) || ties::jump_side(*b, &x).is_some()
+            ties::at_kink(*b, &x, result.as_f64()) || ties::at_jump(*b, &x)
         }
     }
 }

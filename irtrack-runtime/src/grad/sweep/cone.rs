@@ -78,18 +78,17 @@ impl Sweep<'_> {
             return;
         };
         let x: Vec<Option<f64>> = (0..site.len().min(2)).map(|k| site.scalar(k)).collect();
-        let Some((k, says)) = ties::jump_side(op, &x) else {
-            return;
-        };
-        let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-        if r.is_none() || !self.is_active(r) || self.made_by_a_jump(r) {
-            return;
+        for (k, says) in ties::jump_sides(op, &x).into_iter().flatten() {
+            let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            if r.is_none() || !self.is_active(r) || self.made_by_a_jump(r) {
+                continue;
+            }
+            self.tied.push(TiedOrdering {
+                node: id,
+                sides: [r, NodeId::NONE],
+                says,
+            });
         }
-        self.tied.push(TiedOrdering {
-            node: id,
-            sides: [r, NodeId::NONE],
-            says,
-        });
     }
 
     /// Whether node `r` is the value of an operation constant between its jumps (`floor`,
@@ -114,8 +113,15 @@ impl Sweep<'_> {
         };
         let jumps = matches!(
             op,
-            Builtin::Method(f) if ties::constant_between_jumps(f) || f == FloatFn::Fract || f == FloatFn::Copysign
-        ) || matches!(op, Builtin::Query(_) | Builtin::Cast(_));
+            Builtin::Method(f) if ties::constant_between_jumps(f)
+                || matches!(f, FloatFn::Fract | FloatFn::Copysign | FloatFn::Atan2)
+        ) || matches!(
+            op,
+            Builtin::Query(_)
+                | Builtin::Cast(_)
+                | Builtin::Binary(BinOp::Rem)
+                | Builtin::Assign(BinOp::Rem)
+        );
         let f = match op {
             Builtin::Method(f @ (FloatFn::Max | FloatFn::Min | FloatFn::Abs | FloatFn::Clamp)) => f,
             _ if jumps => return self.note_jump_side(id, op),
