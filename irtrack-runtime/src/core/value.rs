@@ -174,6 +174,20 @@ macro_rules! scalars {
             None
         }
 
+        /// [`typed_scalar`] of a sized type: each cast is compiled only where the type is laid
+        /// out as the scalar (`same_layout`), so a type records with the few casts it could
+        /// pass (five for an 8-byte type, none for most).
+        fn typed_scalar_sized<T>(v: &T) -> Option<(Scalar, Form)> {
+            $(
+                if const { same_layout::<T, $t>() } {
+                    if let Ok(x) = castaway::cast!(v, &$t) {
+                        return Some((Scalar::$variant(*x), Form::Val));
+                    }
+                }
+            )*
+            None
+        }
+
         $(
             impl Snapshot for $t {
                 #[inline]
@@ -440,13 +454,18 @@ impl Value {
     /// assert_eq!(v.to_string(), "[1.0, 2.0]");
     /// ```
     pub fn snapshot<T: Any + Send + Sync + fmt::Debug>(value: T) -> Value {
-        if let Some((s, form)) = typed_scalar(&value) {
-            return Value(Repr::Scalar(s, form));
-        }
-        // `()` is one value, as `().snapshot()` makes it: a boxed copy would not compare as
-        // the same type (a `jvp` direction `Value::snapshot(())` was refused as "not a `()`").
-        if castaway::cast!(&value, &()).is_ok() {
-            return Value::UNIT;
+        // Only a type laid out as a scalar can be one: the casts are not even compiled for the
+        // others (`maybe_scalar`).
+        if const { maybe_scalar::<T>() } {
+            if let Some((s, form)) = typed_scalar_sized(&value) {
+                return Value(Repr::Scalar(s, form));
+            }
+            // `()` is one value, as `().snapshot()` makes it: a boxed copy would not compare
+            // as the same type (a `jvp` direction `Value::snapshot(())` was refused as "not a
+            // `()`").
+            if castaway::cast!(&value, &()).is_ok() {
+                return Value::UNIT;
+            }
         }
         Value::boxed(
             Cow::Borrowed(std::any::type_name::<T>()),
@@ -471,6 +490,23 @@ impl Value {
             return Value(Repr::Scalar(s, form));
         }
         if let Some(v) = typed_container(value) {
+            return v;
+        }
+        Value::unboxed(
+            Cow::Borrowed(std::any::type_name::<T>()),
+            Some(typeid::of::<T>()),
+            Some(format!("{value:?}").into()),
+        )
+    }
+
+    /// [`Value::text`] of a sized type: the tests for a scalar or a container recognised by its
+    /// type are compiled only for the types whose layout can be one (`same_layout`), which is
+    /// what capture instantiates for every recorded type.
+    pub(crate) fn text_sized<T: fmt::Debug>(value: &T) -> Value {
+        if let Some((s, form)) = typed_scalar_sized(value) {
+            return Value(Repr::Scalar(s, form));
+        }
+        if let Some(v) = typed_container_sized(value) {
             return v;
         }
         Value::unboxed(
@@ -966,6 +1002,51 @@ fn exact_any(p: &dyn Any, q: &dyn Any) -> Option<bool> {
 
 /// A clone of a common container of a type known only as a parameter: `String`, `Vec` of a
 /// scalar.
+/// Whether `T` and `U` have the same size, alignment, need of drop and room for niches (the
+/// sizes of `Option<T>` and `Option<Option<T>>` tell a reference from an integer, and a slice
+/// iterator from an `Option<f64>`): a necessary condition for `T` to be `U`, decided at compile
+/// time, so that a test `if const { same_layout::<T, U>() }` compiles what it guards only for
+/// the types that may be `U`.
+pub(crate) const fn same_layout<T, U>() -> bool {
+    use std::mem::{align_of, needs_drop, size_of};
+    size_of::<T>() == size_of::<U>()
+        && align_of::<T>() == align_of::<U>()
+        && needs_drop::<T>() == needs_drop::<U>()
+        && size_of::<Option<T>>() == size_of::<Option<U>>()
+        && size_of::<Option<Option<T>>>() == size_of::<Option<Option<U>>>()
+}
+
+/// Whether a sized `T` is laid out as a scalar may be (at most 8 bytes, no drop glue): a
+/// superset of the types `typed_scalar` recognises, decided at compile time.
+const fn maybe_scalar<T>() -> bool {
+    std::mem::size_of::<T>() <= 8 && !std::mem::needs_drop::<T>()
+}
+
+/// [`typed_container`] of a sized type, each cast compiled only where the layout allows it.
+fn typed_container_sized<T>(v: &T) -> Option<Value> {
+    macro_rules! try_clone {
+        ($($t:ty),*) => {$(
+            if const { same_layout::<T, $t>() } {
+                if let Ok(x) = castaway::cast!(v, &$t) {
+                    return Some(Snapshot::snapshot(x));
+                }
+            }
+        )*};
+    }
+    try_clone!(
+        String,
+        Vec<f64>,
+        Vec<f32>,
+        Vec<i64>,
+        Vec<i32>,
+        Vec<usize>,
+        Vec<bool>,
+        Option<f64>,
+        Option<f32>
+    );
+    None
+}
+
 fn typed_container<T: ?Sized>(v: &T) -> Option<Value> {
     macro_rules! try_clone {
         ($($t:ty),*) => {$(

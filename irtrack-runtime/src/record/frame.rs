@@ -15,7 +15,7 @@ use super::recorder::Shared;
 use crate::core::ids::CalleeKey;
 use crate::core::ir::StaticIr;
 use crate::core::tape::Slot;
-use crate::core::value::{Form, Repr, Scalar, Snapshot, Value};
+use crate::core::value::{same_layout, Form, Repr, Scalar, Snapshot, Value};
 use std::any::TypeId;
 use std::cell::Cell;
 use std::fmt::Debug;
@@ -532,6 +532,14 @@ impl<T: ?Sized + Debug> Capture<T> for ByDebug {
     fn capture(value: &T) -> Value {
         Value::text(value)
     }
+
+    #[inline]
+    fn capture_sized(value: &T) -> Value
+    where
+        T: Sized,
+    {
+        Value::text_sized(value)
+    }
 }
 
 impl<T: ?Sized> Capture<T> for ByType {
@@ -645,17 +653,13 @@ fn record_ref<T: ?Sized, C: Capture<T>>(frame: &Frame, site: Site, value: &T) {
     }
 }
 
-/// Whether `T` and `U` have the same size, alignment, need of drop and room for niches (the
-/// sizes of `Option<T>` and `Option<Option<T>>` tell a reference from an integer, and a slice
-/// iterator from an `Option<f64>`): a necessary condition for `T` to be `U`, decided at compile
-/// time.
-const fn same_layout<T, U>() -> bool {
-    use std::mem::{align_of, needs_drop, size_of};
-    size_of::<T>() == size_of::<U>()
-        && align_of::<T>() == align_of::<U>()
-        && needs_drop::<T>() == needs_drop::<U>()
-        && size_of::<Option<T>>() == size_of::<Option<U>>()
-        && size_of::<Option<Option<T>>>() == size_of::<Option<Option<U>>>()
+/// Overwrites `slot` with the `U` that `with` holds: one instance per replaceable type `U`,
+/// shared by every recorded type that is `U` (see [`replace`]).
+fn replace_as<U: Clone + 'static>(slot: &mut U, with: &Value) {
+    match with.downcast_ref::<U>() {
+        Some(w) => *slot = w.clone(),
+        None => super::session::wrong_replacement::<U>(with.type_name(), "the call"),
+    }
 }
 
 /// Overwrites `value` with `with` when `with` holds a value of `value`'s type (scalars,
@@ -668,11 +672,7 @@ fn replace<T>(value: &mut T, with: &Value) {
             // unoptimised, for every type recorded).
             if const { same_layout::<T, $t>() } {
                 if let Ok(slot) = castaway::cast!(&mut *value, &mut $t) {
-                    match with.downcast_ref::<$t>() {
-                        Some(w) => *slot = w.clone(),
-                        None => super::session::wrong_replacement::<$t>(with.type_name(), "the call"),
-                    }
-                    return;
+                    return replace_as(slot, with);
                 }
             }
         )*};
