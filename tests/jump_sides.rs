@@ -433,3 +433,98 @@ fn wraps_cuts_and_signs_take_sides_too() {
     let h = 1e-7;
     assert!(((divisor_wrapped(1.0) - divisor_wrapped(1.0 - h)) / h + 3.0).abs() < 1e-6);
 }
+
+// A comparison of a jump's value at a tie (`x.floor() >= 3.0` at 3, `(x as i64) >= 1` at 1, a
+// bin at its edge), or `clamp` of one at a bound, holds wherever the jump keeps its side: both
+// sides are constant there. These were refused (the point taken for a corner), while the same
+// jump compared away from the tie (`(x as i64) > 0` at 1) had its one-sided slope; now both
+// have it (a tester's needless refusals, 2026-11-27).
+
+#[tracked]
+fn floor_at_its_tie(x: f64) -> f64 {
+    if x.floor() >= 3.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cast_at_its_tie(x: f64) -> f64 {
+    if (x as i64) >= 1 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cast_off_its_tie(x: f64) -> f64 {
+    if (x as i64) > 0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn bin_edge(x: f64) -> f64 {
+    let b = (x * 4.0).floor();
+    if b >= 2.0 {
+        3.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn clamped_floor_and_x(x: f64) -> f64 {
+    x.floor().clamp(3.0, 5.0) + x.clamp(3.0, 5.0)
+}
+
+#[tracked]
+fn stationary_cast_at_its_tie(x: f64) -> f64 {
+    let p = x * x * x - x * x + 1.0;
+    if (p as i64) >= 1 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn comparisons_of_a_jumps_value_hold_where_the_jump_keeps_its_side() {
+    macro_rules! right_side {
+        ($($f:ident at $x:expr => $want:expr),*) => {$({
+            let name = stringify!($f);
+            let g = gradient($f, ($x,)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(g.scalars(), [Some($want)], "{name}");
+            // The slope of the side whose value the function has: from the right here.
+            let h = 1e-7;
+            let right = ($f($x + h) - $f($x)) / h;
+            assert!((right - $want).abs() < 1e-5, "{name}: {right}");
+            let general = with_general_sweep(|| gradient($f, ($x,))).unwrap();
+            assert_eq!(general.scalars(), [Some($want)], "{name}: general sweep");
+            // Derivative programs, built there and built below and called there.
+            for build in [$x, $x + 0.25] {
+                let p = Program::from_trace(&track($f, (build,)), &[Input::Dynamic]).unwrap();
+                let d = differentiate(&p, &[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(d.call(($x, 1.0)).unwrap().as_f64(), Some($want), "{name} from {build}");
+            }
+        })*};
+    }
+    right_side!(
+        floor_at_its_tie at 3.0 => 5.0,
+        cast_at_its_tie at 1.0 => 5.0,
+        cast_off_its_tie at 1.0 => 5.0,
+        bin_edge at 0.5 => 3.0,
+        clamped_floor_and_x at 3.0 => 1.0
+    );
+    // Where the jump's own side is a point (its operand stationary), refused all the same.
+    refused_everywhere(
+        "stationary_cast_at_its_tie",
+        stationary_cast_at_its_tie,
+        (0.0,),
+        1,
+    );
+}

@@ -227,6 +227,13 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         if !(src_varies(&varies, a) || src_varies(&varies, b)) {
             continue;
         }
+        // Both sides constant where the jumps keep their sides (`x.floor() >= 3.0` at 3,
+        // `(x as i64) >= 1` at 1: the jump's own ordering is noted above): the comparison holds
+        // wherever they do.
+        let held_constant = |s: &Src| !src_varies(&varies, s) || made_by_a_jump(g, s);
+        if held_constant(a) && held_constant(b) {
+            continue;
+        }
         let (ka, kb) = (key(g, a), key(g, b));
         let pinned = match op {
             CmpOp::Eq | CmpOp::Ne => held == (op == CmpOp::Eq) && ka != kb,
@@ -324,6 +331,13 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
             });
         }
     }
+    // An ordering of sides constant where the jumps keep their sides (`clamp` of `x.floor()`
+    // at a bound) holds wherever they do.
+    tied.retain(|t| {
+        !t.sides
+            .iter()
+            .all(|s| !src_varies(&varies, s) || made_by_a_jump(g, s))
+    });
     super::cone::refuse_closed(g, &tied, &|s: &Src| src_varies(&varies, s))
 }
 

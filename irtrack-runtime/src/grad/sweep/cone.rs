@@ -91,6 +91,14 @@ impl Sweep<'_> {
         }
     }
 
+    /// Whether side `r` of an ordering is constant wherever the jumps noted keep their sides: a
+    /// constant, a value that does not move with the inputs, or the value of a jump (`x.floor()`
+    /// at 3 is 3 on `[3, 4)`, the side its own ordering keeps). An ordering of two such sides
+    /// holds on that whole region (`x.floor() >= 3.0` at 3), so it pins nothing.
+    pub(super) fn held_constant(&self, r: NodeId) -> bool {
+        r.is_none() || !self.depends(r) || self.made_by_a_jump(r)
+    }
+
     /// Whether node `r` is the value of an operation constant between its jumps (`floor`,
     /// `signum`, a cast to an integer and back).
     fn made_by_a_jump(&self, r: NodeId) -> bool {
@@ -358,6 +366,9 @@ impl Sweep<'_> {
         template.read_ties = false;
         template.mark_active();
         for t in &self.tied {
+            if t.sides.iter().all(|&r| self.held_constant(r)) {
+                continue;
+            }
             let u = self.tie_direction(&template, t)?;
             let scale = u.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
             if !(scale > 0.0 && scale.is_finite()) {

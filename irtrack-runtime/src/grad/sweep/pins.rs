@@ -387,6 +387,12 @@ impl Sweep<'_> {
         let (Some(a), Some(b)) = (site.wide_integer(0), site.wide_integer(1)) else {
             return false;
         };
+        // A count constant on the side its jump keeps (`(x as i64) >= 1` at 1, where the cast
+        // holds `x >= 1`: `Sweep::note_jump_side`) against another such, or a constant.
+        let (ra, rb) = (site.refs[0], site.refs[1]);
+        if self.held_constant(ra) && self.held_constant(rb) {
+            return false;
+        }
         a == b
             && site.refs[..2].iter().any(|&r| {
                 !r.is_none() && (self.kinked.contains(&r) || self.taint[r.index()] != u32::MAX)
@@ -438,6 +444,11 @@ impl Sweep<'_> {
         // One value on both sides around the point (`x <= x`, `x.min(cap) >= x` below `cap`,
         // `x * 1.0 <= x`): the ordering says the same on a neighbourhood.
         if self.one_value(ra, rb, 4) {
+            return false;
+        }
+        // Both sides constant where the jumps keep their sides (`x.floor() >= 3.0` at 3, where
+        // `floor` holds `x >= 3`: `Sweep::note_jump_side`): the ordering holds wherever they do.
+        if self.held_constant(ra) && self.held_constant(rb) {
             return false;
         }
         // Both sides constant around the point (`x.floor() <= 3.0` at 3.5, `x.max(0.0) <= 0.0`
@@ -973,7 +984,7 @@ impl Sweep<'_> {
 
     /// Whether `r` is a recorded value that depends on the inputs finely enough to pin a point
     /// (an active float, or an integer made from a float's bits that keeps most of them).
-    fn depends(&self, r: NodeId) -> bool {
+    pub(super) fn depends(&self, r: NodeId) -> bool {
         !r.is_none()
             && (self.active[r.index()]
                 || (self.taint[r.index()] != u32::MAX && self.coarse_bits(r) < POINT_BITS))
