@@ -1168,3 +1168,98 @@ fn an_observation_changed_to_minus_zero_is_discarded() {
     let (_, _, discard) = update(&old, (vec![0.0, 1.0],), &ChoiceMap::new(), &mut rng).unwrap();
     assert!(discard.iter().all(|(a, _)| a.to_string() != "y"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// One address observed on one path and sampled on another (a tester, 2026-11-27): the new
+// choice inherited the previous one's origin. A sample took the observation's value, stayed
+// observed and was never drawn again (an MH chain gave P(b) = 0.50 for the exact 0.0044), and
+// `regenerate` counted a latent choice that became an observation in the old weight.
+
+#[tracked]
+fn observed_or_sampled() {
+    let b = sample("b", Bernoulli::new(0.5));
+    if b {
+        observe("y", Normal::new(0.0, 1.0), 3.0);
+    } else {
+        sample("y", Normal::new(0.0, 1.0));
+    }
+}
+
+#[tracked]
+fn observed_if(flag: bool) {
+    let mu = sample("mu", Normal::new(0.0, 1.0));
+    if flag {
+        observe("y", Normal::new(mu, 1.0), 2.0);
+    } else {
+        sample("y", Normal::new(mu, 1.0));
+    }
+}
+
+fn ln_std_normal(x: f64) -> f64 {
+    -0.5 * x * x - 0.5 * (2.0 * std::f64::consts::PI).ln()
+}
+
+#[test]
+fn a_latent_choice_that_becomes_an_observation_leaves_the_old_weight() {
+    let mut rng = PplRng::seed_from_u64(11);
+    let t0 = loop {
+        let t = simulate(observed_or_sampled, (), &mut rng).unwrap();
+        if t.value::<bool>("b") == Some(false) {
+            break t;
+        }
+    };
+    let (u, w) = (0..)
+        .map(|s| regenerate(&t0, &Selection::of(["b"]), &mut PplRng::seed_from_u64(s)).unwrap())
+        .find(|(u, _)| u.value::<bool>("b") == Some(true))
+        .unwrap();
+    assert!(u.is_observed("y"));
+    // p(t') q(t | t') / (p(t) q(t' | t)) = [.5 N(3)] [.5 N(y0)] / ([.5 N(y0)] [.5]) = N(3).
+    assert!((w - ln_std_normal(3.0)).abs() < 1e-9, "{w}");
+    // And back: the observation is gone, y drawn from its prior (its density in neither).
+    let (back, w_back) = (0..)
+        .map(|s| regenerate(&u, &Selection::of(["b"]), &mut PplRng::seed_from_u64(s)).unwrap())
+        .find(|(v, _)| v.value::<bool>("b") == Some(false))
+        .unwrap();
+    assert!(!back.is_observed("y"));
+    assert!((w_back + ln_std_normal(3.0)).abs() < 1e-9, "{w_back}");
+}
+
+#[test]
+fn mh_on_a_branch_between_data_and_a_latent_choice_finds_the_posterior() {
+    // b = 1 weighs .5 N(3; 0, 1); b = 0 weighs .5 (y integrates out).
+    let n3 = ln_std_normal(3.0).exp();
+    let exact = n3 / (n3 + 1.0);
+    let mut rng = PplRng::seed_from_u64(11);
+    let mut t = simulate(observed_or_sampled, (), &mut rng).unwrap();
+    let n = 20_000;
+    let mut hits = 0usize;
+    for _ in 0..n {
+        t = mh(t, &Selection::of(["b"]), &mut rng).unwrap().0;
+        hits += t.value::<bool>("b").unwrap() as usize;
+    }
+    let p = hits as f64 / n as f64;
+    assert!((p - exact).abs() < 0.01, "P(b) = {p}, exact {exact}");
+}
+
+#[test]
+fn update_to_arguments_that_sample_an_observed_address_makes_it_latent() {
+    let mut rng = PplRng::seed_from_u64(1);
+    let t = simulate(observed_if, (true,), &mut rng).unwrap();
+    let (mut u, w, _) = update(&t, (false,), &ChoiceMap::new(), &mut rng).unwrap();
+    assert!(!u.is_observed("y"));
+    // The observation left the density, the new y was drawn from its prior: the weight is
+    // minus the observation's log-density.
+    let mu: f64 = t.value("mu").unwrap();
+    assert!((w - -ln_std_normal(2.0 - mu)).abs() < 1e-9, "{w}");
+    // The prior again: y ~ N(mu, 1), mu ~ N(0, 1), both means 0.
+    let (mut sy, mut smu) = (0.0, 0.0);
+    for _ in 0..4000 {
+        u = mh(u, &Selection::all(), &mut rng).unwrap().0;
+        sy += u.value::<f64>("y").unwrap();
+        smu += u.value::<f64>("mu").unwrap();
+    }
+    assert!(
+        (sy / 4000.0).abs() < 0.3 && (smu / 4000.0).abs() < 0.3,
+        "{sy} {smu}"
+    );
+}

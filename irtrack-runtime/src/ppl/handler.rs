@@ -247,10 +247,20 @@ impl Run {
         // A previous choice of another type at this address (`x ~ Normal` on one path,
         // `x ~ Bernoulli` on another) is not this choice: it is left unvisited (removed, its
         // value discarded) and this one is new.
+        //
+        // Nor is an observation where the previous trace sampled, or a sample where it observed
+        // (`observe("y", …)` on one branch, `sample("y", …)` on the other): the previous choice
+        // is gone (a latent one drawn again by the reverse move, data out of the density) and
+        // this one is new, of its own origin. Kept, a sample inherited the observation's value
+        // and origin and was never drawn again (an MH chain stuck on the data, `update` to
+        // arguments that sample it left it observed), and `regenerate` counted the gone
+        // latent's density in the old weight (a tester, 2026-11-27).
+        let observes = observed.is_some();
         let prev = previous
             .as_ref()
             .and_then(|p| p.get(&address))
-            .filter(|(_, p)| typed::<D::Value>(&p.value).is_some());
+            .filter(|(_, p)| typed::<D::Value>(&p.value).is_some())
+            .filter(|(_, p)| (p.origin == Origin::Observed) == observes);
         // Data (observed values, `generate`'s constraints) is never drawn again.
         let selected = self.mode == Mode::Regenerate
             && prev.is_some_and(|(_, p)| p.origin == Origin::Latent)
