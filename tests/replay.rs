@@ -727,3 +727,67 @@ fn powi_by_path_and_wide_literals_replay() {
     let got = p.call((0xdead_beef_u64, 200u8)).unwrap();
     assert_eq!(got.downcast_ref::<u64>(), Some(&fnv_step(0xdead_beef, 200)));
 }
+
+// A loop over a dynamic vector's indices (`for i in 0..v.len()`): `v.len()` was no
+// re-executable operation, so no program, `jvp` or `hessian` of such a function could be built
+// (2026-11-27, a tester). The program keeps the recorded length and each call checks the input
+// against it, as a guard at the read: another length takes another path.
+
+#[allow(clippy::needless_range_loop)] // Indexing records each element read.
+#[tracked]
+fn cubes_by_index(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * v[i];
+    }
+    if v.is_empty() {
+        return -1.0;
+    }
+    s
+}
+
+#[test]
+fn a_vectors_length_read_by_the_path_is_checked_at_each_call() {
+    let p = Program::from_trace(&track(cubes_by_index, (vec![1.0, 2.0],)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((vec![3.0, -1.0],)).unwrap().as_f64(), Some(26.0));
+    for other in [vec![], vec![1.0], vec![1.0, 2.0, 3.0]] {
+        match p.call((other.clone(),)) {
+            Err(ReplayError::Guard { condition, .. }) => {
+                assert!(condition.contains("len(argument 1) == 2"), "{condition}")
+            }
+            e => panic!("{other:?}: {e:?}"),
+        }
+    }
+    // Derivative programs keep the check: a longer vector would be read in part.
+    let d = irtrack::diff::differentiate(&p, &[0]).unwrap();
+    assert_eq!(
+        d.call((vec![3.0, -1.0], vec![1.0, 1.0])).unwrap().as_f64(),
+        Some(30.0)
+    );
+    assert!(d.call((vec![3.0, -1.0, 2.0], vec![1.0, 1.0, 1.0])).is_err());
+    // `hessian` and `jvp`, against the closed form (6 v_i on the diagonal).
+    let h = irtrack::diff::hessian(cubes_by_index, (vec![1.5, -2.0, 0.5],)).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = if i == j {
+                6.0 * [1.5, -2.0, 0.5][i]
+            } else {
+                0.0
+            };
+            assert_eq!(h[(i, j)], want, "H[{i}][{j}]");
+        }
+    }
+    // A tree of paths grows one per length.
+    let mut r =
+        irtrack::program::Retracking::track(cubes_by_index, (vec![1.0],), &[Dynamic]).unwrap();
+    for v in [
+        vec![2.0],
+        vec![1.0, 1.0],
+        vec![],
+        vec![1.0, 2.0, 3.0],
+        vec![0.5],
+    ] {
+        let got = r.call_or_retrack((v.clone(),)).unwrap();
+        assert_eq!(got.as_f64(), Some(cubes_by_index(v.clone())), "{v:?}");
+    }
+}

@@ -411,6 +411,7 @@ impl Graph {
             stage,
             sample,
             varies: false,
+            length: None,
         });
         Src::Input(self.inputs.len() - 1)
     }

@@ -41,6 +41,8 @@ struct Builder<'t> {
     any_dynamic: bool,
     /// The elements of each tuple placeholder (`OpKind::Tuple`), by operation.
     tuples: HashMap<usize, Vec<Src>>,
+    /// The length of each dynamic input's vector the path read (`v.len()`), and where.
+    lengths: HashMap<usize, (usize, Origin)>,
 }
 
 /// Whether the node calls an operation every replay must run (a checkpoint).
@@ -51,6 +53,26 @@ fn is_volatile(n: NodeRef<'_>) -> bool {
         }
         _ => false,
     }
+}
+
+/// Where `n` is `v.len()` or `v.is_empty()` of the vector of floats of dynamic input `k`
+/// (`args` are its operands' sources): `k` and the vector's length.
+fn length_read(n: NodeRef<'_>, args: &[Src]) -> Option<(usize, usize)> {
+    let entry = n.entry()?;
+    if entry.kind != EntryKind::MethodCall || n.kind() != NodeKind::PrimitiveCall {
+        return None;
+    }
+    let [Src::Input(k)] = args else {
+        return None;
+    };
+    let len = n.operand_values().first()?.floats()?.len();
+    let value = n.raw_value();
+    let read = match entry.head.as_str() {
+        "len" => value.as_i64() == i64::try_from(len).ok(),
+        "is_empty" => value.by_value().downcast_ref::<bool>() == Some(&(len == 0)),
+        _ => false,
+    };
+    read.then_some((*k, len))
 }
 
 fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
@@ -333,6 +355,14 @@ impl<'t> Builder<'t> {
             self.push_op(n, OpKind::Run(Operation::Builtin(Builtin::Question)), args);
             return Ok(());
         }
+        // `v.len()` (or `v.is_empty()`) of a dynamic input's vector of floats: the recorded
+        // value, which each call checks the input against (a failed guard where it differs):
+        // the path took its loops' bounds from it (`for i in 0..v.len()`).
+        if let Some((k, len)) = length_read(n, &args) {
+            self.lengths.entry(k).or_insert((len, origin(n)));
+            self.set(n.id(), Src::Const(n.raw_value()));
+            return Ok(());
+        }
         let operation = match n.operation() {
             Ok(o) => o,
             Err(e) if builtin == Some(Builtin::Tuple) => {
@@ -489,6 +519,7 @@ impl Program {
             guards: Vec::new(),
             any_dynamic: false,
             tuples: HashMap::new(),
+            lengths: HashMap::new(),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.
@@ -583,7 +614,8 @@ impl Program {
             .arguments()
             .into_iter()
             .zip(inputs)
-            .map(|(a, i)| {
+            .enumerate()
+            .map(|(k, (a, i))| {
                 let v = match a {
                     Arg::Node(n) => n.raw_value(),
                     Arg::Const(c) => crate::core::literal::value(c),
@@ -591,6 +623,7 @@ impl Program {
                 match i {
                     Input::Dynamic => InputSlot::Dynamic {
                         type_name: v.type_name().to_string(),
+                        length: b.lengths.get(&k).cloned(),
                     },
                     Input::Static => InputSlot::Static(v),
                 }

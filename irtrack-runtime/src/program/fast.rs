@@ -143,7 +143,7 @@ impl Fast {
         let mut input_reg = Vec::new();
         for slot in &p.inputs {
             match slot {
-                InputSlot::Dynamic { type_name } => {
+                InputSlot::Dynamic { type_name, .. } => {
                     let ty = ScalarType::from_name(super::run::referent(type_name))?;
                     input_reg.push(Some(template.len() as u32));
                     inputs.push((template.len() as u32, ty));

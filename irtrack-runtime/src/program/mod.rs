@@ -111,7 +111,13 @@ pub struct Program {
 
 #[derive(Clone, Debug)]
 enum InputSlot {
-    Dynamic { type_name: String },
+    Dynamic {
+        type_name: String,
+        /// The vector's length, where the path read it (`v.len()`, folded to its recorded
+        /// value): a call with another length takes another path, refused as a failed guard
+        /// at the read.
+        length: Option<(usize, Origin)>,
+    },
     Static(Value),
 }
 
@@ -579,7 +585,7 @@ impl fmt::Display for Program {
                 f.write_str(", ")?;
             }
             match input {
-                InputSlot::Dynamic { type_name } => write!(
+                InputSlot::Dynamic { type_name, .. } => write!(
                     f,
                     "%{}: {}",
                     k + 1,

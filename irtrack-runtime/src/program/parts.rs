@@ -25,6 +25,8 @@ pub(crate) enum PartInput {
         /// Whether a differentiation was taken with respect to it: a zero it holds, or one
         /// computed from it, is a zero at this point only (`program::limit`).
         varies: bool,
+        /// The vector's length the path read, and where ([`InputSlot::Dynamic`]).
+        length: Option<(usize, Origin)>,
     },
     /// Fixed at its recorded value.
     Static(Value),
@@ -87,8 +89,9 @@ impl Program {
             .iter()
             .enumerate()
             .map(|(k, slot)| match slot {
-                InputSlot::Dynamic { type_name } => PartInput::Dynamic {
+                InputSlot::Dynamic { type_name, length } => PartInput::Dynamic {
                     type_name: type_name.clone(),
+                    length: length.clone(),
                     stage: self.stages.get(k).copied().unwrap_or(0),
                     sample: self.samples.get(k).cloned().unwrap_or(Value::UNIT),
                     varies: self.varies.get(k).copied().unwrap_or(false),
@@ -178,11 +181,12 @@ impl Program {
                     stage,
                     sample,
                     varies: v,
+                    length,
                 } => {
                     stages.push(stage);
                     samples.push(sample);
                     varies.push(v);
-                    InputSlot::Dynamic { type_name }
+                    InputSlot::Dynamic { type_name, length }
                 }
                 PartInput::Static(v) => {
                     stages.push(0);

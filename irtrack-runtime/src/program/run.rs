@@ -235,13 +235,22 @@ impl Program {
                         })
                     }
                 },
-                InputSlot::Dynamic { type_name } => {
+                InputSlot::Dynamic { type_name, length } => {
                     if referent(given.type_name()) != referent(type_name) {
                         return Err(ReplayError::Type {
                             index,
                             expected: type_name.clone(),
                             given: given.type_name().to_string(),
                         });
+                    }
+                    // The path read the vector's length: another length takes another path.
+                    if let Some((n, at)) = length {
+                        if given.floats().map(|f| f.len()) != Some(*n) {
+                            return Err(ReplayError::Guard {
+                                at: at.clone(),
+                                condition: format!("len(argument {}) == {n}", index + 1),
+                            });
+                        }
                     }
                 }
             }
