@@ -528,3 +528,97 @@ fn comparisons_of_a_jumps_value_hold_where_the_jump_keeps_its_side() {
         1,
     );
 }
+
+// A third tester's round (2026-11-27): a cast of an integer is no jump. `x.to_bits() as i64`
+// moves with every ulp of `x`, but was read as constant where the jumps keep their sides
+// (every cast to an integer was taken for a float's): paths at a point alone had the branch's
+// slope, `max`/`min` written with signed bits [1.5, 0]. Integers made from a float's bits are
+// not constant either where they keep only the exponent (`p.to_bits() >> 52` jumps at powers of
+// two). And arithmetic of a jump's value with constants (`x.floor() + 1.0`, `(x as i64) + 1`)
+// is constant where the jump keeps its side, in every entry point.
+
+const ONE_AS_I64: i64 = 0x3FF0_0000_0000_0000;
+
+#[allow(clippy::double_comparisons)] // Two orderings, each read at its tie.
+#[tracked]
+fn signed_bits_at_one(x: f64) -> f64 {
+    let b = x.to_bits() as i64;
+    if b >= ONE_AS_I64 && b <= ONE_AS_I64 {
+        5.0 * x + 1.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn max_and_min_by_signed_bits(x: f64, y: f64) -> f64 {
+    let mx = if (x.to_bits() as i64) >= (y.to_bits() as i64) {
+        x
+    } else {
+        y
+    };
+    let mn = if (x.to_bits() as i64) <= (y.to_bits() as i64) {
+        x
+    } else {
+        y
+    };
+    mx + mn * 0.5
+}
+
+#[tracked]
+fn exponent_at_a_power_of_two(x: f64) -> f64 {
+    let p = x * x * x - x * x + 1.0;
+    if (p.to_bits() >> 52) >= 1023 {
+        5.0 * x + 1.0
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn floor_plus_one_at_its_tie(x: f64) -> f64 {
+    if x.floor() + 1.0 >= 4.0 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[tracked]
+fn cast_plus_one_at_its_tie(x: f64) -> f64 {
+    if (x as i64) + 1 >= 2 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn a_cast_of_an_integer_is_no_jump_and_sums_of_jumps_hold() {
+    assert!(gradient(signed_bits_at_one, (1.0,)).is_err());
+    assert!(with_general_sweep(|| gradient(signed_bits_at_one, (1.0,))).is_err());
+    assert!(gradient(max_and_min_by_signed_bits, (1.0, 1.0)).is_err());
+    assert!(gradient(exponent_at_a_power_of_two, (0.0,)).is_err());
+    // Off the point, the slope of the branch taken.
+    assert_eq!(
+        gradient(signed_bits_at_one, (1.5,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    macro_rules! right_side {
+        ($($f:ident at $x:expr => $want:expr),*) => {$({
+            let name = stringify!($f);
+            assert_eq!(gradient($f, ($x,)).unwrap().scalars(), [Some($want)], "{name}");
+            let h = 1e-7;
+            assert!((($f($x + h) - $f($x)) / h - $want).abs() < 1e-5, "{name}");
+            let j = jvp($f, ($x,), (1.0,)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(j.tangent.as_f64(), Some($want), "{name}: jvp");
+            let p = Program::from_trace(&track($f, ($x + 0.25,)), &[Input::Dynamic]).unwrap();
+            let d = differentiate(&p, &[0]).unwrap();
+            assert_eq!(d.call(($x, 1.0)).unwrap().as_f64(), Some($want), "{name}: program");
+        })*};
+    }
+    right_side!(
+        floor_plus_one_at_its_tie at 3.0 => 5.0,
+        cast_plus_one_at_its_tie at 1.0 => 5.0
+    );
+}

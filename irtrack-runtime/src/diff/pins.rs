@@ -150,7 +150,9 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
             let sides = ties::jump_sides(b, &x);
             for (k, says) in sides.into_iter().flatten() {
                 if let (Some(a), Some(Some(v))) = (node.args.get(k), x.get(k)) {
-                    if src_varies(&varies, a) && !made_by_a_jump(g, a) {
+                    if src_varies(&varies, a)
+                        && !made_by_a_jump(g, a, &|s: &Src| src_varies(&varies, s))
+                    {
                         tied.push(Tied {
                             node: i,
                             sides: [
@@ -230,7 +232,9 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         // Both sides constant where the jumps keep their sides (`x.floor() >= 3.0` at 3,
         // `(x as i64) >= 1` at 1: the jump's own ordering is noted above): the comparison holds
         // wherever they do.
-        let held_constant = |s: &Src| !src_varies(&varies, s) || made_by_a_jump(g, s);
+        let held_constant = |s: &Src| {
+            !src_varies(&varies, s) || made_by_a_jump(g, s, &|s: &Src| src_varies(&varies, s))
+        };
         if held_constant(a) && held_constant(b) {
             continue;
         }
@@ -334,9 +338,9 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
     // An ordering of sides constant where the jumps keep their sides (`clamp` of `x.floor()`
     // at a bound) holds wherever they do.
     tied.retain(|t| {
-        !t.sides
-            .iter()
-            .all(|s| !src_varies(&varies, s) || made_by_a_jump(g, s))
+        !t.sides.iter().all(|s| {
+            !src_varies(&varies, s) || made_by_a_jump(g, s, &|s: &Src| src_varies(&varies, s))
+        })
     });
     super::cone::refuse_closed(g, &tied, &|s: &Src| src_varies(&varies, s))
 }
@@ -346,17 +350,36 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
 /// `x / 1.0`, `x + 0.0`, `x - 0.0`, `|x|` away from 0 (negated below it).
 /// Whether `s` is the value of an operation constant between its jumps (`floor`, `signum`, a
 /// cast to an integer, and back to a float): on the side its own jump holds it is constant.
-fn made_by_a_jump(g: &Graph, s: &Src) -> bool {
+fn made_by_a_jump(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool) -> bool {
+    piecewise_of_jumps(g, s, varies, 8)
+}
+
+/// See `Sweep::made_by_a_jump`: a cast of a float to an integer, `floor` and the other
+/// operations constant between jumps, and arithmetic of their values with constants; not a
+/// cast of another integer (`x.to_bits() as i64`).
+fn piecewise_of_jumps(g: &Graph, s: &Src, varies: &dyn Fn(&Src) -> bool, depth: u32) -> bool {
     let Src::Op(k) = s else {
         return false;
     };
+    if depth == 0 {
+        return false;
+    }
     let node = &g.nodes[*k];
     match node.op {
         Operation::Builtin(Builtin::Method(f)) => ties::constant_between_jumps(f),
-        Operation::Builtin(Builtin::Cast(t)) if t.is_float() => {
-            node.args.first().is_some_and(|a| made_by_a_jump(g, a))
+        Operation::Builtin(Builtin::Cast(t)) => node.args.first().is_some_and(|a| {
+            let from_float = g.value(a).scalar_type().is_some_and(|s| s.is_float());
+            (from_float && !t.is_float()) || piecewise_of_jumps(g, a, varies, depth - 1)
+        }),
+        Operation::Builtin(Builtin::Binary(_) | Builtin::Assign(_) | Builtin::Unary(_)) => {
+            node.args
+                .iter()
+                .any(|a| piecewise_of_jumps(g, a, varies, depth - 1))
+                && node
+                    .args
+                    .iter()
+                    .all(|a| !varies(a) || piecewise_of_jumps(g, a, varies, depth - 1))
         }
-        Operation::Builtin(Builtin::Cast(_)) => true,
         _ => false,
     }
 }

@@ -566,8 +566,11 @@ impl<'s> Sweep<'s> {
                 // A float's sign or exponent field (`bits >> 63`, `(bits >> 52) & 0x7ff`) is
                 // constant on whole binades: a count, not the float re-encoded.
                 if let Some(origin) = tainted {
-                    if self.note_coarse_bits(id) < pins::BINADE_BITS {
+                    let dropped = self.note_coarse_bits(id);
+                    if dropped < pins::BINADE_BITS {
                         self.taint[i] = origin.0;
+                    } else {
+                        self.note_binade_jump(id, origin, dropped);
                     }
                 } else if active && !self.piecewise_constant(id) {
                     self.taint[i] = id.0;

@@ -91,24 +91,97 @@ impl Sweep<'_> {
         }
     }
 
+    /// A count made from a float's sign and exponent (`x.to_bits() >> 52`, node `id`, from the
+    /// `to_bits` node `origin`, with `dropped` low bits gone) is constant on whole binades and
+    /// jumps where the float crosses a power of two: there (the dropped bits all zero) it holds
+    /// the side away from 0, which is noted as an ordering of the float against its value,
+    /// as for a cast at an integer (`core::ties::jump_sides`).
+    pub(super) fn note_binade_jump(&mut self, id: NodeId, origin: NodeId, dropped: i32) {
+        let p = self.store.ref_at(origin, 0);
+        if p.is_none() || !self.is_active(p) {
+            return;
+        }
+        let value = self.store.value_cow(p).by_value();
+        let (bits, width) = match (value.downcast_ref::<f64>(), value.downcast_ref::<f32>()) {
+            (Some(x), _) => (x.to_bits(), 64),
+            (_, Some(x)) => (u64::from(x.to_bits()), 32),
+            _ => return,
+        };
+        let Some(x) = value.as_f64().filter(|x| x.is_finite()) else {
+            return;
+        };
+        let dropped = dropped.clamp(0, width) as u32;
+        let low = if dropped >= 64 {
+            bits
+        } else {
+            bits & ((1u64 << dropped) - 1)
+        };
+        if low != 0 {
+            return;
+        }
+        let says = if x > 0.0 || (x == 0.0 && !x.is_sign_negative()) {
+            ties::AT_LEAST
+        } else {
+            AT_MOST
+        };
+        self.tied.push(TiedOrdering {
+            node: id,
+            sides: [p, NodeId::NONE],
+            says,
+        });
+    }
+
     /// Whether side `r` of an ordering is constant wherever the jumps noted keep their sides: a
     /// constant, a value that does not move with the inputs, or the value of a jump (`x.floor()`
     /// at 3 is 3 on `[3, 4)`, the side its own ordering keeps). An ordering of two such sides
     /// holds on that whole region (`x.floor() >= 3.0` at 3), so it pins nothing.
     pub(super) fn held_constant(&self, r: NodeId) -> bool {
-        r.is_none() || !self.depends(r) || self.made_by_a_jump(r)
+        self.steady(r) || self.made_by_a_jump(r)
+    }
+
+    /// Whether node `r` does not move with the inputs at all: a literal, or a value neither
+    /// differentiable and input-dependent nor made from a float's bits. (An integer made from a
+    /// float by a cast moves only where the cast jumps, whose side is noted; a `bool`, where
+    /// its comparison's tie is.)
+    fn steady(&self, r: NodeId) -> bool {
+        r.is_none() || (!self.is_active(r) && self.taint[r.index()] == u32::MAX)
     }
 
     /// Whether node `r` is the value of an operation constant between its jumps (`floor`,
-    /// `signum`, a cast to an integer and back).
+    /// `signum`, a cast of a float to an integer), or computed from such values and constants
+    /// alone (`x.floor() + 1.0`, `(x as i64) * 2`, a cast back to a float): constant on the side
+    /// each jump keeps. Not a cast of another integer (`x.to_bits() as i64` moves with every
+    /// ulp of `x`).
     fn made_by_a_jump(&self, r: NodeId) -> bool {
+        self.piecewise_of_jumps(r, 8)
+    }
+
+    fn piecewise_of_jumps(&self, r: NodeId, depth: u32) -> bool {
+        if depth == 0 || r.is_none() {
+            return false;
+        }
+        let operand = |k: usize| self.store.ref_at(r, k);
         match self.builtin_of(r) {
             Some(Builtin::Method(f)) => ties::constant_between_jumps(f),
-            Some(Builtin::Cast(t)) if t.is_float() => {
-                let source = self.store.ref_at(r, 0);
-                !source.is_none() && self.made_by_a_jump(source)
+            Some(Builtin::Cast(t)) => {
+                let source = operand(0);
+                if source.is_none() {
+                    return false;
+                }
+                let from_float = self
+                    .store
+                    .value_cow(source)
+                    .scalar_type()
+                    .is_some_and(|s| s.is_float());
+                (from_float && !t.is_float()) || self.piecewise_of_jumps(source, depth - 1)
             }
-            Some(Builtin::Cast(_)) => true,
+            Some(Builtin::Binary(_) | Builtin::Assign(_) | Builtin::Unary(_)) => {
+                let refs: Vec<NodeId> = self.store.refs(r).collect();
+                refs.iter().any(|&o| self.piecewise_of_jumps(o, depth - 1))
+                    && refs
+                        .iter()
+                        .all(|&o| self.steady(o) || self.piecewise_of_jumps(o, depth - 1))
+            }
             _ => false,
         }
     }
