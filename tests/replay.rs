@@ -791,3 +791,77 @@ fn a_vectors_length_read_by_the_path_is_checked_at_each_call() {
         assert_eq!(got.as_f64(), Some(cubes_by_index(v.clone())), "{v:?}");
     }
 }
+
+// Loops over a dynamic vector's elements (`for x in &v`, `for &x in v.iter()`) and
+// `v.iter().sum()`: the iterator and its `next`s are no values a program computes, so no
+// program, `jvp` or `hessian` of them could be built (2026-11-27, a tester). The path they took
+// is told by the vector's length, which each call checks: the `k`-th element bound by the loop
+// is read by an index, a sum is the elements' sum in order. Any other use of the iterator or
+// of what `next` gave is refused, naming it.
+
+#[tracked]
+fn cubes_by_reference(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for x in &v {
+        s += x * x * x;
+    }
+    s
+}
+
+#[tracked]
+fn sines_by_iterator(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for &x in v.iter() {
+        s += x.sin() * x;
+    }
+    s
+}
+
+#[tracked]
+fn cubed_sum(v: Vec<f64>) -> f64 {
+    v.iter().sum::<f64>().powi(3)
+}
+
+#[tracked]
+fn first_by_hand(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let a = it.next().unwrap();
+    a * 2.0
+}
+
+#[test]
+fn loops_over_a_dynamic_vectors_elements_replay() {
+    let v = vec![1.0, 2.0, -0.5];
+    let w = vec![0.25, -3.0, 1.5];
+    macro_rules! replays {
+        ($($f:ident),*) => {$({
+            let name = stringify!($f);
+            let p = Program::from_trace(&track($f, (v.clone(),)), &[Dynamic]).unwrap();
+            assert_eq!(p.call((w.clone(),)).unwrap().as_f64(), Some($f(w.clone())), "{name}");
+            assert!(matches!(p.call((vec![1.0],)), Err(ReplayError::Guard { .. })), "{name}");
+        })*};
+    }
+    replays!(cubes_by_reference, sines_by_iterator, cubed_sum);
+    // Hessians against closed forms.
+    let h = irtrack::diff::hessian(cubes_by_reference, (w.clone(),)).unwrap();
+    let h2 = irtrack::diff::hessian(sines_by_iterator, (w.clone(),)).unwrap();
+    let h3 = irtrack::diff::hessian(cubed_sum, (w.clone(),)).unwrap();
+    let total: f64 = w.iter().sum();
+    for i in 0..3 {
+        for j in 0..3 {
+            let x = w[i];
+            let diagonal = |d: f64| if i == j { d } else { 0.0 };
+            assert_eq!(h[(i, j)], diagonal(6.0 * x), "cubes H[{i}][{j}]");
+            let want = diagonal(2.0 * x.cos() - x * x.sin());
+            assert!((h2[(i, j)] - want).abs() < 1e-12, "sines H[{i}][{j}]");
+            assert!((h3[(i, j)] - 6.0 * total).abs() < 1e-12, "sum H[{i}][{j}]");
+        }
+    }
+    // What `next` gave, used otherwise than bound by a loop: refused, named.
+    match Program::from_trace(&track(first_by_hand, (v.clone(),)), &[Dynamic]) {
+        Err(ReplayError::Unsupported { reason, .. }) => {
+            assert!(reason.contains("element read by `next`"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

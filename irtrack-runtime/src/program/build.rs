@@ -6,7 +6,7 @@ use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, Operand};
-use crate::core::op::Builtin;
+use crate::core::op::{BinOp, Builtin};
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
 use crate::core::value::Value;
@@ -43,6 +43,12 @@ struct Builder<'t> {
     tuples: HashMap<usize, Vec<Src>>,
     /// The length of each dynamic input's vector the path read (`v.len()`), and where.
     lengths: HashMap<usize, (usize, Origin)>,
+    /// Iterators over a dynamic input's vector of floats: the input and its length.
+    walks: HashMap<NodeId, (usize, usize)>,
+    /// How many `next` ran on each such iterator.
+    positions: HashMap<NodeId, usize>,
+    /// What each `next` on such an iterator returned: the input and the element's index.
+    elements: HashMap<NodeId, (usize, usize)>,
 }
 
 /// Whether the node calls an operation every replay must run (a checkpoint).
@@ -244,6 +250,9 @@ impl<'t> Builder<'t> {
             ));
         }
         let args = self.operands(n);
+        if self.vector_iteration(n, &args)? {
+            return Ok(());
+        }
         // A tuple a program cannot build, used by anything but a `switch`: its own error.
         let tuple = args
             .iter()
@@ -423,6 +432,12 @@ impl<'t> Builder<'t> {
         let Some(c) = n.control() else {
             return Ok(());
         };
+        // A `for` loop's (or an `if let`'s) test of what `next` gave on a dynamic vector: it
+        // is decided by the element's index against the vector's length, which each call
+        // checks (`Builder::vector_iteration`).
+        if self.elements.contains_key(&c.id()) {
+            return Ok(());
+        }
         let condition = self.src_of(c.id());
         if !condition.is_dynamic() {
             return Ok(());
@@ -453,6 +468,181 @@ impl<'t> Builder<'t> {
         };
         self.push_guard(condition, expected, c, n);
         Ok(())
+    }
+
+    /// Iteration over a dynamic input's vector of floats (`for x in &v`, `for &x in v.iter()`,
+    /// `v.iter().sum()`): the iterator and each `next` are no values a program computes, but
+    /// the path they took is told by the vector's length, which each call checks (as for
+    /// `v.len()`): the `k`-th `next` gives element `k`, read by an index where the loop binds
+    /// it, and `sum` is the sum of the elements in order. The iterator and the `next`s are
+    /// placeholders, so that any other use of them fails to build, naming it. `true` where `n`
+    /// was one of these.
+    fn vector_iteration(&mut self, n: NodeRef<'_>, args: &[Src]) -> Result<bool, ReplayError> {
+        let Some(entry) = n.entry() else {
+            return Ok(false);
+        };
+        let operand_node = |k: usize| match n.arguments().get(k) {
+            Some(Arg::Node(m)) => Some(m.id()),
+            _ => None,
+        };
+        let placeholder = |b: &mut Self, what: &str| {
+            let e = unsupported(
+                n,
+                format!(
+                    "{what} of a dynamic input's vector, used otherwise than by a `for` loop \
+                     binding its elements or by `sum`: bind the elements in a `for` loop, or \
+                     loop over the indices (`for i in 0..v.len()`)"
+                ),
+            );
+            b.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
+        };
+        // A `for` loop's `into_iter` is a path call (`IntoIterator::into_iter(&v)`).
+        let call = n.kind() == NodeKind::PrimitiveCall
+            && matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call);
+        match entry.head.rsplit("::").next().unwrap_or("") {
+            "iter" | "into_iter" if call => {
+                let walk = match (args.first(), operand_node(0)) {
+                    (Some(Src::Input(k)), _) => {
+                        let len = n
+                            .operand_values()
+                            .first()
+                            .and_then(|v| v.floats().map(|f| f.len()));
+                        match len {
+                            Some(len) => (*k, len),
+                            None => return Ok(false),
+                        }
+                    }
+                    (_, Some(m)) => match self.walks.get(&m) {
+                        Some(&w) => w,
+                        None => return Ok(false),
+                    },
+                    _ => return Ok(false),
+                };
+                self.lengths.entry(walk.0).or_insert((walk.1, origin(n)));
+                self.walks.insert(n.id(), walk);
+                placeholder(self, "an iterator");
+                Ok(true)
+            }
+            "next" if call => {
+                let Some(m) = operand_node(0) else {
+                    return Ok(false);
+                };
+                let Some(&(k, len)) = self.walks.get(&m) else {
+                    return Ok(false);
+                };
+                let position = self.positions.entry(m).or_insert(0);
+                let i = *position;
+                *position += 1;
+                // What it returned is what the length says (`None` past the end).
+                let some = n.raw_value().by_value().wrapped().map(|w| w.is_some());
+                if some.is_some_and(|s| s != (i < len)) {
+                    return Err(unsupported(
+                        n,
+                        "a `next` whose result its position does not give",
+                    ));
+                }
+                self.elements.insert(n.id(), (k, i));
+                placeholder(self, "an element read by `next`");
+                Ok(true)
+            }
+            "sum" if call => {
+                let Some(&(k, len)) = operand_node(0).and_then(|m| self.walks.get(&m)) else {
+                    return Ok(false);
+                };
+                let recorded = n.raw_value().by_value();
+                let Some(y) = recorded.as_f64() else {
+                    return Ok(false);
+                };
+                let Some(elements) = self.input_floats(n, k) else {
+                    return Ok(false);
+                };
+                // `f64`'s `Sum` folds from -0.0 (from 0.0 before Rust 1.81): the start that gives
+                // the recorded value.
+                let fold = |start: f64| elements.iter().fold(start, |a, b| a + b);
+                let start = if fold(-0.0).to_bits() == y.to_bits() {
+                    -0.0
+                } else if fold(0.0).to_bits() == y.to_bits() {
+                    0.0
+                } else {
+                    return Err(unsupported(
+                        n,
+                        "a `sum` of a vector's elements that is not their sum in order",
+                    ));
+                };
+                let mut acc = Src::Const(Value::snapshot(start));
+                for (i, &e) in elements.iter().enumerate().take(len) {
+                    let element = self.push_plain(
+                        n,
+                        Operation::Builtin(Builtin::Index),
+                        vec![Src::Input(k), Src::Const(Value::snapshot(i))],
+                        Value::snapshot(e),
+                    );
+                    acc = self.push_plain(
+                        n,
+                        Operation::Builtin(Builtin::Binary(BinOp::Add)),
+                        vec![acc, element],
+                        Value::snapshot(0.0f64),
+                    );
+                }
+                self.lengths.entry(k).or_insert((len, origin(n)));
+                match acc {
+                    Src::Op(j) => {
+                        self.ops[j].recorded = n.raw_value();
+                        self.set(n.id(), Src::Op(j));
+                    }
+                    other => self.set(n.id(), other),
+                }
+                Ok(true)
+            }
+            _ if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Bind) => {
+                let Some(&(k, i)) = operand_node(0).and_then(|m| self.elements.get(&m)) else {
+                    return Ok(false);
+                };
+                // The element itself (`Some(x)`, `Some(&x)`), checked against the vector's.
+                let bound = n.raw_value().by_value().as_f64();
+                let element = self.input_floats(n, k).and_then(|e| e.get(i).copied());
+                match (bound, element) {
+                    (Some(b), Some(e)) if b.to_bits() == e.to_bits() => {}
+                    _ => return Err(unsupported(
+                        n,
+                        "binds a part of an element of a dynamic vector's iterator that is not \
+                             the element itself",
+                    )),
+                }
+                let index = Src::Const(Value::snapshot(i));
+                self.push_op(
+                    n,
+                    OpKind::Run(Operation::Builtin(Builtin::Index)),
+                    vec![Src::Input(k), index],
+                );
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// The recorded elements of dynamic input `k`'s vector of floats.
+    fn input_floats(&self, n: NodeRef<'_>, k: usize) -> Option<Vec<f64>> {
+        let root = n.trace().node(self.root)?;
+        match root.arguments().get(k)? {
+            Arg::Node(a) => a.raw_value().floats().map(|f| f.to_vec()),
+            Arg::Const(_) => None,
+        }
+    }
+
+    /// An operation of node `n`'s making that is not `n` itself (a part of `sum`), recorded as
+    /// `value`.
+    fn push_plain(&mut self, n: NodeRef<'_>, op: Operation, args: Vec<Src>, value: Value) -> Src {
+        let k = self.ops.len();
+        self.ops.push(Op {
+            kind: OpKind::Run(op),
+            args,
+            origin: origin(n),
+            recorded: value,
+            derived: false,
+        });
+        self.steps.push(Step::Op(k));
+        Src::Op(k)
     }
 
     /// A step checking that `condition` (the value of node `at`) is `expected`, for the path
@@ -520,6 +710,9 @@ impl Program {
             any_dynamic: false,
             tuples: HashMap::new(),
             lengths: HashMap::new(),
+            walks: HashMap::new(),
+            positions: HashMap::new(),
+            elements: HashMap::new(),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.
