@@ -158,8 +158,8 @@ fn irtrack_split(c: &mut Criterion) {
 /// A gradient re-evaluated on a compiled program: the trace recorded once, made a
 /// [`Program`](irtrack::program::Program), its vector-Jacobian product program built by
 /// `irtrack::diff::reverse`, and that program called at a new point each iteration (the
-/// `compiled` row; target: at most 3× `plain`). The dense layer has no program: its
-/// `x.len()` is not a re-executable operation.
+/// `compiled` row; target: at most 3× `plain`). The dense layer has a program since
+/// `x.len()` is folded and checked (2026-11-27), but no row here yet.
 fn compiled_gradients(c: &mut Criterion) {
     use common::tracked;
     use irtrack::diff::reverse;
