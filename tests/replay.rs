@@ -865,3 +865,40 @@ fn loops_over_a_dynamic_vectors_elements_replay() {
         other => panic!("{other:?}"),
     }
 }
+
+// An array has no inherent `len`: a trait's `len` on `[f64; 3]` is found before the slice's, so
+// an array's `len` is not folded (a tester's program gave 6 for 4 with a `len` that counts
+// nonzero entries); emitted code checks a vector's length as its program does.
+
+trait Nonzeros {
+    fn len(&self) -> usize;
+}
+
+impl Nonzeros for [f64; 3] {
+    fn len(&self) -> usize {
+        self.iter().filter(|&&t| t != 0.0).count()
+    }
+}
+
+#[tracked]
+fn weighted_by_nonzeros(v: [f64; 3], x: f64) -> f64 {
+    x * v.len() as f64
+}
+
+#[test]
+fn an_arrays_len_is_not_folded_and_emitted_code_checks_lengths() {
+    assert_eq!(weighted_by_nonzeros([1.0, 0.0, 3.0], 2.0), 4.0);
+    match Program::from_trace(
+        &track(weighted_by_nonzeros, ([1.0, 2.0, 3.0], 2.0)),
+        &[Dynamic, Dynamic],
+    ) {
+        Ok(p) => assert_eq!(
+            p.call(([1.0, 0.0, 3.0], 2.0)).ok().and_then(|v| v.as_f64()),
+            Some(4.0)
+        ),
+        Err(e) => assert!(matches!(e, ReplayError::NotReexecutable(_)), "{e:?}"),
+    }
+    let p = Program::from_trace(&track(cubes_by_index, (vec![1.0, 2.0],)), &[Dynamic]).unwrap();
+    let src = irtrack::diff::emit_rust(&p, "cubes").unwrap();
+    assert!(src.contains("if x1.len() != 2"), "{src}");
+}

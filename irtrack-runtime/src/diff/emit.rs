@@ -890,6 +890,27 @@ impl<'p> Emitter<'p> {
             format!("if {test} {{ return Err({msg:?}); }}\n")
         };
         let mut bodies: Vec<String> = vec![String::new(); n + 1];
+        // The lengths of the vectors the path read, checked as the program checks them (a
+        // vector of another length takes another path).
+        for (k, input) in parts.inputs.iter().enumerate() {
+            if let PartInput::Dynamic {
+                length: Some((n, at)),
+                stage: 0,
+                ..
+            } = input
+            {
+                let msg = format!(
+                    "{at}: len(argument {}) == {n} expected; these inputs take a path the trace \
+                     did not record",
+                    k + 1
+                );
+                let _ = writeln!(
+                    bodies[0],
+                    "if {}.len() != {n} {{ return Err({msg:?}); }}",
+                    self.input_name(k)
+                );
+            }
+        }
         bodies[0].push_str(&self.tie_prelude);
         for g in &parts.guards {
             if let Src::Input(_) = g.condition {

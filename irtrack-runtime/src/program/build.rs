@@ -71,7 +71,14 @@ fn length_read(n: NodeRef<'_>, args: &[Src]) -> Option<(usize, usize)> {
     let [Src::Input(k)] = args else {
         return None;
     };
-    let len = n.operand_values().first()?.floats()?.len();
+    // A vector or a slice, whose inherent `len` method resolution finds before any trait's
+    // taking it by reference; not an array, which has none (a trait's `len` on `[f64; 3]` is
+    // found before the slice's).
+    let receiver = n.operand_values().into_iter().next()?;
+    if is_array(&receiver) {
+        return None;
+    }
+    let len = receiver.floats()?.len();
     let value = n.raw_value();
     let read = match entry.head.as_str() {
         "len" => value.as_i64() == i64::try_from(len).ok(),
@@ -79,6 +86,12 @@ fn length_read(n: NodeRef<'_>, args: &[Src]) -> Option<(usize, usize)> {
         _ => false,
     };
     read.then_some((*k, len))
+}
+
+/// Whether `v` is a fixed-size array (`[f64; 3]`, `&[f64; 3]`), by its type.
+fn is_array(v: &Value) -> bool {
+    let name = super::run::referent(v.type_name());
+    name.starts_with('[') && name.contains(';')
 }
 
 fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
@@ -506,6 +519,7 @@ impl<'t> Builder<'t> {
                         let len = n
                             .operand_values()
                             .first()
+                            .filter(|v| !is_array(v))
                             .and_then(|v| v.floats().map(|f| f.len()));
                         match len {
                             Some(len) => (*k, len),
