@@ -622,3 +622,81 @@ fn a_cast_of_an_integer_is_no_jump_and_sums_of_jumps_hold() {
         cast_plus_one_at_its_tie at 1.0 => 5.0
     );
 }
+
+// A fourth tester's round (2026-11-27): a count of a float's bits is constant on intervals of
+// floats and jumps at their edges, where the bits it drops are all zero; there it holds one
+// side, noted like a cast's (`Sweep::note_binade_jump`), for any count that drops enough bits
+// to be read as one (it was only for the exponent field). A constant added to the bits before
+// they are dropped moves the edges (`(bits + (1 << 51)) >> 52` rounds the exponent): such a
+// count is read as the float re-encoded (refused where it decides), not placed by the raw bits.
+
+#[tracked]
+fn high_word_at_its_edge(x: f64) -> f64 {
+    if (x.to_bits() >> 32) as u32 == 0x3FF8_0000 && x <= 1.5 {
+        5.0 * x
+    } else {
+        7.5
+    }
+}
+
+#[tracked]
+fn mantissa_bit_at_its_edge(x: f64) -> f64 {
+    if ((x.to_bits() >> 51) & 1) == 1 && x <= 1.5 {
+        5.0 * x
+    } else {
+        7.5
+    }
+}
+
+#[tracked]
+fn rounded_exponent(x: f64) -> f64 {
+    if ((x.to_bits() + (1 << 51)) >> 52) >= 1024 && x <= 1.5 {
+        5.0 * x
+    } else {
+        7.5
+    }
+}
+
+#[tracked]
+fn exponent_below(x: f64) -> f64 {
+    if ((x.to_bits() - 1) >> 52) < 1023 && x >= 1.0 {
+        5.0 * x
+    } else {
+        0.0
+    }
+}
+
+#[tracked]
+fn exponent_off_its_edge(x: f64) -> f64 {
+    if (x.to_bits() >> 52) >= 1023 {
+        5.0 * x
+    } else {
+        x
+    }
+}
+
+#[test]
+fn counts_of_bits_hold_a_side_at_the_edges_of_their_intervals() {
+    for (name, r) in [
+        ("high word", gradient(high_word_at_its_edge, (1.5,))),
+        ("mantissa bit", gradient(mantissa_bit_at_its_edge, (1.5,))),
+        ("rounded exponent", gradient(rounded_exponent, (1.5,))),
+        ("exponent below", gradient(exponent_below, (1.0,))),
+    ] {
+        assert!(r.is_err(), "{name}: {r:?}");
+    }
+    // Off an edge the count is constant around the point: the branch's slope.
+    assert_eq!(
+        gradient(exponent_off_its_edge, (1.5,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
+    // At an edge alone, the side it keeps (from above at 2: the exponent is 1024 on [2, 4)).
+    assert_eq!(
+        gradient(exponent_off_its_edge, (2.0,)).unwrap().scalars(),
+        [Some(5.0)]
+    );
+    assert_eq!(
+        gradient(high_word_at_its_edge, (1.25,)).unwrap().scalars(),
+        [Some(0.0)]
+    );
+}

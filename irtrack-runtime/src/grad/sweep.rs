@@ -567,10 +567,12 @@ impl<'s> Sweep<'s> {
                 // constant on whole binades: a count, not the float re-encoded.
                 if let Some(origin) = tainted {
                     let dropped = self.note_coarse_bits(id);
-                    if dropped < pins::BINADE_BITS {
+                    // A count that drops enough bits is constant on intervals of floats: at an
+                    // edge of one it holds a side, noted; where that cannot be told it is read
+                    // as the float re-encoded, as a finer one is.
+                    let placed = dropped >= pins::POINT_BITS && self.note_binade_jump(id, origin);
+                    if dropped < pins::BINADE_BITS || !placed {
                         self.taint[i] = origin.0;
-                    } else {
-                        self.note_binade_jump(id, origin, dropped);
                     }
                 } else if active && !self.piecewise_constant(id) {
                     self.taint[i] = id.0;

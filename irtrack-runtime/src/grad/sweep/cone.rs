@@ -91,44 +91,137 @@ impl Sweep<'_> {
         }
     }
 
-    /// A count made from a float's sign and exponent (`x.to_bits() >> 52`, node `id`, from the
-    /// `to_bits` node `origin`, with `dropped` low bits gone) is constant on whole binades and
-    /// jumps where the float crosses a power of two: there (the dropped bits all zero) it holds
-    /// the side away from 0, which is noted as an ordering of the float against its value,
-    /// as for a cast at an integer (`core::ties::jump_sides`).
-    pub(super) fn note_binade_jump(&mut self, id: NodeId, origin: NodeId, dropped: i32) {
+    /// A count made from a float's encoding that drops its low bits (`x.to_bits() >> 52`, node
+    /// `id`, from the `to_bits` node `origin`) is constant on intervals of floats and jumps at
+    /// their edges. Where the float is at one (the count computed again at the next float above
+    /// or below differs), the side it keeps is noted as an ordering of the float against its
+    /// value, as for a cast at an integer (`core::ties::jump_sides`). `false` where it cannot
+    /// be told (an operation it cannot run again, a count that changes on both sides): the
+    /// count is then read as the float re-encoded.
+    pub(super) fn note_binade_jump(&mut self, id: NodeId, origin: NodeId) -> bool {
         let p = self.store.ref_at(origin, 0);
-        if p.is_none() || !self.is_active(p) {
-            return;
+        if p.is_none() {
+            return false;
         }
         let value = self.store.value_cow(p).by_value();
-        let (bits, width) = match (value.downcast_ref::<f64>(), value.downcast_ref::<f32>()) {
-            (Some(x), _) => (x.to_bits(), 64),
-            (_, Some(x)) => (u64::from(x.to_bits()), 32),
-            _ => return,
-        };
         let Some(x) = value.as_f64().filter(|x| x.is_finite()) else {
-            return;
+            return false;
         };
-        let dropped = dropped.clamp(0, width) as u32;
-        let low = if dropped >= 64 {
-            bits
-        } else {
-            bits & ((1u64 << dropped) - 1)
+        let f32 = value.downcast_ref::<f32>().is_some();
+        let neighbour = |up: bool| -> f64 {
+            if f32 {
+                let x = x as f32;
+                let b = x.to_bits();
+                let next = if x == 0.0 {
+                    if up {
+                        1
+                    } else {
+                        0x8000_0001
+                    }
+                } else if (x > 0.0) == up {
+                    b + 1
+                } else {
+                    b - 1
+                };
+                f32::from_bits(next) as f64
+            } else {
+                let b = x.to_bits();
+                let next = if x == 0.0 {
+                    if up {
+                        1
+                    } else {
+                        0x8000_0000_0000_0001
+                    }
+                } else if (x > 0.0) == up {
+                    b + 1
+                } else {
+                    b - 1
+                };
+                f64::from_bits(next)
+            }
         };
-        if low != 0 {
-            return;
+        let here = self.store.value_cow(id).by_value();
+        let at = |y: f64| self.count_at(id, origin, y, f32, 16);
+        let (Some(above), Some(below)) = (at(neighbour(true)), at(neighbour(false))) else {
+            return false;
+        };
+        let changes = |v: &crate::core::value::Value| v.exact_eq(&here) != Some(true);
+        let says = match (changes(&above), changes(&below)) {
+            (false, false) => return true,
+            (false, true) => ties::AT_LEAST,
+            (true, false) => AT_MOST,
+            (true, true) => return false,
+        };
+        if self.is_active(p) {
+            self.tied.push(TiedOrdering {
+                node: id,
+                sides: [p, NodeId::NONE],
+                says,
+            });
         }
-        let says = if x > 0.0 || (x == 0.0 && !x.is_sign_negative()) {
-            ties::AT_LEAST
-        } else {
-            AT_MOST
-        };
-        self.tied.push(TiedOrdering {
-            node: id,
-            sides: [p, NodeId::NONE],
-            says,
-        });
+        true
+    }
+
+    /// The value node `id`, an integer made from the encoding of the float `origin` reads,
+    /// would have were that float `x`: its recorded operations run again from `origin` up, the
+    /// operands not made from it as recorded.
+    fn count_at(
+        &self,
+        id: NodeId,
+        origin: NodeId,
+        x: f64,
+        f32: bool,
+        depth: u32,
+    ) -> Option<crate::core::value::Value> {
+        use crate::core::value::Value;
+        if id == origin {
+            return Some(if f32 {
+                Value::snapshot((x as f32).to_bits())
+            } else {
+                Value::snapshot(x.to_bits())
+            });
+        }
+        if depth == 0 {
+            return None;
+        }
+        let site = Site::new(self.store, id)?;
+        let op = site.builtin()?;
+        let mut operands: Vec<Option<Value>> = Vec::with_capacity(site.len());
+        for k in 0..site.len() {
+            let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            operands.push(if r.is_none() {
+                None
+            } else if r == origin || self.coarse.contains_key(&r) {
+                Some(self.count_at(r, origin, x, f32, depth - 1)?.by_value())
+            } else {
+                Some(self.store.value_cow(r).by_value())
+            });
+        }
+        // A literal operand has the type of the other (`bits - 1`), a shift's amount its own.
+        let shift = matches!(
+            op,
+            Builtin::Binary(BinOp::Shl | BinOp::Shr) | Builtin::Assign(BinOp::Shl | BinOp::Shr)
+        );
+        let typed = operands.iter().flatten().find_map(Value::scalar_type);
+        let operands = operands
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| match v {
+                Some(v) => Some(v),
+                None => {
+                    let text = site.literal(k)?;
+                    match typed.filter(|_| !(shift && k == 1)) {
+                        Some(ty) => crate::core::eval::literal_as(text, ty),
+                        None => Some(crate::core::literal::value(text)),
+                    }
+                }
+            })
+            .collect::<Option<Vec<Value>>>()?;
+        crate::view::operation::run_operation(
+            crate::view::operation::Operation::Builtin(op),
+            &operands,
+        )
+        .ok()
     }
 
     /// Whether side `r` of an ordering is constant wherever the jumps noted keep their sides: a

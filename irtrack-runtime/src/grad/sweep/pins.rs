@@ -79,7 +79,7 @@ enum Moved {
 /// be a point to an equality: with more, it is constant on an interval at least 2⁻²⁶ wide
 /// relative to the float (`hx >> 20 == k`, `(ix & 0xfffff) == 0x921fb` of libm), where a path
 /// holds on a neighbourhood.
-const POINT_BITS: i32 = 26;
+pub(super) const POINT_BITS: i32 = 26;
 
 /// [`Sweep::coarse_bits`] of what may hold a float's bits moved anywhere: no shift makes it
 /// coarse again.
