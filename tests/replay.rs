@@ -902,3 +902,92 @@ fn an_arrays_len_is_not_folded_and_emitted_code_checks_lengths() {
     let src = irtrack::diff::emit_rust(&p, "cubes").unwrap();
     assert!(src.contains("if x1.len() != 2"), "{src}");
 }
+
+// A walk goes on from where it is (a fifth tester, 2026-11-27): a `for` loop over an iterator
+// that already gave elements, `&mut it` then `it.next()`, or `it.sum()` after a `next`,
+// started again at element 0 (13 for 5, a vjp [2, 2, 0] for [0, 2, 2], a sum 13 for 12); an
+// `f32` vector's sum was replayed in `f64`. Iterators made from one share its cursor, a sum
+// takes what is left, and only vectors of `f64` are walked.
+
+#[tracked]
+fn squares_after_the_first(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    it.next();
+    let mut s = 0.0;
+    for x in it {
+        s += x * x;
+    }
+    s
+}
+
+#[tracked]
+fn sum_after_the_first(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    it.next();
+    let s: f64 = it.sum();
+    s * s
+}
+
+#[tracked]
+fn first_then_next(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let mut s = 0.0;
+    #[allow(clippy::never_loop)]
+    for x in &mut it {
+        s += x;
+        break;
+    }
+    if let Some(y) = it.next() {
+        s += 100.0 * y;
+    }
+    s
+}
+
+#[tracked]
+fn f32_sum(v: Vec<f32>) -> f64 {
+    let s: f32 = v.iter().sum();
+    s as f64
+}
+
+#[test]
+fn a_walk_goes_on_from_where_it_is() {
+    // Built where neighbours are equal (a bound element matches at the wrong index too).
+    for (build, call) in [
+        (vec![1.0, 1.0, 1.0], vec![1.0, 2.0, 3.0]),
+        (vec![0.0, 0.0, 0.0], vec![-1.0, 0.5, 4.0]),
+    ] {
+        macro_rules! replays {
+            ($($f:ident),*) => {$({
+                let p = Program::from_trace(&track($f, (build.clone(),)), &[Dynamic]).unwrap();
+                assert_eq!(
+                    p.call((call.clone(),)).unwrap().as_f64(),
+                    Some($f(call.clone())),
+                    "{} from {build:?}",
+                    stringify!($f)
+                );
+            })*};
+        }
+        replays!(
+            squares_after_the_first,
+            sum_after_the_first,
+            first_then_next
+        );
+    }
+    // Derivatives at the recorded point: the first element has no slope.
+    let g = irtrack::diff::vjp(squares_after_the_first, (vec![1.0, 1.0, 1.0],), 1.0).unwrap();
+    assert_eq!(
+        g.cotangents[0]
+            .as_ref()
+            .and_then(|c| c.downcast_ref::<Vec<f64>>()),
+        Some(&vec![0.0, 2.0, 2.0])
+    );
+    let h = irtrack::diff::hessian(sum_after_the_first, (vec![0.0, 1.0, 2.0],)).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let want = if i > 0 && j > 0 { 2.0 } else { 0.0 };
+            assert_eq!(h[(i, j)], want, "H[{i}][{j}]");
+        }
+    }
+    // An `f32` vector is not walked (its elements would be read as `f64`s).
+    assert!(Program::from_trace(&track(f32_sum, (vec![1.0f32, 2.0, 3.0],)), &[Dynamic]).is_err());
+}

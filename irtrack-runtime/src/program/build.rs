@@ -44,11 +44,21 @@ struct Builder<'t> {
     /// The length of each dynamic input's vector the path read (`v.len()`), and where.
     lengths: HashMap<usize, (usize, Origin)>,
     /// Iterators over a dynamic input's vector of floats: the input and its length.
-    walks: HashMap<NodeId, (usize, usize)>,
-    /// How many `next` ran on each such iterator.
-    positions: HashMap<NodeId, usize>,
+    walks: HashMap<NodeId, Walk>,
+    /// How many elements each walk gave so far: one cursor per iterator over an input, shared
+    /// by the iterators made from it (`for x in it`, `for x in &mut it` advance `it`).
+    cursors: Vec<usize>,
     /// What each `next` on such an iterator returned: the input and the element's index.
     elements: HashMap<NodeId, (usize, usize)>,
+}
+
+/// An iterator over a dynamic input's vector of `f64`: the input, its length, and the cursor
+/// (`Builder::cursors`) counting what it gave.
+#[derive(Clone, Copy)]
+struct Walk {
+    input: usize,
+    len: usize,
+    cursor: usize,
 }
 
 /// Whether the node calls an operation every replay must run (a checkpoint).
@@ -86,6 +96,12 @@ fn length_read(n: NodeRef<'_>, args: &[Src]) -> Option<(usize, usize)> {
         _ => false,
     };
     read.then_some((*k, len))
+}
+
+/// Whether `v` is a vector or slice of `f64` (not of `f32`, whose elements a program's index
+/// would read as `f64`s), by its value.
+fn holds_f64s(v: &Value) -> bool {
+    v.by_value().downcast_ref::<Vec<f64>>().is_some()
 }
 
 /// Whether `v` is a fixed-size array (`[f64; 3]`, `&[f64; 3]`), by its type.
@@ -516,63 +532,65 @@ impl<'t> Builder<'t> {
             "iter" | "into_iter" if call => {
                 let walk = match (args.first(), operand_node(0)) {
                     (Some(Src::Input(k)), _) => {
+                        // Of `f64`s only: the program's index reads them as they are.
                         let len = n
                             .operand_values()
                             .first()
-                            .filter(|v| !is_array(v))
+                            .filter(|v| !is_array(v) && holds_f64s(v))
                             .and_then(|v| v.floats().map(|f| f.len()));
-                        match len {
-                            Some(len) => (*k, len),
-                            None => return Ok(false),
+                        let Some(len) = len else {
+                            return Ok(false);
+                        };
+                        self.cursors.push(0);
+                        Walk {
+                            input: *k,
+                            len,
+                            cursor: self.cursors.len() - 1,
                         }
                     }
+                    // An iterator of an iterator (the `into_iter` a `for` loop adds, `&mut
+                    // it`) walks on from where that one is: the same cursor.
                     (_, Some(m)) => match self.walks.get(&m) {
                         Some(&w) => w,
                         None => return Ok(false),
                     },
                     _ => return Ok(false),
                 };
-                self.lengths.entry(walk.0).or_insert((walk.1, origin(n)));
+                self.lengths
+                    .entry(walk.input)
+                    .or_insert((walk.len, origin(n)));
                 self.walks.insert(n.id(), walk);
                 placeholder(self, "an iterator");
                 Ok(true)
             }
             "next" if call => {
-                let Some(m) = operand_node(0) else {
+                let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
                     return Ok(false);
                 };
-                let Some(&(k, len)) = self.walks.get(&m) else {
-                    return Ok(false);
-                };
-                let position = self.positions.entry(m).or_insert(0);
-                let i = *position;
-                *position += 1;
-                // What it returned is what the length says (`None` past the end).
-                let some = n.raw_value().by_value().wrapped().map(|w| w.is_some());
-                if some.is_some_and(|s| s != (i < len)) {
-                    return Err(unsupported(
-                        n,
-                        "a `next` whose result its position does not give",
-                    ));
-                }
-                self.elements.insert(n.id(), (k, i));
+                let i = self.cursors[walk.cursor];
+                self.cursors[walk.cursor] = (i + 1).min(walk.len);
+                self.elements.insert(n.id(), (walk.input, i));
                 placeholder(self, "an element read by `next`");
                 Ok(true)
             }
             "sum" if call => {
-                let Some(&(k, len)) = operand_node(0).and_then(|m| self.walks.get(&m)) else {
+                let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
                     return Ok(false);
                 };
                 let recorded = n.raw_value().by_value();
                 let Some(y) = recorded.as_f64() else {
                     return Ok(false);
                 };
-                let Some(elements) = self.input_floats(n, k) else {
+                let Some(elements) = self.input_floats(n, walk.input) else {
                     return Ok(false);
                 };
+                // What is left of the walk: from its cursor to the end, which it consumes.
+                let from = self.cursors[walk.cursor].min(walk.len);
+                self.cursors[walk.cursor] = walk.len;
+                let rest = &elements[from..walk.len.min(elements.len())];
                 // `f64`'s `Sum` folds from -0.0 (from 0.0 before Rust 1.81): the start that gives
                 // the recorded value.
-                let fold = |start: f64| elements.iter().fold(start, |a, b| a + b);
+                let fold = |start: f64| rest.iter().fold(start, |a, b| a + b);
                 let start = if fold(-0.0).to_bits() == y.to_bits() {
                     -0.0
                 } else if fold(0.0).to_bits() == y.to_bits() {
@@ -584,11 +602,14 @@ impl<'t> Builder<'t> {
                     ));
                 };
                 let mut acc = Src::Const(Value::snapshot(start));
-                for (i, &e) in elements.iter().enumerate().take(len) {
+                for (i, &e) in rest.iter().enumerate() {
                     let element = self.push_plain(
                         n,
                         Operation::Builtin(Builtin::Index),
-                        vec![Src::Input(k), Src::Const(Value::snapshot(i))],
+                        vec![
+                            Src::Input(walk.input),
+                            Src::Const(Value::snapshot(from + i)),
+                        ],
                         Value::snapshot(e),
                     );
                     acc = self.push_plain(
@@ -598,7 +619,6 @@ impl<'t> Builder<'t> {
                         Value::snapshot(0.0f64),
                     );
                 }
-                self.lengths.entry(k).or_insert((len, origin(n)));
                 match acc {
                     Src::Op(j) => {
                         self.ops[j].recorded = n.raw_value();
@@ -725,7 +745,7 @@ impl Program {
             tuples: HashMap::new(),
             lengths: HashMap::new(),
             walks: HashMap::new(),
-            positions: HashMap::new(),
+            cursors: Vec::new(),
             elements: HashMap::new(),
         };
         let mut output = None;
