@@ -991,3 +991,96 @@ fn a_walk_goes_on_from_where_it_is() {
     // An `f32` vector is not walked (its elements would be read as `f64`s).
     assert!(Program::from_trace(&track(f32_sum, (vec![1.0f32, 2.0, 3.0],)), &[Dynamic]).is_err());
 }
+
+// A sixth tester (2026-11-27): a pattern on what `next` gave that tests the element's value
+// (`Some(&1.0)`) was replayed without a guard (the branch taken at recording for any input of
+// the same length: 100 for 5), and a user's free function named `into_iter`, `iter` or `sum`
+// was replayed as the std's walk (11 for 17). Such a pattern is refused now, naming it, and a
+// path call is a walk only by the std fn item's key (or as a `for` loop's own `into_iter`).
+
+#[tracked]
+fn zero_first(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    match it.next() {
+        Some(&0.0) => 100.0,
+        Some(x) => *x,
+        None => -1.0,
+    }
+}
+
+#[tracked]
+fn one_first(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    if let Some(&1.0) = it.next() {
+        5.0
+    } else {
+        7.0
+    }
+}
+
+fn into_iter(v: &[f64]) -> std::iter::Rev<std::slice::Iter<'_, f64>> {
+    v.iter().rev()
+}
+
+#[tracked]
+fn doubling_by_a_users_walk(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for x in into_iter(&v) {
+        s = 2.0 * s + x;
+    }
+    s
+}
+
+#[tracked]
+fn first_bound(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    match it.next() {
+        Some(x) if *x > 0.0 => *x * 2.0,
+        Some(x) => -x,
+        None => 0.0,
+    }
+}
+
+#[test]
+fn patterns_on_elements_and_users_walks_are_not_taken_for_the_lengths() {
+    for (name, r) in [
+        (
+            "zero_first",
+            Program::from_trace(&track(zero_first, (vec![0.0, 1.0],)), &[Dynamic]),
+        ),
+        (
+            "one_first",
+            Program::from_trace(&track(one_first, (vec![1.0, 1.0],)), &[Dynamic]),
+        ),
+    ] {
+        match r {
+            Err(ReplayError::Unsupported { reason, .. }) => {
+                assert!(
+                    reason.contains("tests the element's value"),
+                    "{name}: {reason}"
+                )
+            }
+            Ok(p) => {
+                let got = p.call((vec![5.0, 1.0],)).ok().and_then(|v| v.as_f64());
+                panic!("{name}: built, {got:?} at [5, 1]")
+            }
+            Err(e) => panic!("{name}: {e:?}"),
+        }
+    }
+    // A user's function named like the std's: not the std's walk (refused, or right).
+    let build = vec![1.0, 2.0, 1.0];
+    match Program::from_trace(&track(doubling_by_a_users_walk, (build,)), &[Dynamic]) {
+        Ok(p) => assert_eq!(
+            p.call((vec![1.0, 2.0, 3.0],)).ok().and_then(|v| v.as_f64()),
+            Some(doubling_by_a_users_walk(vec![1.0, 2.0, 3.0]))
+        ),
+        Err(e) => assert!(matches!(e, ReplayError::NotReexecutable(_)), "{e:?}"),
+    }
+    // A binding pattern with a guard replays, the guard checked.
+    let p = Program::from_trace(&track(first_bound, (vec![2.0, 1.0],)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((vec![3.0, 1.0],)).unwrap().as_f64(), Some(6.0));
+    assert!(matches!(
+        p.call((vec![-3.0, 1.0],)),
+        Err(ReplayError::Guard { .. })
+    ));
+}

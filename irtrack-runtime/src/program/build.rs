@@ -465,7 +465,15 @@ impl<'t> Builder<'t> {
         // is decided by the element's index against the vector's length, which each call
         // checks (`Builder::vector_iteration`).
         if self.elements.contains_key(&c.id()) {
-            return Ok(());
+            if decided_by_length(n) {
+                return Ok(());
+            }
+            return Err(unsupported(
+                n,
+                "a pattern on what `next` gave that tests the element's value (`Some(&1.0)`), \
+                 which the program does not replay: bind the element (`Some(x)`) and compare \
+                 it with `if`",
+            ));
         }
         let condition = self.src_of(c.id());
         if !condition.is_dynamic() {
@@ -525,9 +533,14 @@ impl<'t> Builder<'t> {
             );
             b.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
         };
-        // A `for` loop's `into_iter` is a path call (`IntoIterator::into_iter(&v)`).
+        // A `for` loop's `into_iter` is a path call (`IntoIterator::into_iter(&v)`): one of the
+        // std's by its key, not a function of the same name (`fn into_iter(v: &Vec<f64>)`).
         let call = n.kind() == NodeKind::PrimitiveCall
-            && matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call);
+            && match entry.kind {
+                EntryKind::MethodCall => true,
+                EntryKind::Call => std_walk_call(n),
+                _ => false,
+            };
         match entry.head.rsplit("::").next().unwrap_or("") {
             "iter" | "into_iter" if call => {
                 let walk = match (args.first(), operand_node(0)) {
@@ -949,6 +962,88 @@ impl Program {
         }
         self.ops = kept;
     }
+}
+
+/// Whether the path call `n` is one of the std's functions a walk over a vector of `f64` is
+/// made of (`IntoIterator::into_iter` of a vector, a slice or their iterators,
+/// `Iterator::next`), by the fn item's key, or a `for` loop's own `into_iter`.
+fn std_walk_call(n: NodeRef<'_>) -> bool {
+    use crate::core::ids::key_of;
+    use std::any::TypeId;
+    use std::collections::HashSet;
+    use std::sync::OnceLock;
+    static KEYS: OnceLock<HashSet<TypeId>> = OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        type SliceIter = std::slice::Iter<'static, f64>;
+        type VecIter = std::vec::IntoIter<f64>;
+        [
+            key_of(&<&'static Vec<f64> as IntoIterator>::into_iter).id,
+            key_of(&<&'static mut Vec<f64> as IntoIterator>::into_iter).id,
+            key_of(&<&'static [f64] as IntoIterator>::into_iter).id,
+            key_of(&<Vec<f64> as IntoIterator>::into_iter).id,
+            key_of(&<SliceIter as IntoIterator>::into_iter).id,
+            key_of(&<&'static mut SliceIter as IntoIterator>::into_iter).id,
+            key_of(&<VecIter as IntoIterator>::into_iter).id,
+            key_of(&<&'static mut VecIter as IntoIterator>::into_iter).id,
+            key_of(&<SliceIter as Iterator>::next).id,
+            key_of(&<VecIter as Iterator>::next).id,
+            key_of(&<&'static mut SliceIter as Iterator>::next).id,
+        ]
+        .into_iter()
+        .collect()
+    });
+    match n.store().callees.get(&n.id()) {
+        // The `for` loop's own call, which `#[tracked]` writes and does not announce.
+        None => true,
+        Some(crate::core::tape::Callee::Item(k)) => keys.contains(&k.id),
+        Some(crate::core::tape::Callee::Unknown) => false,
+    }
+}
+
+/// Whether a pattern on an `Option` tests only whether it holds a value (`Some(x)`, `Some(&x)`,
+/// `Some(mut x)`, `Some(_)`, `None`, `_`): not a literal or a constant inside (`Some(&1.0)`).
+fn plain_option_pattern(p: &str) -> bool {
+    let p = p.trim();
+    if p == "None" || p == "_" {
+        return true;
+    }
+    let Some(inner) = p
+        .strip_prefix("Some")
+        .map(str::trim)
+        .and_then(|r| r.strip_prefix('(')?.strip_suffix(')'))
+    else {
+        return false;
+    };
+    let inner = inner.trim().trim_start_matches('&').trim();
+    let inner = inner.strip_prefix("mut ").unwrap_or(inner).trim();
+    let inner = inner.strip_prefix("ref ").unwrap_or(inner).trim();
+    inner == "_"
+        || (inner
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_lowercase() || c == '_')
+            && inner.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+/// Whether the jump `n`, on what `next` gave, is decided by the position alone: a pattern
+/// that tests only `Some`/`None`, or the fall-through after such patterns on the same value.
+fn decided_by_length(n: NodeRef<'_>) -> bool {
+    let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
+        return false;
+    };
+    if entry.kind == EntryKind::JumpIfMatches {
+        return plain_option_pattern(&entry.head);
+    }
+    let (Some(var), crate::core::ir::Slot::Branch(k)) = (entry.control.var(), entry.location.slot)
+    else {
+        return false;
+    };
+    let tests: Vec<&crate::core::ir::Entry> = (1..k)
+        .filter_map(|j| ir.branch_index(entry.location.block, j))
+        .map(|i| &ir.entries[i as usize])
+        .filter(|e| e.kind == EntryKind::JumpIfMatches && e.condition.var() == Some(var))
+        .collect();
+    !tests.is_empty() && tests.iter().all(|e| plain_option_pattern(&e.head))
 }
 
 /// Whether the jump `n` is the fall-through of a `?` (taken when the value `?` tests is neither
