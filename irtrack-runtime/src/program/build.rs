@@ -48,8 +48,9 @@ struct Builder<'t> {
     /// How many elements each walk gave so far: one cursor per iterator over an input, shared
     /// by the iterators made from it (`for x in it`, `for x in &mut it` advance `it`).
     cursors: Vec<usize>,
-    /// What each `next` on such an iterator returned: the input and the element's index.
-    elements: HashMap<NodeId, (usize, usize)>,
+    /// What each `next` on such an iterator returned: the input, the element's index, and
+    /// whether the `next` is a `for` loop's own (whose pattern cannot test a value).
+    elements: HashMap<NodeId, (usize, usize, bool)>,
 }
 
 /// An iterator over a dynamic input's vector of `f64`: the input, its length, and the cursor
@@ -59,6 +60,8 @@ struct Walk {
     input: usize,
     len: usize,
     cursor: usize,
+    /// Made by a `for` loop's own `into_iter`: its `next`s are the loop's.
+    for_loop: bool,
 }
 
 /// Whether the node calls an operation every replay must run (a checkpoint).
@@ -465,14 +468,15 @@ impl<'t> Builder<'t> {
         // is decided by the element's index against the vector's length, which each call
         // checks (`Builder::vector_iteration`).
         if self.elements.contains_key(&c.id()) {
-            if decided_by_length(n) {
+            if self.decided_by_length(n, c) {
                 return Ok(());
             }
             return Err(unsupported(
                 n,
-                "a pattern on what `next` gave that tests the element's value (`Some(&1.0)`), \
-                 which the program does not replay: bind the element (`Some(x)`) and compare \
-                 it with `if`",
+                "a pattern on what `next` gave, outside a `for` loop, that tests the element's \
+                 value (`Some(&1.0)`) or names it (`Some(x)`: a name may be a constant, which \
+                 tests the value, and the program cannot tell): loop with `for x in …`, or test \
+                 `Some(_)` and read the element by index",
             ));
         }
         let condition = self.src_of(c.id());
@@ -505,6 +509,35 @@ impl<'t> Builder<'t> {
         };
         self.push_guard(condition, expected, c, n);
         Ok(())
+    }
+
+    /// Whether the jump `n`, on `c`, what `next` gave, is decided by the position alone: the
+    /// pattern of a `for` loop (irrefutable, so every name in it binds), or one that tests only
+    /// `Some`/`None` without a name (`Some(_)`, `None`, `_`) — a name's spelling does not tell
+    /// a binding from a constant (`Some(&one)` with a `const one` tests the value, and the
+    /// trace records it as bound all the same) — or the fall-through after such patterns.
+    fn decided_by_length(&self, n: NodeRef<'_>, c: NodeRef<'_>) -> bool {
+        if self.elements.get(&c.id()).is_some_and(|e| e.2) {
+            return true;
+        }
+        let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
+            return false;
+        };
+        let nameless = |p: &str| matches!(p.trim(), "None" | "_" | "Some(_)");
+        if entry.kind == EntryKind::JumpIfMatches {
+            return nameless(&entry.head);
+        }
+        let (Some(var), crate::core::ir::Slot::Branch(k)) =
+            (entry.control.var(), entry.location.slot)
+        else {
+            return false;
+        };
+        let tests: Vec<&crate::core::ir::Entry> = (1..k)
+            .filter_map(|j| ir.branch_index(entry.location.block, j))
+            .map(|i| &ir.entries[i as usize])
+            .filter(|e| e.kind == EntryKind::JumpIfMatches && e.condition.var() == Some(var))
+            .collect();
+        !tests.is_empty() && tests.iter().all(|e| nameless(&e.head))
     }
 
     /// Iteration over a dynamic input's vector of floats (`for x in &v`, `for &x in v.iter()`,
@@ -559,6 +592,7 @@ impl<'t> Builder<'t> {
                             input: *k,
                             len,
                             cursor: self.cursors.len() - 1,
+                            for_loop: false,
                         }
                     }
                     // An iterator of an iterator (the `into_iter` a `for` loop adds, `&mut
@@ -568,6 +602,12 @@ impl<'t> Builder<'t> {
                         None => return Ok(false),
                     },
                     _ => return Ok(false),
+                };
+                // The `for` loop's own `into_iter`, which `#[tracked]` writes unannounced.
+                let walk = Walk {
+                    for_loop: entry.kind == EntryKind::Call
+                        && !n.store().callees.contains_key(&n.id()),
+                    ..walk
                 };
                 self.lengths
                     .entry(walk.input)
@@ -582,7 +622,7 @@ impl<'t> Builder<'t> {
                 };
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
-                self.elements.insert(n.id(), (walk.input, i));
+                self.elements.insert(n.id(), (walk.input, i, walk.for_loop));
                 placeholder(self, "an element read by `next`");
                 Ok(true)
             }
@@ -642,7 +682,7 @@ impl<'t> Builder<'t> {
                 Ok(true)
             }
             _ if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Bind) => {
-                let Some(&(k, i)) = operand_node(0).and_then(|m| self.elements.get(&m)) else {
+                let Some(&(k, i, _)) = operand_node(0).and_then(|m| self.elements.get(&m)) else {
                     return Ok(false);
                 };
                 // The element itself (`Some(x)`, `Some(&x)`), checked against the vector's.
@@ -998,52 +1038,6 @@ fn std_walk_call(n: NodeRef<'_>) -> bool {
         Some(crate::core::tape::Callee::Item(k)) => keys.contains(&k.id),
         Some(crate::core::tape::Callee::Unknown) => false,
     }
-}
-
-/// Whether a pattern on an `Option` tests only whether it holds a value (`Some(x)`, `Some(&x)`,
-/// `Some(mut x)`, `Some(_)`, `None`, `_`): not a literal or a constant inside (`Some(&1.0)`).
-fn plain_option_pattern(p: &str) -> bool {
-    let p = p.trim();
-    if p == "None" || p == "_" {
-        return true;
-    }
-    let Some(inner) = p
-        .strip_prefix("Some")
-        .map(str::trim)
-        .and_then(|r| r.strip_prefix('(')?.strip_suffix(')'))
-    else {
-        return false;
-    };
-    let inner = inner.trim().trim_start_matches('&').trim();
-    let inner = inner.strip_prefix("mut ").unwrap_or(inner).trim();
-    let inner = inner.strip_prefix("ref ").unwrap_or(inner).trim();
-    inner == "_"
-        || (inner
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_lowercase() || c == '_')
-            && inner.chars().all(|c| c.is_alphanumeric() || c == '_'))
-}
-
-/// Whether the jump `n`, on what `next` gave, is decided by the position alone: a pattern
-/// that tests only `Some`/`None`, or the fall-through after such patterns on the same value.
-fn decided_by_length(n: NodeRef<'_>) -> bool {
-    let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
-        return false;
-    };
-    if entry.kind == EntryKind::JumpIfMatches {
-        return plain_option_pattern(&entry.head);
-    }
-    let (Some(var), crate::core::ir::Slot::Branch(k)) = (entry.control.var(), entry.location.slot)
-    else {
-        return false;
-    };
-    let tests: Vec<&crate::core::ir::Entry> = (1..k)
-        .filter_map(|j| ir.branch_index(entry.location.block, j))
-        .map(|i| &ir.entries[i as usize])
-        .filter(|e| e.kind == EntryKind::JumpIfMatches && e.condition.var() == Some(var))
-        .collect();
-    !tests.is_empty() && tests.iter().all(|e| plain_option_pattern(&e.head))
 }
 
 /// Whether the jump `n` is the fall-through of a `?` (taken when the value `?` tests is neither
