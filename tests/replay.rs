@@ -1146,3 +1146,49 @@ fn a_name_in_a_pattern_is_a_binding_only_where_the_trace_shows_it() {
     let p = Program::from_trace(&track(cubes_by_reference, (vec![1.0, 2.0],)), &[Dynamic]).unwrap();
     assert_eq!(p.call((vec![2.0, 3.0],)).unwrap().as_f64(), Some(35.0));
 }
+
+// Even `None` may be a constant's name (an eighth tester, 2026-11-27): `const None:
+// Option<&f64> = Some(&1.0)` makes `None =>` test the value. A taken `None` is read by the
+// length only where `next` was past the end.
+
+#[allow(non_upper_case_globals)] // The point: a constant named `None`.
+#[tracked]
+fn none_shadowed(v: Vec<f64>) -> f64 {
+    const None: Option<&'static f64> = Some(&1.0);
+    let mut it = v.iter();
+    match it.next() {
+        None => 100.0,
+        _ => v[0] * 2.0,
+    }
+}
+
+#[tracked]
+fn one_or_none(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    it.next();
+    match it.next() {
+        Some(_) => v[1] * 2.0,
+        None => v[0],
+    }
+}
+
+#[test]
+fn a_none_pattern_is_read_by_the_length_only_past_the_end() {
+    for build in [vec![2.0, 3.0], vec![1.0, 3.0]] {
+        if let Ok(p) = Program::from_trace(&track(none_shadowed, (build.clone(),)), &[Dynamic]) {
+            for call in [vec![1.0, 3.0], vec![2.0, 3.0]] {
+                let got = p.call((call.clone(),)).ok().and_then(|v| v.as_f64());
+                let want = none_shadowed(call.clone());
+                assert!(
+                    got.is_none() || got == Some(want),
+                    "{build:?} at {call:?}: {got:?} for {want}"
+                );
+            }
+        }
+    }
+    // A real `None` past the end, and `Some(_)`: replayed.
+    let p = Program::from_trace(&track(one_or_none, (vec![4.0],)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((vec![7.0],)).unwrap().as_f64(), Some(7.0));
+    let p = Program::from_trace(&track(one_or_none, (vec![4.0, 5.0],)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((vec![7.0, 1.5],)).unwrap().as_f64(), Some(3.0));
+}

@@ -48,9 +48,12 @@ struct Builder<'t> {
     /// How many elements each walk gave so far: one cursor per iterator over an input, shared
     /// by the iterators made from it (`for x in it`, `for x in &mut it` advance `it`).
     cursors: Vec<usize>,
-    /// What each `next` on such an iterator returned: the input, the element's index, and
-    /// whether the `next` is a `for` loop's own (whose pattern cannot test a value).
+    /// What each `next` on such an iterator returned: the input, the element's index (past
+    /// the end: `None`), and whether the `next` is a `for` loop's own (whose pattern cannot
+    /// test a value).
     elements: HashMap<NodeId, (usize, usize, bool)>,
+    /// The length of each such walk's vector, by the `next`.
+    element_lengths: HashMap<NodeId, usize>,
 }
 
 /// An iterator over a dynamic input's vector of `f64`: the input, its length, and the cursor
@@ -512,10 +515,11 @@ impl<'t> Builder<'t> {
     }
 
     /// Whether the jump `n`, on `c`, what `next` gave, is decided by the position alone: the
-    /// pattern of a `for` loop (irrefutable, so every name in it binds), or one that tests only
-    /// `Some`/`None` without a name (`Some(_)`, `None`, `_`) — a name's spelling does not tell
-    /// a binding from a constant (`Some(&one)` with a `const one` tests the value, and the
-    /// trace records it as bound all the same) — or the fall-through after such patterns.
+    /// pattern of a `for` loop (irrefutable, so every name in it binds), or one without a name
+    /// (`Some(_)`, `_`) — a name's spelling does not tell a binding from a constant (`Some(&one)`
+    /// with a `const one` tests the value, and the trace records it as bound all the same; even
+    /// `None` may be a local constant's name) — or the fall-through after such patterns. A
+    /// taken `None` is one where `next` was past the end (else it was a constant's).
     fn decided_by_length(&self, n: NodeRef<'_>, c: NodeRef<'_>) -> bool {
         if self.elements.get(&c.id()).is_some_and(|e| e.2) {
             return true;
@@ -523,9 +527,16 @@ impl<'t> Builder<'t> {
         let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
             return false;
         };
-        let nameless = |p: &str| matches!(p.trim(), "None" | "_" | "Some(_)");
+        let nameless = |p: &str| matches!(p.trim(), "_" | "Some(_)");
         if entry.kind == EntryKind::JumpIfMatches {
-            return nameless(&entry.head);
+            let past_the_end = match (
+                self.elements.get(&c.id()),
+                self.element_lengths.get(&c.id()),
+            ) {
+                (Some(&(_, i, _)), Some(&len)) => i >= len,
+                _ => false,
+            };
+            return nameless(&entry.head) || (entry.head.trim() == "None" && past_the_end);
         }
         let (Some(var), crate::core::ir::Slot::Branch(k)) =
             (entry.control.var(), entry.location.slot)
@@ -623,6 +634,7 @@ impl<'t> Builder<'t> {
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
                 self.elements.insert(n.id(), (walk.input, i, walk.for_loop));
+                self.element_lengths.insert(n.id(), walk.len);
                 placeholder(self, "an element read by `next`");
                 Ok(true)
             }
@@ -800,6 +812,7 @@ impl Program {
             walks: HashMap::new(),
             cursors: Vec::new(),
             elements: HashMap::new(),
+            element_lengths: HashMap::new(),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.
