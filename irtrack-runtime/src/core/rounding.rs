@@ -31,3 +31,29 @@ pub(crate) fn sum_absorbed(
     };
     sum && (lost(a, b, 1) || lost(b, a, 0))
 }
+
+/// The next float above (`up`) or below `x`, of `x`'s own type (`f32` where `single`): one ulp
+/// away, through ±0 to the smallest subnormal of the other sign.
+pub(crate) fn next_float(x: f64, up: bool, single: bool) -> f64 {
+    fn step(bits: u64, zero: bool, positive: bool, up: bool, least_negative: u64) -> u64 {
+        match (zero, up) {
+            (true, true) => 1,
+            (true, false) => least_negative,
+            _ if positive == up => bits + 1,
+            _ => bits - 1,
+        }
+    }
+    if single {
+        let y = x as f32;
+        let bits = step(y.to_bits().into(), y == 0.0, y > 0.0, up, 0x8000_0001);
+        f32::from_bits(bits as u32) as f64
+    } else {
+        f64::from_bits(step(
+            x.to_bits(),
+            x == 0.0,
+            x > 0.0,
+            up,
+            0x8000_0000_0000_0001,
+        ))
+    }
+}

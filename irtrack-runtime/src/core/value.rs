@@ -454,18 +454,14 @@ impl Value {
     /// assert_eq!(v.to_string(), "[1.0, 2.0]");
     /// ```
     pub fn snapshot<T: Any + Send + Sync + fmt::Debug>(value: T) -> Value {
-        // Only a type laid out as a scalar can be one: the casts are not even compiled for the
-        // others (`maybe_scalar`).
-        if const { maybe_scalar::<T>() } {
-            if let Some((s, form)) = typed_scalar_sized(&value) {
-                return Value(Repr::Scalar(s, form));
-            }
-            // `()` is one value, as `().snapshot()` makes it: a boxed copy would not compare
-            // as the same type (a `jvp` direction `Value::snapshot(())` was refused as "not a
-            // `()`").
-            if castaway::cast!(&value, &()).is_ok() {
-                return Value::UNIT;
-            }
+        // Each cast is compiled only for a type laid out as its target (`same_layout`).
+        if let Some((s, form)) = typed_scalar_sized(&value) {
+            return Value(Repr::Scalar(s, form));
+        }
+        // `()` is one value, as `().snapshot()` makes it: a boxed copy would not compare as
+        // the same type (a `jvp` direction `Value::snapshot(())` was refused as "not a `()`").
+        if const { same_layout::<T, ()>() } && castaway::cast!(&value, &()).is_ok() {
+            return Value::UNIT;
         }
         Value::boxed(
             Cow::Borrowed(std::any::type_name::<T>()),
@@ -1016,10 +1012,23 @@ pub(crate) const fn same_layout<T, U>() -> bool {
         && size_of::<Option<Option<T>>>() == size_of::<Option<Option<U>>>()
 }
 
-/// Whether a sized `T` is laid out as a scalar may be (at most 8 bytes, no drop glue): a
-/// superset of the types `typed_scalar` recognises, decided at compile time.
-const fn maybe_scalar<T>() -> bool {
-    std::mem::size_of::<T>() <= 8 && !std::mem::needs_drop::<T>()
+/// Calls `$then!` with the containers that capture keeps typed (a `String`, vectors of
+/// scalars, an `Option` of a float): one list for [`typed_container`] and
+/// [`typed_container_sized`].
+macro_rules! typed_containers {
+    ($then:ident) => {
+        $then!(
+            String,
+            Vec<f64>,
+            Vec<f32>,
+            Vec<i64>,
+            Vec<i32>,
+            Vec<usize>,
+            Vec<bool>,
+            Option<f64>,
+            Option<f32>
+        )
+    };
 }
 
 /// [`typed_container`] of a sized type, each cast compiled only where the layout allows it.
@@ -1033,17 +1042,7 @@ fn typed_container_sized<T>(v: &T) -> Option<Value> {
             }
         )*};
     }
-    try_clone!(
-        String,
-        Vec<f64>,
-        Vec<f32>,
-        Vec<i64>,
-        Vec<i32>,
-        Vec<usize>,
-        Vec<bool>,
-        Option<f64>,
-        Option<f32>
-    );
+    typed_containers!(try_clone);
     None
 }
 
@@ -1055,17 +1054,7 @@ fn typed_container<T: ?Sized>(v: &T) -> Option<Value> {
             }
         )*};
     }
-    try_clone!(
-        String,
-        Vec<f64>,
-        Vec<f32>,
-        Vec<i64>,
-        Vec<i32>,
-        Vec<usize>,
-        Vec<bool>,
-        Option<f64>,
-        Option<f32>
-    );
+    typed_containers!(try_clone);
     None
 }
 

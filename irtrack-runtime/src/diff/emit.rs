@@ -884,8 +884,9 @@ impl<'p> Emitter<'p> {
         }
         let guard = |test: String, g: &crate::program::PartGuard| {
             let msg = format!(
-                "{}: @{} == {} expected; these inputs take a path the trace did not record",
-                g.origin, g.condition_at, g.expected
+                "{}: {} expected; these inputs take a path the trace did not record",
+                g.origin,
+                crate::program::guard_condition(g.condition_at, g.expected)
             );
             format!("if {test} {{ return Err({msg:?}); }}\n")
         };

@@ -130,7 +130,7 @@ fn check(g: &crate::program::PartGuard, v: &Value) -> Result<(), DiffError> {
     }
     Err(DiffError::Replay(ReplayError::Guard {
         at: g.origin.clone(),
-        condition: format!("@{} == {}", g.condition_at, g.expected),
+        condition: crate::program::guard_condition(g.condition_at, g.expected),
     }))
 }
 

@@ -48,12 +48,15 @@ struct Builder<'t> {
     /// How many elements each walk gave so far: one cursor per iterator over an input, shared
     /// by the iterators made from it (`for x in it`, `for x in &mut it` advance `it`).
     cursors: Vec<usize>,
-    /// What each `next` on such an iterator returned: the input, the element's index (past
-    /// the end: `None`), and whether the `next` is a `for` loop's own (whose pattern cannot
-    /// test a value).
-    elements: HashMap<NodeId, (usize, usize, bool)>,
-    /// The length of each such walk's vector, by the `next`.
-    element_lengths: HashMap<NodeId, usize>,
+    /// What each `next` on such an iterator returned.
+    elements: HashMap<NodeId, Element>,
+}
+
+/// What a `next` on a walk returned: element `index` of the walk (`None` past its end).
+#[derive(Clone, Copy)]
+struct Element {
+    walk: Walk,
+    index: usize,
 }
 
 /// An iterator over a dynamic input's vector of `f64`: the input, its length, and the cursor
@@ -521,7 +524,7 @@ impl<'t> Builder<'t> {
     /// `None` may be a local constant's name) — or the fall-through after such patterns. A
     /// taken `None` is one where `next` was past the end (else it was a constant's).
     fn decided_by_length(&self, n: NodeRef<'_>, c: NodeRef<'_>) -> bool {
-        if self.elements.get(&c.id()).is_some_and(|e| e.2) {
+        if self.elements.get(&c.id()).is_some_and(|e| e.walk.for_loop) {
             return true;
         }
         let (Some(ir), Some(entry)) = (n.ir(), n.entry()) else {
@@ -529,13 +532,10 @@ impl<'t> Builder<'t> {
         };
         let nameless = |p: &str| matches!(p.trim(), "_" | "Some(_)");
         if entry.kind == EntryKind::JumpIfMatches {
-            let past_the_end = match (
-                self.elements.get(&c.id()),
-                self.element_lengths.get(&c.id()),
-            ) {
-                (Some(&(_, i, _)), Some(&len)) => i >= len,
-                _ => false,
-            };
+            let past_the_end = self
+                .elements
+                .get(&c.id())
+                .is_some_and(|e| e.index >= e.walk.len);
             return nameless(&entry.head) || (entry.head.trim() == "None" && past_the_end);
         }
         let (Some(var), crate::core::ir::Slot::Branch(k)) =
@@ -633,8 +633,7 @@ impl<'t> Builder<'t> {
                 };
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
-                self.elements.insert(n.id(), (walk.input, i, walk.for_loop));
-                self.element_lengths.insert(n.id(), walk.len);
+                self.elements.insert(n.id(), Element { walk, index: i });
                 placeholder(self, "an element read by `next`");
                 Ok(true)
             }
@@ -663,7 +662,8 @@ impl<'t> Builder<'t> {
                 } else {
                     return Err(unsupported(
                         n,
-                        "a `sum` of a vector's elements that is not their sum in order",
+                        "a `sum` of a vector's elements that is not their sum in order from 0 \
+                         (another `Sum` than `f64`'s): sum them in a `for` loop",
                     ));
                 };
                 let mut acc = Src::Const(Value::snapshot(start));
@@ -694,7 +694,11 @@ impl<'t> Builder<'t> {
                 Ok(true)
             }
             _ if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Bind) => {
-                let Some(&(k, i, _)) = operand_node(0).and_then(|m| self.elements.get(&m)) else {
+                let Some(&Element {
+                    walk: Walk { input: k, .. },
+                    index: i,
+                }) = operand_node(0).and_then(|m| self.elements.get(&m))
+                else {
                     return Ok(false);
                 };
                 // The element itself (`Some(x)`, `Some(&x)`), checked against the vector's.
@@ -746,14 +750,13 @@ impl<'t> Builder<'t> {
 
     /// A step checking that `condition` (the value of node `at`) is `expected`, for the path
     /// through `n`. The condition's position names it in the error a failed check gives
-    /// (`@k`): a name, never a value — a node inside a call always has one, and the root's
-    /// own position, 0, is what an unplaced node would print.
+    /// (`@k`; the branch, where it has none: `program::guard_condition`).
     fn push_guard(&mut self, condition: Src, expected: bool, at: NodeRef<'_>, n: NodeRef<'_>) {
         let g = self.guards.len();
         self.guards.push(Guard {
             condition,
             expected,
-            condition_at: at.position().unwrap_or(0),
+            condition_at: at.position(),
             origin: origin(n),
         });
         self.steps.push(Step::Guard(g));
@@ -812,7 +815,6 @@ impl Program {
             walks: HashMap::new(),
             cursors: Vec::new(),
             elements: HashMap::new(),
-            element_lengths: HashMap::new(),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.

@@ -429,7 +429,7 @@ fn guard_failed(p: &Program, g: u32) -> ReplayError {
     let g = &p.guards[g as usize];
     ReplayError::Guard {
         at: g.origin.clone(),
-        condition: format!("@{} == {}", g.condition_at, g.expected),
+        condition: super::guard_condition(g.condition_at, g.expected),
     }
 }
 

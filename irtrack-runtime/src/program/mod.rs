@@ -184,10 +184,19 @@ impl fmt::Display for OpKind {
 struct Guard {
     condition: Src,
     expected: bool,
-    /// The condition's node, as the listing prints it (`@5`).
-    condition_at: usize,
+    /// The condition's node, as the listing prints it (`@5`), where it has a position.
+    condition_at: Option<usize>,
     /// The branch.
     origin: Origin,
+}
+
+/// What a guard expects, for the error a failed check gives: `@5 == true`, naming the
+/// condition by its position in the listing (by the branch's, where it has none).
+pub(crate) fn guard_condition(at: Option<usize>, expected: bool) -> String {
+    match at {
+        Some(k) => format!("@{k} == {expected}"),
+        None => format!("the branch's condition == {expected}"),
+    }
 }
 
 /// Where a step of a program comes from: the node it replays.

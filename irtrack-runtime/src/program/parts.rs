@@ -51,7 +51,7 @@ pub(crate) struct PartGuard {
     pub condition: Src,
     pub expected: bool,
     /// The condition's node, as the listing prints it (`@5`).
-    pub condition_at: usize,
+    pub condition_at: Option<usize>,
     pub origin: Origin,
 }
 

@@ -153,7 +153,7 @@ impl Program {
                     if v.downcast_ref::<bool>() != Some(&guard.expected) {
                         return Err(ReplayError::Guard {
                             at: guard.origin.clone(),
-                            condition: format!("@{} == {}", guard.condition_at, guard.expected),
+                            condition: super::guard_condition(guard.condition_at, guard.expected),
                         });
                     }
                 }

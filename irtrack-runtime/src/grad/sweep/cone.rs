@@ -42,16 +42,6 @@ impl Sweep<'_> {
         });
     }
 
-    /// Notes the side a kink takes at its corner as an ordering at a tie, for
-    /// [`tie_cone`](Self::tie_cone): `max` at a tie takes its first operand, as if it had found
-    /// `a >= b`; `min`, `a <= b`; `abs` at 0 the slope 1, `x >= 0` (`grad/rules.rs`). One such
-    /// choice is a one-sided slope (ReLU as `x.max(0.0)` at 0); several must leave an open
-    /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
-    /// the diagonal alone (gradient [2, 0] of `x + y`).
-    pub(super) fn note_kink_choice(&mut self, id: NodeId) {
-        self.note_choice(id)
-    }
-
     /// The operation of node `id`: told by the IR first (a lookup per active call), or by the
     /// callee's key for a path call (`f64::max(x, y)`, `f64::floor(x)`).
     fn builtin_of(&self, id: NodeId) -> Option<Builtin> {
@@ -108,38 +98,7 @@ impl Sweep<'_> {
             return false;
         };
         let f32 = value.downcast_ref::<f32>().is_some();
-        let neighbour = |up: bool| -> f64 {
-            if f32 {
-                let x = x as f32;
-                let b = x.to_bits();
-                let next = if x == 0.0 {
-                    if up {
-                        1
-                    } else {
-                        0x8000_0001
-                    }
-                } else if (x > 0.0) == up {
-                    b + 1
-                } else {
-                    b - 1
-                };
-                f32::from_bits(next) as f64
-            } else {
-                let b = x.to_bits();
-                let next = if x == 0.0 {
-                    if up {
-                        1
-                    } else {
-                        0x8000_0000_0000_0001
-                    }
-                } else if (x > 0.0) == up {
-                    b + 1
-                } else {
-                    b - 1
-                };
-                f64::from_bits(next)
-            }
-        };
+        let neighbour = |up: bool| crate::core::rounding::next_float(x, up, f32);
         let here = self.store.value_cow(id).by_value();
         let at = |y: f64| self.count_at(id, origin, y, f32, 16);
         let (Some(above), Some(below)) = (at(neighbour(true)), at(neighbour(false))) else {
@@ -279,7 +238,13 @@ impl Sweep<'_> {
         }
     }
 
-    fn note_choice(&mut self, id: NodeId) {
+    /// Notes the side a kink takes at its corner as an ordering at a tie, for
+    /// [`tie_cone`](Self::tie_cone): `max` at a tie takes its first operand, as if it had found
+    /// `a >= b`; `min`, `a <= b`; `abs` at 0 the slope 1, `x >= 0` (`grad/rules.rs`). One such
+    /// choice is a one-sided slope (ReLU as `x.max(0.0)` at 0); several must leave an open
+    /// region together: `x.max(y) + x.min(y)` at a tie took `x` twice, for regions that meet at
+    /// the diagonal alone (gradient [2, 0] of `x + y`).
+    pub(super) fn note_kink_choice(&mut self, id: NodeId) {
         // Told by the IR first (a lookup per active call), or by the callee's key for a path
         // call (`f64::max(x, y)`): only these have their site read.
         let Some(op) = self.builtin_of(id) else {

@@ -984,7 +984,7 @@ impl Sweep<'_> {
 
     /// Whether `r` is a recorded value that depends on the inputs finely enough to pin a point
     /// (an active float, or an integer made from a float's bits that keeps most of them).
-    pub(super) fn depends(&self, r: NodeId) -> bool {
+    fn depends(&self, r: NodeId) -> bool {
         !r.is_none()
             && (self.active[r.index()]
                 || (self.taint[r.index()] != u32::MAX && self.coarse_bits(r) < POINT_BITS))
