@@ -158,8 +158,8 @@ fn irtrack_split(c: &mut Criterion) {
 /// A gradient re-evaluated on a compiled program: the trace recorded once, made a
 /// [`Program`](irtrack::program::Program), its vector-Jacobian product program built by
 /// `irtrack::diff::reverse`, and that program called at a new point each iteration (the
-/// `compiled` row; target: at most 3× `plain`). The dense layer has a program since
-/// `x.len()` is folded and checked (2026-11-27), but no row here yet.
+/// `compiled` row; target: at most 3× `plain`). The dense layer's weights are a static input
+/// (folded into the program), `x` a dynamic one whose length each call checks.
 fn compiled_gradients(c: &mut Criterion) {
     use common::tracked;
     use irtrack::diff::reverse;
@@ -187,6 +187,21 @@ fn compiled_gradients(c: &mut Criterion) {
     let mut group = c.benchmark_group("grad/rec_50");
     group.bench_function("compiled", |b| {
         b.iter(|| g.call((black_box(0.71), 50u32, 1.0)).unwrap())
+    });
+    group.finish();
+
+    let w = common::dense_weights(64);
+    let x = common::uniform(1, 64);
+    let y = common::uniform(2, 64);
+    let p = Program::from_trace(
+        &track(tracked::dense, (&w[..], &x[..])),
+        &[Input::Static, Input::Dynamic],
+    )
+    .expect("dense replays");
+    let g = reverse(&p, 1).expect("dense's vjp program");
+    let mut group = c.benchmark_group("grad/dense_64");
+    group.bench_function("compiled", |b| {
+        b.iter(|| g.call((&w[..], black_box(&y[..]), 1.0)).unwrap())
     });
     group.finish();
 }
@@ -375,6 +390,16 @@ mod paired {
         )
         .map(|p| reverse(&p, 0).expect("rec's vjp program"))
         .expect("rec replays");
+        let (w, y) = (common::dense_weights(64), common::uniform(2, 64));
+        let dense = Program::from_trace(
+            &irtrack::track(
+                common::tracked::dense,
+                (&w[..], &common::uniform(1, 64)[..]),
+            ),
+            &[Input::Static, Input::Dynamic],
+        )
+        .map(|p| reverse(&p, 1).expect("dense's vjp program"))
+        .expect("dense replays");
         let compiled: Vec<(&str, &str, Side, Side)> = vec![
             (
                 "grad/h_100",
@@ -394,6 +419,16 @@ mod paired {
                 }),
                 Box::new(|| {
                     black_box(common::plain::rec(black_box(0.71), 50));
+                }),
+            ),
+            (
+                "grad/dense_64",
+                "plain",
+                Box::new(|| {
+                    black_box(dense.call((&w[..], black_box(&y[..]), 1.0)).unwrap());
+                }),
+                Box::new(|| {
+                    black_box(common::plain::dense(black_box(&w), black_box(&y)));
                 }),
             ),
         ];

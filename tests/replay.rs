@@ -1192,3 +1192,85 @@ fn a_none_pattern_is_read_by_the_length_only_past_the_end() {
     let p = Program::from_trace(&track(one_or_none, (vec![4.0, 5.0],)), &[Dynamic]).unwrap();
     assert_eq!(p.call((vec![7.0, 1.5],)).unwrap().as_f64(), Some(3.0));
 }
+
+/// A layer over a vector read element by element (`x.len()` folded and checked), and a
+/// function reading a vector at fixed indices only (a longer vector is fine, a shorter one an
+/// index out of bounds).
+#[tracked]
+fn layer(x: &[f64], b: f64) -> f64 {
+    let mut total = 0.0;
+    let mut j = 0;
+    while j < 3 {
+        let mut s = b;
+        let mut i = 0;
+        while i < x.len() {
+            s += (0.3 * (i + j) as f64 - 0.4) * x[i];
+            i += 1;
+        }
+        total += s.tanh();
+        j += 1;
+    }
+    total
+}
+
+#[tracked]
+fn corners(x: Vec<f64>, k: i32) -> f64 {
+    x[0].powi(k) * x[2] + x[1] * x[0]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Programs of vectors read by elements, and their gradient programs ending in an
+    /// `index_add`, run on `f64` registers: the elements are registers loaded at the call.
+    /// Bit for bit the interpreter's results and errors (shorter and longer vectors
+    /// included), and the gradients' closed forms.
+    #[test]
+    fn vectors_read_by_elements_run_compiled(
+        x in proptest::collection::vec(-2.0f64..2.0, 2..6), b in -1.0f64..1.0, k in 1i32..4,
+    ) {
+        fn same(q: &Program, args: impl irtrack::program::Args + Clone) -> Result<Result<Value, ReplayError>, proptest::test_runner::TestCaseError> {
+            let (fast, slow) = (q.call(args.clone()), q.call_interpreted(args));
+            proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+            Ok(fast)
+        }
+        let p = Program::from_trace(&track(layer, (&[0.5, -1.0, 2.0][..], 0.1)), &[Dynamic, Dynamic]).unwrap();
+        let g = irtrack::diff::reverse(&p, 0).unwrap();
+        let d = irtrack::diff::differentiate(&p, &[0, 1]).unwrap();
+        for q in [&p, &g, &d] {
+            proptest::prop_assert_eq!(q.compiled_form(), "f64 lanes", "{}", q);
+        }
+        let got = same(&g, (&x[..], b, 1.0))?;
+        let _ = same(&d, (&x[..], b, &x[..], 0.5))?;
+        if x.len() == 3 {
+            // ∂/∂x_i Σ_j tanh(b + Σ_i a_ij x_i) = Σ_j a_ij (1 - tanh²(s_j)).
+            let a = |i: usize, j: usize| 0.3 * (i + j) as f64 - 0.4;
+            let s: Vec<f64> = (0..3).map(|j| b + (0..3).map(|i| a(i, j) * x[i]).sum::<f64>()).collect();
+            let got = got.unwrap();
+            let got = got.floats().unwrap();
+            for i in 0..3 {
+                let want: f64 = (0..3).map(|j| a(i, j) * (1.0 - s[j].tanh().powi(2))).sum();
+                proptest::prop_assert!((got[i] - want).abs() < 1e-12, "{} vs {want}", got[i]);
+            }
+        } else {
+            let guard = matches!(got, Err(ReplayError::Guard { .. }));
+            proptest::prop_assert!(guard, "{got:?}");
+        }
+
+        let p = Program::from_trace(&track(corners, (vec![1.5, 2.0, 3.0], k)), &[Dynamic, Static]).unwrap();
+        let g = irtrack::diff::reverse(&p, 0).unwrap();
+        proptest::prop_assert_eq!(g.compiled_form(), "f64 lanes", "{}", g);
+        let got = same(&g, (x.clone(), k, 1.0))?;
+        if x.len() >= 3 {
+            let got = got.unwrap();
+            let got = got.floats().unwrap();
+            let kf = f64::from(k);
+            let want = [kf * x[0].powi(k - 1) * x[2] + x[1], x[0], x[0].powi(k)];
+            proptest::prop_assert_eq!(got.len(), x.len());
+            for i in 0..x.len() {
+                let w = want.get(i).copied().unwrap_or(0.0);
+                proptest::prop_assert!((got[i] - w).abs() <= 1e-12 * w.abs().max(1.0), "{i}: {} vs {w}", got[i]);
+            }
+        }
+    }
+}

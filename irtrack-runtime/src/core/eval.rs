@@ -548,8 +548,9 @@ pub(crate) struct Registered {
     pub scalar: Option<ScalarForm>,
 }
 
-/// A registered operation's form on two `f64`s that the programs' scalar fast path runs as
-/// one instruction: the products and quotients of derivative programs.
+/// A registered operation's form that the programs' fast path runs inline
+/// (`program/fast.rs`): the products, quotients and choices of derivative programs on `f64`s,
+/// and the zeros and `index_add` their gradients of vectors end with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ScalarForm {
     /// [`times_f64`].
@@ -558,6 +559,10 @@ pub(crate) enum ScalarForm {
     Over,
     /// `if c { a } else { b }` on a `bool` and two `f64`s (a derivative program's `select`).
     Select,
+    /// `zeros_like(v)`: zeros of `v`'s type and shape.
+    Zeros,
+    /// `index_add(v, i₁, t₁, i₂, t₂, …)`: `v` with each `tₖ` added at `iₖ`, in order.
+    IndexAdd,
 }
 
 macro_rules! absorbing_fns {

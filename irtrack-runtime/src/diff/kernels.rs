@@ -102,8 +102,11 @@ impl Kernel {
                     Kernel::Over => register_scalar_form(k.key(), forward, ScalarForm::Over),
                     Kernel::Select => register_scalar_form(k.key(), forward, ScalarForm::Select),
                     Kernel::ZerosLike => {
-                        register_forward(k.key(), forward, false);
+                        register_scalar_form(k.key(), forward, ScalarForm::Zeros);
                         crate::core::eval::mark_exact_zero(k.type_id());
+                    }
+                    Kernel::IndexAdd => {
+                        register_scalar_form(k.key(), forward, ScalarForm::IndexAdd)
                     }
                     _ => register_forward(k.key(), forward, false),
                 }

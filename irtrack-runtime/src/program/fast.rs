@@ -2,12 +2,19 @@
 //! registers (16 bytes each) and instructions with their operands resolved to register
 //! indices, the float operations as direct calls. Anything it has no instruction for runs
 //! through the general evaluator on that one instruction.
+//!
+//! A vector of `f64`s is admitted where the program only reads its elements at constant
+//! indices (a loop over a vector, unrolled by the recording): its elements are registers,
+//! loaded at the call, so a read is no instruction. And a result that is a vector is admitted
+//! where it is a gradient's `index_add` of such elements' cotangents into zeros of an input's
+//! length: the pairs are added into a fresh vector at the end, in the kernel's order.
 
 use super::lanes::Lanes;
 use super::{InputSlot, OpKind, Program, ReplayError, Src, Step};
 use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn, ScalarType, UnOp};
 use crate::core::value::{Form, Repr, Scalar, Value};
 use crate::view::operation::{run_operation, Operation};
+use std::borrow::Cow;
 
 thread_local! {
     static REGISTERS: std::cell::RefCell<Vec<Scalar>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -64,13 +71,67 @@ pub(crate) struct Fast {
     template: Vec<Scalar>,
     /// Where the results start in `template`: before are the inputs and constants.
     base: usize,
-    inputs: Vec<(u32, ScalarType)>,
+    /// The scalar dynamic inputs: the argument's position, its register, its type.
+    inputs: Vec<(usize, u32, ScalarType)>,
+    /// The dynamic inputs that are vectors of `f64`s read at constant indices.
+    pub(crate) elements: Vec<Elements>,
     instrs: Vec<Instr>,
     /// For `General` instructions: the operation and its argument registers.
     general: Vec<(Operation, Vec<u32>)>,
     output: u32,
+    /// The result, where it is a vector (then `output` is not read).
+    pub(crate) scatter: Option<Scatter>,
     /// The same program on bare `f64` registers, when every value it handles is one.
     lanes: Option<Lanes>,
+}
+
+/// A dynamic input, a vector of `f64`s, that the program reads only at constant indices (and,
+/// in a gradient, for its length): its elements `0..len` are the registers `first..first +
+/// len`, written at the call.
+#[derive(Clone, Debug)]
+pub(crate) struct Elements {
+    /// The argument's position among the program's inputs.
+    pub(crate) arg: usize,
+    pub(crate) first: u32,
+    pub(crate) len: usize,
+}
+
+/// A result that is a vector of `f64`s: zeros as long as the argument `like`, with the
+/// register of each pair added at its index, in order, as a gradient's `index_add` adds them.
+#[derive(Clone, Debug)]
+pub(crate) struct Scatter {
+    pub(crate) like: usize,
+    pub(crate) pairs: Vec<(usize, u32)>,
+    /// One more than the largest index: a shorter `like` leaves the result to the general
+    /// evaluator, which names the index out of bounds.
+    pub(crate) min_len: usize,
+}
+
+impl Elements {
+    /// The slices of `args` for `elements`, in order, where each is a vector of `f64`s at least
+    /// as long as the program reads.
+    fn slices<'a>(elements: &[Elements], args: &'a [Value]) -> Option<Vec<Cow<'a, [f64]>>> {
+        elements
+            .iter()
+            .map(|e| args.get(e.arg)?.floats().filter(|v| v.len() >= e.len))
+            .collect()
+    }
+}
+
+impl Scatter {
+    /// The result vector, reading the pairs' registers with `read`; `None` where `like` is too
+    /// short for an index.
+    fn build(&self, args: &[Value], read: impl Fn(u32) -> Option<f64>) -> Option<Value> {
+        let n = args.get(self.like)?.floats()?.len();
+        if n < self.min_len {
+            return None;
+        }
+        let mut z = vec![0.0; n];
+        for &(i, r) in &self.pairs {
+            z[i] += read(r)?;
+        }
+        Some(Value::snapshot(z))
+    }
 }
 
 fn scalar_of(v: &Value) -> Option<Scalar> {
@@ -132,8 +193,9 @@ fn f64_binary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
 }
 
 impl Fast {
-    /// Compiles `p`, if every value it handles is a scalar and every operation is a
-    /// re-executable one (a `switch` or `while_loop` runs programs of its own).
+    /// Compiles `p`, if every value it handles is a scalar (or a vector of `f64`s as the
+    /// module's documentation says) and every operation is a re-executable one (a `switch`
+    /// or `while_loop` runs programs of its own).
     pub(crate) fn compile(p: &Program) -> Option<Fast> {
         if !p.ops.iter().all(|op| matches!(op.kind, OpKind::Run(_))) {
             return None;
@@ -141,12 +203,25 @@ impl Fast {
         let mut template = Vec::new();
         let mut inputs = Vec::new();
         let mut input_reg = Vec::new();
-        for slot in &p.inputs {
+        let mut elements = Vec::new();
+        for (pos, slot) in p.inputs.iter().enumerate() {
             match slot {
                 InputSlot::Dynamic { type_name, .. } => {
-                    let ty = ScalarType::from_name(super::run::referent(type_name))?;
-                    input_reg.push(Some(template.len() as u32));
-                    inputs.push((template.len() as u32, ty));
+                    let name = super::run::referent(type_name);
+                    input_reg.push(None);
+                    if is_f64_vector(name) {
+                        let len = elements_read(p, pos)?;
+                        elements.push(Elements {
+                            arg: pos,
+                            first: template.len() as u32,
+                            len,
+                        });
+                        template.resize(template.len() + len, Scalar::F64(0.0));
+                        continue;
+                    }
+                    let ty = ScalarType::from_name(name)?;
+                    input_reg[pos] = Some(template.len() as u32);
+                    inputs.push((pos, template.len() as u32, ty));
                     // A placeholder of the input's type, so instructions are chosen by it.
                     let zero = if ty == ScalarType::Char {
                         Value::snapshot('\0')
@@ -161,6 +236,31 @@ impl Fast {
                 InputSlot::Static(_) => input_reg.push(None),
             }
         }
+        // The operations that are no instruction: a read of an element (its register is the
+        // element's), and the zeros and `index_add` of a vector result.
+        let mut alias: Vec<Option<u32>> = vec![None; p.ops.len()];
+        let mut zeros = vec![None; p.ops.len()];
+        for (k, op) in p.ops.iter().enumerate() {
+            let block = |a: &Src| match a {
+                Src::Input(i) => elements.iter().find(|e| e.arg == *i),
+                _ => None,
+            };
+            match (vector_form(op), op.args.first().and_then(block)) {
+                (Some(VectorForm::Element), Some(e)) => {
+                    alias[k] = Some(e.first + const_index(&op.args[1])? as u32);
+                }
+                (Some(VectorForm::Zeros), Some(e)) => zeros[k] = Some(e.arg),
+                _ => {}
+            }
+        }
+        let scatter_op = match &p.output {
+            Src::Op(k) => match (vector_form(&p.ops[*k]), p.ops[*k].args.first()) {
+                (Some(VectorForm::IndexAdd), Some(Src::Op(z))) if zeros[*z].is_some() => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        };
+        let skipped = |k: usize| alias[k].is_some() || zeros[k].is_some() || scatter_op == Some(k);
         // Constants get registers as they are met; results are placed after all of them, so
         // collect constants first.
         let mut consts: Vec<(Scalar, u32)> = Vec::new();
@@ -174,31 +274,40 @@ impl Fast {
             consts.push((s, r));
             Some(r)
         };
-        // Results: one register per operation, after inputs and constants.
+        // An operand's register, a result's as `u32::MAX - k` until `base` is known. A vector
+        // (an input read by elements, the zeros, the result) is no operand.
+        let mut operand = |a: &Src, template: &mut Vec<Scalar>| -> Option<u32> {
+            match a {
+                Src::Input(k) => input_reg[*k],
+                Src::Op(k) if alias[*k].is_some() => alias[*k],
+                Src::Op(k) if zeros[*k].is_some() || scatter_op == Some(*k) => None,
+                Src::Op(k) => Some(u32::MAX - *k as u32),
+                Src::Const(v) => const_reg(v, template),
+            }
+        };
         let mut srcs_regs: Vec<Vec<u32>> = Vec::with_capacity(p.ops.len());
         let mut guard_regs: Vec<u32> = Vec::with_capacity(p.guards.len());
-        for op in &p.ops {
+        let mut pairs = Vec::new();
+        for (k, op) in p.ops.iter().enumerate() {
             let mut regs = Vec::with_capacity(op.args.len());
-            for a in &op.args {
-                regs.push(match a {
-                    Src::Input(k) => input_reg[*k]?,
-                    Src::Op(k) => u32::MAX - *k as u32,
-                    Src::Const(v) => const_reg(v, &mut template)?,
-                });
+            if scatter_op == Some(k) {
+                for pair in op.args[1..].chunks(2) {
+                    let [i, t] = pair else { return None };
+                    pairs.push((const_index(i)?, operand(t, &mut template)?));
+                }
+            } else if !skipped(k) {
+                for a in &op.args {
+                    regs.push(operand(a, &mut template)?);
+                }
             }
             srcs_regs.push(regs);
         }
         for g in &p.guards {
-            guard_regs.push(match &g.condition {
-                Src::Input(k) => input_reg[*k]?,
-                Src::Op(k) => u32::MAX - *k as u32,
-                Src::Const(v) => const_reg(v, &mut template)?,
-            });
+            guard_regs.push(operand(&g.condition, &mut template)?);
         }
-        let output = match &p.output {
-            Src::Input(k) => input_reg[*k]?,
-            Src::Op(k) => u32::MAX - *k as u32,
-            Src::Const(v) => const_reg(v, &mut template)?,
+        let output = match scatter_op {
+            Some(_) => 0,
+            None => operand(&p.output, &mut template)?,
         };
         let base = template.len() as u32;
         let fix = |r: u32| {
@@ -208,13 +317,18 @@ impl Fast {
                 r
             }
         };
-        for op in &p.ops {
-            template.push(scalar_of(&op.recorded)?);
+        for (k, op) in p.ops.iter().enumerate() {
+            // A skipped operation's register is never read: a placeholder.
+            template.push(match skipped(k) {
+                true => Scalar::F64(0.0),
+                false => scalar_of(&op.recorded)?,
+            });
         }
         let mut instrs = Vec::with_capacity(p.steps.len());
         let mut general = Vec::new();
         for step in &p.steps {
             match *step {
+                Step::Op(k) if skipped(k) => {}
                 Step::Op(k) => {
                     let op = &p.ops[k];
                     let OpKind::Run(operation) = &op.kind else {
@@ -252,15 +366,41 @@ impl Fast {
             }
         }
         let output = fix(output);
-        let input_regs: Vec<u32> = inputs.iter().map(|&(r, _)| r).collect();
-        let lanes = Lanes::compile(&template, base as usize, &input_regs, &instrs, output);
+        let scatter = scatter_op.map(|k| {
+            let like = zeros[match p.ops[k].args[0] {
+                Src::Op(z) => z,
+                _ => unreachable!("a scatter's base is a zeros operation"),
+            }]
+            .expect("a scatter's base is a vector input's zeros");
+            let pairs: Vec<(usize, u32)> = pairs.iter().map(|&(i, r)| (i, fix(r))).collect();
+            Scatter {
+                like,
+                min_len: pairs.iter().map(|&(i, _)| i + 1).max().unwrap_or(0),
+                pairs,
+            }
+        });
+        let input_regs: Vec<u32> = inputs.iter().map(|&(_, r, _)| r).collect();
+        let outputs: Vec<u32> = match &scatter {
+            Some(s) => s.pairs.iter().map(|&(_, r)| r).collect(),
+            None => vec![output],
+        };
+        let lanes = Lanes::compile(
+            &template,
+            base as usize,
+            &input_regs,
+            &elements,
+            &instrs,
+            &outputs,
+        );
         Some(Fast {
             template,
             base: base as usize,
             inputs,
+            elements,
             instrs,
             general,
             output,
+            scatter,
             lanes,
         })
     }
@@ -271,18 +411,34 @@ impl Fast {
 
     /// Runs the compiled program on `args` (already checked by `Program::check`).
     pub(crate) fn run(&self, p: &Program, args: &[Value]) -> Result<Value, ReplayError> {
+        // The vectors read by elements; one shorter than the program reads goes the general
+        // way, which names the index out of bounds.
+        let slices = match self.elements.is_empty() {
+            true => Vec::new(),
+            false => match Elements::slices(&self.elements, args) {
+                Some(s) => s,
+                None => return p.call_general(args),
+            },
+        };
         if let Some(lanes) = &self.lanes {
-            let dynamic = args
+            let scalars = self
+                .inputs
                 .iter()
-                .zip(&p.inputs)
-                .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
-                .map(|(a, _)| match scalar_of(a) {
+                .map(|&(pos, _, _)| match scalar_of(&args[pos]) {
                     Some(Scalar::F64(x)) => Some(x),
                     _ => None,
                 });
             // `None`: an input that is not an `f64`, for the typed registers below.
-            match lanes.run(dynamic) {
-                Some(Ok(x)) => return Ok(Value(Repr::Scalar(Scalar::F64(x), Form::Val))),
+            let finish = |regs: &[f64]| match &self.scatter {
+                Some(s) => s.build(args, |r| regs.get(r as usize).copied()),
+                None => Some(Value(Repr::Scalar(
+                    Scalar::F64(regs[self.output as usize]),
+                    Form::Val,
+                ))),
+            };
+            match lanes.run(scalars, &slices, finish) {
+                Some(Ok(Some(v))) => return Ok(v),
+                Some(Ok(None)) => return p.call_general(args),
                 Some(Err(g)) => return Err(guard_failed(p, g)),
                 None => {}
             }
@@ -291,8 +447,8 @@ impl Fast {
         // tenth of its time allocating and copying a fresh one. Busy when a program runs
         // inside an operation of another (a registered function that calls one).
         REGISTERS.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut regs) => self.run_in(p, args, &mut regs),
-            Err(_) => self.run_in(p, args, &mut Vec::new()),
+            Ok(mut regs) => self.run_in(p, args, &slices, &mut regs),
+            Err(_) => self.run_in(p, args, &slices, &mut Vec::new()),
         })
     }
 
@@ -300,6 +456,7 @@ impl Fast {
         &self,
         p: &Program,
         args: &[Value],
+        slices: &[Cow<'_, [f64]>],
         regs: &mut Vec<Scalar>,
     ) -> Result<Value, ReplayError> {
         // Only the inputs and constants need their values: each result's register is written
@@ -311,16 +468,16 @@ impl Fast {
             regs.clear();
             regs.extend_from_slice(&self.template);
         }
-        let mut dynamic = args
-            .iter()
-            .zip(&p.inputs)
-            .filter(|(_, s)| matches!(s, InputSlot::Dynamic { .. }))
-            .map(|(a, _)| a);
-        for &(r, ty) in &self.inputs {
-            let v = dynamic.next().and_then(scalar_of);
-            match v {
+        for &(pos, r, ty) in &self.inputs {
+            match scalar_of(&args[pos]) {
                 Some(s) if scalar_type(&s) == ty => regs[r as usize] = s,
                 _ => return p.call_general(args),
+            }
+        }
+        for (e, v) in self.elements.iter().zip(slices) {
+            let block = &mut regs[e.first as usize..e.first as usize + e.len];
+            for (r, &x) in block.iter_mut().zip(v.iter()) {
+                *r = Scalar::F64(x);
             }
         }
         for ins in &self.instrs {
@@ -388,7 +545,17 @@ impl Fast {
             };
             regs[ins.out as usize] = out;
         }
-        Ok(Value(Repr::Scalar(regs[self.output as usize], Form::Val)))
+        let Some(scatter) = &self.scatter else {
+            return Ok(Value(Repr::Scalar(regs[self.output as usize], Form::Val)));
+        };
+        let read = |r: u32| match regs[r as usize] {
+            Scalar::F64(x) => Some(x),
+            _ => None,
+        };
+        match scatter.build(args, read) {
+            Some(v) => Ok(v),
+            None => p.call_general(args),
+        }
     }
 
     /// An instruction whose fast form cannot give the answer (an overflow, an exponent out of
@@ -450,6 +617,73 @@ fn int_arith(o: BinOp, a: Scalar, b: Scalar) -> Option<Scalar> {
         };
     }
     arith!(I8, I16, I32, I64, Isize, U8, U16, U32, U64, Usize)
+}
+
+/// Whether a dynamic input's type (behind its references) is a vector of `f64`s, read by
+/// the general evaluator as one (`Value::floats`).
+fn is_f64_vector(name: &str) -> bool {
+    matches!(
+        name.strip_prefix("alloc::vec::").unwrap_or(name),
+        "Vec<f64>" | "[f64]"
+    )
+}
+
+/// What a vector operation is to the fast path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VectorForm {
+    /// `v[i]`.
+    Element,
+    /// `zeros_like(v)`.
+    Zeros,
+    /// `index_add(v, i₁, t₁, …)`.
+    IndexAdd,
+}
+
+fn vector_form(op: &super::Op) -> Option<VectorForm> {
+    use crate::core::eval::ScalarForm;
+    match op.kind {
+        OpKind::Run(Operation::Builtin(Builtin::Index)) if op.args.len() == 2 => {
+            Some(VectorForm::Element)
+        }
+        OpKind::Run(Operation::Registered(k)) => match crate::core::eval::lookup(k.id)?.scalar? {
+            ScalarForm::Zeros if op.args.len() == 1 => Some(VectorForm::Zeros),
+            ScalarForm::IndexAdd if op.args.len() % 2 == 1 => Some(VectorForm::IndexAdd),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A constant index (a non-negative integer).
+fn const_index(a: &Src) -> Option<usize> {
+    match a {
+        Src::Const(v) => usize::try_from(int_of(scalar_of(v)?)?).ok(),
+        _ => None,
+    }
+}
+
+/// How many elements of the vector input `arg` the program reads (one more than the largest
+/// index), where it reads it only by `v[i]` at constant indices and by `zeros_like(v)`.
+fn elements_read(p: &Program, arg: usize) -> Option<usize> {
+    let mut len = 0;
+    let is_arg = |a: &Src| matches!(a, Src::Input(i) if *i == arg);
+    for op in &p.ops {
+        for (j, a) in op.args.iter().enumerate() {
+            if !is_arg(a) {
+                continue;
+            }
+            match (vector_form(op), j) {
+                (Some(VectorForm::Element), 0) => len = len.max(const_index(&op.args[1])? + 1),
+                (Some(VectorForm::Zeros), 0) => {}
+                _ => return None,
+            }
+        }
+    }
+    let read = p.guards.iter().map(|g| &g.condition).chain([&p.output]);
+    if read.into_iter().any(is_arg) {
+        return None;
+    }
+    Some(len)
 }
 
 fn same_bits(a: Scalar, b: Scalar) -> bool {
@@ -528,7 +762,7 @@ fn code_of(
                 .and_then(|f| match f {
                     ScalarForm::Times => Some(Code::F64Times),
                     ScalarForm::Over => Some(Code::F64Over),
-                    ScalarForm::Select => None,
+                    _ => None,
                 });
         }
         _ => return None,

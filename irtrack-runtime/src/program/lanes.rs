@@ -6,9 +6,10 @@
 //! dozen instructions per operation; once the types are proved at compile time, the
 //! instructions can read and write bare `f64`s.
 
-use super::fast::{cmp_f64, int_of, Code, Instr};
+use super::fast::{cmp_f64, int_of, Code, Elements, Instr};
 use crate::core::op::CmpOp;
 use crate::core::value::Scalar;
+use std::borrow::Cow;
 
 /// An operation on `f64` registers.
 #[derive(Clone, Copy, Debug)]
@@ -55,10 +56,11 @@ pub(crate) struct Lanes {
     template: Vec<f64>,
     /// Inputs and constants: the registers before the results.
     base: usize,
-    /// The input registers, in the order of the program's dynamic inputs.
+    /// The registers of the scalar dynamic inputs, in the program's order.
     inputs: Vec<u32>,
+    /// The vectors read by elements: each one's first register and how many it reads.
+    elements: Vec<(u32, usize)>,
     instrs: Vec<LaneInstr>,
-    output: u32,
 }
 
 thread_local! {
@@ -73,9 +75,17 @@ impl Lanes {
         template: &[Scalar],
         base: usize,
         inputs: &[u32],
+        elements: &[Elements],
         instrs: &[Instr],
-        output: u32,
+        outputs: &[u32],
     ) -> Option<Lanes> {
+        // Registers a call writes: an exponent there is no constant, nor is a factor.
+        let variable = |r: u32| {
+            inputs.contains(&r)
+                || elements
+                    .iter()
+                    .any(|e| (e.first..e.first + e.len as u32).contains(&r))
+        };
         // Registers holding an `f64`, and registers holding a `bool` (as 1.0 or 0.0).
         let float = |r: u32| matches!(template.get(r as usize), Some(Scalar::F64(_))).then_some(r);
         let boolean =
@@ -103,7 +113,7 @@ impl Lanes {
                 Code::F64Powi => {
                     // A constant exponent (not an input, not a result) that fits an `i32`.
                     let e = ins.b as usize;
-                    if e >= base || inputs.contains(&ins.b) {
+                    if e >= base || variable(ins.b) {
                         return None;
                     }
                     let n = i32::try_from(int_of(template[e])?).ok()?;
@@ -127,11 +137,10 @@ impl Lanes {
             };
             lanes.push(LaneInstr { op, a, b, c, out });
         }
-        for &r in inputs {
+        for &r in inputs.iter().chain(outputs) {
             float(r)?;
         }
-        float(output)?;
-        let lanes = fuse_scaled_powi(lanes, template.len(), base, inputs, output);
+        let lanes = fuse_scaled_powi(lanes, template.len(), base, variable, outputs);
         let template = template
             .iter()
             .map(|s| match *s {
@@ -145,28 +154,34 @@ impl Lanes {
             template,
             base,
             inputs: inputs.to_vec(),
+            elements: elements.iter().map(|e| (e.first, e.len)).collect(),
             instrs: lanes,
-            output,
         })
     }
 
-    /// Runs the program on its dynamic inputs' values, in order: its result, or the number of
-    /// the guard that failed; `None` when an input is not an `f64` (`None` in `inputs`).
-    pub(crate) fn run(
+    /// Runs the program on its scalar dynamic inputs' values, in order, and the vectors it
+    /// reads by elements (as long as it reads, or longer): what `finish` makes of the
+    /// registers at the end, or the number of the guard that failed; `None` when an input is
+    /// not an `f64` (`None` in `inputs`).
+    pub(crate) fn run<R>(
         &self,
         inputs: impl Iterator<Item = Option<f64>>,
-    ) -> Option<Result<f64, u32>> {
+        vectors: &[Cow<'_, [f64]>],
+        finish: impl FnOnce(&[f64]) -> R,
+    ) -> Option<Result<R, u32>> {
         REGISTERS.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut regs) => self.run_in(inputs, &mut regs),
-            Err(_) => self.run_in(inputs, &mut Vec::new()),
+            Ok(mut regs) => self.run_in(inputs, vectors, finish, &mut regs),
+            Err(_) => self.run_in(inputs, vectors, finish, &mut Vec::new()),
         })
     }
 
-    fn run_in(
+    fn run_in<R>(
         &self,
         inputs: impl Iterator<Item = Option<f64>>,
+        vectors: &[Cow<'_, [f64]>],
+        finish: impl FnOnce(&[f64]) -> R,
         regs: &mut Vec<f64>,
-    ) -> Option<Result<f64, u32>> {
+    ) -> Option<Result<R, u32>> {
         // As in `Fast::run`: results are written before they are read, so only the inputs
         // and constants are set.
         if regs.len() >= self.template.len() {
@@ -177,6 +192,9 @@ impl Lanes {
         }
         for (&r, x) in self.inputs.iter().zip(inputs) {
             regs[r as usize] = x?;
+        }
+        for (&(first, len), v) in self.elements.iter().zip(vectors) {
+            regs[first as usize..first as usize + len].copy_from_slice(v.get(..len)?);
         }
         for ins in &self.instrs {
             let a = regs[ins.a as usize];
@@ -209,7 +227,7 @@ impl Lanes {
                 }
             };
         }
-        Some(Ok(regs[self.output as usize]))
+        Some(Ok(finish(regs)))
     }
 }
 
@@ -231,10 +249,10 @@ fn fuse_scaled_powi(
     mut lanes: Vec<LaneInstr>,
     registers: usize,
     base: usize,
-    inputs: &[u32],
-    output: u32,
+    variable: impl Fn(u32) -> bool,
+    outputs: &[u32],
 ) -> Vec<LaneInstr> {
-    let constant = |r: u32| (r as usize) < base && !inputs.contains(&r);
+    let constant = |r: u32| (r as usize) < base && !variable(r);
     // For each register: how many instructions read it (the output counts as one), and the
     // `powi` that writes it, if one does.
     let mut uses = vec![0u32; registers];
@@ -249,7 +267,9 @@ fn fuse_scaled_powi(
             powi[l.out as usize] = Some((i, n));
         }
     }
-    uses[output as usize] += 1;
+    for &r in outputs {
+        uses[r as usize] += 1;
+    }
     let mut dead = vec![false; lanes.len()];
     for j in 0..lanes.len() {
         let l = lanes[j];
