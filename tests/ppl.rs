@@ -322,6 +322,45 @@ fn normal_normal_hmc() {
     );
 }
 
+/// An observation on one branch only: `y` is observed where `x > 0`. A move of `x` across 0
+/// adds or removes the observation; HMC accepted the first and always rejected the second (a
+/// tester, 2026-11-27: `P(x > 0 | y = 0)` 0.99998 for the exact
+/// `Z₁ / (Z₁ + Z₀)`, `Z₁ = N(0; 0, √2) · ½`, `Z₀ = ½`: 0.2201).
+#[tracked]
+fn observed_on_one_branch(y: f64) {
+    let x = sample("x", Normal::new(0.0, 1.0));
+    if x > 0.0 {
+        observe("y", Normal::new(x, 1.0), y);
+    }
+}
+
+#[test]
+fn hmc_moves_an_observation_in_and_out_alike() {
+    let z1 = 0.5 / (4.0 * std::f64::consts::PI).sqrt();
+    let exact = z1 / (z1 + 0.5);
+    let mut rng = PplRng::seed_from_u64(11);
+    let (mut t, _) = generate(observed_on_one_branch, (0.0,), &ChoiceMap::new(), &mut rng).unwrap();
+    let config = Hmc {
+        step_size: 0.6,
+        steps: 3,
+    };
+    let (mut above, mut n, mut crossings) = (0usize, 0usize, 0usize);
+    for step in 0..6000 {
+        let before = t.value::<f64>("x").unwrap() > 0.0;
+        t = hmc(t, &Selection::of(["x"]), &config, &mut rng).unwrap().0;
+        let now = t.value::<f64>("x").unwrap() > 0.0;
+        crossings += usize::from(before != now);
+        if step >= 500 {
+            above += usize::from(now);
+            n += 1;
+        }
+    }
+    let p = above as f64 / n as f64;
+    assert!(crossings > 100, "{crossings} crossings");
+    // The chain's autocorrelation makes its standard error a few times the binomial 0.006.
+    assert!((p - exact).abs() < 0.06, "P(x > 0) = {p}, exact {exact}");
+}
+
 /// An observation of a value computed from a latent (`y = 2z` observed at its computed value,
 /// so the density is N(2z; 0, 1) times the prior N(z; 0, 1): the posterior of `z` is N(0, 1/5)).
 /// HMC rejected every step (the observation's changed value was taken for a change of the

@@ -1263,3 +1263,78 @@ fn update_to_arguments_that_sample_an_observed_address_makes_it_latent() {
         "{sy} {smu}"
     );
 }
+
+/// `score_graph` scores what the graph holds: it gave a wrong total with no error for
+/// choices made in an untracked helper (2 of 5 choices scored), for a model that is a closure
+/// (0, for -1.89), and for a user's distribution named like a built-in one (scored as
+/// `Normal { sigma: tau }`). Each is now refused by name (a tester, 2026-11-27).
+fn helper_choice(mu: f64) -> f64 {
+    sample("h", Normal::new(mu, 2.0))
+}
+
+#[tracked]
+fn with_untracked_helper(y: f64) {
+    let x = sample("x", Normal::new(0.0, 1.0));
+    let h = helper_choice(x);
+    observe("y", Normal::new(h, 1.0), y);
+}
+
+/// N(mu, 1/tau), named `"normal"` with parameters `[mu, tau]`.
+#[derive(Clone, Debug)]
+struct NormalPrecision {
+    mu: f64,
+    tau: f64,
+}
+
+impl Distribution for NormalPrecision {
+    type Value = f64;
+    fn name(&self) -> &'static str {
+        "normal"
+    }
+    fn parameters(&self) -> Vec<f64> {
+        vec![self.mu, self.tau]
+    }
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+    fn draw(&self, rng: &mut PplRng) -> f64 {
+        self.mu + Normal::new(0.0, 1.0).draw(rng) / self.tau.sqrt()
+    }
+    fn log_density(&self, x: &f64) -> f64 {
+        0.5 * self.tau.ln()
+            - 0.5 * (2.0 * std::f64::consts::PI).ln()
+            - 0.5 * self.tau * (x - self.mu).powi(2)
+    }
+}
+
+#[tracked]
+fn with_user_distribution() -> f64 {
+    sample("x", NormalPrecision { mu: 0.0, tau: 4.0 })
+}
+
+#[test]
+fn score_graph_refuses_a_graph_without_every_choice() {
+    let unscorable = |r: Result<_, PplError>, address: &str| match r {
+        Err(PplError::Unscorable { address: a, reason }) => {
+            assert_eq!(a, address, "{reason}")
+        }
+        r => panic!("{:?}", r.map(|s: irtrack::ppl::GraphScore| s.score)),
+    };
+    let mut t = simulate(with_untracked_helper, (0.3,), &mut PplRng::seed_from_u64(3)).unwrap();
+    unscorable(score_graph(t.graph().unwrap()), "h");
+    let closure = |y: f64| {
+        let x = sample("x", Normal::new(0.0, 1.0));
+        observe("y", Normal::new(x, 1.0), y);
+    };
+    let mut t = simulate(closure, (0.3,), &mut PplRng::seed_from_u64(3)).unwrap();
+    unscorable(score_graph(t.graph().unwrap()), "x");
+    let mut t = simulate(with_user_distribution, (), &mut PplRng::seed_from_u64(3)).unwrap();
+    unscorable(score_graph(t.graph().unwrap()), "x");
+    // Through JSON as well: the flags are metadata.
+    let back = Trace::from_json(&t.graph().unwrap().to_json()).unwrap();
+    unscorable(score_graph(&back), "x");
+    // The trace's own score is the user's density.
+    let x = t.value::<f64>("x").unwrap();
+    let want = NormalPrecision { mu: 0.0, tau: 4.0 }.log_density(&x);
+    assert!((t.score() - want).abs() < 1e-12);
+}

@@ -227,6 +227,10 @@ pub(crate) struct Choice {
     pub parameters: Vec<f64>,
     pub origin: Origin,
     pub continuous: bool,
+    /// Of one of the built-in distributions (by type): a graph's `distribution` and
+    /// `parameters` metadata then rebuild it (`score_graph`); a node of another is flagged
+    /// `user_distribution`.
+    pub builtin: bool,
 }
 
 /// A trace's choices in execution order, indexed by address.

@@ -1291,6 +1291,27 @@ impl Builtin {
         None
     }
 
+    /// Whether `D` is one of the built-in distributions (by type, not by its name: a user's
+    /// distribution may be called `"normal"`).
+    pub(crate) fn is_builtin<D: 'static>() -> bool {
+        use std::any::TypeId;
+        let d = TypeId::of::<D>();
+        [
+            TypeId::of::<Normal>(),
+            TypeId::of::<Uniform>(),
+            TypeId::of::<Bernoulli>(),
+            TypeId::of::<Beta>(),
+            TypeId::of::<Gamma>(),
+            TypeId::of::<Exponential>(),
+            TypeId::of::<Poisson>(),
+            TypeId::of::<Geometric>(),
+            TypeId::of::<Categorical>(),
+            TypeId::of::<Dirichlet>(),
+            TypeId::of::<MvNormal>(),
+        ]
+        .contains(&d)
+    }
+
     pub(crate) fn name(&self) -> &'static str {
         each_builtin!(self, d => d.name())
     }

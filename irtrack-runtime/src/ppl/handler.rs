@@ -345,6 +345,7 @@ impl Run {
             parameters: dist.parameters(),
             origin,
             continuous: dist.is_continuous() && TypeId::of::<D::Value>() == TypeId::of::<f64>(),
+            builtin: super::dist::Builtin::is_builtin::<D>(),
         });
         if self.tracked {
             self.pending.push((index, entry));
@@ -699,6 +700,9 @@ impl Context for PplContext {
                     node.set("distribution", c.dist.to_string());
                     node.set("parameters", c.parameters.clone());
                     node.set("logpdf", c.log_density);
+                    if !c.builtin {
+                        node.set("user_distribution", true);
+                    }
                     if c.origin != Origin::Latent {
                         node.set("observed", true);
                     }

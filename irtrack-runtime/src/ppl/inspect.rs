@@ -22,7 +22,8 @@ pub struct GraphScore {
 
 /// Scores a graph recorded by a PPL run (or read back with `Trace::from_json`): every node
 /// with `address` metadata is a choice of the built-in distribution its `distribution` and
-/// `parameters` metadata name, at the node's value.
+/// `parameters` metadata name, at the node's value (a `user_distribution` flag marks a choice
+/// of a user's distribution, which may have a built-in one's name).
 ///
 /// ```
 /// use irtrack::ppl::{sample, score_graph, simulate, Normal, Poisson, PplRng};
@@ -43,11 +44,30 @@ pub struct GraphScore {
 ///
 /// # Errors
 /// [`PplError::Unscorable`] for a choice whose distribution is not built in, or whose value
-/// or parameters do not fit it; [`PplError::UndefinedWeight`] for a score of `∞ - ∞`.
+/// or parameters do not fit it, and for a graph that lacks a choice's node (one made in an
+/// untracked helper, or by a model that is not `#[tracked]`); [`PplError::UndefinedWeight`]
+/// for a score of `∞ - ∞`.
 pub fn score_graph(graph: &Trace) -> Result<GraphScore, PplError> {
     let mut sum = super::handler::LogSum::default();
     let mut choices = ChoiceMap::new();
     let mut log_densities = Vec::new();
+    // Choices the graph names but holds no distribution for: made inside a call irtrack did
+    // not record (an untracked helper, whose node lists them), or by a model it did not
+    // record at all (a closure: the root lists them).
+    for (node, key) in graph
+        .nodes()
+        .flat_map(|n| [(n, "choices"), (n, "choices_unrecorded")])
+    {
+        if let Some(first) = node.metadata::<Vec<String>>(key).and_then(|a| a.first()) {
+            return Err(PplError::Unscorable {
+                address: first.clone(),
+                reason: "it was made where the graph records no node for it (in an untracked \
+                         helper, or a model that is not `#[tracked]`): its distribution is not in \
+                         the graph; make the helper `#[tracked]`"
+                    .into(),
+            });
+        }
+    }
     for node in graph.nodes() {
         let Some(address) = node.metadata::<String>("address") else {
             continue;
@@ -59,6 +79,14 @@ pub fn score_graph(graph: &Trace) -> Result<GraphScore, PplError> {
         let name = node
             .metadata::<String>("distribution")
             .ok_or_else(|| unscorable("no `distribution` metadata".into()))?;
+        // A user's distribution may share a built-in one's name (`"normal"` for a precision
+        // parametrisation): only a choice of a built-in type is rebuilt from its name.
+        if node.metadata::<bool>("user_distribution") == Some(&true) {
+            return Err(unscorable(format!(
+                "its distribution (`{name}`) is not one of the built-in ones, whose density the \
+                 graph's name and parameters would give"
+            )));
+        }
         let parameters = node
             .metadata::<Vec<f64>>("parameters")
             .ok_or_else(|| unscorable("no `parameters` metadata".into()))?;

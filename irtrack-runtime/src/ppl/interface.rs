@@ -305,6 +305,18 @@ where
 {
     let score = run.score.value()?;
     let factors = run.factors.value()?;
+    let mut graph = graph;
+    // Choices no node was given (made where nothing was recorded: a model that is a closure,
+    // a helper's choices the graph lists only by address): the root says so, so that
+    // `score_graph` refuses a graph that does not hold every choice.
+    if run.attached.len() < run.choices.list.len() {
+        let missing: Vec<String> = (0..run.choices.list.len())
+            .filter(|i| !run.attached.contains(i))
+            .map(|i| run.choices.list[i].address.to_string())
+            .collect();
+        let root = graph.root;
+        graph.node_mut(root).set("choices_unrecorded", missing);
+    }
     let nodes = find_nodes(&graph, &run.attached, run.choices.list.len());
     Ok(PplTrace {
         model,
