@@ -529,7 +529,9 @@
 //!   ndarray's `ArcArray`, which a trace shares instead of copying.
 //! - **Gradients refuse what the trace cannot vouch for.** Since mutation makes no new node (the
 //!   first caveat), a write of an input-dependent value into memory (`v[i] += x`, `v.push(x)`,
-//!   `*r = x`) is `GradError::Mutation`: build new values instead (`vec![a, b]`, `r = r + x`). A
+//!   `*r = x`) is `GradError::Mutation`: build new values instead (`vec![a, b]`, `r = r + x`);
+//!   so is a value a user's macro may have assigned (`add_to!(a, x)` with `a` a `mut`
+//!   variable: the macro is opaque, its effect unseen). A
 //!   closure handed to untracked code (`v.iter().map(|e| e * x)`, `a.mapv(|v| v * v)`) is not
 //!   recorded, so a value computed from it is `GradError::NoRule` (loops over vectors with `zip`,
 //!   `enumerate`, `v.iter().sum()` and `a.mapv(f64::tanh)` do work). A closure called inside the

@@ -1274,3 +1274,40 @@ proptest::proptest! {
         }
     }
 }
+
+#[tracked]
+fn compares_wide(a: u64, b: u64, x: f64) -> f64 {
+    if a > b {
+        x * 2.0
+    } else {
+        x
+    }
+}
+
+/// `u64`s past `i64::MAX` compare in the compiled form as in the interpreter (it refused them
+/// as an operation without a value, where the interpreter gave the branch).
+#[test]
+fn wide_unsigned_comparisons_run_compiled() {
+    let p = Program::from_trace(
+        &track(compares_wide, (3u64, 1u64, 1.0)),
+        &[Dynamic, Dynamic, Dynamic],
+    )
+    .unwrap();
+    assert_eq!(p.compiled_form(), "scalars");
+    for (a, b) in [(u64::MAX, 3), (u64::MAX, u64::MAX - 1), (1u64 << 63, 5)] {
+        let fast = p.call((a, b, 1.5)).unwrap();
+        let slow = p.call_interpreted((a, b, 1.5)).unwrap();
+        assert!(fast.same_scalar(&slow), "{fast} vs {slow}");
+        assert_eq!(fast.as_f64(), Some(compares_wide(a, b, 1.5)));
+    }
+    for (a, b) in [(3, u64::MAX), (u64::MAX, u64::MAX)] {
+        assert_eq!(
+            p.call((a, b, 1.5)).err(),
+            p.call_interpreted((a, b, 1.5)).err()
+        );
+        assert!(matches!(
+            p.call((a, b, 1.5)),
+            Err(ReplayError::Guard { .. })
+        ));
+    }
+}

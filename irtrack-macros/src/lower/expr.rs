@@ -194,9 +194,33 @@ impl Lowerer {
                 } else {
                     Ctx::Ref
                 };
+                let mark = self.place_indices.len();
                 let inner = self.expr(&r.expr, inner_ctx);
+                let indices = self.place_indices.split_off(mark);
                 let (and, m) = (&r.and_token, &r.mutability);
                 let t = inner.tokens;
+                // `&mut w[i]`: which element may be written through it depends on `i`, which
+                // the borrow (transparent, `w`'s node) does not show: a node of no value
+                // beside it refers to the place and its indices, so a program or an update
+                // sees the write's dependence on them.
+                let lent = r.mutability.is_some()
+                    && !unextended
+                    && rooted_in_path(&r.expr)
+                    && indices.iter().any(|i| matches!(i, Operand::Var(_)));
+                if lent {
+                    let head = format!("&mut {}", text(&r.expr));
+                    let mut ops = vec![inner.op.clone()];
+                    ops.extend(indices);
+                    let (id, _) = self
+                        .ir
+                        .define(self.block, Slot::Var, Kind::Special, head, ops);
+                    let rec = self.record_ref(id, &quote!(()));
+                    return Lowered {
+                        tokens: quote!({ #rec #and #m #t }),
+                        op: inner.op,
+                        loud: true,
+                    };
+                }
                 Lowered {
                     tokens: quote!(#and #m #t),
                     op: if unextended { Operand::None } else { inner.op },
@@ -670,6 +694,7 @@ impl Lowerer {
         let tokens = quote!(#b[#x]);
         let loud = base.loud || index.loud;
         if ctx == Ctx::Place {
+            self.place_indices.push(index.op);
             return Lowered {
                 tokens,
                 op: base.op,
@@ -889,15 +914,13 @@ impl Lowerer {
                 loud: true,
             };
         }
-        let lhs = self.expr(&b.left, Ctx::Place);
+        let (lhs, indices) = self.written_place(&b.left);
         let head = format!("{} {}", text(&b.left), text(op_tok));
-        let (id, _) = self.ir.define(
-            self.block,
-            Slot::Var,
-            Kind::Special,
-            head,
-            vec![lhs.op, rhs.op],
-        );
+        let mut ops = vec![lhs.op, rhs.op];
+        ops.extend(indices);
+        let (id, _) = self
+            .ir
+            .define(self.block, Slot::Var, Kind::Special, head, ops);
         let (l, r) = (lhs.tokens, rhs.tokens);
         let rec = self.record_ref(id, &quote!(()));
         Lowered {
@@ -905,6 +928,17 @@ impl Lowerer {
             op: Operand::Const("()".into()),
             loud: true,
         }
+    }
+
+    /// A place an assignment writes (`w[i][j]`, `s.v[k]`, `*r`), and the operands of its
+    /// indices: the written element depends on them as much as on the value (`w[i] = 1.0` at
+    /// another `i` writes another element), so the write's node refers to them after its place
+    /// and value.
+    fn written_place(&mut self, place: &Expr) -> (Lowered, Vec<Operand>) {
+        let mark = self.place_indices.len();
+        let lhs = self.expr(place, Ctx::Place);
+        let indices = self.place_indices.split_off(mark);
+        (lhs, indices)
     }
 
     /// `x = rhs` renames: `x` takes `rhs`'s operand and no node is recorded. Assigning to another
@@ -956,15 +990,13 @@ impl Lowerer {
                 }
             }
             _ => {
-                let lhs = self.expr(&a.left, Ctx::Place);
+                let (lhs, indices) = self.written_place(&a.left);
                 let head = format!("{} =", text(&a.left));
-                let (id, _) = self.ir.define(
-                    self.block,
-                    Slot::Var,
-                    Kind::Special,
-                    head,
-                    vec![lhs.op, rhs.op],
-                );
+                let mut ops = vec![lhs.op, rhs.op];
+                ops.extend(indices);
+                let (id, _) = self
+                    .ir
+                    .define(self.block, Slot::Var, Kind::Special, head, ops);
                 let l = lhs.tokens;
                 let rec = self.record_ref(id, &quote!(()));
                 Lowered {

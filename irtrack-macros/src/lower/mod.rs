@@ -188,6 +188,13 @@ pub struct Lowerer {
     flat_logic: bool,
     /// The operands of the `&&` and `||` lowered so (the conditions the guard decided by).
     flat_leaves: Vec<Operand>,
+    /// The operands of the indices of the place being lowered as a place (`w[i][j]` in
+    /// `w[i][j] = x`), pushed by `index` and taken by the assignment that writes the place: which
+    /// element it wrote depends on them, so its node refers to them.
+    place_indices: Vec<Operand>,
+    /// The names bound `mut` in the function (`scan::mutable_bindings`): a user's macro that
+    /// mentions one may assign it.
+    mutable_names: std::collections::BTreeSet<String>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -225,6 +232,8 @@ impl Lowerer {
             capture_assigned: Default::default(),
             flat_logic: false,
             flat_leaves: Vec::new(),
+            place_indices: Vec::new(),
+            mutable_names: Default::default(),
         }
     }
 
@@ -307,6 +316,7 @@ impl Lowerer {
     /// __irtrack.ret(3, __irtrack.record(2, x.sin() + ..., capture), capture)
     /// ```
     pub fn lower_fn(mut self, params: &[Pat], body: &Block) -> Result<LoweredFn, syn::Error> {
+        self.mutable_names = scan::mutable_bindings(params, body);
         let mut prologue = TokenStream::new();
         for (k, pat) in params.iter().enumerate() {
             let typed = !self.closure
@@ -810,11 +820,12 @@ impl Lowerer {
                 // statement and record its special node after it.
                 let ops = self.mentioned_operands(&m.mac);
                 let head = format!("{}!", text::text(&m.mac.path));
-                let (id, _) = self
-                    .ir
-                    .define(self.block, Slot::Var, Kind::Special, head, ops);
+                let (id, op) =
+                    self.ir
+                        .define(self.block, Slot::Var, Kind::Special, head, ops.clone());
                 let rec = self.record_ref(id, &quote!(()));
-                quote!(#m #rec)
+                let versions = self.assigned_by_macro(&m.mac, op, ops);
+                quote!(#m #rec #versions)
             }
         }
     }
@@ -918,6 +929,49 @@ impl Lowerer {
             }
         }
         out
+    }
+
+    /// `add_to!(a, x);`: a user's macro may assign a `mut` variable it mentions, so each gets
+    /// a new version after it, as after a `&mut` call: a special node `&mut a` whose operands
+    /// are the old version, the macro's node and what the macro mentioned, and whose value is
+    /// `a`'s then. Later reads refer to it; gradients and programs refuse it where it depends on
+    /// the inputs (the trace does not show what the macro did). The std's printing and
+    /// assertion macros only read.
+    ///
+    /// Before: `add_to!(a, x);`
+    /// After:  `add_to!(a, x); <its node>; (&&&__irtrack.peek(4, &a)).rec();`
+    fn assigned_by_macro(
+        &mut self,
+        mac: &syn::Macro,
+        node: Operand,
+        mentioned: Vec<Operand>,
+    ) -> TokenStream {
+        if !scan::user_macro_may_assign(mac) {
+            return TokenStream::new();
+        }
+        let names = scan::macro_mentions(&mac.tokens, &|n| {
+            self.is_local(n) && self.mutable_names.contains(n)
+        });
+        let mut rec = TokenStream::new();
+        for name in names {
+            let old = self
+                .lookup(&name)
+                .map(|l| l.op.clone())
+                .unwrap_or(Operand::None);
+            let mut ops = vec![old, node.clone()];
+            ops.extend(mentioned.iter().cloned());
+            let (id, op) = self.ir.define(
+                self.block,
+                Slot::Var,
+                Kind::Special,
+                format!("&mut {name}"),
+                ops,
+            );
+            let ident = syn::Ident::new(&name, Span::call_site());
+            rec.extend(self.record_ref(id, &ident.to_token_stream()));
+            self.set(&name, op);
+        }
+        rec
     }
 
     /// `set(&mut k);`: the call may change `k`, so `k` gets a new version after it, a special

@@ -80,8 +80,46 @@ impl<'ast> Visit<'ast> for AssignedNames<'_> {
         }
         syn::visit::visit_expr_method_call(self, e);
     }
+    // `add_to!(a, x);` may assign what it mentions (`Lowerer::stmt` gives a `mut` one a new
+    // version after it): a loop must carry it too.
+    fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+        if !user_macro_may_assign(&m.mac) {
+            return;
+        }
+        for n in macro_mentions(&m.mac.tokens, &|_| true) {
+            self.names.insert(n);
+        }
+    }
     fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether a statement macro may assign the variables it mentions: any but the std's (and
+/// `log`'s) that only read (`println!`, `assert!`, `write!`).
+pub fn user_macro_may_assign(mac: &syn::Macro) -> bool {
+    let head = format!("{}!", super::text::text(&mac.path));
+    !irtrack_runtime::core::op::macro_only_reads(&head)
+}
+
+/// Names bound `mut` anywhere in `params` and `body` (`let mut a`, `mut x: f64`, `ref mut r`):
+/// the variables a macro that mentions them may assign.
+pub fn mutable_bindings(params: &[Pat], body: &syn::Block) -> BTreeSet<String> {
+    #[derive(Default)]
+    struct Mutable(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Mutable {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if p.mutability.is_some() {
+                self.0.insert(p.ident.to_string());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut v = Mutable::default();
+    for p in params {
+        v.visit_pat(p);
+    }
+    v.visit_block(body);
+    v.0
 }
 
 /// Whether `e` has a closure inside it.

@@ -754,6 +754,38 @@ pub enum Receiver {
     Other,
 }
 
+/// Whether the macro `head` (`println!`, or its path) is one of the std's or `log`'s that only
+/// read what they mention. Any other macro that mentions a variable may assign it
+/// (`add_to!(a, x)`): `#[tracked]` gives a mentioned `mut` variable a new version after it, and
+/// gradients and programs refuse what depends on such a macro. Shared with `#[tracked]`.
+#[doc(hidden)]
+pub fn macro_only_reads(head: &str) -> bool {
+    let name = head.trim_end_matches('!');
+    let name = name.rsplit("::").next().unwrap_or(name);
+    matches!(
+        name,
+        "print"
+            | "println"
+            | "eprint"
+            | "eprintln"
+            | "write"
+            | "writeln"
+            | "format_args"
+            | "assert"
+            | "assert_eq"
+            | "assert_ne"
+            | "debug_assert"
+            | "debug_assert_eq"
+            | "debug_assert_ne"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "error"
+            | "log"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

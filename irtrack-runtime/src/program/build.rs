@@ -50,6 +50,9 @@ struct Builder<'t> {
     cursors: Vec<usize>,
     /// What each `next` on such an iterator returned.
     elements: HashMap<NodeId, Element>,
+    /// The nodes a write into memory may have changed, with the first such write
+    /// (`super::written_in_place`).
+    written: HashMap<NodeId, NodeId>,
 }
 
 /// What a `next` on a walk returned: element `index` of the walk (`None` past its end).
@@ -216,6 +219,39 @@ impl<'t> Builder<'t> {
         Ok(s)
     }
 
+    /// Refuses an operation that mixes a dynamic operand with a constant one that a write
+    /// into memory changed after it was recorded (`w[0] = 10.0` before `w[i]`): the program
+    /// would run it on the value from before the write. (Where every operand is constant the
+    /// node's own recorded value is kept, which saw the write.)
+    fn check_fresh(&self, n: NodeRef<'_>, args: &[Src]) -> Result<(), ReplayError> {
+        if self.written.is_empty() || !args.iter().any(Src::is_dynamic) {
+            return Ok(());
+        }
+        for (a, s) in n.arguments().iter().zip(args) {
+            let Arg::Node(m) = a else { continue };
+            let Some(&write) = self.written.get(&m.id()) else {
+                continue;
+            };
+            if s.is_dynamic() || write.get() >= n.id().get() {
+                continue;
+            }
+            let at = self.trace.node(write).map_or_else(String::new, |w| {
+                format!(" at {} (@{})", origin(w), w.position().unwrap_or(0))
+            });
+            return Err(unsupported(
+                n,
+                format!(
+                    "reads @{} after a write into memory changed it in place{at} (`w[0] = …`, \
+                     `*r += …`, a `&mut` call): the trace keeps its value from before the write, \
+                     which the program would read at new inputs; bind new values to fresh \
+                     variables",
+                    m.position().unwrap_or(0)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The sources of a node's operands, in order (literals as constants of their type).
     fn operands(&self, n: NodeRef<'_>) -> Vec<Src> {
         let values = n.operand_values();
@@ -291,6 +327,7 @@ impl<'t> Builder<'t> {
         if self.vector_iteration(n, &args)? {
             return Ok(());
         }
+        self.check_fresh(n, &args)?;
         // A tuple a program cannot build, used by anything but a `switch`: its own error.
         let tuple = args
             .iter()
@@ -379,10 +416,19 @@ impl<'t> Builder<'t> {
         let value = n.raw_value();
         if value.is_unit() {
             let macro_call = n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Macro);
-            if macro_call {
+            let head = n.entry().map_or("", |e| e.head.as_str());
+            if macro_call && crate::core::op::macro_only_reads(head) {
                 // `println!`, `assert!`: a macro's effects are not replayed.
                 self.set(n.id(), Src::Const(value));
                 return Ok(());
+            }
+            if macro_call {
+                return Err(unsupported(
+                    n,
+                    "is a macro that mentions a value depending on a dynamic input and may \
+                     assign what it mentions (`add_to!(a, x)`), which the trace does not show: \
+                     write it as a function returning the new value (`a = add(a, x)`)",
+                ));
             }
             return Err(unsupported(
                 n,
@@ -815,6 +861,7 @@ impl Program {
             walks: HashMap::new(),
             cursors: Vec::new(),
             elements: HashMap::new(),
+            written: super::written_in_place(&trace.store, base as u32..end as u32),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.

@@ -515,7 +515,9 @@ impl Fast {
                     Some(r) => r,
                     None => return self.general(p, ins, regs),
                 },
-                (Code::IntCmp(c), x, y) => match (int_of(x), int_of(y)) {
+                // As `i128`s: a `u64` past `i64::MAX` compares too (it was refused as having
+                // no value, where the interpreter gave one).
+                (Code::IntCmp(c), x, y) => match (x.as_i128(), y.as_i128()) {
                     (Some(x), Some(y)) => Scalar::Bool(cmp_ord(c, x.cmp(&y))),
                     _ => return self.general(p, ins, regs),
                 },

@@ -634,6 +634,56 @@ impl fmt::Display for Program {
     }
 }
 
+/// The nodes a write into memory may have changed in place, each with the first such write:
+/// the place of an assignment (`w` in `w[0] = 10.0`, `*r += 1.0`, `s.v[k] = x`), an operand
+/// passed by `&mut`, the receiver of a method call whose value is `()` (`v.fill(0.0)`,
+/// `cell.set(x)`: `&mut self` or interior mutability), and what a user's macro mentions
+/// (`add_to!(a, x)` may assign `a`). A node that reads one of them after the write reads a value
+/// the trace does not show: its recorded value is from before. Of the nodes in `nodes`.
+pub(crate) fn written_in_place(
+    store: &Store,
+    nodes: std::ops::Range<u32>,
+) -> std::collections::HashMap<NodeId, NodeId> {
+    let mut written = std::collections::HashMap::new();
+    for id in nodes.map(NodeId) {
+        let kind = store.node(id).kind;
+        if !matches!(
+            kind,
+            NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
+        ) {
+            continue;
+        }
+        let Some((ir, e)) = store.entry_of(id) else {
+            continue;
+        };
+        let mut write = |k: usize| {
+            let r = store.ref_at(id, k);
+            if !r.is_none() {
+                written.entry(r).or_insert(id);
+            }
+        };
+        if ir.has_mut_borrows() {
+            for k in ir.borrows_mut(store.node(id).entry as usize) {
+                write(k);
+            }
+        }
+        let unit = || store.value_cow(id).is_unit();
+        match e.kind {
+            EntryKind::Special if e.head.ends_with('=') => write(0),
+            EntryKind::Special
+                if e.head.ends_with('!')
+                    && !crate::core::op::macro_only_reads(&e.head)
+                    && unit() =>
+            {
+                (0..e.operands.len()).for_each(write)
+            }
+            EntryKind::MethodCall if kind == NodeKind::PrimitiveCall && unit() => write(0),
+            _ => {}
+        }
+    }
+    written
+}
+
 /// Whether node `id` is a method called on a named constant that holds state: a std type with
 /// interior mutability (`SCALE.get()` on a `thread_local!` `Cell`, `COUNTER.load(..)` on a
 /// `static` atomic, a `Mutex`, a `OnceLock`), whose value may change between runs, so the

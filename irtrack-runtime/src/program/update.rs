@@ -1381,6 +1381,9 @@ struct Caches {
     /// The last call of a closure held in a variable or computed (`FnIr::holds_callee`):
     /// it ran untracked, and may read a captured value a change reached.
     last_held: Option<NodeId>,
+    /// The nodes a write into memory may have changed, with the first such write
+    /// (`super::written_in_place`).
+    written: HashMap<NodeId, NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
     side: Vec<(NodeId, Value)>,
     /// The operands of the operations of `steps`.
@@ -1410,6 +1413,7 @@ impl Caches {
                     }
                 }
             }
+            self.written = super::written_in_place(store, 0..n as u32);
             // One pass: the first error and state read, the last call with an unrecorded
             // operand and the last call of a held callee.
             for id in (0..n as u32).map(NodeId) {
@@ -1454,7 +1458,21 @@ impl Caches {
         if k != NONE {
             return k as usize;
         }
-        let step = find_step(NodeRef { trace, id }, &mut self.operands);
+        let mut step = find_step(NodeRef { trace, id }, &mut self.operands);
+        // An operation reading a value a write into memory changed after it was recorded
+        // (`w[0] = 10.0` before `w[i]`) would run on the value from before: run the function.
+        if let Step::Op {
+            operands: (a, b), ..
+        } = step
+        {
+            let stale = self.operands[a as usize..b as usize].iter().any(
+                |o| matches!(o, Src::Node(r, _) if self.written.get(r).is_some_and(|w| w.0 < id.0)),
+            );
+            if stale {
+                let at = place(NodeRef { trace, id });
+                step = Step::Barrier(Box::new(RerunCause::Stale { node: id, at }));
+            }
+        }
         self.steps.push(step);
         let k = self.steps.len() - 1;
         self.step_of[id.index()] = k as u32;

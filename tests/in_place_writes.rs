@@ -1,0 +1,223 @@
+//! Writes into memory and programs: a write whose element depends on a dynamic input
+//! (`w[i] = 1.0`), a read at a dynamic index of a vector written before (`w[0] = 10.0; w[i]`),
+//! a borrow of an element (`&mut w[i]`) and a user's macro that assigns what it mentions were
+//! replayed at their recorded values (a tester, 2026-11-27: `wi(1)` gave 1 for 0). Each is now
+//! refused by name, `update` runs the function again, and the forms a program can replay still
+//! do, against the plain function.
+// The functions write into vectors on purpose: that is what is tested.
+#![allow(clippy::useless_vec, clippy::needless_range_loop, unused_assignments)]
+
+use irtrack::program::update::{Change, Updatable};
+use irtrack::program::{Input, Program, ReplayError, Retracking};
+use irtrack::{track, tracked};
+use Input::Dynamic;
+
+#[tracked]
+fn write_at(i: usize) -> f64 {
+    let mut w = vec![0.0; 2];
+    w[i] = 1.0;
+    w[0]
+}
+
+#[tracked]
+fn write_at_sign(x: f64) -> f64 {
+    let mut w = vec![0.0; 2];
+    let k = (x > 0.0) as usize;
+    w[k] = 1.0;
+    w[0] * x
+}
+
+#[tracked]
+fn write_nested(i: usize) -> f64 {
+    let mut w = vec![vec![0.0; 2]; 2];
+    w[i][1] += 1.0;
+    w[0][1]
+}
+
+struct Holder {
+    w: Vec<f64>,
+}
+
+#[tracked]
+fn write_field(i: usize) -> f64 {
+    let mut s = Holder { w: vec![0.0; 2] };
+    s.w[i] = 1.0;
+    s.w[0]
+}
+
+#[tracked]
+fn write_through_borrow(i: usize) -> f64 {
+    let mut w = vec![0.0; 2];
+    let r = &mut w[i];
+    *r = 1.0;
+    w[0]
+}
+
+#[tracked]
+fn read_after_write(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    w[0] = 10.0;
+    w[i] * x
+}
+
+#[tracked]
+fn read_after_loop_of_writes(i: usize) -> f64 {
+    let mut w = vec![0.0; 3];
+    for k in 0..3 {
+        w[k] = k as f64 * 5.0;
+    }
+    w[i]
+}
+
+macro_rules! add_to {
+    ($a:ident, $x:expr) => {
+        $a += $x;
+    };
+}
+
+#[tracked]
+fn macro_assigns(x: f64) -> f64 {
+    let mut a = 1.0;
+    add_to!(a, x);
+    a * 2.0
+}
+
+/// What stays replayable: a write of constants read at a constant index (the read's
+/// recorded value saw the write), and a loop of prints.
+#[tracked]
+fn constant_write_read_at_constant(x: f64) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    w[0] = 10.0;
+    println!("{x}");
+    w[0] * x + w[1]
+}
+
+fn refused(p: Result<Program, ReplayError>, names: &str) {
+    match p {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains(names), "{text}");
+        }
+        Ok(p) => panic!("built:\n{p}"),
+    }
+}
+
+#[test]
+fn a_write_at_a_dynamic_index_is_refused() {
+    let writes = "writes a value that depends on a dynamic input into memory";
+    refused(
+        Program::from_trace(&track(write_at, (0usize,)), &[Dynamic]),
+        writes,
+    );
+    refused(
+        Program::from_trace(&track(write_at_sign, (1.0,)), &[Dynamic]),
+        writes,
+    );
+    refused(
+        Program::from_trace(&track(write_nested, (0usize,)), &[Dynamic]),
+        writes,
+    );
+    refused(
+        Program::from_trace(&track(write_field, (0usize,)), &[Dynamic]),
+        writes,
+    );
+    refused(
+        Program::from_trace(&track(write_through_borrow, (0usize,)), &[Dynamic]),
+        writes,
+    );
+    // Derivative programs stand on programs: refused too (they gave the slope 0 for 1).
+    assert!(irtrack::diff::hessian(write_at_sign, (1.0,)).is_err());
+    // The write's node refers to the index it wrote at.
+    let t = track(write_at, (1usize,));
+    let listing = t.to_string();
+    assert!(listing.contains("(w[i] =)(@2, ⟨1.0⟩, @1)"), "{listing}");
+}
+
+#[test]
+fn a_read_after_a_write_is_refused_where_it_mixes_in_a_dynamic_input() {
+    let reads = "after a write into memory changed it in place";
+    refused(
+        Program::from_trace(&track(read_after_write, (2.0, 1usize)), &[Dynamic, Dynamic]),
+        reads,
+    );
+    refused(
+        Program::from_trace(&track(read_after_loop_of_writes, (0usize,)), &[Dynamic]),
+        reads,
+    );
+    let p =
+        Program::from_trace(&track(constant_write_read_at_constant, (1.0,)), &[Dynamic]).unwrap();
+    for x in [2.0, -3.5] {
+        assert_eq!(
+            p.call((x,)).unwrap().as_f64(),
+            Some(constant_write_read_at_constant(x))
+        );
+    }
+}
+
+macro_rules! set_to {
+    ($a:ident, $x:expr) => {
+        $a = $x;
+    };
+}
+
+/// `a` depends on `x` before the macro, and not after it: the slope is 0, not 2.
+#[tracked]
+fn macro_overwrites(x: f64) -> f64 {
+    let mut a = x;
+    set_to!(a, 3.0);
+    a * 2.0
+}
+
+#[test]
+fn a_macro_that_may_assign_what_it_mentions_is_refused() {
+    refused(
+        Program::from_trace(&track(macro_assigns, (5.0,)), &[Dynamic]),
+        "may assign what it mentions",
+    );
+    // The gradient was 0 (truth 2) and 2 (truth 0).
+    for g in [
+        irtrack::gradient(macro_assigns, (5.0,)),
+        irtrack::gradient(macro_overwrites, (3.0,)),
+    ] {
+        match g {
+            Err(irtrack::GradError::Mutation { at }) => {
+                assert!(at.to_string().contains('!'), "{at}")
+            }
+            g => panic!("{g:?}"),
+        }
+    }
+    // A print only reads: the gradient is the function's.
+    let g = irtrack::gradient(constant_write_read_at_constant, (2.0,)).unwrap();
+    assert_eq!(g.wrt[0].as_ref().and_then(|t| t.as_scalar()), Some(10.0));
+}
+
+#[test]
+fn updates_and_retracking_run_the_function_again() {
+    let mut m = Updatable::track(write_at, (0usize,));
+    let u = m.update([Change::argument(0, 1usize)]).unwrap();
+    assert!(u.rerun().is_some());
+    assert_eq!(m.trace().root().value::<f64>(), Some(&write_at(1)));
+
+    let mut m = Updatable::track(write_at_sign, (1.0,));
+    let u = m.update([Change::argument(0, -1.0)]).unwrap();
+    assert!(u.rerun().is_some());
+    assert_eq!(m.trace().root().value::<f64>(), Some(&write_at_sign(-1.0)));
+
+    let mut m = Updatable::track(read_after_write, (2.0, 1usize));
+    let u = m.update([Change::argument(1, 0usize)]).unwrap();
+    assert!(u.rerun().is_some());
+    assert_eq!(
+        m.trace().root().value::<f64>(),
+        Some(&read_after_write(2.0, 0))
+    );
+
+    // The in-place path still serves a change the write does not see.
+    let u = m.update([Change::argument(0, 3.0)]).unwrap();
+    assert!(u.rerun().is_none());
+    assert_eq!(
+        m.trace().root().value::<f64>(),
+        Some(&read_after_write(3.0, 0))
+    );
+
+    assert!(Retracking::track(write_at_sign, (1.0,), &[Dynamic]).is_err());
+}
