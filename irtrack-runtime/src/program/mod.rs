@@ -645,40 +645,51 @@ pub(crate) fn written_in_place(
     nodes: std::ops::Range<u32>,
 ) -> std::collections::HashMap<NodeId, NodeId> {
     let mut written = std::collections::HashMap::new();
-    for id in nodes.map(NodeId) {
-        let kind = store.node(id).kind;
-        if !matches!(
-            kind,
-            NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
-        ) {
+    // Call by call, each with its IR at hand: a node's entry found through its parent (a search
+    // over the calls per node) made the first update of a 10⁵-node trace take milliseconds.
+    for call in store.calls.iter() {
+        let ir = store.call_ir(call);
+        if call.end <= nodes.start || call.node.0 >= nodes.end {
             continue;
         }
-        let Some((ir, e)) = store.entry_of(id) else {
-            continue;
-        };
-        let mut write = |k: usize| {
-            let r = store.ref_at(id, k);
-            if !r.is_none() {
-                written.entry(r).or_insert(id);
+        for id in store.children(call.node) {
+            if !nodes.contains(&id.0) {
+                continue;
             }
-        };
-        if ir.has_mut_borrows() {
-            for k in ir.borrows_mut(store.node(id).entry as usize) {
-                write(k);
+            let node = store.node(id);
+            if !matches!(
+                node.kind,
+                NodeKind::PrimitiveCall | NodeKind::NestedCall | NodeKind::Special
+            ) {
+                continue;
             }
-        }
-        let unit = || store.value_cow(id).is_unit();
-        match e.kind {
-            EntryKind::Special if e.head.ends_with('=') => write(0),
-            EntryKind::Special
-                if e.head.ends_with('!')
-                    && !crate::core::op::macro_only_reads(&e.head)
-                    && unit() =>
-            {
-                (0..e.operands.len()).for_each(write)
+            let Some(e) = ir.entries.get(node.entry as usize) else {
+                continue;
+            };
+            let mut write = |k: usize| {
+                let r = store.ref_at(id, k);
+                if !r.is_none() {
+                    written.entry(r).or_insert(id);
+                }
+            };
+            if ir.has_mut_borrows() {
+                for k in ir.borrows_mut(node.entry as usize) {
+                    write(k);
+                }
             }
-            EntryKind::MethodCall if kind == NodeKind::PrimitiveCall && unit() => write(0),
-            _ => {}
+            let unit = || store.value_cow(id).is_unit();
+            match e.kind {
+                EntryKind::Special if e.head.ends_with('=') => write(0),
+                EntryKind::Special
+                    if e.head.ends_with('!')
+                        && !crate::core::op::macro_only_reads(&e.head)
+                        && unit() =>
+                {
+                    (0..e.operands.len()).for_each(write)
+                }
+                EntryKind::MethodCall if node.kind == NodeKind::PrimitiveCall && unit() => write(0),
+                _ => {}
+            }
         }
     }
     written
