@@ -89,6 +89,15 @@ impl Address {
         Address(keys)
     }
 
+    /// A single name that is an address's printed form (`"geom/stop"`, which no name can
+    /// be) as that address; any other address as it is.
+    pub(crate) fn printed_path(self) -> Address {
+        match &self.0[..] {
+            [Key::Name(n)] if !valid_name(n) => Address::parse(n).unwrap_or(self),
+            _ => self,
+        }
+    }
+
     /// Reads an address from its printed form; `None` when the text is not one.
     ///
     /// ```

@@ -173,9 +173,22 @@ impl Selection {
         Selection::All
     }
 
-    /// These addresses and everything below them.
+    /// These addresses and everything below them. A name as an address prints
+    /// (`"geom/stop"`, `"component[1]/x"`) is read as that address: no choice can have a name
+    /// holding `/`, `[`, `]` or `#`, so taken as one name it would select nothing.
+    ///
+    /// ```
+    /// use irtrack::ppl::{Address, Selection};
+    /// let s = Selection::of(["geom/stop"]);
+    /// assert!(s.contains(&Address::parse("geom/stop").unwrap()));
+    /// ```
     pub fn of<A: Into<Address>>(addresses: impl IntoIterator<Item = A>) -> Selection {
-        Selection::Of(addresses.into_iter().map(Into::into).collect())
+        Selection::Of(
+            addresses
+                .into_iter()
+                .map(|a| a.into().printed_path())
+                .collect(),
+        )
     }
 
     /// One address and everything below it.
@@ -185,7 +198,7 @@ impl Selection {
     /// assert!(Selection::address(("x", 2)).contains(&Address::from(("x", 2))));
     /// ```
     pub fn address(address: impl Into<Address>) -> Selection {
-        Selection::Of(vec![address.into()])
+        Selection::Of(vec![address.into().printed_path()])
     }
 
     /// Every address this selection does not hold.
