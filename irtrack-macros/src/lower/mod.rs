@@ -954,23 +954,35 @@ impl Lowerer {
         });
         let mut rec = TokenStream::new();
         for name in names {
-            let old = self
-                .lookup(&name)
-                .map(|l| l.op.clone())
-                .unwrap_or(Operand::None);
-            let mut ops = vec![old, node.clone()];
-            ops.extend(mentioned.iter().cloned());
-            let (id, op) = self.ir.define(
-                self.block,
-                Slot::Var,
-                Kind::Special,
-                format!("&mut {name}"),
-                ops,
-            );
             let ident = syn::Ident::new(&name, Span::call_site());
-            rec.extend(self.record_ref(id, &ident.to_token_stream()));
-            self.set(&name, op);
+            let mut ops = vec![node.clone()];
+            ops.extend(mentioned.iter().cloned());
+            rec.extend(self.new_version(&ident, ops));
         }
+        rec
+    }
+
+    /// A new version of the local `ident` after something that may have changed it in place:
+    /// a special node `&mut ident` whose operands are the old version and then `what` (the
+    /// call or macro, and what it used), recording the variable's value then. Later reads
+    /// refer to it.
+    fn new_version(&mut self, ident: &syn::Ident, what: Vec<Operand>) -> TokenStream {
+        let name = ident.to_string();
+        let old = self
+            .lookup(&name)
+            .map(|l| l.op.clone())
+            .unwrap_or(Operand::None);
+        let mut ops = vec![old];
+        ops.extend(what);
+        let (id, op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Special,
+            format!("&mut {name}"),
+            ops,
+        );
+        let rec = self.record_ref(id, &ident.to_token_stream());
+        self.set(&name, op);
         rec
     }
 
@@ -988,20 +1000,7 @@ impl Lowerer {
         let tokens = call.tokens;
         let mut rec = TokenStream::new();
         for ident in names {
-            let name = ident.to_string();
-            let old = self
-                .lookup(&name)
-                .map(|l| l.op.clone())
-                .unwrap_or(Operand::None);
-            let (id, op) = self.ir.define(
-                self.block,
-                Slot::Var,
-                Kind::Special,
-                format!("&mut {name}"),
-                vec![old, call.op.clone()],
-            );
-            rec.extend(self.record_ref(id, &ident.to_token_stream()));
-            self.set(&name, op);
+            rec.extend(self.new_version(&ident, vec![call.op.clone()]));
         }
         quote!(#tokens #semi #rec)
     }
