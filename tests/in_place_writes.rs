@@ -92,6 +92,17 @@ fn constant_write_read_at_constant(x: f64) -> f64 {
     w[0] * x + w[1]
 }
 
+/// An inclusive range is no write: its bound stays a constant a dynamic input may meet.
+#[tracked]
+fn inclusive_range(x: f64, n: usize) -> f64 {
+    let lo = 1;
+    let mut s = 0.0;
+    for i in lo..=n {
+        s += x * i as f64;
+    }
+    s + x * lo as f64
+}
+
 fn refused(p: Result<Program, ReplayError>, names: &str) {
     match p {
         Err(e) => {
@@ -146,6 +157,15 @@ fn a_read_after_a_write_is_refused_where_it_mixes_in_a_dynamic_input() {
     );
     let p =
         Program::from_trace(&track(constant_write_read_at_constant, (1.0,)), &[Dynamic]).unwrap();
+    let q =
+        Program::from_trace(&track(inclusive_range, (1.0, 3)), &[Dynamic, Input::Static]).unwrap();
+    assert_eq!(
+        q.call((2.5, 3usize)).unwrap().as_f64(),
+        Some(inclusive_range(2.5, 3))
+    );
+    // A static argument of another type says so where the two print alike.
+    let e = q.call((2.5, 3i32)).unwrap_err().to_string();
+    assert!(e.contains("3::usize") && e.contains("3::i32"), "{e}");
     for x in [2.0, -3.5] {
         assert_eq!(
             p.call((x,)).unwrap().as_f64(),

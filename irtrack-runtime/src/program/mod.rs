@@ -679,7 +679,9 @@ pub(crate) fn written_in_place(
             }
             let unit = || store.value_cow(id).is_unit();
             match e.kind {
-                EntryKind::Special if e.head.ends_with('=') => write(0),
+                // The lowering writes an assignment's head as the place, a space and the
+                // operator (`w[i] =`, `s.v +=`); an inclusive range (`..=`) is no write.
+                EntryKind::Special if e.head.ends_with('=') && e.head.contains(' ') => write(0),
                 EntryKind::Special
                     if e.head.ends_with('!')
                         && !crate::core::op::macro_only_reads(&e.head)

@@ -213,11 +213,17 @@ impl Program {
                         && !given.is_opaque()
                         && recorded.to_string() == given.to_string() => {}
                     Some(false) => {
+                        // Told apart by their types where they print alike (`3` and `3usize`).
+                        let (mut r, mut g) = (recorded.to_string(), given.to_string());
+                        if r == g {
+                            r = format!("{r}::{}", recorded.type_name());
+                            g = format!("{g}::{}", given.type_name());
+                        }
                         return Err(ReplayError::Static {
                             index,
-                            recorded: recorded.to_string(),
-                            given: given.to_string(),
-                        })
+                            recorded: r,
+                            given: g,
+                        });
                     }
                     None => {
                         return Err(ReplayError::StaticUnproven {
