@@ -5,7 +5,13 @@
 //! refused by name, `update` runs the function again, and the forms a program can replay still
 //! do, against the plain function.
 // The functions write into vectors on purpose: that is what is tested.
-#![allow(clippy::useless_vec, clippy::needless_range_loop, unused_assignments)]
+#![allow(
+    clippy::useless_vec,
+    clippy::needless_range_loop,
+    clippy::single_element_loop,
+    clippy::match_single_binding,
+    unused_assignments
+)]
 
 use irtrack::program::update::{Change, Updatable};
 use irtrack::program::{Input, Program, ReplayError, Retracking};
@@ -240,4 +246,137 @@ fn updates_and_retracking_run_the_function_again() {
     );
 
     assert!(Retracking::track(write_at_sign, (1.0,), &[Dynamic]).is_err());
+}
+
+// A second round (a tester, 2026-11-27): writes the first round's fix did not see.
+
+#[tracked]
+fn fill_through_range(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    w[0..1].fill(10.0);
+    w[i] * x
+}
+
+#[tracked]
+fn closure_writes(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    let mut set = |k: usize| w[k] = 10.0;
+    set(0);
+    w[i] * x
+}
+
+#[tracked]
+fn closure_writes_input(mut v: Vec<f64>) -> f64 {
+    let mut s = || v[0] = 10.0;
+    s();
+    v[0] * v[0] + v[1]
+}
+
+#[tracked]
+fn borrow_in_tuple(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    let pair = (&mut w, 1);
+    pair.0[0] = 10.0;
+    w[i] * x
+}
+
+#[tracked]
+fn borrow_in_array(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    for r in [&mut w] {
+        r[0] = 10.0;
+    }
+    w[i] * x
+}
+
+#[tracked]
+fn borrow_in_match(x: f64, i: usize) -> f64 {
+    let mut w = vec![1.0, 2.0];
+    match &mut w {
+        r => r[0] = 10.0,
+    }
+    w[i] * x
+}
+
+/// A user's macro named like `log`'s.
+macro_rules! info {
+    ($a:ident, $x:expr) => {
+        $a += $x;
+    };
+}
+
+#[tracked]
+fn user_info(x: f64) -> f64 {
+    let mut a = 1.0;
+    info!(a, x);
+    a * 2.0
+}
+
+/// Only reads: `dbg!` and `println!` of an accumulator.
+#[tracked]
+fn prints(x: f64) -> f64 {
+    let mut acc = x * 2.0;
+    println!("{acc}");
+    dbg!(acc);
+    acc += 1.0;
+    acc * x
+}
+
+#[test]
+fn writes_seen_through_receivers_closures_and_holders() {
+    // Each `#[tracked]` fn item passed as itself (a fn pointer is recorded as a primitive).
+    macro_rules! check {
+        ($($f:ident),*) => {$(
+            match Program::from_trace(&track($f, (2.0, 1usize)), &[Dynamic, Dynamic]) {
+                // Where a program is built, it is right where the read sees the write.
+                Ok(p) => assert_eq!(
+                    p.call((3.0, 0usize)).ok().and_then(|v| v.as_f64()),
+                    Some($f(3.0, 0)),
+                    stringify!($f)
+                ),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains("write") || e.contains("closure"), "{e}");
+                }
+            }
+            let mut m = Updatable::track($f, (2.0, 1usize));
+            m.update([Change::argument(1, 0usize)]).unwrap();
+            assert_eq!(m.trace().root().value::<f64>(), Some(&$f(2.0, 0)), stringify!($f));
+        )*};
+    }
+    check!(
+        fill_through_range,
+        closure_writes,
+        borrow_in_tuple,
+        borrow_in_array,
+        borrow_in_match
+    );
+    // The closure wrote a dynamic input: the program, the update and the gradient (both
+    // sweeps) refuse; the gradient was [20, 1] for [0, 1].
+    assert!(
+        Program::from_trace(&track(closure_writes_input, (vec![1.0, 2.0],)), &[Dynamic]).is_err()
+    );
+    let mut m = Updatable::track(closure_writes_input, (vec![10.0, 2.0],));
+    m.update([Change::argument(0, vec![1.0, 2.0])]).unwrap();
+    assert_eq!(m.trace().root().value::<f64>(), Some(&102.0));
+    assert!(irtrack::gradient(closure_writes_input, (vec![1.0, 2.0],)).is_err());
+    assert!(irtrack::grad::with_general_sweep(|| irtrack::gradient(
+        closure_writes_input,
+        (vec![1.0, 2.0],)
+    ))
+    .is_err());
+}
+
+#[test]
+fn only_the_std_printing_macros_are_taken_to_read_only() {
+    assert!(Program::from_trace(&track(user_info, (5.0,)), &[Dynamic]).is_err());
+    assert!(matches!(
+        irtrack::gradient(user_info, (2.0,)),
+        Err(irtrack::GradError::Mutation { .. })
+    ));
+    let g = irtrack::gradient(prints, (1.5,)).unwrap();
+    // acc·x = (2x + 1)·x: 4x + 1.
+    assert_eq!(g.wrt[0].as_ref().and_then(|t| t.as_scalar()), Some(7.0));
+    let p = Program::from_trace(&track(prints, (1.5,)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((2.0,)).unwrap().as_f64(), Some(prints(2.0)));
 }

@@ -304,6 +304,15 @@ impl Entry {
     pub(crate) fn takes_unrecorded(&self) -> bool {
         (self.kind != EntryKind::Special || Builtin::of_entry(self) == Some(Builtin::Guard))
             && self.operands.contains(&Operand::None)
+            || self.writes_place() && self.operands.first() == Some(&Operand::None)
+    }
+
+    /// Whether this is an assignment into a place (`w[i] = x`, `s.v += x`, `*r = x`): the
+    /// lowering writes its head as the place, a space and the operator, and its first operand
+    /// is the place's root (`Operand::None` where the trace does not link it: a closure's
+    /// captured variable). An inclusive range (`..=`) is none.
+    pub(crate) fn writes_place(&self) -> bool {
+        self.kind == EntryKind::Special && self.head.ends_with('=') && self.head.contains(' ')
     }
 
     /// A function or block argument `%var` of `block`, for the variable `name`.

@@ -754,22 +754,27 @@ pub enum Receiver {
     Other,
 }
 
-/// Whether the macro `head` (`println!`, or its path) is one of the std's or `log`'s that only
-/// read what they mention. Any other macro that mentions a variable may assign it
-/// (`add_to!(a, x)`): `#[tracked]` gives a mentioned `mut` variable a new version after it, and
-/// gradients and programs refuse what depends on such a macro. Shared with `#[tracked]`.
+/// Whether the macro `head` (`println!`, or its path) only reads what it mentions: the std's
+/// printing and assertion macros and `dbg!` (by a bare name or an `std::`/`core::` path), and
+/// `log`'s named by their path (`log::info!`: a bare `info!` may be a user's macro of that
+/// name). `write!` and `writeln!` write into their first operand. Any other macro that mentions
+/// a variable may assign it (`add_to!(a, x)`): `#[tracked]` gives a mentioned `mut` variable
+/// a new version after it, and gradients and programs refuse what depends on such a macro.
+/// Shared with `#[tracked]`.
 #[doc(hidden)]
 pub fn macro_only_reads(head: &str) -> bool {
-    let name = head.trim_end_matches('!');
-    let name = name.rsplit("::").next().unwrap_or(name);
-    matches!(
+    let path: String = head.trim_end_matches('!').split_whitespace().collect();
+    let path = path.trim_start_matches("::");
+    let (prefix, name) = match path.rsplit_once("::") {
+        Some((p, n)) => (Some(p), n),
+        None => (None, path),
+    };
+    let std = matches!(
         name,
         "print"
             | "println"
             | "eprint"
             | "eprintln"
-            | "write"
-            | "writeln"
             | "format_args"
             | "assert"
             | "assert_eq"
@@ -777,13 +782,11 @@ pub fn macro_only_reads(head: &str) -> bool {
             | "debug_assert"
             | "debug_assert_eq"
             | "debug_assert_ne"
-            | "trace"
-            | "debug"
-            | "info"
-            | "warn"
-            | "error"
-            | "log"
-    )
+            | "dbg"
+    ) && matches!(prefix, None | Some("std" | "core"));
+    let log = matches!(name, "trace" | "debug" | "info" | "warn" | "error" | "log")
+        && prefix == Some("log");
+    std || log
 }
 
 #[cfg(test)]

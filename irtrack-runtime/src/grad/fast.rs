@@ -1013,6 +1013,16 @@ impl<'s> Builder<'s> {
                 let len = self.tape.vectors[vector].1;
                 let k = self.int_operand(refs, plan, 1)?;
                 let index = usize::try_from(k).ok().filter(|&k| k < len)?;
+                // The element read must be the one the vector recorded: else the vector was
+                // changed in place after it was recorded (a closure's `v[0] = 10.0`), and the
+                // general sweep names the stale edge (this path gave the written element's
+                // slope to the input's).
+                let read = store.f64_at(store.slot(id))?;
+                let recorded = store.value_cow(v);
+                let element = recorded.floats().and_then(|f| f.get(index).copied())?;
+                if element.to_bits() != read.to_bits() {
+                    return None;
+                }
                 self.edge(
                     id,
                     v,

@@ -219,20 +219,23 @@ impl<'t> Builder<'t> {
         Ok(s)
     }
 
-    /// Refuses an operation that mixes a dynamic operand with a constant one that a write
-    /// into memory changed after it was recorded (`w[0] = 10.0` before `w[i]`): the program
-    /// would run it on the value from before the write. (Where every operand is constant the
-    /// node's own recorded value is kept, which saw the write.)
+    /// Refuses an operation that reads a value a write into memory changed after it was
+    /// recorded (`w[0] = 10.0` before `w[i]`), where the value is dynamic or beside a dynamic
+    /// operand: the program would run it on the value from before the write. (Where every
+    /// operand is constant the node's own recorded value is kept, which saw the write.)
     fn check_fresh(&self, n: NodeRef<'_>, args: &[Src]) -> Result<(), ReplayError> {
-        if self.written.is_empty() || !args.iter().any(Src::is_dynamic) {
+        if self.written.is_empty() {
             return Ok(());
         }
+        let mixed = args.iter().any(Src::is_dynamic);
         for (a, s) in n.arguments().iter().zip(args) {
             let Arg::Node(m) = a else { continue };
             let Some(&write) = self.written.get(&m.id()) else {
                 continue;
             };
-            if s.is_dynamic() || write.get() >= n.id().get() {
+            // A dynamic value written over would be read from the call's argument, not from
+            // what the write left; a constant one only matters beside a dynamic operand.
+            if !(s.is_dynamic() || mixed) || write.get() >= n.id().get() {
                 continue;
             }
             let at = self.trace.node(write).map_or_else(String::new, |w| {
@@ -389,6 +392,17 @@ impl<'t> Builder<'t> {
                 "reads a value the trace did not record (in a closure, through a captured \
                  reference): it may depend on a dynamic input; capture the value itself, or \
                  pass it as an argument",
+            ));
+        }
+        let blind_write = n
+            .entry()
+            .is_some_and(|e| e.writes_place() && e.takes_unrecorded());
+        if self.any_dynamic && blind_write {
+            return Err(unsupported(
+                n,
+                "writes into a variable the trace does not link (a closure's captured \
+                 variable): what it changed is not known, and a later read would replay \
+                 the value from before; return the new value from the closure instead",
             ));
         }
         if self.any_dynamic && n.entry().is_some_and(Entry::takes_unrecorded) {

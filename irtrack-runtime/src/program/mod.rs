@@ -666,12 +666,7 @@ pub(crate) fn written_in_place(
             let Some(e) = ir.entries.get(node.entry as usize) else {
                 continue;
             };
-            let mut write = |k: usize| {
-                let r = store.ref_at(id, k);
-                if !r.is_none() {
-                    written.entry(r).or_insert(id);
-                }
-            };
+            let mut write = |k: usize| mark_written(store, store.ref_at(id, k), id, &mut written);
             if ir.has_mut_borrows() {
                 for k in ir.borrows_mut(node.entry as usize) {
                     write(k);
@@ -679,9 +674,7 @@ pub(crate) fn written_in_place(
             }
             let unit = || store.value_cow(id).is_unit();
             match e.kind {
-                // The lowering writes an assignment's head as the place, a space and the
-                // operator (`w[i] =`, `s.v +=`); an inclusive range (`..=`) is no write.
-                EntryKind::Special if e.head.ends_with('=') && e.head.contains(' ') => write(0),
+                EntryKind::Special if e.writes_place() => write(0),
                 EntryKind::Special
                     if e.head.ends_with('!')
                         && !crate::core::op::macro_only_reads(&e.head)
@@ -695,6 +688,46 @@ pub(crate) fn written_in_place(
         }
     }
     written
+}
+
+/// Marks `r`, written by node `write`, and what it was read from: the base of an element or
+/// field, the source of a binding, an iterator's or method's receiver (`w[0..1].fill(c)` writes
+/// `w`, `for r in [&mut w] { r[0] = c }` writes `w`), every part of a tuple, array or struct
+/// literal that may hold a `&mut` (`(&mut w, 1).0[0] = c`).
+fn mark_written(
+    store: &Store,
+    r: NodeId,
+    write: NodeId,
+    written: &mut std::collections::HashMap<NodeId, NodeId>,
+) {
+    use crate::core::op::Builtin;
+    let mut stack = vec![r];
+    // A bound on the walk: provenance chains are short; a long one is cut, not followed.
+    let mut budget = 256;
+    while let Some(r) = stack.pop() {
+        if r.is_none() || budget == 0 {
+            continue;
+        }
+        budget -= 1;
+        // The first write: calls are walked one after another, not in recording order.
+        let first = written.entry(r).or_insert(write);
+        *first = NodeId(first.0.min(write.0));
+        let node = store.node(r);
+        if !matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special) {
+            continue;
+        }
+        let Some((ir, e)) = store.entry_of(r) else {
+            continue;
+        };
+        let whole = matches!(
+            ir.builtin(node.entry as usize),
+            Some(Builtin::Tuple | Builtin::ArrayOf | Builtin::VecOf)
+        ) || e.head.ends_with(" {}");
+        let n = if whole { e.operands.len() } else { 1 };
+        for k in 0..n.min(e.operands.len()) {
+            stack.push(store.ref_at(r, k));
+        }
+    }
 }
 
 /// Whether node `id` is a method called on a named constant that holds state: a std type with

@@ -312,6 +312,11 @@ impl<'t> NodeRef<'t> {
                     .is_some_and(|v| v.floats().is_some() || is_vector_array(v));
                 if floats && self.raw_value().scalar_type() == Some(ScalarType::F64) {
                     Ok(Operation::Builtin(Builtin::Index))
+                } else if floats {
+                    unsupported(
+                        "a range of a vector (`&x[a..b]`) is not re-executed, only an element \
+                         at an integer index (`x[i]`): index the elements in a loop",
+                    )
                 } else {
                     unsupported("indexing is re-executed on vectors of `f64` only")
                 }
