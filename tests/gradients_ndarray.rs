@@ -187,3 +187,30 @@ fn quotients_where_the_denominators_square_overflows() {
     let want: f64 = a.iter().map(|&x| -(x / k) / k).sum();
     assert!((dk - want).abs() <= 1e-12 * want.abs(), "{dk} vs {want}");
 }
+
+/// ndarray's `len` is a count, constant around the point (it was taken for a float's bits
+/// re-encoded, and the gradient refused as `Indeterminacy::Unseen`, a tester, 2026-11-27).
+#[irtrack::tracked]
+fn mean_of_squares(x: ndarray::Array1<f64>) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i] * x[i];
+    }
+    s / n as f64
+}
+
+#[test]
+fn an_arrays_length_is_a_constant_count() {
+    let x = ndarray::array![1.0, 2.0, 3.0];
+    let g = irtrack::gradient(mean_of_squares, (x.clone(),)).unwrap();
+    let g = g.wrt[0]
+        .as_ref()
+        .and_then(|t| t.as_array())
+        .unwrap()
+        .to_owned();
+    // 2 x_i / n.
+    for (i, gi) in g.iter().enumerate() {
+        assert!((gi - 2.0 * x[i] / 3.0).abs() < 1e-15, "{gi}");
+    }
+}

@@ -690,9 +690,18 @@ impl<'s> Sweep<'s> {
         if float_class && float_by_value(site.receiver()) {
             return true;
         }
-        // The length of a vector of floats: checked against the vector recorded.
+        // The length of a vector or an array of floats (ndarray's `len` counts its
+        // elements): checked against the value recorded.
         if matches!(head, "len" | "is_empty") && site.len() == 1 {
-            if let Some(v) = site.value(0).and_then(|v| v.floats().map(|f| f.len())) {
+            let count = |v: std::borrow::Cow<Value>| {
+                v.floats().map(|f| f.len()).or_else(|| {
+                    #[cfg(feature = "ndarray")]
+                    return crate::core::arrays::array_primal(&v).map(|a| a.len());
+                    #[cfg(not(feature = "ndarray"))]
+                    None
+                })
+            };
+            if let Some(v) = site.value(0).and_then(count) {
                 let out = site.output();
                 return match head {
                     "len" => out.as_i64() == Some(v as i64),
