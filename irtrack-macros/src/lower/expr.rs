@@ -49,6 +49,15 @@ fn vec_elements(mac: &syn::Macro) -> Option<Vec<Expr>> {
         .map(|p| p.into_iter().collect())
 }
 
+/// The variable `e` names, when it is a plain path of one identifier (`a`, `(a)`).
+fn local_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Paren(p) => local_ident(&p.expr),
+        _ => None,
+    }
+}
+
 fn rooted_in_path(e: &Expr) -> bool {
     match e {
         Expr::Path(_) => true,
@@ -194,6 +203,12 @@ impl Lowerer {
                 } else {
                     Ctx::Ref
                 };
+                // `&mut a` of a variable bound to a literal: a node for it first, so that a
+                // write through the borrow has one to change (`*r = 10.0` then `a * x`).
+                let version = match (&r.mutability, local_ident(&r.expr)) {
+                    (Some(_), Some(name)) => self.materialize(&name),
+                    _ => TokenStream::new(),
+                };
                 let mark = self.place_indices.len();
                 let inner = self.expr(&r.expr, inner_ctx);
                 let indices = self.place_indices.split_off(mark);
@@ -216,7 +231,14 @@ impl Lowerer {
                         .define(self.block, Slot::Var, Kind::Special, head, ops);
                     let rec = self.record_ref(id, &quote!(()));
                     return Lowered {
-                        tokens: quote!({ #rec #and #m #t }),
+                        tokens: quote!({ #version #rec #and #m #t }),
+                        op: inner.op,
+                        loud: true,
+                    };
+                }
+                if !version.is_empty() {
+                    return Lowered {
+                        tokens: quote!(({ #version #and #m #t })),
                         op: inner.op,
                         loud: true,
                     };
@@ -669,10 +691,58 @@ impl Lowerer {
     }
 
     /// A macro call recorded as a special whose operands are the local variables it mentions.
+    /// A user's macro may assign a `mut` variable it mentions (`let z = set0!(a);`): each gets
+    /// a version node first, so that the write has one to change.
     fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
+        // Each `mut` variable it mentions gets a version node of its own first, which the
+        // macro's node then refers to: a write the macro makes is seen by what it changed.
+        let mut versions = TokenStream::new();
+        if super::scan::user_macro_may_assign(&m.mac) {
+            let names = super::scan::macro_mentions(&m.mac.tokens, &|n| {
+                self.is_local(n) && self.mutable_names.contains(n)
+            });
+            for name in names {
+                let old = self.lookup(&name).map_or(Operand::None, |l| l.op.clone());
+                versions.extend(self.version_of(&name, vec![old]));
+            }
+        }
         let ops = self.mentioned_operands(&m.mac);
         let head = format!("{}!", text(&m.mac.path));
-        self.special(head, ops, e.to_token_stream(), e.span())
+        let mut l = self.special(head, ops, e.to_token_stream(), e.span());
+        if !versions.is_empty() {
+            let t = l.tokens;
+            l.tokens = quote!(({ #versions #t }));
+        }
+        l
+    }
+
+    /// A node now for the `mut` local `name` where it has none (a variable bound to a literal is
+    /// that literal, `⟨1.0⟩`): a special `&mut name` recording its value, which later reads
+    /// refer to, so that a write through a `&mut` borrow or a macro has a node to change.
+    fn materialize(&mut self, name: &str) -> TokenStream {
+        if !self.mutable_names.contains(name) || self.versioned_after.iter().any(|n| n == name) {
+            return TokenStream::new();
+        }
+        let Some(Operand::Const(c)) = self.lookup(name).map(|l| l.op.clone()) else {
+            return TokenStream::new();
+        };
+        self.version_of(name, vec![Operand::Const(c)])
+    }
+
+    /// A node for the `mut` local `name` recording its value now, a special `&mut name` with
+    /// `operands`, which later reads refer to.
+    fn version_of(&mut self, name: &str, operands: Vec<Operand>) -> TokenStream {
+        let (id, op) = self.ir.define(
+            self.block,
+            Slot::Var,
+            Kind::Special,
+            format!("&mut {name}"),
+            operands,
+        );
+        let ident = syn::Ident::new(name, Span::call_site());
+        let rec = self.record_ref(id, &ident.to_token_stream());
+        self.set(name, op);
+        rec
     }
 
     fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {

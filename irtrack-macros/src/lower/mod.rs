@@ -195,6 +195,9 @@ pub struct Lowerer {
     /// The names bound `mut` in the function (`scan::mutable_bindings`): a user's macro that
     /// mentions one may assign it.
     mutable_names: std::collections::BTreeSet<String>,
+    /// The variables a statement's `&mut` call gives new versions after it (`f(&mut k);`):
+    /// their borrows in it need no node before.
+    versioned_after: Vec<String>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -234,6 +237,7 @@ impl Lowerer {
             flat_leaves: Vec::new(),
             place_indices: Vec::new(),
             mutable_names: Default::default(),
+            versioned_after: Vec::new(),
         }
     }
 
@@ -996,7 +1000,11 @@ impl Lowerer {
     /// After:  `<the recorded call>; (&&&__irtrack.peek(9, &k)).rec();`
     fn call_statement_with_mut_locals(&mut self, e: &Expr, semi: &syn::Token![;]) -> TokenStream {
         let names = self.mut_borrowed_locals(e);
+        let before = self.versioned_after.len();
+        self.versioned_after
+            .extend(names.iter().map(|i| i.to_string()));
         let call = self.expr(e, Ctx::Value);
+        self.versioned_after.truncate(before);
         let tokens = call.tokens;
         let mut rec = TokenStream::new();
         for ident in names {

@@ -15,5 +15,6 @@ pub(crate) mod tape;
 pub(crate) mod ties;
 pub(crate) mod trace;
 pub mod value;
+pub(crate) mod writes;
 
 pub use ids::NodeId;

@@ -755,7 +755,8 @@ pub enum Receiver {
 }
 
 /// Whether the macro `head` (`println!`, or its path) only reads what it mentions: the std's
-/// printing and assertion macros and `dbg!` (by a bare name or an `std::`/`core::` path), and
+/// printing, assertion and value-making macros (`vec!`, `format!`) and `dbg!` (by a bare name
+/// or an `std::`/`core::` path), and
 /// `log`'s named by their path (`log::info!`: a bare `info!` may be a user's macro of that
 /// name). `write!` and `writeln!` write into their first operand. Any other macro that mentions
 /// a variable may assign it (`add_to!(a, x)`): `#[tracked]` gives a mentioned `mut` variable
@@ -783,7 +784,17 @@ pub fn macro_only_reads(head: &str) -> bool {
             | "debug_assert_eq"
             | "debug_assert_ne"
             | "dbg"
-    ) && matches!(prefix, None | Some("std" | "core"));
+            // Values made from what they mention.
+            | "vec"
+            | "format"
+            | "matches"
+            | "concat"
+            | "stringify"
+            | "panic"
+            | "todo"
+            | "unimplemented"
+            | "unreachable"
+    ) && matches!(prefix, None | Some("std" | "core" | "alloc"));
     let log = matches!(name, "trace" | "debug" | "info" | "warn" | "error" | "log")
         && prefix == Some("log");
     std || log

@@ -93,6 +93,10 @@ struct Plan {
     /// untracked may read what its callee captured.
     held: bool,
     mut_borrows: bool,
+    /// An assignment into a place (`w[0] = c`) or a user's macro (which may assign what it
+    /// mentions): the general sweep refuses a later read of what it wrote
+    /// (`core::writes`), which this path does not follow.
+    writes: bool,
 }
 
 /// The literal operands of an entry, read as floats and as integers (the first three).
@@ -148,6 +152,10 @@ impl Plan {
             operands: e.operands.len().min(255) as u8,
             mut_borrows: ir.borrows_mut(index).next().is_some(),
             held: ir.holds_callee(index),
+            writes: e.writes_place()
+                || e.kind == EntryKind::Special
+                    && e.head.ends_with('!')
+                    && !crate::core::op::macro_only_reads(&e.head),
         }
     }
 }
@@ -737,6 +745,9 @@ impl<'s> Builder<'s> {
             }
         }
         if plan.mut_borrows && refs.iter().any(|&r| self.is_active(r)) {
+            return None;
+        }
+        if plan.writes {
             return None;
         }
         if plan.held && node.kind == NodeKind::PrimitiveCall {

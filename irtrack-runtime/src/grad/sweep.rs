@@ -134,6 +134,10 @@ pub(crate) struct Sweep<'s> {
     /// Values computed from a tainted one that are not discrete (`f64::from_bits(bits)`):
     /// active, and refused with an error when the output's sensitivity reaches them.
     poisoned: HashMap<NodeId, NodeId>,
+    /// The nodes a write into memory may have changed, with the first such write
+    /// (`core::writes::written_in_place`): a rule reading one after it reads a value the
+    /// trace does not show.
+    written: HashMap<NodeId, NodeId>,
     /// For a sweep from chosen nodes ([`Sweep::from_sources`]): nodes whose values are taken
     /// as given, not as functions of their operands — `true` for the inputs, `false` for
     /// constants. Empty for a sweep from the root's arguments.
@@ -226,6 +230,7 @@ impl<'s> Sweep<'s> {
             captures: HashMap::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
+            written: crate::core::writes::written_in_place(store, 0..store.len() as u32),
             sources,
             arguments: true,
             values: None,
@@ -1446,6 +1451,19 @@ impl<'s> Sweep<'s> {
                     if call.0 < id.0 && self.is_active(r) {
                         return Err(GradError::Mutation {
                             at: self.place(call),
+                        });
+                    }
+                }
+            }
+        }
+        // A rule reading a value a write into memory changed after it was recorded (`*r =
+        // 10.0` then `a * x`): its partials would be taken at the value from before.
+        if !self.written.is_empty() {
+            for &r in &site.refs {
+                if let Some(&write) = self.written.get(&r) {
+                    if write.0 < id.0 {
+                        return Err(GradError::Mutation {
+                            at: self.place(write),
                         });
                     }
                 }

@@ -192,7 +192,16 @@ where
         let Some(u) = unless_impossible(u)? else {
             return Ok(zeros(IMPOSSIBLE));
         };
-        if u.drawn > 0 || !u.discard.addresses().all(|a| c.contains(a)) {
+        // The same latent choices: observations may change, appear or go (their old values
+        // are in the discard too). The gradient must be the score's at this point whatever
+        // trace it is asked from: HMC's leapfrog is reversible only then (a zero where the
+        // starting trace observed something the point does not made the forward and backward
+        // trajectories differ, and the chain's target wrong).
+        let same_latents = u
+            .discard
+            .addresses()
+            .all(|a| c.contains(a.clone()) || trace.is_observed(a.clone()));
+        if u.drawn > 0 || !same_latents {
             return Ok(zeros("the model makes other choices at this point"));
         }
         moved = u.trace;

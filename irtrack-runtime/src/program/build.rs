@@ -51,7 +51,7 @@ struct Builder<'t> {
     /// What each `next` on such an iterator returned.
     elements: HashMap<NodeId, Element>,
     /// The nodes a write into memory may have changed, with the first such write
-    /// (`super::written_in_place`).
+    /// (`core::writes::written_in_place`).
     written: HashMap<NodeId, NodeId>,
 }
 
@@ -875,7 +875,7 @@ impl Program {
             walks: HashMap::new(),
             cursors: Vec::new(),
             elements: HashMap::new(),
-            written: super::written_in_place(&trace.store, base as u32..end as u32),
+            written: crate::core::writes::written_in_place(&trace.store, base as u32..end as u32),
         };
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.

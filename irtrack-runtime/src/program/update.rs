@@ -1382,7 +1382,7 @@ struct Caches {
     /// it ran untracked, and may read a captured value a change reached.
     last_held: Option<NodeId>,
     /// The nodes a write into memory may have changed, with the first such write
-    /// (`super::written_in_place`).
+    /// (`core::writes::written_in_place`).
     written: HashMap<NodeId, NodeId>,
     /// The new values of a walk (empty between walks; kept for its capacity).
     side: Vec<(NodeId, Value)>,
@@ -1413,7 +1413,7 @@ impl Caches {
                     }
                 }
             }
-            self.written = super::written_in_place(store, 0..n as u32);
+            self.written = crate::core::writes::written_in_place(store, 0..n as u32);
             // One pass: the first error and state read, the last call with an unrecorded
             // operand and the last call of a held callee.
             for id in (0..n as u32).map(NodeId) {
