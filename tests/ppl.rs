@@ -439,7 +439,10 @@ fn hmc_gradients_do_not_depend_on_the_starting_trace() {
     let m = chain.iter().sum::<f64>() / chain.len() as f64;
     let v = chain.iter().map(|x| (x - m).powi(2)).sum::<f64>() / chain.len() as f64;
     assert!((m - mean_exact).abs() < 0.03, "mean {m} vs {mean_exact}");
-    assert!((v / var_exact - 1.0).abs() < 0.15, "variance {v} vs {var_exact}");
+    assert!(
+        (v / var_exact - 1.0).abs() < 0.15,
+        "variance {v} vs {var_exact}"
+    );
 }
 
 /// An observation of a value computed from a latent (`y = 2z` observed at its computed value,

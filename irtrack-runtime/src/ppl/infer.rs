@@ -103,6 +103,9 @@ where
         return Ok((trace, false));
     };
     let weight = run.weight.value()?;
+    if loses_data(&trace, |_| false, &run.discard) {
+        return Ok((trace, false));
+    }
     if accept(weight, rng) {
         let new = super::interface::assemble(
             trace.model.clone(),
@@ -144,6 +147,13 @@ where
     R: RngCore + ?Sized,
 {
     let (new, weight) = super::interface::regenerate_rerun(&trace, selection, rng)?;
+    // The constrained values the new trace lacks, as `mh` sees them in its discard.
+    let lost = trace.choices.list.iter().any(|c| {
+        c.origin == super::choices::Origin::Constrained && new.choices.get(&c.address).is_none()
+    });
+    if lost {
+        return Ok((trace, false));
+    }
     if accept(weight, rng) {
         Ok((new, true))
     } else {
@@ -215,6 +225,10 @@ where
         Err(e) => return Err(e),
     };
     let log_ratio = updated.weight - fwd_score + bwd_score;
+    let kept = |a: &super::Address| updated.trace.choices.get(a).is_some();
+    if loses_data(&trace, kept, &updated.discard) {
+        return Ok((trace, false));
+    }
     if accept(log_ratio, rng) {
         Ok((updated.trace, true))
     } else {
@@ -345,11 +359,13 @@ where
     // them, and the rule is the same both ways, as the chain's balance needs. (It read the
     // new trace: a move that removed an observation was always rejected, the reverse move
     // accepted, and `P(x > 0)` came out 0.99998 for 0.22.)
+    let kept = |a: &super::Address| updated.trace.choices.get(a).is_some();
     let structure_kept = updated.drawn == 0
         && updated
             .discard
             .addresses()
-            .all(|a| proposed.contains(a.clone()) || trace.is_observed(a.clone()));
+            .all(|a| proposed.contains(a.clone()) || trace.is_observed(a.clone()))
+        && !loses_data(&trace, kept, &updated.discard);
     let log_ratio = updated.weight - kinetic(&p) + kinetic(&p0);
     if structure_kept && !log_ratio.is_nan() && accept(log_ratio, rng) {
         Ok((updated.trace, true))
@@ -495,4 +511,23 @@ fn latent_only<M: Callable<A> + Clone, A: Clone>(
         }
     }
     latent
+}
+
+/// Whether a step from `old` drops a value `generate` was given as data (a constraint) that
+/// `discard` holds and the new trace lacks: a branch that leaves such an address discards it,
+/// and a branch back draws it as a latent choice, so the two moves do not balance (`mh` on
+/// `b ~ Bernoulli; if b { z ~ N }` with `z` constrained settled on the prior of `b`). Such a
+/// proposal is rejected: constrained data stays in the chain's traces.
+fn loses_data<M: Callable<A>, A>(
+    old: &PplTrace<M, A>,
+    new_has: impl Fn(&super::Address) -> bool,
+    discard: &ChoiceMap,
+) -> bool {
+    discard.addresses().any(|a| {
+        !new_has(a)
+            && old
+                .choices
+                .get(a)
+                .is_some_and(|(_, c)| c.origin == super::choices::Origin::Constrained)
+    })
 }
