@@ -1379,3 +1379,17 @@ fn constrained_data_is_never_dropped_by_a_step() {
         }
     }
 }
+
+/// A name that is an address's printed form is read as that address by the choice maps and
+/// the trace's queries too (they took it as one name: `None`, `false` and unvisited
+/// constraints for an address the trace has).
+#[test]
+fn printed_addresses_are_read_as_addresses() {
+    let t = simulate(debugged, (2.0,), &mut PplRng::seed_from_u64(9)).unwrap();
+    let a = Address::parse("geom/stop").unwrap();
+    assert!(t.value::<bool>("geom/stop").is_some());
+    assert_eq!(t.value::<bool>("geom/stop"), t.value::<bool>(a.clone()));
+    assert_eq!(t.log_density("geom/stop"), t.log_density(a.clone()));
+    let c = ChoiceMap::new().with("geom/stop", true);
+    assert!(c.contains(a));
+}

@@ -45,7 +45,7 @@ impl ChoiceMap {
     /// assert_eq!(c.insert("x", 2.0).and_then(|v| v.as_f64()), Some(1.0));
     /// ```
     pub fn insert(&mut self, address: impl Into<Address>, value: impl Snapshot) -> Option<Value> {
-        self.insert_value(address.into(), value.snapshot())
+        self.insert_value(address.into().printed_path(), value.snapshot())
     }
 
     /// Sets a [`Value`] at `address`; returns the value that was there.
@@ -75,7 +75,7 @@ impl ChoiceMap {
     /// assert_eq!(c.value("x").and_then(|v| v.as_f64()), Some(2.0));
     /// ```
     pub fn value(&self, address: impl Into<Address>) -> Option<&Value> {
-        self.value_at(&address.into())
+        self.value_at(&address.into().printed_path())
     }
 
     pub(crate) fn value_at(&self, address: &Address) -> Option<&Value> {
@@ -94,7 +94,7 @@ impl ChoiceMap {
     /// assert!(ChoiceMap::new().with("x", 1.0).contains("x"));
     /// ```
     pub fn contains(&self, address: impl Into<Address>) -> bool {
-        self.index.contains_key(&address.into())
+        self.index.contains_key(&address.into().printed_path())
     }
 
     /// How many values the map holds.

@@ -103,19 +103,24 @@ where
 
     /// The value of the choice at `address` as a `T`.
     pub fn value<T: Clone + 'static>(&self, address: impl Into<Address>) -> Option<T> {
-        let (_, c) = self.choices.get(&address.into())?;
+        let (_, c) = self.choices.get(&address.into().printed_path())?;
         c.value.downcast_ref::<T>().cloned()
     }
 
     /// The log-density of the choice at `address` under its distribution.
     pub fn log_density(&self, address: impl Into<Address>) -> Option<f64> {
-        Some(self.choices.get(&address.into())?.1.log_density)
+        Some(
+            self.choices
+                .get(&address.into().printed_path())?
+                .1
+                .log_density,
+        )
     }
 
     /// Whether the choice at `address` is data: observed by the model or constrained.
     pub fn is_observed(&self, address: impl Into<Address>) -> bool {
         self.choices
-            .get(&address.into())
+            .get(&address.into().printed_path())
             .is_some_and(|(_, c)| c.origin != Origin::Latent)
     }
 
