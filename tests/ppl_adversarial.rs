@@ -630,3 +630,49 @@ fn assess_scores_a_traces_own_choices() {
     let e = irtrack::ppl::assess(wide_obs_model, (1.0,), &other).unwrap_err();
     assert!(matches!(e, PplError::ObservedAndConstrained(_)), "{e}");
 }
+
+/// A latent choice on one branch, an observation at its address on the other: a proposal that
+/// flips `b` and, going to the latent branch, draws `z` is reversible (the backward proposal
+/// proposes the old latent `z`), but was refused as `NotReversible(["z"])` (a tester,
+/// 2026-11-27). The chain targets P(b) ∝ ½ N(0.3; 0, 1) against ½ N(0.5; 0, √2).
+#[tracked]
+fn observed_or_latent() {
+    let b = sample("b", Bernoulli::new(0.5));
+    if b {
+        observe("z", Normal::new(0.0, 1.0), 0.3);
+    } else {
+        let z = sample("z", Normal::new(0.0, 1.0));
+        observe("y", Normal::new(z, 1.0), 0.5);
+    }
+}
+
+#[test]
+fn mh_propose_back_to_a_latent_that_became_data() {
+    let mut rng = PplRng::seed_from_u64(3);
+    let mut t = simulate(observed_or_latent, (), &mut rng).unwrap();
+    let n = 20000;
+    let mut k = 0;
+    for _ in 0..n {
+        t = irtrack::ppl::mh_propose(
+            t,
+            |cur| {
+                let b: bool = cur.value("b").unwrap();
+                sample("b", Bernoulli::new(if b { 0.0 } else { 1.0 }));
+                if b {
+                    sample("z", Normal::new(0.0, 1.0));
+                }
+            },
+            &mut rng,
+        )
+        .unwrap()
+        .0;
+        k += usize::from(t.value::<bool>("b").unwrap());
+    }
+    let (on, off) = (ln_n(0.3, 0.0, 1.0).exp(), ln_n(0.5, 0.0, 2f64.sqrt()).exp());
+    let truth = on / (on + off);
+    let est = k as f64 / n as f64;
+    assert!(
+        (est - truth).abs() < 0.03,
+        "P(b) by MH {est}, exact {truth}"
+    );
+}

@@ -216,7 +216,7 @@ where
     // An observation whose value the model computed from a latent (`observe("y", d, 2.0 * z)`)
     // changes with it and is in the discard, but no proposal draws it: the backward proposal
     // is asked for the latent choices only.
-    let latent_discard = latent_only(&updated.discard, &updated.trace, &trace);
+    let latent_discard = latent_only(&updated.discard, &trace);
     let bwd_run = Run::new(Mode::Assess, seeded(rng)).constrained(Arc::new(latent_discard));
     let bwd_score = match execute_plain(bwd_run, || proposal(&updated.trace)) {
         Ok((run, ())) => run.score.value()?,
@@ -496,17 +496,17 @@ where
     })
 }
 
-/// The discarded values of choices that are latent (not observations the model computed) in
-/// the new trace and in the old one: an observation the move removed (on a branch no longer
-/// taken) is in neither's latent choices, though the new trace no longer has it.
+/// The discarded values of choices that were latent in the old trace, which the backward
+/// proposal must propose to return to it: an observation the move changed or removed is data,
+/// which no proposal draws. (A latent choice the new path observes is the old trace's latent
+/// all the same: excluding it refused a reversible proposal as `NotReversible`.)
 fn latent_only<M: Callable<A> + Clone, A: Clone>(
     discard: &ChoiceMap,
-    new: &PplTrace<M, A>,
     old: &PplTrace<M, A>,
 ) -> ChoiceMap {
     let mut latent = ChoiceMap::new();
     for (a, v) in discard.iter() {
-        if !new.is_observed(a.clone()) && !old.is_observed(a.clone()) {
+        if !old.is_observed(a.clone()) {
             latent.insert_value(a.clone(), v.clone());
         }
     }
