@@ -230,8 +230,11 @@ impl Lowerer {
                         .ir
                         .define(self.block, Slot::Var, Kind::Special, head, ops);
                     let rec = self.record_ref(id, &quote!(()));
+                    // Recorded after the borrow: its index (`w[i + 1]`) is computed, and
+                    // recorded, while the place is.
+                    let lent = super::private_ident("lent");
                     return Lowered {
-                        tokens: quote!({ #version #rec #and #m #t }),
+                        tokens: quote!({ #version let #lent = #and #m #t; #rec #lent }),
                         op: inner.op,
                         loud: true,
                     };
@@ -691,29 +694,46 @@ impl Lowerer {
     }
 
     /// A macro call recorded as a special whose operands are the local variables it mentions.
-    /// A user's macro may assign a `mut` variable it mentions (`let z = set0!(a);`): each gets
-    /// a version node first, so that the write has one to change.
     fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
-        // Each `mut` variable it mentions gets a version node of its own first, which the
-        // macro's node then refers to: a write the macro makes is seen by what it changed.
-        let mut versions = TokenStream::new();
-        if super::scan::user_macro_may_assign(&m.mac) {
-            let names = super::scan::macro_mentions(&m.mac.tokens, &|n| {
-                self.is_local(n) && self.mutable_names.contains(n)
-            });
-            for name in names {
-                let old = self.lookup(&name).map_or(Operand::None, |l| l.op.clone());
-                versions.extend(self.version_of(&name, vec![old]));
-            }
-        }
+        let (versions, lent) = self.macro_writes(&m.mac);
         let ops = self.mentioned_operands(&m.mac);
         let head = format!("{}!", text(&m.mac.path));
         let mut l = self.special(head, ops, e.to_token_stream(), e.span());
+        if !lent.is_empty() {
+            let id = EntryId::from_index(self.ir.entries.len() - 1);
+            for k in lent {
+                self.ir.borrow_mut(id, k);
+            }
+        }
         if !versions.is_empty() {
             let t = l.tokens;
             l.tokens = quote!(({ #versions #t }));
         }
         l
+    }
+
+    /// What a user's macro may write (`add_to!(a, x)` may assign `a`): the positions, among
+    /// its mentioned operands, of the `mut` variables it mentions, which its node notes as
+    /// lent by `&mut` (`FnIr::borrows_mut`: programs, updates and gradients then refuse reads
+    /// of them that mix in what may have changed), and the nodes recorded first for those
+    /// bound to a literal, which have none. Nothing is recorded after the macro: it may move
+    /// what it mentions (`emit!(rows, row)`), and a variable it mentions may be uninitialised
+    /// or partly moved before it. The std's printing, assertion and value-making macros only
+    /// read.
+    pub(super) fn macro_writes(&mut self, mac: &syn::Macro) -> (TokenStream, Vec<usize>) {
+        if !super::scan::user_macro_may_assign(mac) {
+            return (TokenStream::new(), Vec::new());
+        }
+        let names = super::scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
+        let mut versions = TokenStream::new();
+        let mut lent = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            if self.mutable_names.contains(name) {
+                versions.extend(self.materialize(name));
+                lent.push(k);
+            }
+        }
+        (versions, lent)
     }
 
     /// A node now for the `mut` local `name` where it has none (a variable bound to a literal is

@@ -822,14 +822,17 @@ impl Lowerer {
             Stmt::Macro(m) => {
                 // A statement macro may expand to statements (`let`s, items): keep it as a
                 // statement and record its special node after it.
+                let (versions, lent) = self.macro_writes(&m.mac);
                 let ops = self.mentioned_operands(&m.mac);
                 let head = format!("{}!", text::text(&m.mac.path));
-                let (id, op) =
-                    self.ir
-                        .define(self.block, Slot::Var, Kind::Special, head, ops.clone());
+                let (id, _) = self
+                    .ir
+                    .define(self.block, Slot::Var, Kind::Special, head, ops);
+                for k in lent {
+                    self.ir.borrow_mut(id, k);
+                }
                 let rec = self.record_ref(id, &quote!(()));
-                let versions = self.assigned_by_macro(&m.mac, op, ops);
-                quote!(#m #rec #versions)
+                quote!(#versions #m #rec)
             }
         }
     }
@@ -933,37 +936,6 @@ impl Lowerer {
             }
         }
         out
-    }
-
-    /// `add_to!(a, x);`: a user's macro may assign a `mut` variable it mentions, so each gets
-    /// a new version after it, as after a `&mut` call: a special node `&mut a` whose operands
-    /// are the old version, the macro's node and what the macro mentioned, and whose value is
-    /// `a`'s then. Later reads refer to it; gradients and programs refuse it where it depends on
-    /// the inputs (the trace does not show what the macro did). The std's printing and
-    /// assertion macros only read.
-    ///
-    /// Before: `add_to!(a, x);`
-    /// After:  `add_to!(a, x); <its node>; (&&&__irtrack.peek(4, &a)).rec();`
-    fn assigned_by_macro(
-        &mut self,
-        mac: &syn::Macro,
-        node: Operand,
-        mentioned: Vec<Operand>,
-    ) -> TokenStream {
-        if !scan::user_macro_may_assign(mac) {
-            return TokenStream::new();
-        }
-        let names = scan::macro_mentions(&mac.tokens, &|n| {
-            self.is_local(n) && self.mutable_names.contains(n)
-        });
-        let mut rec = TokenStream::new();
-        for name in names {
-            let ident = syn::Ident::new(&name, Span::call_site());
-            let mut ops = vec![node.clone()];
-            ops.extend(mentioned.iter().cloned());
-            rec.extend(self.new_version(&ident, ops));
-        }
-        rec
     }
 
     /// A new version of the local `ident` after something that may have changed it in place:

@@ -83,10 +83,18 @@ impl<'ast> Visit<'ast> for AssignedNames<'_> {
     // `add_to!(a, x);` may assign what it mentions (`Lowerer::stmt` gives a `mut` one a new
     // version after it): a loop must carry it too.
     fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
-        if !user_macro_may_assign(&m.mac) {
+        self.visit_macro(&m.mac);
+    }
+    // In expression position too (`let t = bump!(c);`): a `mut` variable it mentions gets a
+    // node there (`Lowerer::macro_writes`).
+    fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+        self.visit_macro(&m.mac);
+    }
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if !user_macro_may_assign(m) {
             return;
         }
-        for n in macro_mentions(&m.mac.tokens, &|_| true) {
+        for n in macro_mentions(&m.tokens, &|_| true) {
             self.names.insert(n);
         }
     }

@@ -70,6 +70,35 @@ pub(crate) fn written_in_place(
             }
         }
     }
+    // A block argument records a copy of its source's recorded value (`record::frame`): where
+    // the source was written before the jump, the copy is as stale, and what reads the block
+    // argument reads a value the trace does not show too. In recording order, so that a loop's
+    // header passes it on.
+    if !written.is_empty() {
+        for call in store.calls.iter() {
+            if call.end <= nodes.start || call.node.0 >= nodes.end {
+                continue;
+            }
+            let ir = store.call_ir(call);
+            for id in store.children(call.node) {
+                let node = store.node(id);
+                if node.kind != NodeKind::Argument {
+                    continue;
+                }
+                let block_argument = ir
+                    .entries
+                    .get(node.entry as usize)
+                    .is_some_and(|e| e.location.block > 1);
+                let from = store.ref_at(id, 0);
+                if !block_argument || from.is_none() {
+                    continue;
+                }
+                if let Some(&write) = written.get(&from).filter(|w| w.0 < id.0) {
+                    written.entry(id).or_insert(write);
+                }
+            }
+        }
+    }
     written
 }
 

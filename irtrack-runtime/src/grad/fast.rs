@@ -87,11 +87,11 @@ struct Plan {
     literals: u32,
     /// How many operands the entry has.
     operands: u8,
-    /// A call passing an operand by `&mut` as written (`FnIr::borrows_mut`): the general
-    /// sweep refuses later reads of it.
     /// A call of a callee held in a variable (`f(t)` with `f` a parameter): one that ran
     /// untracked may read what its callee captured.
     held: bool,
+    /// A call passing an operand by `&mut` as written (`FnIr::borrows_mut`), or a user's macro
+    /// mentioning a `mut` variable: the general sweep refuses later reads of it.
     mut_borrows: bool,
     /// An assignment into a place (`w[0] = c`) or a user's macro (which may assign what it
     /// mentions): the general sweep refuses a later read of what it wrote
@@ -744,10 +744,10 @@ impl<'s> Builder<'s> {
                 _ => return None,
             }
         }
-        if plan.mut_borrows && refs.iter().any(|&r| self.is_active(r)) {
-            return None;
-        }
-        if plan.writes {
+        // A write into memory (a `&mut` call, an assignment into a place, a user's macro):
+        // the general sweep refuses a later read of what it changed, active or not
+        // (`core::writes`), which this path does not follow.
+        if plan.mut_borrows || plan.writes {
             return None;
         }
         if plan.held && node.kind == NodeKind::PrimitiveCall {

@@ -138,6 +138,8 @@ pub(crate) struct Sweep<'s> {
     /// (`core::writes::written_in_place`): a rule reading one after it reads a value the
     /// trace does not show.
     written: HashMap<NodeId, NodeId>,
+    /// The same, by write: what each write may have changed.
+    writes_of: HashMap<NodeId, Vec<NodeId>>,
     /// For a sweep from chosen nodes ([`Sweep::from_sources`]): nodes whose values are taken
     /// as given, not as functions of their operands — `true` for the inputs, `false` for
     /// constants. Empty for a sweep from the root's arguments.
@@ -230,7 +232,8 @@ impl<'s> Sweep<'s> {
             captures: HashMap::new(),
             taint: vec![u32::MAX; n],
             poisoned: HashMap::new(),
-            written: crate::core::writes::written_in_place(store, 0..store.len() as u32),
+            written: HashMap::new(),
+            writes_of: HashMap::new(),
             sources,
             arguments: true,
             values: None,
@@ -372,6 +375,10 @@ impl<'s> Sweep<'s> {
 
     fn mark_active(&mut self) {
         let store = self.store;
+        self.written = crate::core::writes::written_in_place(store, 0..store.len() as u32);
+        for (&target, &write) in &self.written {
+            self.writes_of.entry(write).or_default().push(target);
+        }
         for i in 0..store.len() {
             let id = NodeId(i as u32);
             let node = *store.node(id);
@@ -596,6 +603,26 @@ impl<'s> Sweep<'s> {
                 }
             }
             self.active[i] = active && !value.is_discrete();
+            // A write that used an active value (a macro `add_to!(a, x)`, a `&mut` call given
+            // `x`) may have made what it changed depend on the inputs, which the trace does
+            // not show: what it changed is active from here on, so that its readers' rules
+            // find it written (`differentiate`) instead of taking it for a constant.
+            if !self.writes_of.is_empty() {
+                if let Some(targets) = self.writes_of.get(&id) {
+                    let used_active = store
+                        .refs_under(id, parent)
+                        .any(|r| !r.is_none() && self.is_active(r));
+                    if used_active {
+                        for t in targets.clone() {
+                            if is_differentiable(&store.value_cow(t))
+                                || is_container(&store.value_cow(t))
+                            {
+                                self.active[t.index()] = true;
+                            }
+                        }
+                    }
+                }
+            }
             self.note_kink(id, node.kind, parent);
             // A cast to an integer or a sign query is not active itself; its float operand is.
             if matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special)
@@ -1204,6 +1231,15 @@ impl<'s> Sweep<'s> {
                     let source = self.argument_source(id);
                     if !source.is_none() {
                         self.current(id, source)?;
+                        // A block argument copies its source's recorded value: stale where a
+                        // write changed the source before the jump.
+                        if let Some(&write) = self.written.get(&source) {
+                            if write.0 < id.0 && self.is_block_argument(id) {
+                                return Err(GradError::Mutation {
+                                    at: self.place(write),
+                                });
+                            }
+                        }
                     }
                     let limit = self.soft.get(&id).copied();
                     self.carrying(limit, |s| s.give(source, Contribution::Whole(dy)))?;

@@ -1473,6 +1473,14 @@ impl Caches {
                 step = Step::Barrier(Box::new(RerunCause::Stale { node: id, at }));
             }
         }
+        // A block argument copies its source's recorded value, stale where a write changed
+        // the source before the jump.
+        if let Step::Pass { from, .. } = step {
+            if self.written.get(&from).is_some_and(|w| w.0 < id.0) {
+                let at = place(NodeRef { trace, id });
+                step = Step::Barrier(Box::new(RerunCause::Stale { node: id, at }));
+            }
+        }
         self.steps.push(step);
         let k = self.steps.len() - 1;
         self.step_of[id.index()] = k as u32;
