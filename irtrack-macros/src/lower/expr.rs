@@ -737,32 +737,16 @@ impl Lowerer {
     }
 
     /// A node now for the `mut` local `name` where it has none (a variable bound to a literal is
-    /// that literal, `⟨1.0⟩`): a special `&mut name` recording its value, which later reads
+    /// that literal, `⟨1.0⟩`): a version `&mut name` recording its value, which later reads
     /// refer to, so that a write through a `&mut` borrow or a macro has a node to change.
     fn materialize(&mut self, name: &str) -> TokenStream {
         if !self.mutable_names.contains(name) || self.versioned_after.iter().any(|n| n == name) {
             return TokenStream::new();
         }
-        let Some(Operand::Const(c)) = self.lookup(name).map(|l| l.op.clone()) else {
+        if !matches!(self.lookup(name).map(|l| &l.op), Some(Operand::Const(_))) {
             return TokenStream::new();
-        };
-        self.version_of(name, vec![Operand::Const(c)])
-    }
-
-    /// A node for the `mut` local `name` recording its value now, a special `&mut name` with
-    /// `operands`, which later reads refer to.
-    fn version_of(&mut self, name: &str, operands: Vec<Operand>) -> TokenStream {
-        let (id, op) = self.ir.define(
-            self.block,
-            Slot::Var,
-            Kind::Special,
-            format!("&mut {name}"),
-            operands,
-        );
-        let ident = syn::Ident::new(name, Span::call_site());
-        let rec = self.record_ref(id, &ident.to_token_stream());
-        self.set(name, op);
-        rec
+        }
+        self.new_version(&syn::Ident::new(name, Span::call_site()), Vec::new())
     }
 
     fn index(&mut self, i: &syn::ExprIndex, ctx: Ctx) -> Lowered {

@@ -942,7 +942,7 @@ impl Lowerer {
     /// a special node `&mut ident` whose operands are the old version and then `what` (the
     /// call or macro, and what it used), recording the variable's value then. Later reads
     /// refer to it.
-    fn new_version(&mut self, ident: &syn::Ident, what: Vec<Operand>) -> TokenStream {
+    pub(super) fn new_version(&mut self, ident: &syn::Ident, what: Vec<Operand>) -> TokenStream {
         let name = ident.to_string();
         let old = self
             .lookup(&name)

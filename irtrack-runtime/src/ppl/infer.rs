@@ -103,7 +103,8 @@ where
         return Ok((trace, false));
     };
     let weight = run.weight.value()?;
-    if loses_data(&trace, |_| false, &run.discard) {
+    let discarded = |a: &super::Address| run.discard.contains(a.clone());
+    if loses_data(&trace, |a| !discarded(a)) {
         return Ok((trace, false));
     }
     if accept(weight, rng) {
@@ -147,11 +148,7 @@ where
     R: RngCore + ?Sized,
 {
     let (new, weight) = super::interface::regenerate_rerun(&trace, selection, rng)?;
-    // The constrained values the new trace lacks, as `mh` sees them in its discard.
-    let lost = trace.choices.list.iter().any(|c| {
-        c.origin == super::choices::Origin::Constrained && new.choices.get(&c.address).is_none()
-    });
-    if lost {
+    if loses_data(&trace, |a| new.choices.get(a).is_some()) {
         return Ok((trace, false));
     }
     if accept(weight, rng) {
@@ -226,7 +223,7 @@ where
     };
     let log_ratio = updated.weight - fwd_score + bwd_score;
     let kept = |a: &super::Address| updated.trace.choices.get(a).is_some();
-    if loses_data(&trace, kept, &updated.discard) {
+    if loses_data(&trace, kept) {
         return Ok((trace, false));
     }
     if accept(log_ratio, rng) {
@@ -365,7 +362,7 @@ where
             .discard
             .addresses()
             .all(|a| proposed.contains(a.clone()) || trace.is_observed(a.clone()))
-        && !loses_data(&trace, kept, &updated.discard);
+        && !loses_data(&trace, kept);
     let log_ratio = updated.weight - kinetic(&p) + kinetic(&p0);
     if structure_kept && !log_ratio.is_nan() && accept(log_ratio, rng) {
         Ok((updated.trace, true))
@@ -513,21 +510,17 @@ fn latent_only<M: Callable<A> + Clone, A: Clone>(
     latent
 }
 
-/// Whether a step from `old` drops a value `generate` was given as data (a constraint) that
-/// `discard` holds and the new trace lacks: a branch that leaves such an address discards it,
-/// and a branch back draws it as a latent choice, so the two moves do not balance (`mh` on
+/// Whether a step from `old` to a trace holding the addresses `new_has` says drops a value
+/// `generate` was given as data (a constraint): a branch that leaves such an address discards
+/// it, and a branch back draws it as a latent choice, so the two moves do not balance (`mh` on
 /// `b ~ Bernoulli; if b { z ~ N }` with `z` constrained settled on the prior of `b`). Such a
 /// proposal is rejected: constrained data stays in the chain's traces.
 fn loses_data<M: Callable<A>, A>(
     old: &PplTrace<M, A>,
     new_has: impl Fn(&super::Address) -> bool,
-    discard: &ChoiceMap,
 ) -> bool {
-    discard.addresses().any(|a| {
-        !new_has(a)
-            && old
-                .choices
-                .get(a)
-                .is_some_and(|(_, c)| c.origin == super::choices::Origin::Constrained)
-    })
+    old.choices
+        .list
+        .iter()
+        .any(|c| c.origin == super::choices::Origin::Constrained && !new_has(&c.address))
 }
