@@ -155,10 +155,15 @@ fn an_iterator_moved_otherwise_than_by_next_has_no_known_elements() {
         ),
     ];
     for (name, got) in shifted {
-        assert!(
-            matches!(got, Err(GradError::NoRule { .. })),
-            "{name}: {got:?}"
-        );
+        // `by_ref` lends the iterator by `&mut` to `take`: refused as the write it is.
+        let refused = match name {
+            "by_ref" => matches!(
+                got,
+                Err(GradError::NoRule { .. } | GradError::Mutation { .. })
+            ),
+            _ => matches!(got, Err(GradError::NoRule { .. })),
+        };
+        assert!(refused, "{name}: {got:?}");
     }
     let rest = grad_vec(gradient(sum_after_next, (vec![0.0, 1.0, 1.0],)));
     assert!(matches!(rest, Err(GradError::NoRule { .. })), "{rest:?}");

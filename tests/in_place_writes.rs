@@ -634,3 +634,58 @@ fn the_lowerings_own_changes() {
         Err(e) => assert!(e.to_string().contains("write"), "{e}"),
     }
 }
+
+// A fifth round (a tester, 2026-11-27).
+
+macro_rules! decl {
+    ($a:ident, $x:expr) => {
+        let $a = $x;
+    };
+}
+
+/// A user's macro that declares a variable: it was recorded as a named constant, and the
+/// gradient took it for one (6 for 12).
+#[tracked]
+fn macro_declares(x: f64) -> f64 {
+    decl!(b, x * 2.0);
+    b * x
+}
+
+/// `&mut` held in variables, passed to a call that writes through them.
+#[tracked]
+fn swap_through_bindings(x: f64) -> f64 {
+    let mut a = 1.0;
+    let mut b = 2.0;
+    let (r, s) = (&mut a, &mut b);
+    std::mem::swap(r, s);
+    a * x
+}
+
+#[test]
+fn macro_declared_variables_and_borrows_held_in_variables() {
+    assert_eq!(
+        track(macro_declares, (3.0,)).root().value::<f64>(),
+        Some(&18.0)
+    );
+    assert!(irtrack::gradient(macro_declares, (3.0,)).is_err());
+    assert!(
+        irtrack::grad::with_general_sweep(|| irtrack::gradient(macro_declares, (3.0,))).is_err()
+    );
+    // Recorded at 0, where the value before the write gives the same product.
+    match Program::from_trace(&track(swap_through_bindings, (0.0,)), &[Dynamic]) {
+        Ok(p) => assert_eq!(p.call((3.0,)).ok().and_then(|v| v.as_f64()), Some(6.0)),
+        Err(e) => assert!(e.to_string().contains("write"), "{e}"),
+    }
+    let mut m = Updatable::track(swap_through_bindings, (0.0,));
+    m.update([Change::argument(0, 3.0)]).unwrap();
+    assert_eq!(m.trace().root().value::<f64>(), Some(&6.0));
+    let g = irtrack::gradient(swap_through_bindings, (0.0,));
+    assert!(
+        g.as_ref().is_err()
+            || g.as_ref().unwrap().wrt[0]
+                .as_ref()
+                .and_then(|t| t.as_scalar())
+                == Some(2.0),
+        "{g:?}"
+    );
+}

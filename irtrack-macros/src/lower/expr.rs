@@ -600,6 +600,17 @@ impl Lowerer {
         if ctx == Ctx::Place {
             return Lowered::quiet(tokens, Operand::None);
         }
+        // A name an earlier user's macro mentioned may be a variable it declared (`decl!(b,
+        // x * 2.0)` expanding to `let b = …`), whose value depends on what the macro read:
+        // no constant node (a gradient took it for one: 6 for 12), an operand the trace did
+        // not record, which gradients and programs refuse where it matters.
+        if p.qself.is_none()
+            && p.path
+                .get_ident()
+                .is_some_and(|i| self.macro_declared.contains(&i.to_string()))
+        {
+            return Lowered::quiet(tokens, Operand::None);
+        }
         // A named constant, static, unit struct or variant, fn item, or (in a closure) a
         // captured variable: a constant node holding its current value.
         let head = text(p);
@@ -723,6 +734,13 @@ impl Lowerer {
     pub(super) fn macro_writes(&mut self, mac: &syn::Macro) -> (TokenStream, Vec<usize>) {
         if !super::scan::user_macro_may_assign(mac) {
             return (TokenStream::new(), Vec::new());
+        }
+        // Lower-case names it mentions that are no variables here, other than callees
+        // (`f(…)`) and paths (`m::c`): perhaps variables it declares.
+        for name in super::scan::declared_candidates(&mac.tokens) {
+            if !self.is_local(&name) {
+                self.macro_declared.insert(name);
+            }
         }
         let names = super::scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
         let mut versions = TokenStream::new();

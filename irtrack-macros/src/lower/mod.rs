@@ -198,6 +198,9 @@ pub struct Lowerer {
     /// The variables a statement's `&mut` call gives new versions after it (`f(&mut k);`):
     /// their borrows in it need no node before.
     versioned_after: Vec<String>,
+    /// Names a user's macro mentioned that were no variables: perhaps variables it declared
+    /// (`Lowerer::macro_writes`).
+    macro_declared: std::collections::BTreeSet<String>,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -238,6 +241,7 @@ impl Lowerer {
             place_indices: Vec::new(),
             mutable_names: Default::default(),
             versioned_after: Vec::new(),
+            macro_declared: Default::default(),
         }
     }
 

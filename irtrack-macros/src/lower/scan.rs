@@ -402,6 +402,49 @@ pub fn macro_mentions(tokens: &TokenStream, is_local: &dyn Fn(&str) -> bool) -> 
     out
 }
 
+/// The identifiers a macro's tokens mention that could be variables it declares: lower-case
+/// (snake case, not a constant's `SCREAMING_CASE` or a type's `CamelCase`), not a keyword,
+/// not called (`f(…)`), not a path's segment (`m::c`, `x.f`) and not a macro (`m!`).
+pub fn declared_candidates(tokens: &TokenStream) -> Vec<String> {
+    fn walk(ts: &TokenStream, out: &mut Vec<String>) {
+        let trees: Vec<TokenTree> = ts.clone().into_iter().collect();
+        for (k, tt) in trees.iter().enumerate() {
+            match tt {
+                TokenTree::Ident(i) => {
+                    let n = i.to_string();
+                    let prev = k.checked_sub(1).map(|j| &trees[j]);
+                    let next = trees.get(k + 1);
+                    let punct = |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+                    let called = matches!(next, Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                    let lower = n
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+                        && n.chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                    let keyword = syn::parse_str::<syn::Ident>(&n).is_err();
+                    if lower
+                        && !keyword
+                        && !called
+                        && !punct(prev, '.')
+                        && !punct(prev, ':')
+                        && !punct(next, ':')
+                        && !punct(next, '!')
+                        && !out.contains(&n)
+                    {
+                        out.push(n);
+                    }
+                }
+                TokenTree::Group(g) => walk(&g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tokens, &mut out);
+    out
+}
+
 /// The identifiers a string literal names as inline format arguments (`{x}`, `{x:?}`), in order.
 fn inline_format_args(literal: &str) -> Vec<String> {
     if !literal.starts_with('"') && !literal.starts_with('r') {

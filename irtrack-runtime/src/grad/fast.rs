@@ -778,6 +778,11 @@ impl<'s> Builder<'s> {
             return None;
         }
         let class = self.class_at(slot_of(node));
+        // A call giving `()` is there for what it changes (`std::mem::swap(r, s)` through
+        // borrows held in variables): the general sweep follows writes (`core::writes`).
+        if class == Class::Unit && node.kind == NodeKind::PrimitiveCall {
+            return None;
+        }
         if !a {
             if class == Class::Discrete || class == Class::Unit {
                 return Some(());
