@@ -689,3 +689,54 @@ fn macro_declared_variables_and_borrows_held_in_variables() {
         "{g:?}"
     );
 }
+
+/// `ref mut` bindings of a variable bound to a literal (no node to mark before): the slope of
+/// the value before the write was given (1 for 10).
+#[tracked]
+fn ref_mut_in_a_match(x: f64) -> f64 {
+    let mut a = 1.0;
+    match a {
+        ref mut r => *r = 10.0,
+    }
+    a * x
+}
+
+#[allow(clippy::toplevel_ref_arg)]
+#[tracked]
+fn ref_mut_in_a_let(x: f64) -> f64 {
+    let mut a = 1.0;
+    let ref mut r = a;
+    *r = 10.0;
+    a * x
+}
+
+#[test]
+fn ref_mut_bindings_write_what_they_borrow() {
+    for g in [
+        irtrack::gradient(ref_mut_in_a_match, (0.0,)),
+        irtrack::gradient(ref_mut_in_a_let, (0.0,)),
+    ] {
+        assert!(
+            g.as_ref().is_err()
+                || g.as_ref().unwrap().wrt[0]
+                    .as_ref()
+                    .and_then(|t| t.as_scalar())
+                    == Some(10.0),
+            "{g:?}"
+        );
+    }
+    for (p, f) in [
+        (
+            Program::from_trace(&track(ref_mut_in_a_match, (0.0,)), &[Dynamic]),
+            ref_mut_in_a_match as fn(f64) -> f64,
+        ),
+        (
+            Program::from_trace(&track(ref_mut_in_a_let, (0.0,)), &[Dynamic]),
+            ref_mut_in_a_let,
+        ),
+    ] {
+        if let Ok(p) = p {
+            assert_eq!(p.call((3.0,)).ok().and_then(|v| v.as_f64()), Some(f(3.0)));
+        }
+    }
+}

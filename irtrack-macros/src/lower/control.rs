@@ -344,6 +344,23 @@ impl Lowerer {
     /// `match s { P1 => A, P2 if g => B, _ => C }`: one branch per arm out of the scrutinee's
     /// block, in arm order; a guard's statements sit before its arm's branch.
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch, tail: Tail) -> Lowered {
+        // `match a { ref mut r => *r = c }` on a variable bound to a literal: a node for it
+        // first, so that the write through `r` has one to change.
+        let version = match super::expr::local_ident(&m.expr) {
+            Some(name) if m.arms.iter().any(|a| scan::binds_ref_mut(&a.pat)) => {
+                self.materialize(&name)
+            }
+            _ => TokenStream::new(),
+        };
+        let mut l = self.match_arms(m, tail);
+        if !version.is_empty() {
+            let t = l.tokens;
+            l.tokens = quote!({ #version #t });
+        }
+        l
+    }
+
+    fn match_arms(&mut self, m: &syn::ExprMatch, tail: Tail) -> Lowered {
         let s = self.scrutinee(&m.expr);
         let start = self.block;
         let mut assigned = std::collections::BTreeSet::new();

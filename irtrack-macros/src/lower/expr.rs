@@ -50,7 +50,7 @@ fn vec_elements(mac: &syn::Macro) -> Option<Vec<Expr>> {
 }
 
 /// The variable `e` names, when it is a plain path of one identifier (`a`, `(a)`).
-fn local_ident(e: &Expr) -> Option<String> {
+pub(super) fn local_ident(e: &Expr) -> Option<String> {
     match e {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
         Expr::Paren(p) => local_ident(&p.expr),
@@ -757,7 +757,7 @@ impl Lowerer {
     /// A node now for the `mut` local `name` where it has none (a variable bound to a literal is
     /// that literal, `⟨1.0⟩`): a version `&mut name` recording its value, which later reads
     /// refer to, so that a write through a `&mut` borrow or a macro has a node to change.
-    fn materialize(&mut self, name: &str) -> TokenStream {
+    pub(super) fn materialize(&mut self, name: &str) -> TokenStream {
         if !self.mutable_names.contains(name) || self.versioned_after.iter().any(|n| n == name) {
             return TokenStream::new();
         }

@@ -1013,6 +1013,21 @@ impl Lowerer {
         let Some(init) = &local.init else {
             return self.local_inner(local);
         };
+        // `let ref mut r = a;` of a variable bound to a literal: a node for it first, so that a
+        // write through `r` has one to change.
+        if scan::binds_ref_mut(&local.pat) {
+            if let Some(name) = expr::local_ident(&init.expr) {
+                let version = self.materialize(&name);
+                if !version.is_empty() {
+                    let rest = self.local_after_checks(local, init);
+                    return quote!(#version #rest);
+                }
+            }
+        }
+        self.local_after_checks(local, init)
+    }
+
+    fn local_after_checks(&mut self, local: &syn::Local, init: &syn::LocalInit) -> TokenStream {
         if let Pat::Ident(p) = strip_type(&local.pat) {
             let name = p.ident.to_string();
             match &*init.expr {

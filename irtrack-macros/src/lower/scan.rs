@@ -402,6 +402,21 @@ pub fn macro_mentions(tokens: &TokenStream, is_local: &dyn Fn(&str) -> bool) -> 
     out
 }
 
+/// Whether `pat` binds anything by `ref mut` (`ref mut r`, `Some(ref mut r)`): a borrow of the
+/// scrutinee's place, through which the arm may write it.
+pub fn binds_ref_mut(pat: &Pat) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0 |= p.by_ref.is_some() && p.mutability.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut f = Finder(false);
+    f.visit_pat(pat);
+    f.0
+}
+
 /// The identifiers a macro's tokens mention that could be variables it declares: lower-case
 /// (snake case, not a constant's `SCREAMING_CASE` or a type's `CamelCase`), not a keyword,
 /// not called (`f(…)`), not a path's segment (`m::c`, `x.f`) and not a macro (`m!`).
