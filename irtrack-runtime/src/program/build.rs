@@ -500,26 +500,9 @@ impl<'t> Builder<'t> {
                 .block_argument_of()
                 .ok_or_else(|| unsupported(n, "a block argument without its jump"))?;
             let s = match jump.arguments().get(k - 1) {
-                // A block argument records a copy of its source's recorded value: where a
-                // write changed the source in place before the jump, the copy is stale too
-                // (`inc(&mut a)` in an `if` arm, then `x.max(a)` after it).
-                Some(Arg::Node(m))
-                    if self.any_dynamic
-                        && self
-                            .written
-                            .get(&m.id())
-                            .is_some_and(|w| w.get() < n.id().get()) =>
-                {
-                    return Err(unsupported(
-                        n,
-                        format!(
-                            "passes on @{} after a write into memory changed it in place (a \
-                             `&mut` call, `*r = …`, a macro): the trace keeps its value from \
-                             before the write; bind new values to fresh variables",
-                            m.position().unwrap_or(0)
-                        ),
-                    ));
-                }
+                // A block argument copying a value a write changed is written too
+                // (`core::writes`): what reads it beside a dynamic input is refused there
+                // (`check_fresh`); a counter a macro bumps in a loop folds as before.
                 Some(Arg::Node(m)) => self.through(*m, n)?,
                 _ => Src::Const(n.raw_value()),
             };
