@@ -19,6 +19,31 @@ use irtrack::program::{Input, Program, ReplayError, Retracking};
 use irtrack::{track, tracked};
 use Input::Dynamic;
 
+/// `f` recorded at `built` with every input dynamic: its program, called at `call`, gives the
+/// function's value there or is refused by an error naming one of `words`; an `update` of the
+/// recorded trace by `changes` gives the function's value at `updated`.
+macro_rules! right_or_refused {
+    ($f:ident, built ($($b:expr),*), call ($($c:expr),*), refused $words:expr,
+     update [$($change:expr),*] to ($($u:expr),*)) => {{
+        let dynamic = [$({ let _ = &$b; Dynamic }),*];
+        match Program::from_trace(&track($f, ($($b,)*)), &dynamic) {
+            Ok(p) => assert_eq!(
+                p.call(($($c,)*)).ok().and_then(|v| v.as_f64()),
+                Some($f($($c),*)),
+                stringify!($f)
+            ),
+            Err(e) => {
+                let e = e.to_string();
+                let words: &[&str] = &$words;
+                assert!(words.iter().any(|w| e.contains(w)), "{}: {e}", stringify!($f));
+            }
+        }
+        let mut m = Updatable::track($f, ($($b,)*));
+        m.update([$($change),*]).unwrap();
+        assert_eq!(m.trace().root().value::<f64>(), Some(&$f($($u),*)), stringify!($f));
+    }};
+}
+
 #[tracked]
 fn write_at(i: usize) -> f64 {
     let mut w = vec![0.0; 2];
@@ -326,31 +351,30 @@ fn prints(x: f64) -> f64 {
 #[test]
 fn writes_seen_through_receivers_closures_and_holders() {
     // Each `#[tracked]` fn item passed as itself (a fn pointer is recorded as a primitive).
-    macro_rules! check {
-        ($($f:ident),*) => {$(
-            match Program::from_trace(&track($f, (2.0, 1usize)), &[Dynamic, Dynamic]) {
-                // Where a program is built, it is right where the read sees the write.
-                Ok(p) => assert_eq!(
-                    p.call((3.0, 0usize)).ok().and_then(|v| v.as_f64()),
-                    Some($f(3.0, 0)),
-                    stringify!($f)
-                ),
-                Err(e) => {
-                    let e = e.to_string();
-                    assert!(e.contains("write") || e.contains("closure"), "{e}");
-                }
-            }
-            let mut m = Updatable::track($f, (2.0, 1usize));
-            m.update([Change::argument(1, 0usize)]).unwrap();
-            assert_eq!(m.trace().root().value::<f64>(), Some(&$f(2.0, 0)), stringify!($f));
-        )*};
-    }
-    check!(
+    right_or_refused!(
         fill_through_range,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write", "closure"],
+        update [Change::argument(1, 0usize)] to (2.0, 0usize)
+    );
+    right_or_refused!(
         closure_writes,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write", "closure"],
+        update [Change::argument(1, 0usize)] to (2.0, 0usize)
+    );
+    right_or_refused!(
         borrow_in_tuple,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write", "closure"],
+        update [Change::argument(1, 0usize)] to (2.0, 0usize)
+    );
+    right_or_refused!(
         borrow_in_array,
-        borrow_in_match
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write", "closure"],
+        update [Change::argument(1, 0usize)] to (2.0, 0usize)
+    );
+    right_or_refused!(
+        borrow_in_match,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write", "closure"],
+        update [Change::argument(1, 0usize)] to (2.0, 0usize)
     );
     // The closure wrote a dynamic input: the program, the update and the gradient (both
     // sweeps) refuse; the gradient was [20, 1] for [0, 1].
@@ -460,42 +484,27 @@ fn literal_decides(x: f64) -> f64 {
 
 #[test]
 fn writes_behind_callees_and_literals() {
-    macro_rules! two {
-        ($($f:ident),*) => {$(
-            match Program::from_trace(&track($f, (2.0, 1usize)), &[Dynamic, Dynamic]) {
-                Ok(p) => assert_eq!(
-                    p.call((3.0, 0usize)).ok().and_then(|v| v.as_f64()),
-                    Some($f(3.0, 0)),
-                    stringify!($f)
-                ),
-                Err(e) => assert!(e.to_string().contains("write"), "{e}"),
-            }
-            let mut m = Updatable::track($f, (2.0, 1usize));
-            m.update([Change::argument(0, 3.0), Change::argument(1, 0usize)]).unwrap();
-            assert_eq!(m.trace().root().value::<f64>(), Some(&$f(3.0, 0)), stringify!($f));
-        )*};
-    }
-    two!(through_rebound_borrow, through_a_callee, expression_macro);
-    macro_rules! one {
-        ($($f:ident at $x0:expr, $x1:expr),*) => {$(
-            match Program::from_trace(&track($f, ($x0,)), &[Dynamic]) {
-                Ok(p) => assert_eq!(
-                    p.call(($x1,)).ok().and_then(|v| v.as_f64()),
-                    Some($f($x1)),
-                    stringify!($f)
-                ),
-                Err(e) => assert!(e.to_string().contains("write"), "{e}"),
-            }
-            let mut m = Updatable::track($f, ($x0,));
-            m.update([Change::argument(0, $x1)]).unwrap();
-            assert_eq!(m.trace().root().value::<f64>(), Some(&$f($x1)), stringify!($f));
-        )*};
-    }
-    one!(
-        literal_through_call at 0.0, 3.0,
-        literal_through_borrow at 0.0, 3.0,
-        literal_decides at 20.0, 5.0
+    right_or_refused!(
+        through_rebound_borrow,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write"],
+        update [Change::argument(0, 3.0), Change::argument(1, 0usize)] to (3.0, 0usize)
     );
+    right_or_refused!(
+        through_a_callee,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write"],
+        update [Change::argument(0, 3.0), Change::argument(1, 0usize)] to (3.0, 0usize)
+    );
+    right_or_refused!(
+        expression_macro,
+        built (2.0, 1usize), call (3.0, 0usize), refused ["write"],
+        update [Change::argument(0, 3.0), Change::argument(1, 0usize)] to (3.0, 0usize)
+    );
+    right_or_refused!(literal_through_call, built (0.0), call (3.0), refused ["write"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    right_or_refused!(literal_through_borrow, built (0.0), call (3.0), refused ["write"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    right_or_refused!(literal_decides, built (20.0), call (5.0), refused ["write"],
+        update [Change::argument(0, 5.0)] to (5.0));
     // The gradients at 0 were 1 (the value before the write) for 10: refused now, in both
     // sweeps.
     for g in [
@@ -604,18 +613,12 @@ fn the_lowerings_own_changes() {
         irtrack::gradient(macro_moves, (1.5,)),
         Err(irtrack::GradError::Mutation { .. })
     ));
-    macro_rules! one {
-        ($($f:ident at $x0:expr, $x1:expr);*) => {$(
-            match Program::from_trace(&track($f, ($x0,)), &[Dynamic]) {
-                Ok(p) => assert_eq!(p.call(($x1,)).ok().and_then(|v| v.as_f64()), Some($f($x1)), stringify!($f)),
-                Err(e) => assert!(e.to_string().contains("write") || e.to_string().contains("macro"), "{e}"),
-            }
-            let mut m = Updatable::track($f, ($x0,));
-            m.update([Change::argument(0, $x1)]).unwrap();
-            assert_eq!(m.trace().root().value::<f64>(), Some(&$f($x1)), stringify!($f));
-        )*};
-    }
-    one!(borrow_in_an_arm at 5.0, 0.5; borrows_in_a_loop at 0.0, 2.5; expression_macro_in_an_arm at 0.0, 5.0);
+    right_or_refused!(borrow_in_an_arm, built (5.0), call (0.5), refused ["write", "macro"],
+        update [Change::argument(0, 0.5)] to (0.5));
+    right_or_refused!(borrows_in_a_loop, built (0.0), call (2.5), refused ["write", "macro"],
+        update [Change::argument(0, 2.5)] to (2.5));
+    right_or_refused!(expression_macro_in_an_arm, built (0.0), call (5.0),
+        refused ["write", "macro"], update [Change::argument(0, 5.0)] to (5.0));
     // Gradients there were the values from before the writes (0 for 3, 1 for 2).
     for g in [
         irtrack::gradient(borrows_in_a_loop, (0.0,)),

@@ -567,7 +567,7 @@ fn bind_pattern_parameters(f: &mut TrackedFn) {
         }
         let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
         // A `ref mut` binding borrows the parameter mutably (`fn f(ref mut r: f64)`).
-        let replacement: syn::Pat = if binds_ref_mut(&t.pat) {
+        let replacement: syn::Pat = if crate::lower::binds_ref_mut(&t.pat) {
             syn::parse_quote!(mut #name)
         } else {
             syn::parse_quote!(#name)
@@ -579,19 +579,4 @@ fn bind_pattern_parameters(f: &mut TrackedFn) {
         lets.append(&mut f.block.stmts);
         f.block.stmts = lets;
     }
-}
-
-/// Whether a pattern has a `ref mut` binding.
-fn binds_ref_mut(pat: &syn::Pat) -> bool {
-    use syn::visit::Visit;
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0 |= p.by_ref.is_some() && p.mutability.is_some();
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut f = Finder(false);
-    f.visit_pat(pat);
-    f.0
 }

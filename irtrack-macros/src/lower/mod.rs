@@ -11,6 +11,8 @@ mod expr;
 mod scan;
 pub mod text;
 
+pub use scan::binds_ref_mut;
+
 use crate::ir::{EntryId, IrBuilder, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -206,6 +208,17 @@ pub struct Lowerer {
 /// The frame ident in generated code; hygienic, so user code cannot name it.
 pub fn frame() -> syn::Ident {
     syn::Ident::new("__irtrack", Span::mixed_site())
+}
+
+/// Whether `e` is a `&mut` borrow, or a tuple or array holding one (`(&mut a, &mut b)`).
+fn holds_mut_borrow(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(r) => r.mutability.is_some(),
+        Expr::Paren(p) => holds_mut_borrow(&p.expr),
+        Expr::Tuple(t) => t.elems.iter().any(holds_mut_borrow),
+        Expr::Array(a) => a.elems.iter().any(holds_mut_borrow),
+        _ => false,
+    }
 }
 
 fn private_ident(name: &str) -> syn::Ident {
@@ -1028,11 +1041,14 @@ impl Lowerer {
     }
 
     fn local_after_checks(&mut self, local: &syn::Local, init: &syn::LocalInit) -> TokenStream {
-        if let Pat::Ident(p) = strip_type(&local.pat) {
-            let name = p.ident.to_string();
-            match &*init.expr {
-                Expr::Reference(r) if r.mutability.is_some() => self.mut_refs.insert(name),
-                _ => self.mut_refs.remove(&name),
+        // The names bound to a `&mut` (`let r = &mut y;`, `let (r, s) = (&mut a, &mut b);`):
+        // passed to a call, they lend what they borrow (`Lowerer::passes_mut_borrow`).
+        let lends = holds_mut_borrow(&init.expr);
+        for ident in scan::pattern_bindings(&local.pat) {
+            let name = ident.to_string();
+            match lends {
+                true => self.mut_refs.insert(name),
+                false => self.mut_refs.remove(&name),
             };
         }
         // `let s = &v.as_slice()[1..];` extends the temporaries of the place it borrows to the

@@ -766,6 +766,12 @@ impl Value {
         matches!(self.0, Repr::Scalar(..))
     }
 
+    /// Whether the value is a typed scalar other than `()` held by value, not behind a
+    /// reference (a fresh value: nothing can be written through it).
+    pub(crate) fn is_scalar_by_value(&self) -> bool {
+        matches!(&self.0, Repr::Scalar(s, Form::Val) if *s != Scalar::Unit)
+    }
+
     /// Whether the value is a float (`f32`/`f64`) held by value, not behind a reference.
     pub fn is_float_value(&self) -> bool {
         matches!(
@@ -1013,8 +1019,8 @@ pub(crate) const fn same_layout<T, U>() -> bool {
 }
 
 /// Calls `$then!` with the containers that capture keeps typed (a `String`, vectors of
-/// scalars, an `Option` of a float): one list for [`typed_container`] and
-/// [`typed_container_sized`].
+/// scalars, an `Option` of a float): one list for [`typed_container`],
+/// [`typed_container_sized`] and the replacements of `record::frame`.
 macro_rules! typed_containers {
     ($then:ident) => {
         $then!(
@@ -1030,6 +1036,7 @@ macro_rules! typed_containers {
         )
     };
 }
+pub(crate) use typed_containers;
 
 /// [`typed_container`] of a sized type, each cast compiled only where the layout allows it.
 fn typed_container_sized<T>(v: &T) -> Option<Value> {

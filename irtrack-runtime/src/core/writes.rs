@@ -48,19 +48,6 @@ pub(crate) fn written_in_place(
                     write(k);
                 }
             }
-            // An argument that is a `&mut` held in a variable (`let (r, s) = (&mut a, &mut
-            // b); swap(r, s)`): the call may write through it, as through `&mut a` written
-            // at the call.
-            if node.kind == NodeKind::PrimitiveCall
-                && matches!(e.kind, EntryKind::Call | EntryKind::MethodCall)
-            {
-                for k in 0..e.operands.len() {
-                    let r = store.ref_at(id, k);
-                    if !r.is_none() && store.value_cow(r).type_name().starts_with("&mut") {
-                        write(k);
-                    }
-                }
-            }
             let unit = || store.value_cow(id).is_unit();
             match e.kind {
                 EntryKind::Special if e.writes_place() => write(0),
@@ -199,8 +186,7 @@ fn mark_written(store: &Store, r: NodeId, write: NodeId, written: &mut HashMap<N
 
 /// Whether node `r` holds a scalar by value (not behind a reference).
 fn by_value_scalar(store: &Store, r: NodeId) -> bool {
-    let v = store.value_cow(r);
-    v.is_scalar() && !v.is_unit() && !v.type_name().starts_with('&')
+    store.value_cow(r).is_scalar_by_value()
 }
 
 /// Whether node `r` is a `mut` variable's version `#[tracked]` records (`$(&mut a)`).

@@ -238,17 +238,24 @@ impl<'t> Builder<'t> {
             if !(s.is_dynamic() || mixed) || write.get() >= n.id().get() {
                 continue;
             }
+            // Named by position where the node has one (the root's children and a call's
+            // do), else by its place alone: no made-up `@0`.
+            let at_position = |r: NodeRef<'_>| {
+                r.position()
+                    .map_or_else(String::new, |p| format!(" (@{p})"))
+            };
             let at = self.trace.node(write).map_or_else(String::new, |w| {
-                format!(" at {} (@{})", origin(w), w.position().unwrap_or(0))
+                format!(" at {}{}", origin(w), at_position(w))
             });
             return Err(unsupported(
                 n,
                 format!(
-                    "reads @{} after a write into memory changed it in place{at} (`w[0] = …`, \
+                    "reads {}{} after a write into memory changed it in place{at} (`w[0] = …`, \
                      `*r += …`, a `&mut` call): the trace keeps its value from before the write, \
                      which the program would read at new inputs; bind new values to fresh \
-                     variables",
-                    m.position().unwrap_or(0)
+                     variables (`let w2 = …`) instead of writing into them",
+                    origin(*m),
+                    at_position(*m)
                 ),
             ));
         }

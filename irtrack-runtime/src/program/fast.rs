@@ -375,7 +375,8 @@ impl Fast {
             let pairs: Vec<(usize, u32)> = pairs.iter().map(|&(i, r)| (i, fix(r))).collect();
             Scatter {
                 like,
-                min_len: pairs.iter().map(|&(i, _)| i + 1).max().unwrap_or(0),
+                // No pair needs no element: any length will do.
+                min_len: pairs.iter().fold(0, |n, &(i, _)| n.max(i + 1)),
                 pairs,
             }
         });

@@ -677,31 +677,8 @@ fn replace<T>(value: &mut T, with: &Value) {
             }
         )*};
     }
-    try_types!(
-        f64,
-        f32,
-        bool,
-        char,
-        i8,
-        i16,
-        i32,
-        i64,
-        isize,
-        u8,
-        u16,
-        u32,
-        u64,
-        usize,
-        String,
-        Vec<f64>,
-        Vec<f32>,
-        Vec<i64>,
-        Vec<i32>,
-        Vec<usize>,
-        Vec<bool>,
-        Option<f64>,
-        Option<f32>
-    );
+    try_types!(f64, f32, bool, char, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+    crate::core::value::typed_containers!(try_types);
 }
 
 /// Capture through [`Snapshot`].
