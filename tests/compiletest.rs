@@ -6,6 +6,10 @@
 
 #[test]
 fn ui() {
+    // The cases' crate is built under `target/tests/trybuild` with its own copy of every
+    // dependency; without debug info it takes a fraction of the disk (CI once ran out).
+    // Only this test runs in this binary, so setting the environment races with nothing.
+    std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/signature/*.rs");
     t.compile_fail("tests/ui/item/*.rs");
