@@ -27,9 +27,11 @@
 //! - `sqrt`, `ln`, `log2`, `log10`, `log`'s argument at −0: as at +0 (−0 is 0; the one-sided
 //!   derivative from the right, +∞, not −∞);
 //! - `powf`: ∂/∂a is 0 where b = 0 (a⁰ = 1 for every a: true, also at a = 0), ∂/∂b is 0 where
-//!   a = 0 (0ᵇ = 0 for b > 0: true) and none where a < 0 (the function is a number at integer
-//!   b only: an error since 2026-11-27, where 0 was given); ∂/∂a is 0 at a = 1 with b NaN
-//!   (1ᵇ = 1 for every b in IEEE, the value defined at that one point);
+//!   a = 0 and b ≠ 0 (0ᵇ = 0 for every b > 0, ∞ for every b < 0) and none where a < 0 (the
+//!   function is a number at integer b only: an error since 2026-11-27, where 0 was given) or
+//!   where a is 0 or NaN and b = 0 (aᵇ jumps to 1 there: an error since the same day, where 0
+//!   was given); ∂/∂a is 0 at a = 1 with b NaN (1ᵇ = 1 for every b in IEEE, the value
+//!   defined at that one point);
 //! - `atan2` and `hypot` at (±0, ±0): 0 (`hypot`'s minimum-norm subgradient; `atan2` jumps
 //!   there, and a jump gets 0 as `floor`'s does).
 //!
@@ -904,10 +906,11 @@ fn powf_truth(a: f64, b: f64) -> [f64; 2] {
     // a⁰ = 1 for every a; otherwise b a^(b-1) (+∞ at a = ±0 for 0 < b < 1, the one-sided
     // derivative).
     let da = if b == 0.0 { 0.0 } else { b * a.powf(b - 1.0) };
-    // aᵇ ln a for a > 0; 0ᵇ = 0 for b > 0; none for a < 0 (a number at integer b only).
+    // aᵇ ln a for a > 0; 0ᵇ = 0 for b > 0 and ∞ for b < 0; none for a < 0 (a number at
+    // integer b only), nor at b = 0 where a is 0 or NaN (aᵇ is 1 there only).
     let db = if a > 0.0 {
         a.powf(b) * a.ln()
-    } else if a < 0.0 {
+    } else if a < 0.0 || b == 0.0 {
         f64::NAN
     } else {
         0.0
@@ -986,8 +989,9 @@ fn binary_ops() -> Vec<Op> {
             ]
         ),
         Op {
-            // ∂/∂b has no value below 0: the error that says so is the answer there.
-            undefined: |p| p[0] < 0.0,
+            // ∂/∂b has no value below 0, nor at b = 0 where a is 0 or NaN: the error that
+            // says so is the answer there.
+            undefined: |p| p[0] < 0.0 || (p[1] == 0.0 && (p[0] == 0.0 || p[0].is_nan())),
             ..op2!(
                 "powf",
                 f64_ops::powf,
@@ -1228,13 +1232,24 @@ fn assert_paths(r: Run, want: &[f64]) {
     }
 }
 
+#[tracked]
+fn powf_zero(x: f64) -> f64 {
+    x.powf(0.0)
+}
+
 /// `x.powf(0.0)` at x = ±0 was `0 · 0^-1 = NaN` in reverse and forward mode (the numeric rule
-/// and the truth: 0, as `x⁰ = 1` for every x); at a NaN base (`NaN.powf(0.0)` is 1) too.
+/// and the truth: 0, as `x⁰ = 1` for every x); at a NaN base (`NaN.powf(0.0)` is 1) too. In
+/// the exponent there is none (`0⁰ = 1`, `0ʰ = 0`): with both operands differentiated, every
+/// path refuses.
 #[test]
 fn powf_with_exponent_zero_at_base_zero() {
     for a in [0.0, -0.0, NAN] {
-        assert_paths(run(f64_ops::powf, (a, 0.0), &[0, 1], 2), &[0.0, 0.0]);
-        assert_paths(run(f32_ops::powf, (a as f32, 0.0), &[0, 1], 2), &[0.0, 0.0]);
+        assert_paths(run(powf_zero, (a,), &[0], 1), &[0.0]);
+        // (At a NaN base a NaN derivative is the input's own, as everywhere.)
+        for (path, side) in run(f64_ops::powf, (a, 0.0), &[0, 1], 2).sides {
+            let nan = side.as_ref().is_ok_and(|d| d[1].is_nan());
+            assert!(side.is_err() || (a.is_nan() && nan), "{path}: {side:?}");
+        }
     }
 }
 

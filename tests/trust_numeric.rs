@@ -219,3 +219,72 @@ fn slopes_in_the_flat_tails_of_tanh_and_exp_m1() {
         );
     }
 }
+
+// Powers at the edges of their domain (a tester, 2026-11-27): `x.powf(x)` at 0 had slope 0
+// in every API, for ln h → -∞ on the right (0⁰ = 1 but 0ʰ = 0); a negative base to the power
+// x had a second derivative 0 and a first-order `jvp`/`vjp` of NaN without error.
+
+#[tracked]
+fn self_power(x: f64) -> f64 {
+    x.powf(x)
+}
+
+#[tracked]
+fn power_of(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+#[tracked]
+fn negative_base(x: f64) -> f64 {
+    (-2.0f64).powf(x)
+}
+
+#[tracked]
+fn both_bases(x: f64) -> f64 {
+    2.0f64.powf(x) + (-2.0f64).powf(x)
+}
+
+#[tracked]
+fn zero_base(x: f64) -> f64 {
+    0.0f64.powf(x)
+}
+
+#[test]
+fn powers_where_no_slope_exists_are_refused() {
+    use irtrack::diff::{differentiate, hessian, jvp, vjp};
+    use irtrack::program::{Input, Program};
+    use irtrack::track;
+    assert!(gradient(self_power, (0.0,)).is_err());
+    assert!(gradient(power_of, (0.0, 0.0)).is_err());
+    assert!(gradient(zero_base, (0.0,)).is_err());
+    assert!(jvp(self_power, (0.0,), (1.0,)).is_err());
+    assert!(vjp(self_power, (0.0,), 1.0).is_err());
+    assert!(hessian(self_power, (0.0,)).is_err());
+    let p = Program::from_trace(&track(self_power, (0.5,)), &[Input::Dynamic]).unwrap();
+    assert!(differentiate(&p, &[0]).unwrap().call((0.0, 1.0)).is_err());
+    for x in [2.0, 3.0] {
+        assert!(gradient(negative_base, (x,)).is_err());
+        assert!(jvp(negative_base, (x,), (1.0,)).is_err());
+        assert!(vjp(negative_base, (x,), 1.0).is_err());
+        assert!(hessian(negative_base, (x,)).is_err());
+        assert!(hessian(both_bases, (x,)).is_err());
+        let p = Program::from_trace(&track(negative_base, (x,)), &[Input::Dynamic]).unwrap();
+        let d = differentiate(&p, &[0]).unwrap();
+        assert!(d.call((x, 1.0)).is_err());
+        assert!(differentiate(&d, &[0])
+            .unwrap()
+            .call((x, 1.0, 1.0))
+            .is_err());
+    }
+    // Where a slope exists it is still given.
+    check(
+        gradient(self_power, (0.5,)).map(|g| scalar(&g.wrt[0])),
+        fd(|x| x.powf(x), 0.5),
+    );
+    let g = gradient(power_of, (0.0, 2.0)).unwrap();
+    assert_eq!(g.scalars(), [Some(0.0), Some(0.0)]);
+    let g = gradient(zero_base, (2.0,)).unwrap();
+    assert_eq!(g.scalars(), [Some(0.0)]);
+    let j = jvp(self_power, (0.5,), (1.0,)).unwrap();
+    assert!((j.tangent.as_f64().unwrap() - fd(|x| x.powf(x), 0.5)).abs() < 1e-6);
+}

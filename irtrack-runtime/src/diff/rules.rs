@@ -579,17 +579,18 @@ fn float_method(
             };
             let second = match d(1) {
                 Some(db) => {
-                    // y ln a for a > 0, else 0: 0ᵇ = 0 for b > 0, and for a < 0 (or a = 0,
-                    // b <= 0) `powf` is not defined on any interval of b (`ln a` is NaN or
-                    // -∞ there, and `0 · -∞` NaN).
-                    // Below 0 none exists: NaN, as the gradient's rule, where it was 0.
+                    // y ln a, as the gradient's rule: NaN below 0, where aᵇ is a number at
+                    // integer b only (`ln a` makes it, so the entry points name it and a
+                    // second derivative keeps it). At a = 0: 0ᵇ is 0 for every b > 0 and ∞
+                    // for every b < 0, slope 0 (`y ln a` is `0 · -∞` or `∞ · -∞` there);
+                    // at b = 0 it jumps (0⁰ = 1), and `b ln a` = `0 · -∞` makes the NaN.
                     let l = m1(g, FloatFn::Ln, a)?;
                     let k = mul(g, y, &l)?;
-                    let positive = cmp(g, CmpOp::Gt, a, &zero)?;
-                    let negative = cmp(g, CmpOp::Lt, a, &zero)?;
-                    let nan = c(g, a, f64::NAN);
-                    let k0 = kernel(g, Kernel::Select, vec![negative, nan, zero])?;
-                    let k = kernel(g, Kernel::Select, vec![positive, k, k0])?;
+                    let at_zero = cmp(g, CmpOp::Eq, a, &zero)?;
+                    let b0 = cmp(g, CmpOp::Eq, b, &zero)?;
+                    let jump = mul(g, b, &l)?;
+                    let k0 = kernel(g, Kernel::Select, vec![b0, jump, zero])?;
+                    let k = kernel(g, Kernel::Select, vec![at_zero, k0, k])?;
                     Some(mul(g, &k, &db)?)
                 }
                 None => None,

@@ -152,11 +152,13 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
         // `x^∞` is 0 for |x| < 1, slope 0 (`∞ · x^∞ = ∞ · 0`).
         Powf => |a, b, y| {
             use crate::core::eval::times_f64;
-            // In b: y ln a for a > 0; 0 at a = 0 (0ᵇ is 0 for every b > 0); none below 0,
-            // where aᵇ is a number at integer b only (NaN, which the sweep refuses: it was 0).
+            // In b: y ln a for a > 0; none below 0, where aᵇ is a number at integer b only
+            // (NaN, which the sweep refuses: it was 0). At a = 0: 0ᵇ is 0 for every b > 0 and
+            // ∞ for every b < 0, slope 0; at b = 0 it jumps (0⁰ = 1: `x.powf(x)` at 0 had
+            // slope 0, for ln h → -∞ on the right), none.
             let db = if a > 0.0 {
                 times_f64(y, a.ln())
-            } else if a < 0.0 {
+            } else if a < 0.0 || b == 0.0 {
                 f64::NAN
             } else {
                 0.0

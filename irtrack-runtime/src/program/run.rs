@@ -100,12 +100,22 @@ impl Program {
     }
 
     /// The index of the first operation that makes a NaN from operands that have none when
-    /// the program runs on `args` (see [`nan_birth`](Program::nan_birth)).
+    /// the program runs on `args` (see [`nan_birth`](Program::nan_birth)). A NaN constant
+    /// operand counts as made there: building a program folds an operation of constants into
+    /// its value (`ln` of a constant -2 in the slope of `(-2.0).powf(x)`), whose NaN no
+    /// operation would otherwise show born.
     pub(super) fn nan_born(&self, args: &[Value]) -> Option<usize> {
         let has_nan = |v: &Value| v.any_float(f64::is_nan);
         let mut born = None;
         let _ = self.evaluate(args, &mut |k, operands, result| {
-            if born.is_none() && has_nan(result) && !operands.iter().any(has_nan) {
+            let inherited = || {
+                self.ops[k]
+                    .args
+                    .iter()
+                    .zip(operands)
+                    .any(|(s, v)| !matches!(s, Src::Const(_)) && has_nan(v))
+            };
+            if born.is_none() && has_nan(result) && !inherited() {
                 born = Some(k);
             }
         });
