@@ -433,6 +433,26 @@ fn int_ratio(x: f64, a: i32, b: i32) -> f64 {
     x * 2.0 + (a / b) as f64
 }
 
+/// Casts between integers: their emitted tie tests were `n.fract()` on an `i32`, which does
+/// not compile (a tester, 2026-11-27); only the float-to-integer cast jumps.
+#[tracked]
+fn int_casts(x: f64) -> f64 {
+    let n = (x * 10.0) as i32;
+    (n as u8) as f64 + (n as i8) as f64 * x
+}
+
+#[test]
+fn emitted_integer_casts_compile_and_run() {
+    use emitted_scalar::int_casts_d1;
+    // n = 12 on [1.2, 1.3): the slope is n.
+    assert_eq!(int_casts_d1(1.23).unwrap()(1.0), Ok(12.0));
+    assert_eq!(int_casts_d1(1.25).unwrap()(2.0), Ok(24.0));
+    // No branch depends on n: at 1.31 (n = 13) the slope is 13; at an integer of 10x the
+    // cast jumps, and emitted code refuses.
+    assert_eq!(int_casts_d1(1.31).unwrap()(1.0), Ok(13.0));
+    assert!(int_casts_d1(1.5).is_err());
+}
+
 /// Where the function has no value, neither has its derivative: `clamp` with bounds out of
 /// order or NaN panics in Rust (the program: `EvalError::Domain`), `a / b` at `b = 0` too (the
 /// program: `EvalError::Overflow`). The derivative does not read those operations' values
@@ -675,6 +695,7 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
     let both = [Input::Dynamic, Input::Dynamic];
     let shift_p = Program::from_trace(&track(shift_scale, (3u32, 1.5)), &both).unwrap();
     let pick_p = Program::from_trace(&track(pick, (vec![1.0, 2.0], 1.5)), &both).unwrap();
+    let casts_p = dynamic(&track(int_casts, (1.23,)));
     let scalar = module(
         "",
         vec![
@@ -695,6 +716,7 @@ fn emitted_modules() -> Vec<(&'static str, String)> {
             ("neg_nan_sign_sq_d1", nth(&nan_sign_sq_p, 1)),
             ("shift_scale_p", shift_p),
             ("pick_p", pick_p),
+            ("int_casts_d1", nth(&casts_p, 1)),
         ],
     );
     let rosen = Program::from_trace(

@@ -687,3 +687,32 @@ pub fn pick_p(x1: Vec<f64>, x2: f64) -> Result<f64, &'static str> {
     let s3 = s2 * x2;
     Ok(s3)
 }
+
+/// The program `int_casts'` (a direction, in a closure), emitted by `irtrack::diff::emit_rust`.
+#[allow(clippy::all, unused_variables, unused_parens)]
+pub fn int_casts_d1(
+    x1: f64,
+) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str> {
+    let p1 = x1 * (10.0_f64);
+    let p2 = p1 as i32;
+    if p1.fract() == 0.0 {
+        return Err(
+            "int_casts [§1:%3]: at a tie of an ordering, a kink or a jump of the recorded function; emitted code cannot tell whether the path has a derivative here (it may hold at this point alone): call the program, which checks",
+        );
+    }
+    let p3 = p2 as u8;
+    let p5 = p2 as i8;
+    let s1 = x1 * (10.0_f64);
+    let s2 = s1 as i32;
+    let s3 = s2 as i8;
+    let s4 = s3 as f64;
+    Ok(move |v1: f64| -> Result<f64, &'static str> {
+        let mut noted1 = irtrack::diff::Noted::default();
+        let s5 = noted1.times(v1, s4);
+        noted1
+            .checked(
+                s5,
+                "int_casts': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
+            )
+    })
+}

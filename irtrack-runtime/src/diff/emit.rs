@@ -402,11 +402,13 @@ impl<'p> Emitter<'p> {
             return Ok(None);
         };
         let mut x = Vec::with_capacity(op.args.len());
+        let mut float_operands = true;
         for a in &op.args {
             let atom = self.atom(a, &op.origin)?;
-            if !matches!(atom.ty, Ty::Scalar(_)) {
+            let Ty::Scalar(t) = atom.ty else {
                 return Ok(None);
-            }
+            };
+            float_operands &= t.is_float();
             x.push(atom.code);
         }
         let zero = |a: &str| format!("{a} == 0.0");
@@ -432,7 +434,11 @@ impl<'p> Emitter<'p> {
             (Builtin::Query(FloatQuery::IsSignNegative | FloatQuery::IsSignPositive), [a]) => {
                 Some(zero(a))
             }
-            (Builtin::Cast(t), [a]) if !t.is_float() => Some(format!("{a}.fract() == 0.0")),
+            // A float truncated to an integer jumps at integers; a cast between integers
+            // (`n as u8`) has no tangent and no tie.
+            (Builtin::Cast(t), [a]) if !t.is_float() && float_operands => {
+                Some(format!("{a}.fract() == 0.0"))
+            }
             (Builtin::Method(FloatFn::Clamp), [a, lo, hi]) => {
                 Some(format!("{a} == {lo} || {a} == {hi}"))
             }
