@@ -769,3 +769,136 @@ fn a_counter_a_macro_bumps_still_replays() {
     let p = Program::from_trace(&track(macro_counter, (1.5,)), &[Dynamic]).unwrap();
     assert_eq!(p.call((2.5,)).unwrap().as_f64(), Some(macro_counter(2.5)));
 }
+
+// A method that takes `&mut self` and returns a value (a tester's leftover of 2026-11-27):
+// `#[tracked]` cannot see a method's `self`, and nothing showed that `a.add(x)` changed `a`.
+
+/// An untracked accumulator whose `add` changes it and returns the new total.
+struct Acc {
+    s: f64,
+}
+
+impl Acc {
+    fn add(&mut self, x: f64) -> f64 {
+        self.s += x;
+        self.s
+    }
+}
+
+/// The result of `add` unused: `a.s` read after it is `x`, not the literal's 0.
+#[tracked]
+fn acc_result_unused(x: f64) -> f64 {
+    let mut a = Acc { s: 0.0 };
+    let _ = a.add(x);
+    a.s * x
+}
+
+/// Through a `&mut` held in a variable.
+#[tracked]
+fn acc_through_a_borrow(x: f64) -> f64 {
+    let mut a = Acc { s: 0.0 };
+    let r = &mut a;
+    let _ = r.add(x);
+    a.s * x
+}
+
+struct Owner {
+    acc: Acc,
+}
+
+impl Owner {
+    /// On a field of `self` in a tracked `&mut self` method.
+    #[tracked]
+    fn step(&mut self, x: f64) -> f64 {
+        let _ = self.acc.add(x);
+        self.acc.s * x
+    }
+}
+
+#[tracked]
+fn acc_in_a_method(x: f64) -> f64 {
+    let mut o = Owner {
+        acc: Acc { s: 1.0 },
+    };
+    o.step(x)
+}
+
+/// A trait method of `f64` taking `&mut self`.
+trait Bump {
+    fn bump(&mut self) -> f64;
+}
+
+impl Bump for f64 {
+    fn bump(&mut self) -> f64 {
+        *self += 1.0;
+        *self
+    }
+}
+
+#[tracked]
+fn bumped_literal(x: f64) -> f64 {
+    let mut a = 1.0;
+    let _k = a.bump();
+    a * x
+}
+
+/// What stays as it was: a method that cannot change its receiver (by value, or a std read)
+/// on a `mut` binding, and constants changed by a method read at constants.
+#[tracked]
+#[allow(unused_mut)]
+fn reads_of_mut_bindings(x: f64) -> f64 {
+    let mut s = x * x;
+    let r = s.sqrt();
+    s += r;
+    let mut v = vec![x, 2.0];
+    let n = v.len() as f64;
+    let mut a = Acc { s: 1.0 };
+    let _k = a.add(1.0);
+    s * a.s * v[0] * n
+}
+
+#[test]
+fn a_method_that_takes_mut_self_writes_its_receiver() {
+    // The gradients were 2 (the slope with `a.s` taken for the constant 0) for 4, and 3 for 5.
+    for (g, truth) in [
+        (irtrack::gradient(acc_result_unused, (2.0,)), 4.0),
+        (irtrack::gradient(acc_through_a_borrow, (2.0,)), 4.0),
+        (irtrack::gradient(acc_in_a_method, (2.0,)), 6.0),
+        (irtrack::gradient(bumped_literal, (2.0,)), 2.0),
+        (
+            irtrack::grad::with_general_sweep(|| irtrack::gradient(acc_result_unused, (2.0,))),
+            4.0,
+        ),
+    ] {
+        match g {
+            Ok(g) => assert_eq!(g.scalars(), [Some(truth)]),
+            Err(e) => assert!(
+                matches!(
+                    e,
+                    irtrack::GradError::Mutation { .. } | irtrack::GradError::NoRule { .. }
+                ),
+                "{e:?}"
+            ),
+        }
+    }
+    // (Each by its fn item: a fn pointer is not `#[tracked]`.)
+    right_or_refused!(acc_result_unused, built (2.0), call (3.0), refused ["run again"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    right_or_refused!(acc_through_a_borrow, built (2.0), call (3.0), refused ["run again"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    right_or_refused!(acc_in_a_method, built (2.0), call (3.0), refused ["run again"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    right_or_refused!(bumped_literal, built (2.0), call (3.0), refused ["re-run"],
+        update [Change::argument(0, 3.0)] to (3.0));
+    // Not writes: the gradient and the program are the function's.
+    let g = irtrack::gradient(reads_of_mut_bindings, (2.0,)).unwrap();
+    let h = 1e-6;
+    let fd = (reads_of_mut_bindings(2.0 + h) - reads_of_mut_bindings(2.0 - h)) / (2.0 * h);
+    assert!(
+        (g.scalars()[0].unwrap() - fd).abs() < 1e-5,
+        "{:?} {fd}",
+        g.scalars()
+    );
+    right_or_refused!(reads_of_mut_bindings, built (2.0), call (3.0), refused ["len"],
+        update [Change::argument(0, 3.0)] to (3.0));
+}

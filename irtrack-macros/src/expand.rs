@@ -94,9 +94,14 @@ pub fn tracked_fn(f: &mut TrackedFn) -> Result<(), syn::Error> {
     };
     let mut type_params = f.impl_type_params.clone();
     type_params.extend(f.sig.generics.type_params().map(|t| t.ident.to_string()));
+    let mut_self = f.sig.inputs.iter().any(|a| {
+        matches!(a, syn::FnArg::Receiver(r)
+            if r.mutability.is_some() || matches!(&*r.ty, syn::Type::Reference(t) if t.mutability.is_some()))
+    });
     let lowerer = Lowerer::new(Vec::new())
         .generic(!type_params.is_empty(), type_params)
-        .with_return_type(ret_ty.clone());
+        .with_return_type(ret_ty.clone())
+        .with_mut_self(mut_self);
     let closures = lowerer.closures();
     let lowered = lowerer.lower_fn(&params, &f.block)?;
     let closure_statics = std::mem::take(&mut closures.borrow_mut().statics);

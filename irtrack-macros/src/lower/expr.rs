@@ -58,6 +58,18 @@ pub(super) fn local_ident(e: &Expr) -> Option<String> {
     }
 }
 
+/// The variable a place is rooted in (`v` in `v[i].s`, `*r`, `(a)`).
+fn place_root(e: &Expr) -> Option<&syn::Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        Expr::Field(f) => place_root(&f.base),
+        Expr::Index(i) => place_root(&i.expr),
+        Expr::Paren(p) => place_root(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_root(&u.expr),
+        _ => None,
+    }
+}
+
 fn rooted_in_path(e: &Expr) -> bool {
     match e {
         Expr::Path(_) => true,
@@ -1190,6 +1202,32 @@ impl Lowerer {
         }
     }
 
+    /// Whether calling `method` on `receiver` may change it in place without the call's operand
+    /// showing it: a method whose `self` is `&mut self` (`acc.add(x)` with `fn add(&mut self, x:
+    /// f64) -> f64`) changes what its receiver names, and the macro cannot see a method's `self`.
+    /// Taken to be so for a receiver rooted in a place the function may change (a `mut`
+    /// binding, a local holding a `&mut`, `self` in a `&mut self` method), unless the method is
+    /// one of the float types' (by value) or a std read-only one on which code nearly always
+    /// calls it. The runtime ignores the note for a tracked callee, whose body shows its writes.
+    fn may_write_receiver(&self, receiver: &Expr, method: &syn::Ident, args: usize) -> bool {
+        let Some(root) = place_root(receiver) else {
+            return false;
+        };
+        let root = root.to_string();
+        let mutable = if root == "self" {
+            self.mut_self
+        } else {
+            self.is_local(&root)
+                && (self.mutable_names.contains(&root) || self.mut_refs.contains(&root))
+        };
+        let name = method.to_string();
+        mutable
+            && irtrack_runtime::core::op::FloatFn::from_name(&name, args + 1).is_none()
+            && irtrack_runtime::core::op::FloatQuery::from_name(&name, args + 1).is_none()
+            && !super::is_std_reading_method(&name)
+            && !super::is_iterator_step(&name)
+    }
+
     fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
         args.iter()
             .map(|a| {
@@ -1403,6 +1441,9 @@ impl Lowerer {
             if local && (super::is_std_mutating_method(&name) || lends) {
                 self.ir.borrow_mut(id, 0);
             }
+        }
+        if self.may_write_receiver(&m.receiver, &m.method, m.args.len()) {
+            self.ir.borrow_mut(id, 0);
         }
         let turbofish = &m.turbofish;
         let recv_ty = private_ident("__irtrack_recv");

@@ -203,6 +203,9 @@ pub struct Lowerer {
     /// Names a user's macro mentioned that were no variables: perhaps variables it declared
     /// (`Lowerer::macro_writes`).
     macro_declared: std::collections::BTreeSet<String>,
+    /// Whether the function takes `&mut self` or `mut self`: its methods' receivers rooted in
+    /// `self` may be written (`Lowerer::may_write_receiver`).
+    mut_self: bool,
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.
@@ -255,6 +258,7 @@ impl Lowerer {
             mutable_names: Default::default(),
             versioned_after: Vec::new(),
             macro_declared: Default::default(),
+            mut_self: false,
         }
     }
 
@@ -298,6 +302,12 @@ impl Lowerer {
         self.generic = generic;
         self.ir.generic |= generic;
         self.type_params = type_params;
+        self
+    }
+
+    /// Notes that the function takes `&mut self` (or `mut self`).
+    pub fn with_mut_self(mut self, mut_self: bool) -> Self {
+        self.mut_self = mut_self;
         self
     }
 
@@ -1312,6 +1322,78 @@ fn cfg_gated(attrs: &[syn::Attribute], tokens: TokenStream) -> TokenStream {
 
 /// Methods that take `&mut self` on every standard collection that has them, and whose
 /// receiver is still there after the call (not a consuming `into_*`).
+/// Methods of std's containers, iterators' sources, `Option` and ndarray's arrays that read
+/// their receiver (`&self` or by value on a `Copy` type), called so often on `mut` bindings
+/// that taking them for writes (`Lowerer::may_write_receiver`) would refuse ordinary code. A
+/// user's `&mut self` method of one of these names on a `mut` binding is not seen as a write.
+pub(super) fn is_std_reading_method(name: &str) -> bool {
+    matches!(
+        name,
+        "len"
+            | "is_empty"
+            | "iter"
+            | "clone"
+            | "to_vec"
+            | "to_owned"
+            | "to_string"
+            | "capacity"
+            | "as_slice"
+            | "as_ref"
+            | "first"
+            | "last"
+            | "contains"
+            | "starts_with"
+            | "ends_with"
+            | "windows"
+            | "chunks"
+            | "keys"
+            | "values"
+            | "is_some"
+            | "is_none"
+            | "is_ok"
+            | "is_err"
+            | "unwrap"
+            | "expect"
+            | "unwrap_or"
+            | "copied"
+            | "cloned"
+            | "as_str"
+            | "chars"
+            | "dot"
+            | "sum"
+            | "mean"
+            | "t"
+            | "view"
+            | "shape"
+            | "dim"
+            | "ndim"
+            | "mapv"
+            | "map"
+            | "fold"
+            | "into_iter"
+            | "clamp"
+            | "abs_diff"
+            | "pow"
+            | "count_ones"
+            | "eq"
+            | "ne"
+            | "partial_cmp"
+            | "cmp"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "fmt"
+    )
+}
+
+/// An iterator's steps (`it.next()`): they change the iterator, but the runtime follows
+/// what each step read (the element of the collection behind it), and a write would be taken
+/// back through `it`'s source to the collection iterated over, which a step does not change.
+pub(super) fn is_iterator_step(name: &str) -> bool {
+    matches!(name, "next" | "nth" | "next_back" | "nth_back" | "peek")
+}
+
 pub(super) fn is_std_mutating_method(name: &str) -> bool {
     matches!(
         name,

@@ -922,7 +922,12 @@ impl FnIr {
     /// `mem::replace(&mut a, b)`): the call may change them, and the trace keeps no new version
     /// of a value changed inside an expression (`let _ = f(&mut y)`), so a later read of the
     /// operand's node is of the value before the call. A method's receiver borrowed by autoref
-    /// is not among them: the macro does not see `&mut self`.
+    /// is among them where the method may take `&mut self`, which the macro does not see: std's
+    /// mutating methods on a local (`v.push(x)`), and any method but the float types' and
+    /// std's reading ones on a receiver rooted in a `mut` binding, a local holding a `&mut` or
+    /// `self` in a `&mut self` method (`acc.add(x)`). Where the call reached a tracked method,
+    /// the receiver note is moot: its body's writes say what it changed (see
+    /// `Store::lent_mut`).
     ///
     /// ```
     /// use irtrack::{track, tracked};

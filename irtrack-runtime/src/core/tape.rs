@@ -744,6 +744,26 @@ impl Store {
         let ir = self.nested_ir(parent)?;
         ir.entries.get(e as usize).map(|entry| (ir, entry))
     }
+
+    /// The operands node `id` (of entry `entry` of `ir`) may have changed through a `&mut`
+    /// ([`FnIr::borrows_mut`](super::ir::FnIr::borrows_mut)), but a method's receiver where the
+    /// call reached a tracked method: the callee's own writes into its `self` say what changed
+    /// (`core::writes` follows a parameter back to the caller's argument), and a `&self`
+    /// method changes nothing.
+    pub(crate) fn lent_mut<'a>(
+        &self,
+        ir: &'a super::ir::FnIr,
+        id: NodeId,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let node = self.node(id);
+        let tracked_method = node.kind == NodeKind::NestedCall
+            && ir
+                .entries
+                .get(node.entry as usize)
+                .is_some_and(|e| e.kind == super::ir::EntryKind::MethodCall);
+        ir.borrows_mut(node.entry as usize)
+            .filter(move |&k| !(tracked_method && k == 0))
+    }
 }
 
 /// The children of a nested call: its subtree's range, skipping nested grandchildren.

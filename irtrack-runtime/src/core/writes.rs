@@ -44,7 +44,7 @@ pub(crate) fn written_in_place(
             };
             let mut write = |k: usize| mark_written(store, store.ref_at(id, k), id, &mut written);
             if ir.has_mut_borrows() {
-                for k in ir.borrows_mut(node.entry as usize) {
+                for k in store.lent_mut(ir, id) {
                     write(k);
                 }
             }

@@ -76,6 +76,9 @@ pub(crate) struct Sweep<'s> {
     /// The first comparison of input-dependent floats whose recorded value its recorded
     /// operands do not give (see `Sweep::comparison_agrees`).
     disagreeing: Option<NodeId>,
+    /// Calls irtrack has no rule for that took an input-dependent value and whose result
+    /// nothing reads, in recording order (see `Sweep::escaped`).
+    kept_for_effect: Vec<NodeId>,
     /// What the orderings of values met at a tie said of them (see [`pins`]).
     ties: pins::Ties,
     /// The same, with sides read through what moves them (see `Sweep::moved_side`).
@@ -219,6 +222,7 @@ impl<'s> Sweep<'s> {
             places: HashMap::new(),
             coarse: HashMap::new(),
             disagreeing: None,
+            kept_for_effect: Vec::new(),
             inputs: Vec::new(),
             leaves: Vec::new(),
             is_leaf: Vec::new(),
@@ -464,7 +468,7 @@ impl<'s> Sweep<'s> {
             ) {
                 if let Some((ir, _)) = store.entry_under(id, parent) {
                     if ir.has_mut_borrows() {
-                        for k in ir.borrows_mut(node.entry as usize) {
+                        for k in store.lent_mut(ir, id) {
                             let r = store.ref_at(id, k);
                             if !r.is_none() {
                                 self.borrowed_mut.entry(r).or_insert(id);
@@ -603,6 +607,9 @@ impl<'s> Sweep<'s> {
                 }
             }
             self.active[i] = active && !value.is_discrete();
+            if node.kind == NodeKind::PrimitiveCall && active_operand(self, store, id, parent) {
+                self.note_kept_for_effect(id, parent, &value);
+            }
             // A write that used an active value (a macro `add_to!(a, x)`, a `&mut` call given
             // `x`) may have made what it changed depend on the inputs, which the trace does
             // not show: what it changed is active from here on, so that its readers' rules
@@ -1148,6 +1155,59 @@ impl<'s> Sweep<'s> {
         self.backward()
     }
 
+    /// Notes the call `id` if irtrack has no rule for it and it gives a value (a call giving
+    /// `()` is a write, `core::writes`): whether its result is read is known once every node
+    /// is seen ([`Sweep::escaped`]).
+    fn note_kept_for_effect(&mut self, id: NodeId, parent: NodeId, value: &Value) {
+        if value.is_unit() {
+            return;
+        }
+        let Some((ir, entry)) = self.store.entry_under(id, parent) else {
+            return;
+        };
+        // A step of an iterator is followed by what it reads (`count_next`); what a call
+        // given a `&mut` changes is followed as a write (`core::writes`).
+        let step = entry.kind == EntryKind::MethodCall && entry.head == "next";
+        if step
+            || ir.builtin(self.store.node(id).entry as usize).is_some()
+            || self.store.lent_mut(ir, id).next().is_some()
+        {
+            return;
+        }
+        if self.custom_rule(id).is_some() {
+            return;
+        }
+        self.kept_for_effect.push(id);
+    }
+
+    /// The first call irtrack has no rule for that took an input-dependent value and whose
+    /// result nothing reads: it ran for what it does, and it may have kept that value where a
+    /// later read gets it back (`c.replace(2.0 * x)` then `c.get()`, a `RefCell`, a map's
+    /// entry, a static), which the trace does not show: such a read looks like a constant.
+    fn escaped(&self) -> Option<NodeId> {
+        if self.kept_for_effect.is_empty() {
+            return None;
+        }
+        let store = self.store;
+        let mut read = vec![false; store.len()];
+        for i in 0..store.len() {
+            let id = NodeId(i as u32);
+            let parent = self.parent(id);
+            if parent.is_none() {
+                continue;
+            }
+            for r in store.refs_under(id, parent) {
+                if !r.is_none() {
+                    read[r.index()] = true;
+                }
+            }
+        }
+        self.kept_for_effect
+            .iter()
+            .copied()
+            .find(|c| !read[c.index()])
+    }
+
     fn backward(&mut self) -> Result<(), GradError> {
         // The path was chosen by a comparison its operands' recorded values contradict.
         if let Some(c) = self.disagreeing {
@@ -1345,6 +1405,23 @@ impl<'s> Sweep<'s> {
                 }
                 NodeKind::Jump => {}
             }
+        }
+        // Last: an error the pass met names its cause more exactly.
+        if let Some(c) = self.escaped() {
+            return Err(GradError::NoRule {
+                callee: self
+                    .site(c)
+                    .map_or_else(|| "?".to_string(), |s| s.describe()),
+                at: self.place(c),
+                reason: Some(
+                    "it took a value that depends on the inputs and nothing reads its result: \
+                     it ran for what it does, and may have kept that value (in a `Cell`, a \
+                     `RefCell`, a map, a static) where a later read gets it back, which the \
+                     trace does not show, so that read would be taken for a constant; make it \
+                     `#[tracked]`, or register it with its rule"
+                        .to_string(),
+                ),
+            });
         }
         Ok(())
     }
@@ -2264,4 +2341,11 @@ fn same_container(a: &Value, b: &Value) -> bool {
         Some(same) => same,
         None => a.same_type(b) && a.to_string() == b.to_string(),
     }
+}
+
+/// Whether a data operand of node `id` is active.
+fn active_operand(sweep: &Sweep<'_>, store: &Store, id: NodeId, parent: NodeId) -> bool {
+    store
+        .refs_under(id, parent)
+        .any(|r| !r.is_none() && sweep.is_active(r))
 }
