@@ -86,6 +86,61 @@ fn a_dyn_call_reaching_an_untracked_impl_is_not_wired_to_a_tracked_body() {
     assert_eq!(call.as_f64(), Some(9.0));
 }
 
+/// Trait objects as iteration gives them: `&&dyn Shape` from a slice of `&dyn`, `&Box<dyn
+/// Shape>` from a vector of boxes. Their tracked impls ran as primitives (a tester,
+/// 2026-11-27): the probe looked through one reference only, to the inner reference or box.
+#[tracked]
+fn areas_of_refs(shapes: &[&dyn Shape]) -> f64 {
+    let mut total = 0.0;
+    for s in shapes {
+        total += s.area();
+    }
+    total
+}
+
+#[tracked]
+fn areas_of_boxes(shapes: &Vec<Box<dyn Shape>>) -> f64 {
+    let mut total = 0.0;
+    for s in shapes.iter() {
+        total += s.area();
+    }
+    total
+}
+
+#[test]
+fn trait_objects_behind_two_references_reach_their_tracked_impls() {
+    let (a, b) = (
+        Square(2.0),
+        Scaled {
+            inner: Square(3.0),
+            k: 2.0,
+        },
+    );
+    let refs: Vec<&dyn Shape> = vec![&a, &b];
+    let trace = track(areas_of_refs, (&refs[..],));
+    assert_eq!(trace.root().value::<f64>(), Some(&22.0));
+    let calls: Vec<_> = trace
+        .root()
+        .children()
+        .filter(|c| c.entry().is_some_and(|e| e.head == "area"))
+        .collect();
+    // The tracked impl is entered; the untracked one (which calls `Square::area` on another
+    // object) stays a primitive.
+    assert_eq!(calls.len(), 2, "{}", trace.root());
+    assert_eq!(calls[0].kind(), NodeKind::NestedCall, "{}", trace.root());
+    assert_eq!(calls[0].as_f64(), Some(4.0));
+    assert_ne!(calls[1].kind(), NodeKind::NestedCall, "{}", trace.root());
+    let boxes: Vec<Box<dyn Shape>> = vec![Box::new(Square(2.0)), Box::new(Square(3.0))];
+    let trace = track(areas_of_boxes, (&boxes,));
+    assert_eq!(trace.root().value::<f64>(), Some(&13.0));
+    let nested = trace
+        .root()
+        .children()
+        .filter(|c| c.kind() == NodeKind::NestedCall)
+        .count();
+    assert_eq!(nested, 2, "{}", trace.root());
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. A user trait method on `f64` named like an operator's method: not the product rule.
 // ---------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ pub fn probe_traits() -> TokenStream {
         #[allow(unused_imports)]
         use ::irtrack::__private::{
             RecordSnapshot as _, RecordDebug as _, RecordType as _, RestoreOwned as _,
-            RestoreNone as _, ViaRef as _, ViaValue as _, ViaSnapshot as _, ViaDebug as _,
+            RestoreNone as _, ViaRef as _, ViaRefRef as _, ViaValue as _, ViaSnapshot as _, ViaDebug as _,
             ViaType as _, LateViaDebug as _, LateViaType as _,
         };
     }

@@ -1470,7 +1470,7 @@ impl Lowerer {
         // side effects (`pure_place`), and the borrow ends before the call borrows it.
         let call = if probe {
             quote!({
-                let #recv_ty = (&&&::irtrack::__private::ReceiverProbe(&#receiver)).receiver();
+                let #recv_ty = (&&&&::irtrack::__private::ReceiverProbe(&#receiver)).receiver();
                 #read_receiver
                 #call
             })

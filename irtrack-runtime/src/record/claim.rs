@@ -252,8 +252,9 @@ pub(crate) fn register_global_closure(t: TypeId, ir: usize) {
 pub use crate::core::ids::{key_of, keyed, keyed_then, unkeyed};
 
 /// What a caller knows of a method's receiver, by autoref specialisation on the receiver
-/// place's type: `(&&&ReceiverProbe(&recv)).receiver()` looks through one reference or box to
-/// the value the method's `self` will refer to.
+/// place's type: `(&&&&ReceiverProbe(&recv)).receiver()` looks through two references (or a
+/// reference to a box), else one reference or box, to the value the method's `self` will
+/// refer to.
 pub mod probe {
     use super::Receiver;
     use std::mem::size_of;
@@ -298,6 +299,39 @@ pub mod probe {
     impl<U: ?Sized> ViaRef for &&ReceiverProbe<'_, std::sync::Arc<U>> {
         fn receiver(&self) -> Receiver {
             info::<std::sync::Arc<U>, U>(&**self.0)
+        }
+    }
+
+    /// A receiver behind a reference to a reference or a box (`l` in `for l in layers` over
+    /// `&[&dyn Layer]`, `&Box<dyn Layer>` from `iter()`): the value the method's `self` will
+    /// refer to is two steps away, where a trait object's concrete value is.
+    pub trait ViaRefRef {
+        /// The receiver's facts.
+        fn receiver(&self) -> Receiver;
+    }
+    impl<U: ?Sized> ViaRefRef for &&&ReceiverProbe<'_, &&U> {
+        fn receiver(&self) -> Receiver {
+            info::<&&U, U>(**self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRefRef for &&&ReceiverProbe<'_, &&mut U> {
+        fn receiver(&self) -> Receiver {
+            info::<&&mut U, U>(&***self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRefRef for &&&ReceiverProbe<'_, &Box<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<&Box<U>, U>(&***self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRefRef for &&&ReceiverProbe<'_, &std::rc::Rc<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<&std::rc::Rc<U>, U>(&***self.0)
+        }
+    }
+    impl<U: ?Sized> ViaRefRef for &&&ReceiverProbe<'_, &std::sync::Arc<U>> {
+        fn receiver(&self) -> Receiver {
+            info::<&std::sync::Arc<U>, U>(&***self.0)
         }
     }
 
