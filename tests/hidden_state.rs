@@ -194,3 +194,114 @@ fn calls_whose_results_are_read_still_differentiate() {
     right_or_refused(gradient(read_results, (0.7,)), read_results, 0.7);
     assert!(gradient(read_results, (0.7,)).is_ok());
 }
+
+// A second round (a tester, 2026-11-27): calls inside a std printing macro, which only reads
+// what it mentions but runs the expressions it is given, and a user's `&mut self` method
+// named like a float method.
+
+#[tracked]
+fn printed_accumulation(x: f64) -> f64 {
+    let mut a = Acc { s: 1.0 };
+    println!("total {}", a.add(x));
+    a.s * x
+}
+
+#[tracked]
+fn printed_pop(x: f64) -> f64 {
+    let mut v = vec![x, 2.0 * x, 3.0];
+    println!("dropped {:?}", v.pop());
+    v[1] * x
+}
+
+#[tracked]
+fn printed_cell(x: f64) -> f64 {
+    let c = Cell::new(0.0);
+    println!("old {}", c.replace(2.0 * x));
+    c.get() * x
+}
+
+struct Extremes {
+    hi: f64,
+}
+
+impl Extremes {
+    /// Named like `f64::max`; keeps the largest value seen.
+    fn max(&mut self, v: f64) -> f64 {
+        if v > self.hi {
+            self.hi = v;
+        }
+        self.hi
+    }
+}
+
+#[tracked]
+fn running_max(x: f64) -> f64 {
+    let mut st = Extremes { hi: -10.0 };
+    st.max(2.0 * x);
+    st.hi * x
+}
+
+/// Still differentiated: a float method on a `mut` float, reads of a `mut` vector, `get`.
+#[tracked]
+fn float_methods_on_mut(x: f64) -> f64 {
+    let mut best = x * x;
+    let m = best.max(0.5);
+    best += 1.0;
+    let mut v = vec![x, 2.0];
+    let a = v.get(1).copied().unwrap_or(0.0);
+    let o = best.total_cmp(&2.0);
+    println!("{} {:?} {}", m, o, v.len());
+    m * best * a + v[0]
+}
+
+#[test]
+fn calls_inside_printing_macros_and_float_named_methods_are_refused_or_right() {
+    right_or_refused(
+        gradient(printed_accumulation, (1.5,)),
+        printed_accumulation,
+        1.5,
+    );
+    right_or_refused(gradient(printed_pop, (1.5,)), printed_pop, 1.5);
+    right_or_refused(gradient(printed_cell, (1.5,)), printed_cell, 1.5);
+    right_or_refused(gradient(running_max, (1.5,)), running_max, 1.5);
+    for g in [
+        gradient(printed_accumulation, (1.5,)),
+        gradient(printed_cell, (1.5,)),
+        gradient(running_max, (1.5,)),
+    ] {
+        assert!(g.is_err(), "{g:?}");
+    }
+    use irtrack::program::{Input, Program};
+    use irtrack::track;
+    for (p, f) in [
+        (
+            Program::from_trace(&track(printed_accumulation, (1.5,)), &[Input::Dynamic]),
+            printed_accumulation as fn(f64) -> f64,
+        ),
+        (
+            Program::from_trace(&track(printed_cell, (1.5,)), &[Input::Dynamic]),
+            printed_cell,
+        ),
+    ] {
+        // Programs built from the trace (the pointer only names the plain function).
+        if let Ok(p) = p {
+            assert_eq!(p.call((2.5,)).ok().and_then(|v| v.as_f64()), Some(f(2.5)));
+        }
+    }
+    // Derivative programs: the jvp was 2.5 for 4.
+    for j in [
+        irtrack::diff::jvp(printed_accumulation, (1.5,), (1.0,)),
+        irtrack::diff::jvp(printed_cell, (1.5,), (1.0,)),
+        irtrack::diff::jvp(running_max, (1.5,), (1.0,)),
+    ] {
+        assert!(j.is_err(), "{j:?}");
+    }
+    let g = gradient(float_methods_on_mut, (1.5,)).expect("no write");
+    let h = 1e-6;
+    let fd = (float_methods_on_mut(1.5 + h) - float_methods_on_mut(1.5 - h)) / (2.0 * h);
+    assert!(
+        (g.scalars()[0].unwrap() - fd).abs() < 1e-5,
+        "{:?} {fd}",
+        g.scalars()
+    );
+}

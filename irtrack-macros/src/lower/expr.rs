@@ -745,7 +745,7 @@ impl Lowerer {
     /// read.
     pub(super) fn macro_writes(&mut self, mac: &syn::Macro) -> (TokenStream, Vec<usize>) {
         if !super::scan::user_macro_may_assign(mac) {
-            return (TokenStream::new(), Vec::new());
+            return self.macro_receivers_written(mac);
         }
         // Lower-case names it mentions that are no variables here, other than callees
         // (`f(…)`) and paths (`m::c`): perhaps variables it declares.
@@ -759,6 +759,31 @@ impl Lowerer {
         let mut lent = Vec::new();
         for (k, name) in names.iter().enumerate() {
             if self.mutable_names.contains(name) {
+                versions.extend(self.materialize(name));
+                lent.push(k);
+            }
+        }
+        (versions, lent)
+    }
+
+    /// A macro that only reads what it mentions (`println!`) still runs the expressions it is
+    /// given: a method among them may change its receiver (`println!("{}", acc.add(x))`,
+    /// `c.replace(v)` on a `Cell`, `v.pop()`), which its node notes as lent by `&mut`, as for a
+    /// call outside a macro ([`Lowerer::may_write_receiver`], any local here: a `Cell` needs
+    /// no `mut`).
+    fn macro_receivers_written(&mut self, mac: &syn::Macro) -> (TokenStream, Vec<usize>) {
+        let receivers = super::scan::macro_method_receivers(&mac.tokens);
+        if receivers.is_empty() {
+            return (TokenStream::new(), Vec::new());
+        }
+        let names = super::scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
+        let mut versions = TokenStream::new();
+        let mut lent = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let written = receivers
+                .iter()
+                .any(|(r, m)| r == name && super::method_may_write(m));
+            if written {
                 versions.extend(self.materialize(name));
                 lent.push(k);
             }
@@ -1207,9 +1232,10 @@ impl Lowerer {
     /// f64) -> f64`) changes what its receiver names, and the macro cannot see a method's `self`.
     /// Taken to be so for a receiver rooted in a place the function may change (a `mut`
     /// binding, a local holding a `&mut`, `self` in a `&mut self` method), unless the method is
-    /// one of the float types' (by value) or a std read-only one on which code nearly always
-    /// calls it. The runtime ignores the note for a tracked callee, whose body shows its writes.
-    fn may_write_receiver(&self, receiver: &Expr, method: &syn::Ident, args: usize) -> bool {
+    /// a std read-only one on which code nearly always calls it. The runtime ignores the note
+    /// for a tracked callee, whose body shows its writes, and for a float method of a float
+    /// receiver (`Store::lent_mut`): a user's `max(&mut self, v)` on a struct is noted.
+    fn may_write_receiver(&self, receiver: &Expr, method: &syn::Ident) -> bool {
         let Some(root) = place_root(receiver) else {
             return false;
         };
@@ -1220,12 +1246,7 @@ impl Lowerer {
             self.is_local(&root)
                 && (self.mutable_names.contains(&root) || self.mut_refs.contains(&root))
         };
-        let name = method.to_string();
-        mutable
-            && irtrack_runtime::core::op::FloatFn::from_name(&name, args + 1).is_none()
-            && irtrack_runtime::core::op::FloatQuery::from_name(&name, args + 1).is_none()
-            && !super::is_std_reading_method(&name)
-            && !super::is_iterator_step(&name)
+        mutable && super::method_may_write(&method.to_string())
     }
 
     fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
@@ -1442,7 +1463,7 @@ impl Lowerer {
                 self.ir.borrow_mut(id, 0);
             }
         }
-        if self.may_write_receiver(&m.receiver, &m.method, m.args.len()) {
+        if self.may_write_receiver(&m.receiver, &m.method) {
             self.ir.borrow_mut(id, 0);
         }
         let turbofish = &m.turbofish;

@@ -1384,7 +1384,45 @@ pub(super) fn is_std_reading_method(name: &str) -> bool {
             | "gt"
             | "ge"
             | "fmt"
+            | "get"
+            | "contains_key"
+            | "total_cmp"
+            | "rem_euclid"
+            | "div_euclid"
+            | "sin_cos"
+            | "unwrap_or_else"
+            | "unwrap_or_default"
+            | "split_at"
+            | "product"
+            | "var"
+            | "std"
+            | "slice"
+            | "nrows"
+            | "ncols"
+            | "len_of"
+            | "saturating_sub"
+            | "saturating_add"
+            | "checked_add"
+            | "checked_sub"
+            | "checked_mul"
+            | "checked_div"
+            | "wrapping_add"
+            | "wrapping_sub"
+            | "wrapping_mul"
+            | "to_degrees"
+            | "to_radians"
+            | "is_finite"
+            | "is_nan"
+            | "to_bits"
+            | "trim"
+            | "as_bytes"
     )
+}
+
+/// Whether a method of this name may take `&mut self` and change its receiver, as far as
+/// its name tells: not one of std's reading methods nor an iterator's step.
+pub(super) fn method_may_write(name: &str) -> bool {
+    !is_std_reading_method(name) && !is_iterator_step(name)
 }
 
 /// An iterator's steps (`it.next()`): they change the iterator, but the runtime follows

@@ -402,6 +402,41 @@ pub fn macro_mentions(tokens: &TokenStream, is_local: &dyn Fn(&str) -> bool) -> 
     out
 }
 
+/// The method calls written `name.method(` in a macro's tokens, as (receiver, method): the
+/// receivers the expressions it runs may change.
+pub fn macro_method_receivers(tokens: &TokenStream) -> Vec<(String, String)> {
+    fn walk(ts: &TokenStream, out: &mut Vec<(String, String)>) {
+        let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+        for (k, tt) in tts.iter().enumerate() {
+            if let TokenTree::Group(g) = tt {
+                walk(&g.stream(), out);
+                continue;
+            }
+            let (Some(TokenTree::Ident(r)), Some(TokenTree::Punct(dot))) =
+                (Some(tt), tts.get(k + 1))
+            else {
+                continue;
+            };
+            // Not a field or method of a path (`a.b.c(`): only the first name is a variable.
+            let after_dot =
+                k > 0 && matches!(&tts[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+            if after_dot || dot.as_char() != '.' {
+                continue;
+            }
+            if let (Some(TokenTree::Ident(m)), Some(TokenTree::Group(args))) =
+                (tts.get(k + 2), tts.get(k + 3))
+            {
+                if args.delimiter() == proc_macro2::Delimiter::Parenthesis {
+                    out.push((r.to_string(), m.to_string()));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tokens, &mut out);
+    out
+}
+
 /// Whether `pat` binds anything by `ref mut` (`ref mut r`, `Some(ref mut r)`): a borrow of the
 /// scrutinee's place, through which the arm may write it.
 pub fn binds_ref_mut(pat: &Pat) -> bool {

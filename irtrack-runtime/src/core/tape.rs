@@ -747,22 +747,47 @@ impl Store {
 
     /// The operands node `id` (of entry `entry` of `ir`) may have changed through a `&mut`
     /// ([`FnIr::borrows_mut`](super::ir::FnIr::borrows_mut)), but a method's receiver where the
-    /// call reached a tracked method: the callee's own writes into its `self` say what changed
-    /// (`core::writes` follows a parameter back to the caller's argument), and a `&self`
-    /// method changes nothing.
+    /// call reached a tracked method (the callee's own writes into its `self` say what changed:
+    /// `core::writes` follows a parameter back to the caller's argument; a `&self` method
+    /// changes nothing), or a float method of a float receiver (`f64::max` takes `self` by
+    /// value; where another method of the name may have run, the rules' witness decides).
     pub(crate) fn lent_mut<'a>(
         &self,
         ir: &'a super::ir::FnIr,
         id: NodeId,
     ) -> impl Iterator<Item = usize> + 'a {
         let node = self.node(id);
-        let tracked_method = node.kind == NodeKind::NestedCall
-            && ir
-                .entries
-                .get(node.entry as usize)
-                .is_some_and(|e| e.kind == super::ir::EntryKind::MethodCall);
+        let method = ir
+            .entries
+            .get(node.entry as usize)
+            .is_some_and(|e| e.kind == super::ir::EntryKind::MethodCall);
+        let receiver_kept =
+            method && receiver_note_moot(node.kind, ir.builtin(node.entry as usize), node.receiver);
         ir.borrows_mut(node.entry as usize)
-            .filter(move |&k| !(tracked_method && k == 0))
+            .filter(move |&k| !(receiver_kept && k == 0))
+    }
+}
+
+/// Whether a method call's note that it may write its receiver (`FnIr::borrows_mut`, operand
+/// 0) is moot for a node of this kind, key and receiver class: the call reached a tracked
+/// method, whose writes into its `self` its body shows, or a float method of a float receiver,
+/// which takes `self` by value (where another method of the name may have run, the rules'
+/// witness decides).
+pub(crate) fn receiver_note_moot(
+    kind: NodeKind,
+    builtin: Option<Builtin>,
+    receiver: Receiver,
+) -> bool {
+    match kind {
+        NodeKind::NestedCall => true,
+        NodeKind::PrimitiveCall => {
+            matches!(builtin, Some(Builtin::Method(_) | Builtin::Query(_)))
+                && matches!(
+                    receiver,
+                    Receiver::Float | Receiver::FloatRef | Receiver::Generic
+                )
+        }
+        _ => false,
     }
 }
 

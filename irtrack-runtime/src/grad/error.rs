@@ -217,9 +217,10 @@ impl fmt::Display for GradError {
             GradError::Mutation { at } => write!(
                 f,
                 "{at} writes into a place a value that depends on the inputs, or takes by `&mut` \
-                 a value read after it, which it may have changed in place; gradients cannot \
-                 follow writes through memory: compute a new value instead (`let v2 = …`, \
-                 `r = r + x`, `let y = f(y)`)"
+                 a value read after it (as a method called on a `mut` binding may, through \
+                 `&mut self`), which it may have changed in place; gradients cannot follow \
+                 writes through memory: compute a new value instead (`let v2 = …`, `r = r + x`, \
+                 `let y = f(y)`), or make the method `#[tracked]`"
             ),
             GradError::Capture { variable, at } => write!(
                 f,

@@ -93,6 +93,9 @@ struct Plan {
     /// A call passing an operand by `&mut` as written (`FnIr::borrows_mut`), or a user's macro
     /// mentioning a `mut` variable: the general sweep refuses later reads of it.
     mut_borrows: bool,
+    /// A method call whose only `&mut` note is its receiver's, which a node may make moot
+    /// (`core::tape::receiver_note_moot`).
+    receiver_note: bool,
     /// An assignment into a place (`w[0] = c`) or a user's macro (which may assign what it
     /// mentions): the general sweep refuses a later read of what it wrote
     /// (`core::writes`), which this path does not follow.
@@ -107,6 +110,14 @@ struct Literals {
 }
 
 impl Plan {
+    /// Whether `node` of this entry may have changed an operand through a `&mut`
+    /// (`Store::lent_mut`).
+    fn lends(&self, node: &Node) -> bool {
+        self.mut_borrows
+            && !(self.receiver_note
+                && crate::core::tape::receiver_note_moot(node.kind, self.builtin, node.receiver))
+    }
+
     fn new(ir: &FnIr, index: usize, literals: &mut Vec<Literals>) -> Plan {
         let e = &ir.entries[index];
         // The references recorded: never more than the step says, as `Store::refs` reads.
@@ -151,6 +162,7 @@ impl Plan {
             literals: at,
             operands: e.operands.len().min(255) as u8,
             mut_borrows: ir.borrows_mut(index).next().is_some(),
+            receiver_note: method && ir.borrows_mut(index).eq([0]),
             held: ir.holds_callee(index),
             writes: e.writes_place()
                 || e.kind == EntryKind::Special
@@ -518,7 +530,7 @@ impl<'s> Builder<'s> {
                 // `&mut` leaves it to the general sweep.
                 if let Some(frame) = frames.last() {
                     let plan = self.fns[frame.fun].plans.get(node.entry as usize)?;
-                    if plan.mut_borrows && self.any_active_operand(&node, plan)? {
+                    if plan.lends(&node) && self.any_active_operand(&node, plan)? {
                         return None;
                     }
                 }
@@ -747,7 +759,7 @@ impl<'s> Builder<'s> {
         // A write into memory (a `&mut` call, an assignment into a place, a user's macro):
         // the general sweep refuses a later read of what it changed, active or not
         // (`core::writes`), which this path does not follow.
-        if plan.mut_borrows || plan.writes {
+        if plan.lends(node) || plan.writes {
             return None;
         }
         if plan.held && node.kind == NodeKind::PrimitiveCall {

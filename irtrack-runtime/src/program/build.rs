@@ -53,6 +53,12 @@ struct Builder<'t> {
     /// The nodes a write into memory may have changed, with the first such write
     /// (`core::writes::written_in_place`).
     written: HashMap<NodeId, NodeId>,
+    /// The writes among those that took a dynamic value (`println!("{}", acc.add(x))`): what
+    /// they changed depends on the inputs, so a read of it is refused even where every operand
+    /// of the read is constant.
+    dynamic_writes: std::collections::HashSet<NodeId>,
+    /// The writes of `written`, to look a node up among them.
+    writes: std::collections::HashSet<NodeId>,
 }
 
 /// What a `next` on a walk returned: element `index` of the walk (`None` past its end).
@@ -221,13 +227,17 @@ impl<'t> Builder<'t> {
 
     /// Refuses an operation that reads a value a write into memory changed after it was
     /// recorded (`w[0] = 10.0` before `w[i]`), where the value is dynamic or beside a dynamic
-    /// operand: the program would run it on the value from before the write. (Where every
-    /// operand is constant the node's own recorded value is kept, which saw the write.)
-    fn check_fresh(&self, n: NodeRef<'_>, args: &[Src]) -> Result<(), ReplayError> {
+    /// operand, or the write took a dynamic value: the program would run it on the value from
+    /// before the write. (Where every operand and the write are constant, the node's own
+    /// recorded value is kept, which saw the write.)
+    fn check_fresh(&mut self, n: NodeRef<'_>, args: &[Src]) -> Result<(), ReplayError> {
         if self.written.is_empty() {
             return Ok(());
         }
         let mixed = args.iter().any(Src::is_dynamic);
+        if mixed && self.writes.contains(&n.id()) {
+            self.dynamic_writes.insert(n.id());
+        }
         for (a, s) in n.arguments().iter().zip(args) {
             let Arg::Node(m) = a else { continue };
             let Some(&write) = self.written.get(&m.id()) else {
@@ -235,7 +245,8 @@ impl<'t> Builder<'t> {
             };
             // A dynamic value written over would be read from the call's argument, not from
             // what the write left; a constant one only matters beside a dynamic operand.
-            if !(s.is_dynamic() || mixed) || write.get() >= n.id().get() {
+            let dynamic_write = self.dynamic_writes.contains(&write);
+            if !(s.is_dynamic() || mixed || dynamic_write) || write.get() >= n.id().get() {
                 continue;
             }
             // Named by position where the node has one (the root's children and a call's
@@ -886,7 +897,10 @@ impl Program {
             cursors: Vec::new(),
             elements: HashMap::new(),
             written: crate::core::writes::written_in_place(&trace.store, base as u32..end as u32),
+            dynamic_writes: Default::default(),
+            writes: Default::default(),
         };
+        b.writes = b.written.values().copied().collect();
         let mut output = None;
         // Nested calls replayed as one operation: skip their bodies.
         let mut skip_below: Option<(NodeId, u32)> = None;
