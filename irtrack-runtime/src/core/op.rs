@@ -236,7 +236,7 @@ impl FloatFn {
 /// The float functions and representation queries named by path (`f64::sin`, `f32::max`,
 /// `f64::is_nan`), by their fn item types: a call of a path whose callee is one of these is
 /// that operation, exactly. One table for both.
-fn float_path_of(item: std::any::TypeId) -> Option<Builtin> {
+pub(crate) fn float_path_of(item: std::any::TypeId) -> Option<Builtin> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
     static TABLE: OnceLock<HashMap<std::any::TypeId, Builtin>> = OnceLock::new();

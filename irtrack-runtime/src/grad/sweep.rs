@@ -1177,6 +1177,27 @@ impl<'s> Sweep<'s> {
         if self.custom_rule(id).is_some() {
             return;
         }
+        // A float function or comparison called by its path (`f64::max(a, b)`), by its key.
+        if let Some(crate::core::tape::Callee::Item(k)) = self.store.callees.get(&id) {
+            let float = crate::core::op::float_path_of(k.id).is_some()
+                || crate::core::op::float_compare_of(k.id).is_some();
+            if float {
+                return;
+            }
+        }
+        // A constructor (`Some(x)`, `Point(x, y)`) keeps its operands in the value it makes,
+        // which nothing reads; std's adaptors and consumers of iterators and options (`sum`,
+        // `map_or`, `collect`) give their result back and keep nothing.
+        let constructor = entry.kind == EntryKind::Call
+            && entry
+                .head
+                .rsplit("::")
+                .next()
+                .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()));
+        let consumer = entry.kind == EntryKind::MethodCall && gives_back(&entry.head);
+        if constructor || consumer {
+            return;
+        }
         self.kept_for_effect.push(id);
     }
 
@@ -2348,4 +2369,48 @@ fn active_operand(sweep: &Sweep<'_>, store: &Store, id: NodeId, parent: NodeId) 
     store
         .refs_under(id, parent)
         .any(|r| !r.is_none() && sweep.is_active(r))
+}
+
+/// std's iterator and option adaptors and consumers, which return what they computed and keep
+/// nothing of it (`let _ = v.iter().sum::<f64>();`).
+fn gives_back(method: &str) -> bool {
+    matches!(
+        method,
+        "sum"
+            | "product"
+            | "collect"
+            | "count"
+            | "fold"
+            | "map"
+            | "map_or"
+            | "map_or_else"
+            | "filter"
+            | "zip"
+            | "enumerate"
+            | "rev"
+            | "skip"
+            | "take"
+            | "chain"
+            | "copied"
+            | "cloned"
+            | "iter"
+            | "into_iter"
+            | "unwrap"
+            | "unwrap_or"
+            | "unwrap_or_else"
+            | "unwrap_or_default"
+            | "expect"
+            | "then_some"
+            | "then"
+            | "ok"
+            | "ok_or"
+            | "and_then"
+            | "or"
+            | "or_else"
+            | "len"
+            | "is_empty"
+            | "to_vec"
+            | "to_string"
+            | "to_owned"
+    )
 }
