@@ -1311,3 +1311,27 @@ fn wide_unsigned_comparisons_run_compiled() {
         ));
     }
 }
+
+#[tracked]
+fn product_of_slice(v: &[f64]) -> f64 {
+    v[0] * v[1] + v[1]
+}
+
+/// An array passed on as a slice (a tester, 2026-11-27): the callee's argument (`&[f64]`) was
+/// compared with the array recorded (`[f64; 2]`) by type, found different, and the program,
+/// `jvp`, `vjp` and `hessian` refused it as changed in between.
+#[tracked]
+fn array_as_slice(x: f64) -> f64 {
+    let v = [2.0, x];
+    product_of_slice(&v)
+}
+
+#[test]
+fn an_array_passed_as_a_slice_replays() {
+    let p = Program::from_trace(&track(array_as_slice, (1.5,)), &[Dynamic]).unwrap();
+    for x in [2.5, -1.0, 0.0] {
+        assert_eq!(p.call((x,)).unwrap().as_f64(), Some(array_as_slice(x)));
+    }
+    let j = irtrack::diff::jvp(array_as_slice, (1.5,), (1.0,)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(3.0));
+}
