@@ -933,3 +933,32 @@ fn a_nans_sign_round_trips() {
         Some(negative_nan_sign(2.0))
     );
 }
+
+#[tracked]
+fn array_elements(x: ndarray::Array1<f64>, k: f64) -> f64 {
+    x[0] * k + x[1]
+}
+
+#[tracked]
+fn fixed_array_elements(v: [f64; 2], k: f64) -> f64 {
+    v[0] * k + v[1]
+}
+
+/// An array argument comes back from JSON as its text (a type known only by name): its element
+/// reads were taken for constants, and the imported trace gave the argument no gradient
+/// (`None`, as for an argument that has none) where the recorded one gave [2, 1] (a tester,
+/// 2026-11-27). Refused now; the recorded trace still differentiates.
+#[test]
+fn imported_array_arguments_are_not_taken_for_constants() {
+    let mut t = track(array_elements, (ndarray::array![0.3, -0.7], 2.0));
+    let mut back = Trace::from_json(&t.to_json()).unwrap();
+    let g = t.backward(1.0).unwrap();
+    assert_eq!(g[1], Some(irtrack::Tangent::Scalar(0.3)));
+    assert!(g[0].is_some());
+    let e = back.backward(1.0).unwrap_err();
+    assert!(e.to_string().contains("argument"), "{e}");
+    let mut t = track(fixed_array_elements, ([0.3, -0.7], 2.0));
+    let mut back = Trace::from_json(&t.to_json()).unwrap();
+    assert!(t.backward(1.0).unwrap()[0].is_some());
+    assert!(back.backward(1.0).is_err());
+}

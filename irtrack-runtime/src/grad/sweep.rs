@@ -520,7 +520,9 @@ impl<'s> Sweep<'s> {
                 NodeKind::PrimitiveCall | NodeKind::Special => {
                     // A call of a closure or function held in a variable that ran untracked
                     // (through `&F`, `&dyn Fn`): it may read anything its callee captured.
-                    let a = uses_active() || store.holds_callee(id);
+                    let a = uses_active()
+                        || store.holds_callee(id)
+                        || (!self.poisoned.is_empty() && self.poisoned.contains_key(&id));
                     // A call or pattern that reads a model through code irtrack does not see
                     // (`m.weight()`, `let Affine { w, b } = m`) may read its float fields: its
                     // value is not a constant, and no rule says how it depends on them.
@@ -781,7 +783,11 @@ impl<'s> Sweep<'s> {
     /// differentiable (a row of a `Vec<Vec<f64>>`) is a constant, as the argument's type says:
     /// only floats and vectors or arrays of them are differentiable arguments.
     fn element_of_container(&mut self, id: NodeId) -> bool {
-        if self.containers.is_empty() || is_differentiable(&self.store.value_cow(id)) {
+        if self.containers.is_empty() {
+            return false;
+        }
+        if is_differentiable(&self.store.value_cow(id)) {
+            self.poison_if_unknown(id);
             return false;
         }
         let Some(mut site) = Site::new(self.store, id) else {
@@ -801,6 +807,23 @@ impl<'s> Sweep<'s> {
             _ => None,
         };
         self.part_of_container(id, root, path)
+    }
+
+    /// A float read (an element, a field) from an argument whose type this process does not
+    /// know — a trace read back from JSON keeps a type's name only, and an `Array1<f64>` or a
+    /// `[f64; 2]` comes back as its text: whether the argument is differentiable is unknown,
+    /// and taking the read for a constant gave the argument no gradient (`None`, as for an
+    /// argument that has none) where the recorded trace gave one. Refused where the gradient
+    /// needs it.
+    fn poison_if_unknown(&mut self, id: NodeId) {
+        let base = self.store.ref_at(id, 0);
+        let Some((root, _)) = self.containers.get(&base).cloned() else {
+            return;
+        };
+        let value = self.store.value_cow(root);
+        if !value.is_scalar() && value.type_id().is_none() {
+            self.poisoned.insert(id, base);
+        }
     }
 
     /// A field or element `id` read from the container `root` at `path` (`None`: a path the
