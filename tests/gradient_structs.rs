@@ -345,3 +345,83 @@ fn reads_the_sweep_cannot_follow_are_refused_not_zero() {
         );
     }
 }
+
+// A struct built inside the function from its inputs, its fields read directly, through a
+// tracked `&self` method, or through a nested literal: each read's slope now goes to the
+// operand that made the field (a tester, 2026-11-27: `NoRule` on `.w`, where the code is as
+// a model is written).
+
+#[derive(Clone, Debug)]
+struct Affine {
+    w: f64,
+    b: f64,
+}
+
+#[tracked]
+impl Affine {
+    fn at(&self, z: f64) -> f64 {
+        self.w * z + self.b
+    }
+}
+
+#[tracked]
+fn built_from_inputs(x: f64) -> f64 {
+    let m = Affine {
+        w: x * 2.0,
+        b: x.sin(),
+    };
+    m.at(2.0) + m.w * m.b
+}
+
+#[derive(Clone, Debug)]
+struct Stack {
+    first: Affine,
+    k: f64,
+}
+
+#[tracked]
+fn nested_literals(x: f64) -> f64 {
+    let s = Stack {
+        first: Affine { w: x, b: 1.0 },
+        k: x * x,
+    };
+    s.first.w * s.k + s.first.b
+}
+
+#[tracked]
+fn changed_after_it_was_built(x: f64) -> f64 {
+    let mut m = Affine { w: x, b: 1.0 };
+    m.w = 3.0;
+    m.w * x
+}
+
+#[tracked]
+fn update_syntax(x: f64) -> f64 {
+    let base = Affine { w: 1.0, b: x };
+    let m = Affine { w: x, ..base };
+    m.b * m.w
+}
+
+#[test]
+fn fields_of_a_struct_built_inside_are_followed_to_what_made_them() {
+    for x in [0.7, -1.3] {
+        for (f, g) in [
+            (
+                built_from_inputs as fn(f64) -> f64,
+                gradient(built_from_inputs, (x,)),
+            ),
+            (nested_literals, gradient(nested_literals, (x,))),
+            (
+                built_from_inputs,
+                irtrack::grad::with_general_sweep(|| gradient(built_from_inputs, (x,))),
+            ),
+        ] {
+            let g = g.unwrap().scalars()[0].unwrap();
+            close(g, central(f, x));
+        }
+    }
+    // Changed in place after it was built, or built from a base the literal does not name:
+    // refused, as before.
+    assert!(gradient(changed_after_it_was_built, (0.7,)).is_err());
+    assert!(gradient(update_syntax, (0.7,)).is_err());
+}

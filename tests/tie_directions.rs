@@ -271,13 +271,17 @@ fn sides_agreeing_to_first_order_only_are_refused() {
 
 #[test]
 fn a_struct_literal_field_at_a_tie_is_an_error_naming_the_ordering() {
-    // Its field read has no rule (a struct built in the function), so the slope of the side is
-    // not known: an error that names the ordering, where the branch's 5 was returned.
+    // The branch holds at x = 0 alone (`b.at <= 0.0 && x >= 0.0`): an error that names an
+    // ordering, where the branch's 5 was returned. (Until the field read of a struct built in
+    // the function had a rule, 2026-11-27, the error was that it had none, at a tie.)
     let e = gradient(struct_literal_field, (0.0,)).unwrap_err();
     match &e {
         GradError::NoRule {
             reason: Some(r), ..
         } => assert!(r.contains("at a tie") && r.contains("<= 0.0"), "{r}"),
+        GradError::Indeterminate { at, .. } => {
+            assert!(at.statement.contains(">= 0.0"), "{e:?}")
+        }
         e => panic!("{e:?}"),
     }
     // Away from the tie the comparison is not read, and the gradient is the one it was.

@@ -42,6 +42,8 @@ pub struct IrBuilder {
     /// The pattern bindings that bind a part of a tuple, with its path: see
     /// [`FnIr::bind_path`].
     pub bind_paths: Vec<(usize, String)>,
+    /// Struct literals' fields' names in operand order: see [`FnIr::struct_fields`].
+    pub struct_fields: Vec<(usize, String)>,
     /// A closure's constant entries reading a captured variable, with its capture index: see
     /// [`FnIr::capture_index`].
     pub captures: Vec<(usize, usize)>,
@@ -61,6 +63,7 @@ impl IrBuilder {
             generic: false,
             mut_borrows: Vec::new(),
             bind_paths: Vec::new(),
+            struct_fields: Vec::new(),
             captures: Vec::new(),
             callee_vars: Vec::new(),
             callee_captures: Vec::new(),
@@ -153,6 +156,11 @@ impl IrBuilder {
         self.bind_paths.push((id.index(), path));
     }
 
+    /// Notes the fields' names, in operand order, of the struct literal `id`.
+    pub fn struct_fields(&mut self, id: EntryId, names: String) {
+        self.struct_fields.push((id.index(), names));
+    }
+
     /// Notes that call `id` passes its operand `k` by `&mut` as written.
     pub fn borrow_mut(&mut self, id: EntryId, k: usize) {
         self.mut_borrows.push((id.index(), k));
@@ -222,6 +230,9 @@ impl IrBuilder {
         }
         for (e, path) in &self.bind_paths {
             ir.set_bind_path(*e, path.clone());
+        }
+        for (e, names) in &self.struct_fields {
+            ir.set_struct_fields(*e, names.clone());
         }
         for &(e, k) in &self.captures {
             ir.set_capture_index(e, k);

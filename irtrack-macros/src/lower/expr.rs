@@ -873,6 +873,22 @@ impl Lowerer {
         let tokens = quote!(#qself #path { #(#fields,)* #rest #dot2 });
         let head = format!("{} {{}}", text(path));
         let lowered = self.special(head, ops, tokens, s.span());
+        // The fields' names in operand order (`FnIr::struct_fields`): a read of one is followed
+        // to the operand that made it.
+        if let Operand::Var(_) = &lowered.op {
+            let id = EntryId::from_index(self.ir.entries.len() - 1);
+            let names: Vec<String> = s
+                .fields
+                .iter()
+                .map(|fv| match &fv.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(k) => k.index.to_string(),
+                })
+                .collect();
+            if !names.is_empty() {
+                self.ir.struct_fields(id, names.join(","));
+            }
+        }
         // A field holding `&mut y` (`Holder { r: &mut y }`): whoever gets the struct may
         // change `y` through it.
         if let (false, Operand::Var(_)) = (lent.is_empty(), &lowered.op) {

@@ -51,6 +51,9 @@ pub struct FnIr {
     /// The pattern bindings of a part of a tuple, by entry, with the part's path: see
     /// [`FnIr::bind_path`].
     bind_paths: Vec<(u32, String)>,
+    /// For struct literals, their fields' names in operand order, by entry: see
+    /// [`FnIr::struct_fields`].
+    struct_fields: Vec<(u32, String)>,
     /// For a closure's constant entries that read a captured variable: which of the closure's
     /// captures (the operands of its `$(closure)` entry in the enclosing function) it reads, by
     /// entry: see [`FnIr::capture_index`].
@@ -493,6 +496,7 @@ impl FnIr {
             generic: false,
             mut_borrows: Vec::new(),
             bind_paths: Vec::new(),
+            struct_fields: Vec::new(),
             captures: Vec::new(),
             callee_vars: Vec::new(),
             callee_captures: Vec::new(),
@@ -807,6 +811,9 @@ impl FnIr {
         for (e, path) in &self.bind_paths {
             out.push_str(&format!("t|{e}|{path}\n"));
         }
+        for (e, names) in &self.struct_fields {
+            out.push_str(&format!("d|{e}|{names}\n"));
+        }
         for &(e, k) in &self.captures {
             out.push_str(&format!("k|{e}|{k}\n"));
         }
@@ -970,6 +977,29 @@ impl FnIr {
             .map(|k| self.bind_paths[k].1.as_str())
     }
 
+    /// For a struct literal (`W { w: 2.0 * x, b }`), its fields' names in operand order (a
+    /// `..base` is the operand after them): `#[tracked]` notes them as the entry's path
+    /// ([`FnIr::set_bind_path`], comma-separated), so a field read of the struct is followed to
+    /// the operand that made the field.
+    pub fn struct_fields(&self, index: usize) -> Option<std::str::Split<'_, char>> {
+        self.struct_fields
+            .binary_search_by_key(&(index as u32), |(e, _)| *e)
+            .ok()
+            .map(|k| self.struct_fields[k].1.split(','))
+    }
+
+    /// Records the fields' names of struct literal `index` (see [`FnIr::struct_fields`]);
+    /// `#[tracked]` does it, and [`FnIr::encode`] keeps it.
+    pub fn set_struct_fields(&mut self, index: usize, names: String) {
+        match self
+            .struct_fields
+            .binary_search_by_key(&(index as u32), |(e, _)| *e)
+        {
+            Ok(k) => self.struct_fields[k].1 = names,
+            Err(k) => self.struct_fields.insert(k, (index as u32, names)),
+        }
+    }
+
     /// Records that binding `index` binds the part of its operand at `path` (see
     /// [`FnIr::bind_path`]); `#[tracked]` does it, and [`FnIr::encode`] keeps it.
     pub fn set_bind_path(&mut self, index: usize, path: String) {
@@ -1002,6 +1032,7 @@ impl FnIr {
         let mut generic = false;
         let mut mut_borrows = Vec::new();
         let mut bind_paths = Vec::new();
+        let mut struct_fields = Vec::new();
         let mut captures = Vec::new();
         let mut callee_vars = Vec::new();
         let mut callee_captures = Vec::new();
@@ -1028,6 +1059,20 @@ impl FnIr {
                     return Err(bad());
                 }
                 bind_paths.push((e, path.to_string()));
+                continue;
+            }
+            if fields.first() == Some(&"d") {
+                let (Some(e), Some(names)) = (fields.get(1), fields.get(2)) else {
+                    return Err(bad());
+                };
+                let e = e.parse::<usize>().map_err(|_| bad())?;
+                let valid = names.split(',').all(|n| {
+                    !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                });
+                if fields.len() != 3 || !valid {
+                    return Err(bad());
+                }
+                struct_fields.push((e, names.to_string()));
                 continue;
             }
             if matches!(fields.first(), Some(&"k" | &"l" | &"n")) {
@@ -1103,6 +1148,14 @@ impl FnIr {
                 return Err(IrError(format!("entry {e} is no pattern binding")));
             }
             ir.set_bind_path(e, path);
+        }
+        for (e, names) in struct_fields {
+            if !ir.entries.get(e).is_some_and(|x| {
+                super::op::Builtin::of_entry(x) == Some(super::op::Builtin::Struct)
+            }) {
+                return Err(IrError(format!("entry {e} is no struct literal")));
+            }
+            ir.set_struct_fields(e, names);
         }
         for (e, k) in captures {
             if !ir

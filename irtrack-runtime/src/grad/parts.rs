@@ -10,6 +10,7 @@ use super::site::Site;
 use super::tangent::Tangent;
 use crate::core::ir::EntryKind;
 use crate::core::op::Builtin;
+use crate::core::tape::NodeKind;
 
 /// Pushes the contributions of a tuple part's read, bind or literal to `out`; `false` when
 /// `site` is none of those (or its sensitivity names a position the literal does not have).
@@ -37,9 +38,42 @@ pub(crate) fn rule(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> bool {
                 .split('.')
                 .all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
             if !is_position {
-                return false;
+                // A named field (`m.w`) of a struct this trace made (`W { w: 2.0 * x }`, also
+                // passed to a tracked method as `self`): its sensitivity goes to the struct at
+                // the field's name, which the literal gives to the operand that made it.
+                if position.is_empty() || !made_by_literal(site, position) {
+                    return false;
+                }
+                out.push((0, part(position.to_string())));
+                return true;
             }
             out.push((0, part(position.to_string())));
+            true
+        }
+        Some(Builtin::Struct) => {
+            let Tangent::Fields(parts) = dy else {
+                return false;
+            };
+            let Some(names) = site.ir.struct_fields(site.index) else {
+                return false;
+            };
+            let names: Vec<&str> = names.collect();
+            let mut given = Vec::with_capacity(parts.len());
+            for (path, t) in parts {
+                let (first, rest) = match path.split_once('.') {
+                    Some((first, rest)) => (first, Some(rest)),
+                    None => (path.as_str(), None),
+                };
+                let Some(k) = names.iter().position(|n| *n == first) else {
+                    return false;
+                };
+                let t = match rest {
+                    Some(rest) => Tangent::Fields(vec![(rest.to_string(), t.clone())]),
+                    None => t.clone(),
+                };
+                given.push((k, Contribution::Whole(t)));
+            }
+            out.extend(given);
             true
         }
         Some(Builtin::Tuple) => {
@@ -66,4 +100,72 @@ pub(crate) fn rule(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the field at `path` of the value a field read reads was made by a struct literal
+/// of this trace (`W { w: 2.0 * x }`, `Outer { inner: W { .. } }` for `.inner.w`), directly or
+/// passed on unchanged through arguments (a tracked method's `self`) and bindings, and the read
+/// gave the value that literal's operand recorded (a witness: a change in place the trace does
+/// not show would differ). The literals name their fields (`FnIr::struct_fields`), so the
+/// read's sensitivity has an operand to go to. A struct made anywhere else (an argument of the
+/// root, an untracked constructor) keeps the rules it had.
+fn made_by_literal(site: &Site<'_>, path: &str) -> bool {
+    let store = site.store;
+    let mut at = match site.refs.first() {
+        Some(&r) if !r.is_none() => r,
+        _ => return false,
+    };
+    let mut names = path.split('.');
+    let mut field = names.next();
+    for _ in 0..256 {
+        let Some(name) = field else {
+            // Every segment was a literal's operand: the read must have given its value (a
+            // literal constant written in the source, `W { b: 1.0 }`, has no node and passes
+            // nothing on).
+            if at.is_none() {
+                return true;
+            }
+            let (read, made) = (store.value_cow(site.node), store.value_cow(at));
+            return read.exact_eq(&made) == Some(true);
+        };
+        if at.is_none() {
+            return false;
+        }
+        let node = store.node(at);
+        let Some((ir, entry)) = store.entry_of(at) else {
+            return false;
+        };
+        match node.kind {
+            NodeKind::Special => {
+                if let Some(fields) = ir.struct_fields(node.entry as usize) {
+                    let Some(k) = fields.into_iter().position(|n| n == name) else {
+                        return false;
+                    };
+                    at = store.ref_at(at, k);
+                    field = names.next();
+                } else if ir.builtin(node.entry as usize) == Some(Builtin::Bind)
+                    && ir.bind_path(node.entry as usize).is_none()
+                {
+                    at = store.ref_at(at, 0);
+                } else {
+                    return false;
+                }
+            }
+            NodeKind::Argument if entry.location.block != 1 => at = store.ref_at(at, 0),
+            NodeKind::Argument => {
+                let Some(parent) = store.parent(at) else {
+                    return false;
+                };
+                let Some(p) = ir.arg_position(node.entry as usize) else {
+                    return false;
+                };
+                if store.node(parent).kind != NodeKind::NestedCall {
+                    return false;
+                }
+                at = store.ref_at(parent, p);
+            }
+            _ => return false,
+        }
+    }
+    false
 }
