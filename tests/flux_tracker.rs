@@ -175,3 +175,73 @@ fn custom_gradient_cheaper_than_the_body() {
         assert!((a - b).abs() < 1e-12, "{got:?} vs {soft:?}");
     }
 }
+
+// Rules that could not be right (a tester, 2026-11-27): each gave a number.
+
+fn square_fp(x: f64) -> f64 {
+    x * x
+}
+
+fn cube_fp(x: f64) -> f64 {
+    x * x * x
+}
+
+#[tracked]
+fn through_a_pointer(x: f64) -> f64 {
+    let p: fn(f64) -> f64 = cube_fp;
+    p(x)
+}
+
+fn make_scale(k: f64) -> impl Fn(f64) -> f64 + Copy + Send + Sync + 'static {
+    move |x| x * k
+}
+
+#[tracked]
+fn through_a_capturing_closure(x: f64) -> f64 {
+    let f = make_scale(3.0);
+    f(x)
+}
+
+#[tracked]
+fn difference(a: f64, b: f64) -> f64 {
+    a - b
+}
+
+#[tracked]
+fn uses_difference(x: f64, y: f64) -> f64 {
+    difference(x, y) * 2.0
+}
+
+#[tracked]
+fn product_of_two(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+#[tracked]
+fn uses_product(x: f64) -> f64 {
+    product_of_two(x, 3.0)
+}
+
+#[test]
+fn rules_that_cannot_be_right_are_errors() {
+    // A rule for a function pointer would apply to every function of its signature (4 for
+    // 12), one for a capturing closure to every capture (2 for 3).
+    register_rule(square_fp as fn(f64) -> f64, |(x,): (f64,), d: f64| {
+        2.0 * x * d
+    });
+    let e = gradient(through_a_pointer, (2.0,)).unwrap_err();
+    assert!(e.to_string().contains("function pointer"), "{e}");
+    register_rule(make_scale(2.0), |(_x,): (f64,), d: f64| 2.0 * d);
+    let e = gradient(through_a_capturing_closure, (1.5,)).unwrap_err();
+    assert!(e.to_string().contains("capturing closure"), "{e}");
+    // A rule of fewer arguments than the function gave the others 0 (`[2, 0]` for `[2, -2]`).
+    register_rule(difference, |(_a,): (f64,), d: f64| d);
+    let e = gradient(uses_difference, (3.0, 1.0)).unwrap_err();
+    assert!(e.to_string().contains("argument"), "{e}");
+    // A vector for a float argument was dropped (`None` for 3).
+    register_rule(product_of_two, |(a, b): (f64, f64), d: f64| {
+        (vec![b * d, 1.0], a * d)
+    });
+    let e = gradient(uses_product, (2.0,)).unwrap_err();
+    assert!(e.to_string().contains("shape"), "{e}");
+}

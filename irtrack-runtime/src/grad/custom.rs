@@ -100,7 +100,29 @@ where
     P: Fn(A, D) -> S + Send + Sync + 'static,
 {
     let key = crate::core::ids::key_of(&function);
+    // A fn item, or a closure that captures nothing, is one function: its type says which. A
+    // function pointer's type is every function of that signature's, and a closure that
+    // captures is one type for every capture (`make_scale(2.0)`, `make_scale(3.0)`): a rule
+    // given one would apply to calls of others (a tester, 2026-11-27: 4 for 12).
+    let one_function = std::mem::size_of::<F>() == 0;
     let erased: Arc<Erased> = Arc::new(move |site: &Site<'_>, dy: &Tangent, out: &mut Out| {
+        if !one_function {
+            return Err(format!(
+                "a rule is registered for a function pointer or a capturing closure of type `{}`, \
+                 whose type does not say which function ran (every function of that signature, \
+                 every capture): register it for the fn item (`register_rule(f, …)`)",
+                std::any::type_name::<F>()
+            ));
+        }
+        if site.len() != A::ARITY {
+            return Err(format!(
+                "the rule takes {} argument(s) (`{}`), the call has {}: give the rule every \
+                 argument, `()` where one has no sensitivity",
+                A::ARITY,
+                std::any::type_name::<A>(),
+                site.len()
+            ));
+        }
         let args = A::from_arguments(site).ok_or_else(|| {
             format!(
                 "the rule's arguments `{}` do not match the call's",
@@ -114,12 +136,24 @@ where
                 dy.shape()
             )
         })?;
-        for (i, s) in pullback(args, dy)
-            .into_sensitivities()
-            .into_iter()
-            .enumerate()
-        {
+        let sensitivities = pullback(args, dy).into_sensitivities();
+        if sensitivities.len() > site.len() {
+            return Err(format!(
+                "the rule returned {} sensitivities for a call of {} argument(s)",
+                sensitivities.len(),
+                site.len()
+            ));
+        }
+        for (i, s) in sensitivities.into_iter().enumerate() {
             if let Some(s) = s {
+                if !fits(site, i, &s) {
+                    return Err(format!(
+                        "the rule's sensitivity of argument {} is a {}, which is not the \
+                         argument's shape",
+                        i + 1,
+                        s.shape()
+                    ));
+                }
                 out.push((i, Contribution::Whole(s)));
             }
         }
@@ -186,8 +220,31 @@ impl<D: ndarray::Dimension> FromArgument for ndarray::Array<f64, D> {
     }
 }
 
+/// Whether sensitivity `s` has the shape of operand `i` of the call: a float's a float, a
+/// vector's a vector of its length, an array's its shape (a rule's vector for a float
+/// argument was dropped, and the argument given no gradient).
+fn fits(site: &Site<'_>, i: usize, s: &Tangent) -> bool {
+    match (site.primal(i), s) {
+        (Some(Primal::Scalar(_)), Tangent::Scalar(_)) => true,
+        (Some(Primal::Vector(v)), Tangent::Vector(t)) => v.len() == t.len(),
+        #[cfg(feature = "ndarray")]
+        (Some(Primal::Array(a)), Tangent::Array(t)) => a.shape() == t.shape(),
+        #[cfg(feature = "ndarray")]
+        (Some(Primal::Array(a)), Tangent::Vector(t)) => a.ndim() == 1 && a.len() == t.len(),
+        #[cfg(feature = "ndarray")]
+        (Some(Primal::Vector(v)), Tangent::Array(t)) => t.ndim() == 1 && t.len() == v.len(),
+        // An operand of no float shape (a struct, a recorded text): what the sweep makes of a
+        // sensitivity there is its own check.
+        (None, _) => true,
+        _ => false,
+    }
+}
+
 /// The arguments of a call as a tuple a rule takes.
 pub trait FromArguments: Sized {
+    /// How many arguments the tuple has.
+    const ARITY: usize;
+
     /// The call's operands, if they are of these types.
     fn from_arguments(site: &Site<'_>) -> Option<Self>;
 }
@@ -195,6 +252,7 @@ pub trait FromArguments: Sized {
 macro_rules! from_arguments {
     ($(($($t:ident $i:tt),+)),* $(,)?) => {$(
         impl<$($t: FromArgument),+> FromArguments for ($($t,)+) {
+            const ARITY: usize = [$($i),+].len();
             fn from_arguments(site: &Site<'_>) -> Option<Self> {
                 Some(($($t::from_argument(site, $i)?,)+))
             }
