@@ -51,55 +51,43 @@ pub(crate) fn rule(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> bool {
             true
         }
         Some(Builtin::Struct) => {
-            let Tangent::Fields(parts) = dy else {
-                return false;
-            };
             let Some(names) = site.ir.struct_fields(site.index) else {
                 return false;
             };
             let names: Vec<&str> = names.collect();
-            let mut given = Vec::with_capacity(parts.len());
-            for (path, t) in parts {
-                let (first, rest) = match path.split_once('.') {
-                    Some((first, rest)) => (first, Some(rest)),
-                    None => (path.as_str(), None),
-                };
-                let Some(k) = names.iter().position(|n| *n == first) else {
-                    return false;
-                };
-                let t = match rest {
-                    Some(rest) => Tangent::Fields(vec![(rest.to_string(), t.clone())]),
-                    None => t.clone(),
-                };
-                given.push((k, Contribution::Whole(t)));
-            }
-            out.extend(given);
-            true
+            literal(dy, out, |first| names.iter().position(|n| *n == first))
         }
-        Some(Builtin::Tuple) => {
-            let Tangent::Fields(parts) = dy else {
-                return false;
-            };
-            let mut given = Vec::with_capacity(parts.len());
-            for (path, t) in parts {
-                let (first, rest) = match path.split_once('.') {
-                    Some((first, rest)) => (first, Some(rest)),
-                    None => (path.as_str(), None),
-                };
-                let Some(k) = first.parse::<usize>().ok().filter(|&k| k < site.len()) else {
-                    return false;
-                };
-                let t = match rest {
-                    Some(rest) => Tangent::Fields(vec![(rest.to_string(), t.clone())]),
-                    None => t.clone(),
-                };
-                given.push((k, Contribution::Whole(t)));
-            }
-            out.extend(given);
-            true
-        }
+        Some(Builtin::Tuple) => literal(dy, out, |first| {
+            first.parse::<usize>().ok().filter(|&k| k < site.len())
+        }),
         _ => false,
     }
+}
+
+/// A literal's rule: each part's sensitivity (by its path, `Tangent::Fields`) goes to the
+/// operand `operand` finds for the path's first name, the rest of the path with it; `false`
+/// when a name is none of the literal's.
+fn literal(dy: &Tangent, out: &mut Out, operand: impl Fn(&str) -> Option<usize>) -> bool {
+    let Tangent::Fields(parts) = dy else {
+        return false;
+    };
+    let mut given = Vec::with_capacity(parts.len());
+    for (path, t) in parts {
+        let (first, rest) = match path.split_once('.') {
+            Some((first, rest)) => (first, Some(rest)),
+            None => (path.as_str(), None),
+        };
+        let Some(k) = operand(first) else {
+            return false;
+        };
+        let t = match rest {
+            Some(rest) => Tangent::Fields(vec![(rest.to_string(), t.clone())]),
+            None => t.clone(),
+        };
+        given.push((k, Contribution::Whole(t)));
+    }
+    out.extend(given);
+    true
 }
 
 /// Whether the field at `path` of the value a field read reads was made by a struct literal
