@@ -73,6 +73,12 @@ pub(crate) fn lookup(site: &Site<'_>) -> Option<Arc<Erased>> {
 /// (an untracked method called with method syntax cannot be identified: Rust picks the method
 /// by the receiver's type at compile time).
 ///
+/// Where a rule cannot be right, the gradient is an error naming the call (`GradError::NoRule`
+/// with the reason): a rule registered for a function pointer or a closure that captures
+/// (whose type is every function of that signature's, every capture's), a rule taking another
+/// number of arguments than the call has, and a sensitivity of another shape than its
+/// argument's.
+///
 /// ```
 /// use irtrack::{gradient, tracked, grad::register_rule};
 ///
