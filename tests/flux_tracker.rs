@@ -245,3 +245,24 @@ fn rules_that_cannot_be_right_are_errors() {
     let e = gradient(uses_product, (2.0,)).unwrap_err();
     assert!(e.to_string().contains("shape"), "{e}");
 }
+
+#[tracked]
+fn by_path(x: f64) -> f64 {
+    f64::exp_m1(x)
+}
+
+#[tracked]
+fn by_method(x: f64) -> f64 {
+    x.exp_m1()
+}
+
+/// A rule for `f64::exp_m1` applied to a call by its path but not to `x.exp_m1()`, the same
+/// function (a tester, 2026-11-27: two gradients of one function by how it was called).
+#[test]
+fn a_float_methods_rule_applies_however_it_is_called() {
+    register_rule(f64::exp_m1, |(_x,): (f64,), d: f64| 100.0 * d);
+    let a = gradient(by_path, (0.5,)).unwrap();
+    let b = gradient(by_method, (0.5,)).unwrap();
+    assert_eq!(a.scalars(), [Some(100.0)]);
+    assert_eq!(b.scalars(), [Some(100.0)]);
+}

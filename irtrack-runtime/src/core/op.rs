@@ -237,79 +237,97 @@ impl FloatFn {
 /// `f64::is_nan`), by their fn item types: a call of a path whose callee is one of these is
 /// that operation, exactly. One table for both.
 pub(crate) fn float_path_of(item: std::any::TypeId) -> Option<Builtin> {
+    float_paths().get(&item).map(|&(b, _)| b)
+}
+
+/// The fn item type of the float function `b` of `f32` (`f32`) or `f64`: the key a rule
+/// registered for `f64::tan` is found by, also for a call `x.tan()` of it by method syntax.
+pub(crate) fn float_path_key(b: Builtin, f32: bool) -> Option<std::any::TypeId> {
+    float_paths()
+        .iter()
+        .find(|(_, &(c, w))| c == b && w == f32)
+        .map(|(&t, _)| t)
+}
+
+/// The table of [`float_path_of`]: each fn item type, its operation and whether it is
+/// `f32`'s.
+fn float_paths() -> &'static std::collections::HashMap<std::any::TypeId, (Builtin, bool)> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
-    static TABLE: OnceLock<HashMap<std::any::TypeId, Builtin>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| {
-            let mut t = HashMap::new();
-            macro_rules! add {
+    static TABLE: OnceLock<HashMap<std::any::TypeId, (Builtin, bool)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = HashMap::new();
+        macro_rules! add {
                 ($wrap:ident($kind:ident): $($name:ident = $variant:ident),*) => {$(
-                    t.insert(super::ids::key_of(&f64::$name).id, Builtin::$wrap($kind::$variant));
-                    t.insert(super::ids::key_of(&f32::$name).id, Builtin::$wrap($kind::$variant));
+                    t.insert(
+                        super::ids::key_of(&f64::$name).id,
+                        (Builtin::$wrap($kind::$variant), false),
+                    );
+                    t.insert(
+                        super::ids::key_of(&f32::$name).id,
+                        (Builtin::$wrap($kind::$variant), true),
+                    );
                 )*};
             }
-            add!(
-                Method(FloatFn):
-                sin = Sin,
-                cos = Cos,
-                tan = Tan,
-                asin = Asin,
-                acos = Acos,
-                atan = Atan,
-                sinh = Sinh,
-                cosh = Cosh,
-                tanh = Tanh,
-                asinh = Asinh,
-                acosh = Acosh,
-                atanh = Atanh,
-                exp = Exp,
-                exp2 = Exp2,
-                exp_m1 = ExpM1,
-                ln = Ln,
-                ln_1p = Ln1p,
-                log10 = Log10,
-                log2 = Log2,
-                sqrt = Sqrt,
-                cbrt = Cbrt,
-                abs = Abs,
-                recip = Recip,
-                to_degrees = ToDegrees,
-                to_radians = ToRadians,
-                signum = Signum,
-                floor = Floor,
-                ceil = Ceil,
-                round = Round,
-                round_ties_even = RoundTiesEven,
-                trunc = Trunc,
-                fract = Fract,
-                powi = Powi,
-                powf = Powf,
-                max = Max,
-                min = Min,
-                atan2 = Atan2,
-                hypot = Hypot,
-                log = Log,
-                copysign = Copysign,
-                mul_add = MulAdd,
-                clamp = Clamp
-            );
-            add!(
-                Query(FloatQuery):
-                is_nan = IsNan,
-                is_infinite = IsInfinite,
-                is_finite = IsFinite,
-                is_normal = IsNormal,
-                is_subnormal = IsSubnormal,
-                is_sign_positive = IsSignPositive,
-                is_sign_negative = IsSignNegative,
-                to_bits = ToBits,
-                from_bits = FromBits
-            );
-            t
-        })
-        .get(&item)
-        .copied()
+        add!(
+            Method(FloatFn):
+            sin = Sin,
+            cos = Cos,
+            tan = Tan,
+            asin = Asin,
+            acos = Acos,
+            atan = Atan,
+            sinh = Sinh,
+            cosh = Cosh,
+            tanh = Tanh,
+            asinh = Asinh,
+            acosh = Acosh,
+            atanh = Atanh,
+            exp = Exp,
+            exp2 = Exp2,
+            exp_m1 = ExpM1,
+            ln = Ln,
+            ln_1p = Ln1p,
+            log10 = Log10,
+            log2 = Log2,
+            sqrt = Sqrt,
+            cbrt = Cbrt,
+            abs = Abs,
+            recip = Recip,
+            to_degrees = ToDegrees,
+            to_radians = ToRadians,
+            signum = Signum,
+            floor = Floor,
+            ceil = Ceil,
+            round = Round,
+            round_ties_even = RoundTiesEven,
+            trunc = Trunc,
+            fract = Fract,
+            powi = Powi,
+            powf = Powf,
+            max = Max,
+            min = Min,
+            atan2 = Atan2,
+            hypot = Hypot,
+            log = Log,
+            copysign = Copysign,
+            mul_add = MulAdd,
+            clamp = Clamp
+        );
+        add!(
+            Query(FloatQuery):
+            is_nan = IsNan,
+            is_infinite = IsInfinite,
+            is_finite = IsFinite,
+            is_normal = IsNormal,
+            is_subnormal = IsSubnormal,
+            is_sign_positive = IsSignPositive,
+            is_sign_negative = IsSignNegative,
+            to_bits = ToBits,
+            from_bits = FromBits
+        );
+        t
+    })
 }
 
 /// The float function named by the path whose fn item type is `item` (`f64::sin`).

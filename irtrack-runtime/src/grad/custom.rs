@@ -5,6 +5,7 @@ use super::primal::Primal;
 use super::rules::{Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
+use crate::core::op::Builtin;
 use crate::core::tape::Callee;
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -48,16 +49,26 @@ pub(crate) fn any() -> bool {
     ANY.load(Ordering::Acquire)
 }
 
-/// The user's rule for the callee of `site`, found by the callee's fn item type.
+/// The user's rule for the callee of `site`, found by the callee's fn item type; for a float
+/// method called by method syntax on a float (`x.tan()`, which is `f64::tan` exactly), by
+/// that method's fn item type, as for `f64::tan(x)` (it ran the built-in rule instead).
 pub(crate) fn lookup(site: &Site<'_>) -> Option<Arc<Erased>> {
     if !ANY.load(Ordering::Acquire) {
         return None;
     }
-    let Some(Callee::Item(t)) = site.callee() else {
-        return None;
+    let key = match site.callee() {
+        Some(Callee::Item(t)) => t.id,
+        _ => {
+            let method = site.kind() == crate::core::ir::EntryKind::MethodCall
+                && site.receiver() == crate::core::op::Receiver::Float;
+            let b = site
+                .builtin()
+                .filter(|b| method && matches!(b, Builtin::Method(_)))?;
+            crate::core::op::float_path_key(b, site.output_is_f32())?
+        }
     };
     let rules = table().read().unwrap_or_else(|e| e.into_inner());
-    rules.get(&t.id).cloned()
+    rules.get(&key).cloned()
 }
 
 /// Gives `function` its own pullback: every call of it, tracked or not, is then differentiated
