@@ -341,3 +341,64 @@ fn a_replacement_of_another_type_panics_naming_both() {
         );
     }
 }
+
+// A call a context replaced (a tester, 2026-11-27): a registered rule of the callee was still
+// applied (`backward` [6, -1] where the result was the constant 2), and replacing a generic
+// tracked function's result kept its body, whose return differed (a malformed trace: the
+// gradient 7 for 1, a program 12 where the trace recorded 8).
+
+#[tracked]
+fn minus_for_replacement(a: f64, b: f64) -> f64 {
+    a - b
+}
+
+#[tracked]
+fn uses_minus_for_replacement(x: f64, y: f64) -> f64 {
+    minus_for_replacement(x * x, y)
+}
+
+#[tracked]
+fn generic_square<T: Copy + std::ops::Mul<Output = T>>(x: T) -> T {
+    x * x
+}
+
+#[tracked]
+fn uses_generic_square(x: f64) -> f64 {
+    generic_square(x) + x
+}
+
+struct ReplaceNamed(&'static str, f64);
+
+impl Context for ReplaceNamed {
+    fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
+        if call.name == self.0 {
+            irtrack::Action::Replace(irtrack::Value::snapshot(self.1))
+        } else {
+            irtrack::Action::Run
+        }
+    }
+}
+
+#[test]
+fn a_replaced_result_is_not_differentiated_through_or_replayed() {
+    irtrack::grad::register_rule(minus_for_replacement, |(_a, _b): (f64, f64), d: f64| {
+        (d, -d)
+    });
+    let mut t = track_with(
+        ReplaceNamed("minus_for_replacement", 2.0),
+        uses_minus_for_replacement,
+        (3.0, 1.0),
+    );
+    assert_eq!(t.root().value::<f64>(), Some(&2.0));
+    assert!(t.backward(1.0).is_err());
+    let mut t = track_with(
+        ReplaceNamed("generic_square", 5.0),
+        uses_generic_square,
+        (3.0,),
+    );
+    assert_eq!(t.root().value::<f64>(), Some(&8.0));
+    t.verify().unwrap();
+    assert!(t.backward(1.0).is_err());
+    let p = irtrack::program::Program::from_trace(&t, &[irtrack::program::Input::Dynamic]);
+    assert!(p.is_err(), "{:?}", p.map(|p| p.call((3.0,))));
+}

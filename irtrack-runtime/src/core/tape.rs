@@ -84,6 +84,9 @@ impl Node {
     /// inside the function being recorded): a derivative through it would be one of higher
     /// order, which the consumers name in their errors.
     pub(crate) const RECORDS_INSIDE: u8 = 2;
+    /// A call whose result a context replaced (`Action::Replace`): its value depends on nothing
+    /// the call was given (a nested call's body, where it ran, returned another).
+    pub(crate) const REPLACED: u8 = 4;
 }
 
 /// One nested call: its IR, where its subtree ends and its value. 32 bytes: the IR and the
@@ -743,6 +746,11 @@ impl Store {
         }
         let ir = self.nested_ir(parent)?;
         ir.entries.get(e as usize).map(|entry| (ir, entry))
+    }
+
+    /// Whether a context replaced the result of call `id` ([`Node::REPLACED`]).
+    pub(crate) fn replaced(&self, id: NodeId) -> bool {
+        self.node(id).flags & Node::REPLACED != 0
     }
 
     /// The operands node `id` (of entry `entry` of `ir`) may have changed through a `&mut`

@@ -525,6 +525,10 @@ impl<'s> Builder<'s> {
             while frames.last().is_some_and(|f| i as u32 >= f.end) {
                 frames.pop();
             }
+            // A call a context replaced: the general sweep refuses what depends on it.
+            if node.flags & crate::core::tape::Node::REPLACED != 0 {
+                return None;
+            }
             if node.kind == NodeKind::NestedCall {
                 // A call of the root is `track`'s own; one inside passing an active value by
                 // `&mut` leaves it to the general sweep.

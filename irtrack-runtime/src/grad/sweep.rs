@@ -402,6 +402,16 @@ impl<'s> Sweep<'s> {
                     continue;
                 }
             }
+            // A call a context replaced: its value depends on nothing it was given, and its
+            // body (where it ran) returned another value. Not followed: where its operands
+            // depend on the inputs, an adjoint reaching it is refused (`backward`).
+            if store.replaced(id) {
+                self.skip[i] = true;
+                self.active[i] = store
+                    .refs_under(id, parent)
+                    .any(|r| !r.is_none() && self.is_active(r));
+                continue;
+            }
             // A comparison that says input-dependent values are equal (`sweep/pins.rs`), or whose
             // recorded value its recorded operands do not give.
             // Every comparison is read (what it says at a tie is noted for later ones); the
@@ -1296,6 +1306,22 @@ impl<'s> Sweep<'s> {
         let mut out: Out = Vec::new();
         for i in (0..self.end.min(store.len())).rev() {
             if self.skip[i] {
+                let id = NodeId(i as u32);
+                if self.adjoints[i].is_some() && store.replaced(id) {
+                    return Err(GradError::NoRule {
+                        callee: self
+                            .site(id)
+                            .map_or_else(|| "?".to_string(), |s| s.describe()),
+                        at: self.place(id),
+                        reason: Some(
+                            "a context replaced its result (`Action::Replace`), so what it was \
+                             given does not decide its value and no rule of the callee applies; \
+                             differentiate a trace recorded without the replacement, or give \
+                             the call's own value with `Action::Reuse`"
+                                .to_string(),
+                        ),
+                    });
+                }
                 continue;
             }
             let id = NodeId(i as u32);

@@ -911,6 +911,24 @@ impl Program {
                 }
                 skip_below = None;
             }
+            // A call a context replaced: its value depends on nothing it was given, and a
+            // nested call's body (where it ran) returned another. A constant where nothing it
+            // was given is dynamic; refused otherwise.
+            if trace.store.replaced(n.id()) {
+                if b.operands(n).iter().any(Src::is_dynamic) {
+                    return Err(unsupported(
+                        n,
+                        "a context replaced its result (`Action::Replace`), so what it was given \
+                         does not decide its value at new inputs; build the program from a trace \
+                         recorded without the replacement",
+                    ));
+                }
+                b.set(n.id(), Src::Const(n.raw_value()));
+                if let Some(call) = trace.store.call(n.id()) {
+                    skip_below = Some((n.id(), call.end));
+                }
+                continue;
+            }
             match n.kind() {
                 NodeKind::Argument => b.argument(n, inputs)?,
                 NodeKind::Constant => {

@@ -2090,7 +2090,7 @@ impl Context for Rerun {
             _ => false,
         };
         if keep {
-            Action::Replace(value.clone())
+            Action::Reuse(value.clone())
         } else {
             Action::Run
         }

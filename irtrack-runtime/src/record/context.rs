@@ -89,7 +89,14 @@ pub enum Action {
     #[default]
     Run,
     /// Make this value the call's result (see the module docs for when the call still runs).
+    /// What the call was given no longer decides its result: the node is flagged replaced,
+    /// and gradients and programs refuse to follow a dependence through it (a rule of the
+    /// callee, its body where it ran, would be another function's).
     Replace(Value),
+    /// Make this value the call's result as the call's own: the value it gives on these
+    /// arguments (a memo; an update keeping an unchanged call's result). Gradients and
+    /// programs follow the call as if it had run.
+    Reuse(Value),
 }
 
 /// A node about to be stored: the hooks inspect it and attach metadata.

@@ -82,7 +82,12 @@ pub(crate) struct Recorder {
     /// Closures registered during this recording: type → address of their static IR.
     pub(crate) closures: HashMap<TypeId, usize>,
     /// A replacement a context asked for, for the result of the call announced by `var`.
-    pub(crate) replacement: Option<(u32, usize, Value)>,
+    /// A context's replacement for the result of the call by `var` at a depth, and whether it
+    /// replaced the result (`Action::Replace`) or gave the call's own (`Action::Reuse`).
+    pub(crate) replacement: Option<(u32, usize, Value, bool)>,
+    /// A replaced result was just given to a call: the next node recorded (that call's) is
+    /// flagged [`Node::REPLACED`].
+    replaced_next: bool,
     /// The call (by `var` and frame depth) a context was last asked about when announced: a
     /// tracked callee that claims it is not asked again.
     asked: Option<(u32, usize)>,
@@ -119,6 +124,7 @@ impl Recorder {
             errors: Vec::new(),
             closures: HashMap::new(),
             replacement: None,
+            replaced_next: false,
             asked: None,
             byte_budget: usize::MAX,
             next_byte_check: usize::MAX,
@@ -335,6 +341,10 @@ impl Recorder {
             *l = id;
         }
         let observed = frame.ctx.is_some();
+        if self.replaced_next && kind == NodeKind::PrimitiveCall {
+            self.replaced_next = false;
+            self.store.nodes[id.index()].flags |= Node::REPLACED;
+        }
         if announced && ir.entries[index as usize].kind == EntryKind::Call {
             self.note_callee(id);
         }
@@ -428,6 +438,7 @@ impl Recorder {
                 id
             }
         };
+        self.flag_replaced(node);
         self.define(entry, node);
         self.hook(node);
         node
@@ -666,8 +677,10 @@ impl Recorder {
             arguments: &arguments,
             replaceable: false,
         };
-        if let Action::Replace(v) = ctx.before_call(&call) {
-            self.replacement = Some((var, depth, v));
+        match ctx.before_call(&call) {
+            Action::Replace(v) => self.replacement = Some((var, depth, v, true)),
+            Action::Reuse(v) => self.replacement = Some((var, depth, v, false)),
+            Action::Run => {}
         }
     }
 
@@ -709,8 +722,20 @@ impl Recorder {
     pub(crate) fn take_replacement(&mut self, var: u32) -> Option<Value> {
         let depth = self.frames.len();
         match &self.replacement {
-            Some((v, d, _)) if *v == var && *d == depth => self.replacement.take().map(|r| r.2),
+            Some((v, d, ..)) if *v == var && *d == depth => {
+                let (_, _, value, replaced) = self.replacement.take()?;
+                self.replaced_next = replaced;
+                Some(value)
+            }
             _ => None,
+        }
+    }
+
+    /// Flags node `id` replaced if a replaced result was just given ([`Node::REPLACED`]).
+    fn flag_replaced(&mut self, id: NodeId) {
+        if self.replaced_next && !id.is_none() {
+            self.replaced_next = false;
+            self.store.nodes[id.index()].flags |= Node::REPLACED;
         }
     }
 
@@ -770,23 +795,33 @@ impl Recorder {
             // A call its caller announced was asked about then, once; its answer stands.
             let action = if self.asked == Some((var, depth)) {
                 match &self.replacement {
-                    Some((v, d, _)) if *v == var && *d == depth => {
-                        let (_, _, value) = self.replacement.take().expect("just matched");
-                        Action::Replace(value)
+                    Some((v, d, ..)) if *v == var && *d == depth => {
+                        let (_, _, value, replaced) =
+                            self.replacement.take().expect("just matched");
+                        match replaced {
+                            true => Action::Replace(value),
+                            false => Action::Reuse(value),
+                        }
                     }
                     _ => Action::Run,
                 }
             } else {
                 parent.before_call(&call)
             };
-            if let Action::Replace(v) = action {
+            let given = match action {
+                Action::Replace(v) => Some((v, true)),
+                Action::Reuse(v) => Some((v, false)),
+                Action::Run => None,
+            };
+            if let Some((v, replaced)) = given {
                 if replaceable {
                     // The call is not entered: its caller records a primitive with this value.
+                    self.replaced_next = replaced;
                     return Some(Err(v));
                 }
                 // The result type cannot be given: the call runs and its result is replaced
                 // when the caller records it (see `Context::before_call`).
-                self.replacement = Some((var, self.frames.len(), v));
+                self.replacement = Some((var, self.frames.len(), v, replaced));
             }
             if !parent.can_recur(&site) {
                 return None;
