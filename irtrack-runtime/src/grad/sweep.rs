@@ -1262,22 +1262,27 @@ impl<'s> Sweep<'s> {
             .find(|c| !read[c.index()])
     }
 
+    /// `GradError::NoRule` at node `id`, saying `reason`.
+    fn refused(&self, id: NodeId, reason: &str) -> GradError {
+        GradError::NoRule {
+            callee: self
+                .site(id)
+                .map_or_else(|| "?".to_string(), |s| s.describe()),
+            at: self.place(id),
+            reason: Some(reason.to_string()),
+        }
+    }
+
     fn backward(&mut self) -> Result<(), GradError> {
         // The path was chosen by a comparison its operands' recorded values contradict.
         if let Some(c) = self.disagreeing {
-            return Err(GradError::NoRule {
-                callee: self
-                    .site(c)
-                    .map_or_else(|| "?".to_string(), |s| s.describe()),
-                at: self.place(c),
-                reason: Some(
-                    "its recorded value is not what its recorded operands give: an operand was \
+            return Err(self.refused(
+                c,
+                "its recorded value is not what its recorded operands give: an operand was \
                      changed after it was recorded (in place through a `&mut` borrow, or in the \
                      file the trace was imported from), so the path it chose is not the one \
-                     these values take"
-                        .to_string(),
-                ),
-            });
+                     these values take",
+            ));
         }
         // A path that exists at one point only has a slope of its own, also where it makes
         // the output a constant (`if x == 0.0 { return 0.0; }`): refused, wherever it is met.
@@ -1308,19 +1313,13 @@ impl<'s> Sweep<'s> {
             if self.skip[i] {
                 let id = NodeId(i as u32);
                 if self.adjoints[i].is_some() && store.replaced(id) {
-                    return Err(GradError::NoRule {
-                        callee: self
-                            .site(id)
-                            .map_or_else(|| "?".to_string(), |s| s.describe()),
-                        at: self.place(id),
-                        reason: Some(
-                            "a context replaced its result (`Action::Replace`), so what it was \
+                    return Err(self.refused(
+                        id,
+                        "a context replaced its result (`Action::Replace`), so what it was \
                              given does not decide its value and no rule of the callee applies; \
                              differentiate a trace recorded without the replacement, or give \
-                             the call's own value with `Action::Reuse`"
-                                .to_string(),
-                        ),
-                    });
+                             the call's own value with `Action::Reuse`",
+                    ));
                 }
                 continue;
             }
@@ -1478,20 +1477,14 @@ impl<'s> Sweep<'s> {
         }
         // Last: an error the pass met names its cause more exactly.
         if let Some(c) = self.escaped() {
-            return Err(GradError::NoRule {
-                callee: self
-                    .site(c)
-                    .map_or_else(|| "?".to_string(), |s| s.describe()),
-                at: self.place(c),
-                reason: Some(
-                    "it took a value that depends on the inputs and nothing reads its result: \
+            return Err(self.refused(
+                c,
+                "it took a value that depends on the inputs and nothing reads its result: \
                      it ran for what it does, and may have kept that value (in a `Cell`, a \
                      `RefCell`, a map, a static) where a later read gets it back, which the \
                      trace does not show, so that read would be taken for a constant; make it \
-                     `#[tracked]`, or register it with its rule"
-                        .to_string(),
-                ),
-            });
+                     `#[tracked]`, or register it with its rule",
+            ));
         }
         Ok(())
     }
