@@ -754,11 +754,23 @@ impl Lowerer {
                 self.macro_declared.insert(name);
             }
         }
+        let mutable = self.mutable_names.clone();
+        self.lend_mentioned(mac, |name| mutable.contains(name))
+    }
+
+    /// The positions, among the locals `mac` mentions, of those `written` says it may write,
+    /// each noted as lent by `&mut`, with the nodes recorded first for those bound to a literal
+    /// ([`Lowerer::materialize`]).
+    fn lend_mentioned(
+        &mut self,
+        mac: &syn::Macro,
+        written: impl Fn(&str) -> bool,
+    ) -> (TokenStream, Vec<usize>) {
         let names = super::scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
         let mut versions = TokenStream::new();
         let mut lent = Vec::new();
         for (k, name) in names.iter().enumerate() {
-            if self.mutable_names.contains(name) {
+            if written(name) {
                 versions.extend(self.materialize(name));
                 lent.push(k);
             }
@@ -776,19 +788,11 @@ impl Lowerer {
         if receivers.is_empty() {
             return (TokenStream::new(), Vec::new());
         }
-        let names = super::scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
-        let mut versions = TokenStream::new();
-        let mut lent = Vec::new();
-        for (k, name) in names.iter().enumerate() {
-            let written = receivers
+        self.lend_mentioned(mac, |name| {
+            receivers
                 .iter()
-                .any(|(r, m)| r == name && super::method_may_write(m));
-            if written {
-                versions.extend(self.materialize(name));
-                lent.push(k);
-            }
-        }
-        (versions, lent)
+                .any(|(r, m)| r == name && super::method_may_write(m))
+        })
     }
 
     /// A node now for the `mut` local `name` where it has none (a variable bound to a literal is
@@ -1246,12 +1250,28 @@ impl Lowerer {
     /// Whether calling `method` on `receiver` may change it in place without the call's operand
     /// showing it: a method whose `self` is `&mut self` (`acc.add(x)` with `fn add(&mut self, x:
     /// f64) -> f64`) changes what its receiver names, and the macro cannot see a method's `self`.
-    /// Taken to be so for a receiver rooted in a place the function may change (a `mut`
+    /// Taken to be so for std's mutating methods on any local, and for a receiver rooted in a
+    /// place the function may change (a `mut`
     /// binding, a local holding a `&mut`, `self` in a `&mut self` method), unless the method is
     /// a std read-only one on which code nearly always calls it. The runtime ignores the note
     /// for a tracked callee, whose body shows its writes, and for a float method of a float
     /// receiver (`Store::lent_mut`): a user's `max(&mut self, v)` on a struct is noted.
     fn may_write_receiver(&self, receiver: &Expr, method: &syn::Ident) -> bool {
+        let name = method.to_string();
+        // A std container's mutating method on any local (`let a = v.swap_remove(0)`): its
+        // receiver is borrowed `&mut` by autoref, which the call's operand does not show. Also
+        // `iter_mut`, `as_mut_slice`, `last_mut`, `split_at_mut`, `as_mut`: std's names for the
+        // methods that lend out `&mut` access to the receiver.
+        if let Expr::Path(p) = unparen(receiver) {
+            let local = p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.is_local(&i.to_string()));
+            let lends = name.ends_with("_mut") || name == "as_mut" || name.starts_with("as_mut_");
+            if local && (super::is_std_mutating_method(&name) || lends) {
+                return true;
+            }
+        }
         let Some(root) = place_root(receiver) else {
             return false;
         };
@@ -1262,7 +1282,7 @@ impl Lowerer {
             self.is_local(&root)
                 && (self.mutable_names.contains(&root) || self.mut_refs.contains(&root))
         };
-        mutable && super::method_may_write(&method.to_string())
+        mutable && super::method_may_write(&name)
     }
 
     fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
@@ -1464,21 +1484,6 @@ impl Lowerer {
             ops,
         );
         self.mark_mut_borrows(id, &m.args, 1);
-        // A std container's mutating method on a local (`let a = v.swap_remove(0)`): its
-        // receiver is borrowed `&mut` by autoref, which the call's operand does not show.
-        if let Expr::Path(p) = unparen(&m.receiver) {
-            let local = p.qself.is_none()
-                && p.path
-                    .get_ident()
-                    .is_some_and(|i| self.is_local(&i.to_string()));
-            // Also `iter_mut`, `as_mut_slice`, `last_mut`, `split_at_mut`, `as_mut`: std's
-            // names for the methods that lend out `&mut` access to the receiver.
-            let name = m.method.to_string();
-            let lends = name.ends_with("_mut") || name == "as_mut" || name.starts_with("as_mut_");
-            if local && (super::is_std_mutating_method(&name) || lends) {
-                self.ir.borrow_mut(id, 0);
-            }
-        }
         if self.may_write_receiver(&m.receiver, &m.method) {
             self.ir.borrow_mut(id, 0);
         }

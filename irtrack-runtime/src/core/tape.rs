@@ -87,6 +87,12 @@ impl Node {
     /// A call whose result a context replaced (`Action::Replace`): its value depends on nothing
     /// the call was given (a nested call's body, where it ran, returned another).
     pub(crate) const REPLACED: u8 = 4;
+
+    /// Whether a context replaced this call's result ([`Node::REPLACED`]).
+    #[inline]
+    pub(crate) fn replaced(&self) -> bool {
+        self.flags & Node::REPLACED != 0
+    }
 }
 
 /// One nested call: its IR, where its subtree ends and its value. 32 bytes: the IR and the
@@ -750,7 +756,7 @@ impl Store {
 
     /// Whether a context replaced the result of call `id` ([`Node::REPLACED`]).
     pub(crate) fn replaced(&self, id: NodeId) -> bool {
-        self.node(id).flags & Node::REPLACED != 0
+        self.node(id).replaced()
     }
 
     /// The operands node `id` (of entry `entry` of `ir`) may have changed through a `&mut`

@@ -526,7 +526,7 @@ impl<'s> Builder<'s> {
                 frames.pop();
             }
             // A call a context replaced: the general sweep refuses what depends on it.
-            if node.flags & crate::core::tape::Node::REPLACED != 0 {
+            if node.replaced() {
                 return None;
             }
             if node.kind == NodeKind::NestedCall {

@@ -309,6 +309,13 @@ impl<'s> Sweep<'s> {
             .is_some_and(|(_, e)| e.location.block != 1)
     }
 
+    /// Whether a reference of node `id` (under `parent`) is to an active node.
+    fn refers_to_active(&self, id: NodeId, parent: NodeId) -> bool {
+        self.store
+            .refs_under(id, parent)
+            .any(|r| !r.is_none() && self.is_active(r))
+    }
+
     /// Where an argument node's value came from: the value the jump passed for a block
     /// argument, the caller's operand for a function argument (none for the root's arguments).
     fn argument_source(&self, id: NodeId) -> NodeId {
@@ -407,9 +414,7 @@ impl<'s> Sweep<'s> {
             // depend on the inputs, an adjoint reaching it is refused (`backward`).
             if store.replaced(id) {
                 self.skip[i] = true;
-                self.active[i] = store
-                    .refs_under(id, parent)
-                    .any(|r| !r.is_none() && self.is_active(r));
+                self.active[i] = self.refers_to_active(id, parent);
                 continue;
             }
             // A comparison that says input-dependent values are equal (`sweep/pins.rs`), or whose
@@ -619,7 +624,7 @@ impl<'s> Sweep<'s> {
                 }
             }
             self.active[i] = active && !value.is_discrete();
-            if node.kind == NodeKind::PrimitiveCall && active_operand(self, store, id, parent) {
+            if node.kind == NodeKind::PrimitiveCall && self.refers_to_active(id, parent) {
                 self.note_kept_for_effect(id, parent, &value);
             }
             // A write that used an active value (a macro `add_to!(a, x)`, a `&mut` call given
@@ -628,9 +633,7 @@ impl<'s> Sweep<'s> {
             // find it written (`differentiate`) instead of taking it for a constant.
             if !self.writes_of.is_empty() {
                 if let Some(targets) = self.writes_of.get(&id) {
-                    let used_active = store
-                        .refs_under(id, parent)
-                        .any(|r| !r.is_none() && self.is_active(r));
+                    let used_active = self.refers_to_active(id, parent);
                     if used_active {
                         for t in targets.clone() {
                             if is_differentiable(&store.value_cow(t))
@@ -645,10 +648,7 @@ impl<'s> Sweep<'s> {
             self.note_kink(id, node.kind, parent);
             // A cast to an integer or a sign query is not active itself; its float operand is.
             if matches!(node.kind, NodeKind::PrimitiveCall | NodeKind::Special)
-                && (self.active[i]
-                    || store
-                        .refs_under(id, parent)
-                        .any(|r| !r.is_none() && self.is_active(r)))
+                && (self.active[i] || self.refers_to_active(id, parent))
             {
                 self.note_kink_choice(id);
             }
@@ -952,10 +952,7 @@ impl<'s> Sweep<'s> {
         // From an active operand (a cast to an integer is not active itself).
         let own = !inherited
             && matches!(kind, NodeKind::PrimitiveCall | NodeKind::Special)
-            && (self.active[id.index()]
-                || store
-                    .refs_under(id, parent)
-                    .any(|r| !r.is_none() && self.is_active(r)))
+            && (self.active[id.index()] || self.refers_to_active(id, parent))
             && self.at_kink(id, parent);
         if inherited || own {
             self.kinked.insert(id);
@@ -2404,13 +2401,6 @@ fn same_container(a: &Value, b: &Value) -> bool {
         Some(same) => same,
         None => a.same_type(b) && a.to_string() == b.to_string(),
     }
-}
-
-/// Whether a data operand of node `id` is active.
-fn active_operand(sweep: &Sweep<'_>, store: &Store, id: NodeId, parent: NodeId) -> bool {
-    store
-        .refs_under(id, parent)
-        .any(|r| !r.is_none() && sweep.is_active(r))
 }
 
 /// std's iterator and option adaptors and consumers, which return what they computed and keep

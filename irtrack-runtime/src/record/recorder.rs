@@ -341,9 +341,8 @@ impl Recorder {
             *l = id;
         }
         let observed = frame.ctx.is_some();
-        if self.replaced_next && kind == NodeKind::PrimitiveCall {
-            self.replaced_next = false;
-            self.store.nodes[id.index()].flags |= Node::REPLACED;
+        if self.replaced_next {
+            self.flag_replaced(id);
         }
         if announced && ir.entries[index as usize].kind == EntryKind::Call {
             self.note_callee(id);
