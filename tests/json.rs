@@ -335,9 +335,9 @@ fn a_primitive_root_keeps_its_kind_name_and_value() {
 #[test]
 fn the_schema_is_versioned() {
     let json = track(f, (1.0,)).to_json();
-    assert_eq!(SCHEMA, "irtrack-trace/3");
+    assert_eq!(SCHEMA, "irtrack-trace/4");
     assert!(
-        json.starts_with("{\"schema\":\"irtrack-trace/3\","),
+        json.starts_with("{\"schema\":\"irtrack-trace/4\","),
         "{json}"
     );
 }
@@ -354,7 +354,7 @@ fn invalid_json_is_an_error() {
 fn a_wrong_schema_version_is_an_error() {
     let json = track(f, (1.0,))
         .to_json()
-        .replace("irtrack-trace/3", "irtrack-trace/1");
+        .replace("irtrack-trace/4", "irtrack-trace/1");
     assert_eq!(
         Trace::from_json(&json).unwrap_err(),
         JsonError::Schema {
@@ -385,7 +385,7 @@ fn the_wrong_shape_is_an_error() {
 /// A one-node trace: a primitive root with the given references.
 fn one_node(refs: &str) -> String {
     format!(
-        r#"{{"schema": "irtrack-trace/3", "root_name": "g", "functions": [], "calls": [],
+        r#"{{"schema": "irtrack-trace/4", "root_name": "g", "functions": [], "calls": [],
             "nodes": [[2, null, {refs}, ["i32", 1]]], "root_args": [], "metadata": []}}"#
     )
 }
@@ -437,7 +437,7 @@ fn other_broken_structure_is_an_error() {
         "{bad}"
     );
     // No nodes at all.
-    let empty = r#"{"schema": "irtrack-trace/3", "root_name": "g", "functions": [],
+    let empty = r#"{"schema": "irtrack-trace/4", "root_name": "g", "functions": [],
                     "calls": [], "nodes": [], "root_args": [], "metadata": []}"#;
     assert!(matches!(
         Trace::from_json(empty),
@@ -770,8 +770,8 @@ fn fields_are_checked() {
     // The schema comes first, and no field comes twice.
     let json = one_node("[]");
     let late = json.replacen(
-        r#""schema": "irtrack-trace/3", "root_name": "g","#,
-        r#""root_name": "g", "schema": "irtrack-trace/3","#,
+        r#""schema": "irtrack-trace/4", "root_name": "g","#,
+        r#""root_name": "g", "schema": "irtrack-trace/4","#,
         1,
     );
     assert_ne!(late, json);
@@ -961,4 +961,128 @@ fn imported_array_arguments_are_not_taken_for_constants() {
     let mut back = Trace::from_json(&t.to_json()).unwrap();
     assert!(t.backward(1.0).unwrap()[0].is_some());
     assert!(back.backward(1.0).is_err());
+}
+
+#[tracked]
+fn replaced_inner(a: f64) -> f64 {
+    a * 3.0
+}
+
+#[tracked]
+fn uses_replaced_inner(x: f64) -> f64 {
+    replaced_inner(x * x) + x
+}
+
+#[tracked]
+fn uses_replaced_primitive(x: f64) -> f64 {
+    x.exp() + x
+}
+
+/// Replaces the result of every call named `.0` by `.1`.
+struct ReplaceNamed(&'static str, f64);
+
+impl Context for ReplaceNamed {
+    fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
+        if call.name == self.0 {
+            irtrack::Action::Replace(Value::snapshot(self.1))
+        } else {
+            irtrack::Action::Run
+        }
+    }
+}
+
+/// A result a context replaced (`Action::Replace`) was written as any other call's value, and
+/// an import took it for the call's own: `exp`'s result replaced by the same number was
+/// differentiated as `exp` (gradient e⁵ + 1 at x = 5 for the truth 1, the replaced value being
+/// a constant). The flag now travels
+/// in the document's `flags`, and gradients of the import refuse as those of the recording do.
+#[test]
+fn a_replaced_result_stays_replaced_through_an_import() {
+    for mut t in [
+        track_with(
+            ReplaceNamed("replaced_inner", 5.0),
+            uses_replaced_inner,
+            (2.0,),
+        ),
+        // The value `exp` gives: a check that re-runs the method does not tell it apart.
+        track_with(
+            ReplaceNamed("exp", 5f64.exp()),
+            uses_replaced_primitive,
+            (5.0,),
+        ),
+    ] {
+        assert!(t.backward(1.0).is_err());
+        let json = t.to_json();
+        assert!(json.contains(r#""replaced"]]"#), "{json}");
+        let mut back = Trace::from_json(&json).unwrap();
+        assert_eq!(back.to_json(), json);
+        let e = back.backward(1.0).unwrap_err();
+        assert!(e.to_string().contains("replace"), "{e}");
+    }
+    // Without its flag the document is not this trace: the replaced `exp` would be
+    // differentiated as `exp`.
+    let json = track_with(
+        ReplaceNamed("exp", 5f64.exp()),
+        uses_replaced_primitive,
+        (5.0,),
+    )
+    .to_json();
+    let flags = json.find(r#""flags":"#).unwrap();
+    let receivers = json.find(r#","receivers":"#).unwrap();
+    let unflagged = format!("{}\"flags\":[]{}", &json[..flags], &json[receivers..]);
+    let g = Trace::from_json(&unflagged).unwrap().backward(1.0).unwrap();
+    assert_eq!(g[0], Some(irtrack::Tangent::Scalar(5f64.exp() + 1.0)));
+}
+
+#[test]
+fn flags_are_checked() {
+    let json = track(f, (1.0,)).to_json();
+    assert!(json.contains(r#""flags":[],"#), "{json}");
+    let with = |flags: &str| json.replacen(r#""flags":[]"#, flags, 1);
+    // A flag this schema does not have.
+    assert!(matches!(
+        Trace::from_json(&with(r#""flags":[[2,"frozen"]]"#)),
+        Err(JsonError::Syntax(_))
+    ));
+    // A flag on a node that does not exist.
+    assert_eq!(
+        Trace::from_json(&with(r#""flags":[[9,"replaced"]]"#)).unwrap_err(),
+        JsonError::Dangling {
+            node: 9,
+            field: "flags",
+            target: 9
+        }
+    );
+    // Only a call is replaced: node 1 is `f`'s argument.
+    assert!(matches!(
+        Trace::from_json(&with(r#""flags":[[1,"replaced"]]"#)),
+        Err(JsonError::Structure(_))
+    ));
+    // Node 2 is the primitive call of `sin`: it can be flagged, and the flag survives.
+    let flagged = with(r#""flags":[[2,"replaced"]]"#);
+    let back = Trace::from_json(&flagged).unwrap();
+    assert_eq!(back.to_json(), flagged);
+    // Receivers: `sin`'s was a float; only a primitive call has one, of a known class.
+    assert!(json.ends_with(r#""receivers":[[2,"float"]]}"#), "{json}");
+    let with = |receivers: &str| json.replacen(r#""receivers":[[2,"float"]]"#, receivers, 1);
+    for (receivers, wrong) in [
+        (r#""receivers":[[2,"double"]]"#, "syntax"),
+        (r#""receivers":[[1,"float"]]"#, "structure"),
+        (r#""receivers":[[7,"float"]]"#, "dangling"),
+    ] {
+        let e = Trace::from_json(&with(receivers)).unwrap_err();
+        let kind = match e {
+            JsonError::Syntax(_) => "syntax",
+            JsonError::Structure(_) => "structure",
+            JsonError::Dangling { .. } => "dangling",
+            _ => "other",
+        };
+        assert_eq!(kind, wrong, "{receivers}: {e}");
+    }
+    // Without its receiver, `sin` is not known to be `f64::sin`, and is refused.
+    let mut unknown = Trace::from_json(&with(r#""receivers":[]"#)).unwrap();
+    assert!(unknown.backward(1.0).is_err());
+    let mut known = Trace::from_json(&json).unwrap();
+    let g = known.backward(1.0).unwrap();
+    assert_eq!(g[0], Some(irtrack::Tangent::Scalar(1f64.cos() + 1.0)));
 }

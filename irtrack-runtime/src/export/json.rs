@@ -4,8 +4,10 @@
 //! `docs/trace-format.md`. A document holds the IR of every function the trace entered
 //! (`functions`, each as its encoded text, [`FnIr::encode`]), the nested calls (`calls`: node,
 //! function, end of its subtree, number of references, value), every node in recording order
-//! (`nodes`: kind, entry, references, value), for a primitive root its arguments, and the
-//! metadata. Node `i` is the arena id `#i`; node 0 is the root.
+//! (`nodes`: kind, entry, references, value), for a primitive root its arguments, the
+//! metadata, the nodes' flags (a call whose result a context replaced) and the receiver class of
+//! method calls (which float methods' rules need). Node `i` is the arena id `#i`; node 0 is the
+//! root.
 //!
 //! Values are typed: a scalar is written as its type and its value (`["f64","1.5"]`,
 //! `["i32",3]`; a float as its shortest exact text, so that it reads back bit for bit), a
@@ -37,7 +39,7 @@ use std::sync::Arc;
 
 /// The schema version this crate writes and reads: the value of the top-level `"schema"`
 /// field of an exported trace.
-pub const SCHEMA: &str = "irtrack-trace/3";
+pub const SCHEMA: &str = "irtrack-trace/4";
 
 /// Why [`Trace::from_json`] rejected a document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +66,7 @@ pub enum JsonError {
     Dangling {
         /// The referring node.
         node: usize,
-        /// What refers: `"reference"`, `"entry"`, `"function"`, `"call"`, `"metadata"`.
+        /// What refers: `"reference"`, `"entry"`, `"function"`, `"call"`, `"metadata"`, `"flags"`.
         field: &'static str,
         /// The number that names nothing.
         target: u64,
@@ -700,6 +702,57 @@ impl Serialize for NodesOut<'_> {
     }
 }
 
+/// The names of the node flags a document carries, with their bits: a call whose result a
+/// context replaced (`Action::Replace`), and a primitive call during which another recording ran.
+/// Gradients and programs read both; a trace read without them would be differentiated through
+/// a replaced result.
+const FLAG_NAMES: [(&str, u8); 2] = [
+    ("replaced", Node::REPLACED),
+    ("records_inside", Node::RECORDS_INSIDE),
+];
+
+/// Flags: `[node, name]`, one per flag set, by node.
+struct FlagsOut<'a>(&'a Store);
+
+impl Serialize for FlagsOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for (i, n) in self.0.nodes.iter().enumerate() {
+            for (name, bit) in FLAG_NAMES {
+                if n.flags & bit != 0 {
+                    seq.serialize_element(&(i as u32, name))?;
+                }
+            }
+        }
+        seq.end()
+    }
+}
+
+/// The names of the receiver classes a method call node can have (`Receiver`), but
+/// `Unknown`, which a node without an entry in `receivers` has.
+const RECEIVER_NAMES: [(&str, Receiver); 4] = [
+    ("float", Receiver::Float),
+    ("float_ref", Receiver::FloatRef),
+    ("generic", Receiver::Generic),
+    ("other", Receiver::Other),
+];
+
+/// Receivers: `[node, class]` for each method call whose receiver's class is known, by node.
+/// Rules read it: a float method's rule applies to a call whose receiver is a float.
+struct ReceiversOut<'a>(&'a Store);
+
+impl Serialize for ReceiversOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for (i, n) in self.0.nodes.iter().enumerate() {
+            if let Some((name, _)) = RECEIVER_NAMES.iter().find(|(_, r)| *r == n.receiver) {
+                seq.serialize_element(&(i as u32, name))?;
+            }
+        }
+        seq.end()
+    }
+}
+
 /// Metadata: `[node, key, value]`, by node, each node's in the order set.
 struct MetadataOut<'a>(&'a Store);
 
@@ -729,7 +782,7 @@ impl Serialize for ValuesOut<'_> {
 impl Serialize for DocOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let store = &self.trace.store;
-        let mut st = s.serialize_struct("Trace", 7)?;
+        let mut st = s.serialize_struct("Trace", 9)?;
         st.serialize_field("schema", SCHEMA)?;
         st.serialize_field("root_name", self.trace.root_name())?;
         st.serialize_field("functions", &FunctionsOut(&self.functions))?;
@@ -737,6 +790,8 @@ impl Serialize for DocOut<'_> {
         st.serialize_field("nodes", &NodesOut(store))?;
         st.serialize_field("root_args", &ValuesOut(&store.root_args))?;
         st.serialize_field("metadata", &MetadataOut(store))?;
+        st.serialize_field("flags", &FlagsOut(store))?;
+        st.serialize_field("receivers", &ReceiversOut(store))?;
         st.end()
     }
 }
@@ -755,7 +810,7 @@ impl Trace {
     ///
     /// let trace = track(f, (1.0,));
     /// let json = trace.to_json();
-    /// assert!(json.starts_with("{\"schema\":\"irtrack-trace/3\""));
+    /// assert!(json.starts_with("{\"schema\":\"irtrack-trace/4\""));
     /// let back = Trace::from_json(&json).unwrap();
     /// assert_eq!(back.root().to_string(), trace.root().to_string());
     /// // Values come back typed.
@@ -855,7 +910,7 @@ impl<'de> DeserializeSeed<'de> for DocSeed {
 struct DocVisitor;
 
 /// The fields of a document, each read at most once.
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 9] = [
     "schema",
     "root_name",
     "functions",
@@ -863,6 +918,8 @@ const FIELDS: [&str; 7] = [
     "nodes",
     "root_args",
     "metadata",
+    "flags",
+    "receivers",
 ];
 
 impl<'de> Visitor<'de> for DocVisitor {
@@ -879,6 +936,8 @@ impl<'de> Visitor<'de> for DocVisitor {
         let mut functions: Vec<Arc<FnIr>> = Vec::new();
         let mut calls: Vec<CallIn> = Vec::new();
         let mut failure: Option<JsonError> = None;
+        let mut flags: Vec<(u32, String)> = Vec::new();
+        let mut receivers: Vec<(u32, String)> = Vec::new();
         while let Some(key) = map.next_key_seed(Text)? {
             let field = FIELDS.iter().position(|f| *f == key);
             if !seen[0] && field != Some(0) {
@@ -926,7 +985,9 @@ impl<'de> Visitor<'de> for DocVisitor {
                     failure: &mut failure,
                 })?,
                 5 => map.next_value_seed(ValuesIn(&mut store.root_args))?,
-                _ => map.next_value_seed(MetadataIn(&mut store))?,
+                6 => map.next_value_seed(MetadataIn(&mut store))?,
+                7 => flags = map.next_value()?,
+                _ => receivers = map.next_value()?,
             }
         }
         if !seen[0] {
@@ -935,8 +996,73 @@ impl<'de> Visitor<'de> for DocVisitor {
         if let Some(e) = failure {
             return Ok(Err(e));
         }
+        if let Err(e) =
+            set_flags(&mut store, &flags).and_then(|()| set_receivers(&mut store, &receivers))
+        {
+            return Ok(Err(e));
+        }
         Ok(attach_calls(store, &functions, calls).map(|store| Doc { store, root_name }))
     }
+}
+
+/// Sets the flags read on their nodes: each names a node and a flag this schema has, and only a
+/// call can be replaced, only a primitive call record inside.
+fn set_flags(store: &mut Store, flags: &[(u32, String)]) -> Result<(), JsonError> {
+    for (node, name) in flags {
+        let Some(n) = store.nodes.get_mut(*node as usize) else {
+            return Err(JsonError::Dangling {
+                node: *node as usize,
+                field: "flags",
+                target: (*node).into(),
+            });
+        };
+        let Some(&(_, bit)) = FLAG_NAMES.iter().find(|(f, _)| f == name) else {
+            return Err(JsonError::Syntax(format!(
+                "flags: `{name}` is not a node flag of {SCHEMA} (known: replaced, records_inside)"
+            )));
+        };
+        let fits = match n.kind {
+            NodeKind::NestedCall => bit == Node::REPLACED,
+            NodeKind::PrimitiveCall => true,
+            _ => false,
+        };
+        if !fits {
+            return Err(JsonError::Structure(format!(
+                "node {node} is flagged `{name}`, which a {:?} node cannot be",
+                n.kind
+            )));
+        }
+        n.flags |= bit;
+    }
+    Ok(())
+}
+
+/// Sets the receiver classes read on their nodes, each a primitive call (a method call; a
+/// nested call's receiver is not read).
+fn set_receivers(store: &mut Store, receivers: &[(u32, String)]) -> Result<(), JsonError> {
+    for (node, name) in receivers {
+        let Some(n) = store.nodes.get_mut(*node as usize) else {
+            return Err(JsonError::Dangling {
+                node: *node as usize,
+                field: "receivers",
+                target: (*node).into(),
+            });
+        };
+        let Some(&(_, class)) = RECEIVER_NAMES.iter().find(|(r, _)| r == name) else {
+            return Err(JsonError::Syntax(format!(
+                "receivers: `{name}` is not a receiver class of {SCHEMA} (known: float, \
+                 float_ref, generic, other)"
+            )));
+        };
+        if n.kind != NodeKind::PrimitiveCall {
+            return Err(JsonError::Structure(format!(
+                "node {node} has a receiver class, which a {:?} node cannot have",
+                n.kind
+            )));
+        }
+        n.receiver = class;
+    }
+    Ok(())
 }
 
 /// Checks the nodes read against their calls and functions in one pass over the nodes, and
