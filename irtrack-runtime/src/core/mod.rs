@@ -5,6 +5,7 @@
 pub(crate) mod arrays;
 pub(crate) mod chunked;
 pub(crate) mod cone;
+pub(crate) mod effects;
 pub mod eval;
 pub mod ids;
 pub mod ir;

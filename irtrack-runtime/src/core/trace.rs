@@ -18,6 +18,8 @@ pub struct Trace {
     root_named: bool,
     /// Parents, positions and dependents, computed when first asked.
     index: OnceLock<Index>,
+    /// What nodes depend on beyond their references, computed when first asked.
+    effects: OnceLock<super::effects::Effects>,
     /// Whether the trace was checked when first read (the `verify-traces` feature).
     pub(crate) checked: std::sync::atomic::AtomicBool,
 }
@@ -50,6 +52,7 @@ impl Trace {
             root_type,
             root_named,
             index: OnceLock::new(),
+            effects: OnceLock::new(),
             checked: std::sync::atomic::AtomicBool::new(false),
         }
     }
@@ -66,6 +69,14 @@ impl Trace {
 
     pub(crate) fn index(&self) -> &Index {
         self.index.get_or_init(|| Index::build(&self.store))
+    }
+
+    /// The effects each node reads that its references do not show ([`Effects`]).
+    ///
+    /// [`Effects`]: super::effects::Effects
+    pub(crate) fn effects(&self) -> &super::effects::Effects {
+        self.effects
+            .get_or_init(|| super::effects::Effects::build(&self.store, &self.index().parent))
     }
 
     /// The nested call each node is a child of (`u32::MAX` for the root): the index's, when

@@ -20,7 +20,85 @@ pub(crate) fn written_in_place(
     store: &Store,
     nodes: std::ops::Range<u32>,
 ) -> HashMap<NodeId, NodeId> {
-    let mut written = HashMap::new();
+    let mut first = First::default();
+    walk_writes(store, nodes, &mut first);
+    first.0
+}
+
+/// Like [`written_in_place`], with every write that may have changed each node, in recording
+/// order, not only the first: what the queries follow (a value read after two writes depends
+/// on both).
+pub(crate) fn all_writes_in_place(store: &Store) -> HashMap<NodeId, Vec<NodeId>> {
+    let mut all = All::default();
+    walk_writes(store, 0..store.len() as u32, &mut all);
+    for writes in all.0.values_mut() {
+        writes.sort_unstable();
+    }
+    all.0
+}
+
+/// What a walk over the writes notes: which write may have changed which node.
+trait Marks {
+    /// Notes that `write` may have changed node `r`; `false` where walking on from `r` adds
+    /// nothing (what it was read from was marked by this write or an earlier one).
+    fn mark(&mut self, r: NodeId, write: NodeId) -> bool;
+    /// The writes noted for `r` that come before node `before`.
+    fn writes_before(&self, r: NodeId, before: NodeId) -> Vec<NodeId>;
+    fn is_empty(&self) -> bool;
+}
+
+/// The first write of each node.
+#[derive(Default)]
+struct First(HashMap<NodeId, NodeId>);
+
+impl Marks for First {
+    fn mark(&mut self, r: NodeId, write: NodeId) -> bool {
+        // Calls are walked one after another, not in recording order.
+        match self.0.get(&r) {
+            Some(w) if w.0 <= write.0 => false,
+            _ => {
+                self.0.insert(r, write);
+                true
+            }
+        }
+    }
+    fn writes_before(&self, r: NodeId, before: NodeId) -> Vec<NodeId> {
+        self.0
+            .get(&r)
+            .filter(|w| w.0 < before.0)
+            .copied()
+            .into_iter()
+            .collect()
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Every write of each node.
+#[derive(Default)]
+struct All(HashMap<NodeId, Vec<NodeId>>);
+
+impl Marks for All {
+    fn mark(&mut self, r: NodeId, write: NodeId) -> bool {
+        let writes = self.0.entry(r).or_default();
+        if writes.contains(&write) {
+            return false;
+        }
+        writes.push(write);
+        true
+    }
+    fn writes_before(&self, r: NodeId, before: NodeId) -> Vec<NodeId> {
+        self.0.get(&r).map_or_else(Vec::new, |ws| {
+            ws.iter().filter(|w| w.0 < before.0).copied().collect()
+        })
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+fn walk_writes(store: &Store, nodes: std::ops::Range<u32>, written: &mut impl Marks) {
     // Call by call, each with its IR at hand: a node's entry found through its parent (a search
     // over the calls per node) made the first update of a 10⁵-node trace take milliseconds.
     for call in store.calls.iter() {
@@ -42,7 +120,7 @@ pub(crate) fn written_in_place(
             let Some(e) = ir.entries.get(node.entry as usize) else {
                 continue;
             };
-            let mut write = |k: usize| mark_written(store, store.ref_at(id, k), id, &mut written);
+            let mut write = |k: usize| mark_written(store, store.ref_at(id, k), id, written);
             if ir.has_mut_borrows() {
                 for k in store.lent_mut(ir, id) {
                     write(k);
@@ -93,13 +171,12 @@ pub(crate) fn written_in_place(
                 if !block_argument || from.is_none() {
                     continue;
                 }
-                if let Some(&write) = written.get(&from).filter(|w| w.0 < id.0) {
-                    written.entry(id).or_insert(write);
+                for write in written.writes_before(from, id) {
+                    written.mark(id, write);
                 }
             }
         }
     }
-    written
 }
 
 /// Marks `r`, written by node `write`, and what it was read from: the base of an element or
@@ -108,7 +185,7 @@ pub(crate) fn written_in_place(
 /// a `&mut` (`(&mut w, 1).0[0] = c`, `H(1, &mut w).1[0] = c`), the caller's argument behind a
 /// callee's parameter (`fn set(w: &mut Vec<f64>) { w[0] = c }`), and the enclosing function's
 /// variable behind a closure's capture.
-fn mark_written(store: &Store, r: NodeId, write: NodeId, written: &mut HashMap<NodeId, NodeId>) {
+fn mark_written(store: &Store, r: NodeId, write: NodeId, written: &mut impl Marks) {
     let mut stack = vec![r];
     // A bound on the walk: provenance chains are short; a long one is cut, not followed.
     let mut budget = 256;
@@ -117,13 +194,8 @@ fn mark_written(store: &Store, r: NodeId, write: NodeId, written: &mut HashMap<N
             continue;
         }
         budget -= 1;
-        // The first write: calls are walked one after another, not in recording order. One
-        // marked by this write or an earlier one was walked from already.
-        match written.get(&r) {
-            Some(w) if w.0 <= write.0 => continue,
-            _ => {
-                written.insert(r, write);
-            }
+        if !written.mark(r, write) {
+            continue;
         }
         let node = store.node(r);
         // A scalar held by value is a fresh value (`x * 2.0`), no place holding a borrow: the

@@ -1,8 +1,8 @@
 //! Questions about a recorded trace: what a node used, what used it, and where it sits.
 //!
 //! These are IRTracker's queries on node handles. [`NodeRef::referenced`] gives the nodes a
-//! node directly uses; [`NodeRef::backward`] and [`NodeRef::forward`] follow data dependencies
-//! within one call; [`NodeRef::parent_argument`] links a callee's argument to the value its
+//! node directly uses, [`NodeRef::effects_read`] the writes in place and closures' captures it
+//! reads besides; [`NodeRef::backward`] and [`NodeRef::forward`] follow both within one call; [`NodeRef::parent_argument`] links a callee's argument to the value its
 //! caller passed, so a walk can climb out of a nested call; [`NodeRef::query`] moves along the
 //! hierarchy ([`Axis`]).
 //!
@@ -125,9 +125,56 @@ impl<'t> NodeRef<'t> {
             .collect()
     }
 
-    /// The transitive closure of [`referenced`](NodeRef::referenced), without the node itself:
-    /// everything in its call that it depends on, breadth first from the node, each node once.
-    /// The walk stays inside the node's call (all results are its siblings).
+    /// The earlier siblings whose effects this node reads, which its references do not show,
+    /// in execution order: a write in place into a value it references, made before it
+    /// (`v[0] = x` before `v[0]`, `c.set(x)` before `c.get()`, `*r = x` before reading what `r`
+    /// borrows; a call that made the write inside it stands for it), and for a call of a
+    /// closure, the node that made the closure, which references what it captured.
+    ///
+    /// ```
+    /// use irtrack::{tracked, track};
+    ///
+    /// #[tracked]
+    /// fn f(x: f64) -> f64 {
+    ///     let mut v = vec![0.0; 2];
+    ///     v[0] = x;
+    ///     v[0] * 2.0
+    /// }
+    ///
+    /// let trace = track(f, (1.5,));
+    /// let root = trace.root();
+    /// let at = |p| root.child(p).unwrap();
+    /// // `@4: ⟨index⟩(@2, ⟨0⟩)` references the vector as made (`@2`), which `@3: v[0] = @1`
+    /// // wrote into before the read.
+    /// assert_eq!(at(4).referenced(), vec![at(2)]);
+    /// assert_eq!(at(4).effects_read(), vec![at(3)]);
+    /// assert!(at(6).backward().contains(&at(1)));
+    /// ```
+    pub fn effects_read(&self) -> Vec<NodeRef<'t>> {
+        self.trace
+            .effects()
+            .uses
+            .get(&self.id)
+            .map_or_else(Vec::new, |uses| uses.iter().map(|&u| self.at(u)).collect())
+    }
+
+    /// The later siblings that read this node's effects
+    /// ([`effects_read`](NodeRef::effects_read) the other way).
+    fn effects_readers(&self) -> Vec<NodeRef<'t>> {
+        self.trace
+            .effects()
+            .users
+            .get(&self.id)
+            .map_or_else(Vec::new, |users| {
+                users.iter().map(|&u| self.at(u)).collect()
+            })
+    }
+
+    /// Everything in the node's call that it depends on, without the node itself: the
+    /// transitive closure of [`referenced`](NodeRef::referenced) and
+    /// [`effects_read`](NodeRef::effects_read) (so a value read after a write in place depends
+    /// on what was written), breadth first from the node, each node once. The walk stays inside
+    /// the node's call (all results are its siblings).
     ///
     /// ```
     /// use irtrack::{tracked, track};
@@ -148,7 +195,9 @@ impl<'t> NodeRef<'t> {
         let mut queue = VecDeque::from([*self]);
         let mut out = Vec::new();
         while let Some(node) = queue.pop_front() {
-            for r in node.referenced() {
+            let mut next = node.referenced();
+            next.extend(node.effects_read());
+            for r in next {
                 if seen.insert(r.id) {
                     out.push(r);
                     queue.push_back(r);
@@ -183,14 +232,18 @@ impl<'t> NodeRef<'t> {
         index.dependents_start[self.id.index()] == index.dependents_start[self.id.index() + 1]
     }
 
-    /// The transitive closure of [`dependents`](NodeRef::dependents), without the node itself:
-    /// every later sibling that depends on it, in execution order.
+    /// Every later sibling that depends on the node, without the node itself, in execution
+    /// order: the transitive closure of [`dependents`](NodeRef::dependents) and of the nodes
+    /// that read its effects ([`effects_read`](NodeRef::effects_read) the other way), the
+    /// converse of [`backward`](NodeRef::backward).
     pub fn forward(&self) -> Vec<NodeRef<'t>> {
         let mut reached: HashSet<NodeId> = HashSet::from([self.id]);
         let mut queue = VecDeque::from([*self]);
         let mut out = Vec::new();
         while let Some(node) = queue.pop_front() {
-            for d in node.dependents() {
+            let mut next = node.dependents();
+            next.extend(node.effects_readers());
+            for d in next {
                 if reached.insert(d.id) {
                     out.push(d);
                     queue.push_back(d);
@@ -228,6 +281,7 @@ impl<'t> NodeRef<'t> {
         let mut out = Vec::new();
         while let Some(node) = queue.pop_front() {
             let mut next = node.referenced();
+            next.extend(node.effects_read());
             if let Some(branch) = node.entered_by() {
                 next.push(branch);
                 next.extend(branch.control());
