@@ -87,11 +87,25 @@ impl Node {
     /// A call whose result a context replaced (`Action::Replace`): its value depends on nothing
     /// the call was given (a nested call's body, where it ran, returned another).
     pub(crate) const REPLACED: u8 = 4;
+    /// A method call whose tracked body is provably not the method that gave its value: the
+    /// body returned another value than the call gave, or received another argument than the
+    /// call passed. A method call is claimed by name, receiver type and address, which another
+    /// method of that name on the same object shares (an untracked `Tr2::val` that calls the
+    /// tracked `Tr1::val`, a wrapper's untracked impl calling its field's tracked one).
+    pub(crate) const FOREIGN: u8 = 8;
 
     /// Whether a context replaced this call's result ([`Node::REPLACED`]).
     #[inline]
     pub(crate) fn replaced(&self) -> bool {
         self.flags & Node::REPLACED != 0
+    }
+
+    /// Whether the call's value is not what its recorded body gave: a context replaced it
+    /// ([`Node::REPLACED`]) or another method ran ([`Node::FOREIGN`]). Gradients and programs
+    /// do not follow such a call's body or apply its callee's rules.
+    #[inline]
+    pub(crate) fn not_from_body(&self) -> bool {
+        self.flags & (Node::REPLACED | Node::FOREIGN) != 0
     }
 }
 
@@ -754,9 +768,27 @@ impl Store {
         ir.entries.get(e as usize).map(|entry| (ir, entry))
     }
 
-    /// Whether a context replaced the result of call `id` ([`Node::REPLACED`]).
-    pub(crate) fn replaced(&self, id: NodeId) -> bool {
-        self.node(id).replaced()
+    /// Why call `id`'s value is not what its recorded body gave, if it is not
+    /// ([`Node::not_from_body`]): what gradients and programs say when they refuse it.
+    pub(crate) fn not_from_body(&self, id: NodeId) -> Option<&'static str> {
+        let n = self.node(id);
+        if n.replaced() {
+            Some(
+                "a context replaced its result (`Action::Replace`), so what it was given does \
+                 not decide its value and no rule of the callee applies; use a trace recorded \
+                 without the replacement, or give the call's own value with `Action::Reuse`",
+            )
+        } else if n.flags & Node::FOREIGN != 0 {
+            Some(
+                "the tracked method recorded inside this call is not the method that ran: it \
+                 returned or received another value than the call gave or passed (another \
+                 method of that name ran on the same object, such as an untracked impl of \
+                 another trait, or of a wrapper, that calls the tracked one); make that method \
+                 `#[tracked]` too, or call the tracked one directly",
+            )
+        } else {
+            None
+        }
     }
 
     /// The operands node `id` (of entry `entry` of `ir`) may have changed through a `&mut`

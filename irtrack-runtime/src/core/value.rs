@@ -869,7 +869,7 @@ fn faithful_text(type_name: &str, a: &str, b: &str) -> Option<bool> {
 
 impl Scalar {
     /// The same scalar, floats bit for bit.
-    fn exact(&self, other: &Scalar) -> bool {
+    pub(crate) fn exact(&self, other: &Scalar) -> bool {
         match (self, other) {
             (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
             (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits(),

@@ -706,9 +706,10 @@ impl Serialize for NodesOut<'_> {
 /// context replaced (`Action::Replace`), and a primitive call during which another recording ran.
 /// Gradients and programs read both; a trace read without them would be differentiated through
 /// a replaced result.
-const FLAG_NAMES: [(&str, u8); 2] = [
+const FLAG_NAMES: [(&str, u8); 3] = [
     ("replaced", Node::REPLACED),
     ("records_inside", Node::RECORDS_INSIDE),
+    ("foreign_body", Node::FOREIGN),
 ];
 
 /// Flags: `[node, name]`, one per flag set, by node.
@@ -1018,11 +1019,13 @@ fn set_flags(store: &mut Store, flags: &[(u32, String)]) -> Result<(), JsonError
         };
         let Some(&(_, bit)) = FLAG_NAMES.iter().find(|(f, _)| f == name) else {
             return Err(JsonError::Syntax(format!(
-                "flags: `{name}` is not a node flag of {SCHEMA} (known: replaced, records_inside)"
+                "flags: `{name}` is not a node flag of {SCHEMA} (known: replaced, \
+                 records_inside, foreign_body)"
             )));
         };
         let fits = match n.kind {
-            NodeKind::NestedCall => bit == Node::REPLACED,
+            NodeKind::NestedCall => bit == Node::REPLACED || bit == Node::FOREIGN,
+            NodeKind::PrimitiveCall if bit == Node::FOREIGN => false,
             NodeKind::PrimitiveCall => true,
             _ => false,
         };

@@ -525,8 +525,9 @@ impl<'s> Builder<'s> {
             while frames.last().is_some_and(|f| i as u32 >= f.end) {
                 frames.pop();
             }
-            // A call a context replaced: the general sweep refuses what depends on it.
-            if node.replaced() {
+            // A call whose body does not give its value: the general sweep refuses what depends
+            // on it.
+            if node.not_from_body() {
                 return None;
             }
             if node.kind == NodeKind::NestedCall {

@@ -409,10 +409,10 @@ impl<'s> Sweep<'s> {
                     continue;
                 }
             }
-            // A call a context replaced: its value depends on nothing it was given, and its
-            // body (where it ran) returned another value. Not followed: where its operands
-            // depend on the inputs, an adjoint reaching it is refused (`backward`).
-            if store.replaced(id) {
+            // A call a context replaced, or whose recorded body another method ran around: its
+            // body does not give its value. Not followed: where its operands depend on the
+            // inputs, an adjoint reaching it is refused (`backward`).
+            if store.node(id).not_from_body() {
                 self.skip[i] = true;
                 self.active[i] = self.refers_to_active(id, parent);
                 continue;
@@ -1309,14 +1309,10 @@ impl<'s> Sweep<'s> {
         for i in (0..self.end.min(store.len())).rev() {
             if self.skip[i] {
                 let id = NodeId(i as u32);
-                if self.adjoints[i].is_some() && store.replaced(id) {
-                    return Err(self.refused(
-                        id,
-                        "a context replaced its result (`Action::Replace`), so what it was \
-                             given does not decide its value and no rule of the callee applies; \
-                             differentiate a trace recorded without the replacement, or give \
-                             the call's own value with `Action::Reuse`",
-                    ));
+                if self.adjoints[i].is_some() {
+                    if let Some(why) = store.not_from_body(id) {
+                        return Err(self.refused(id, why));
+                    }
                 }
                 continue;
             }

@@ -911,17 +911,12 @@ impl Program {
                 }
                 skip_below = None;
             }
-            // A call a context replaced: its value depends on nothing it was given, and a
-            // nested call's body (where it ran) returned another. A constant where nothing it
-            // was given is dynamic; refused otherwise.
-            if trace.store.replaced(n.id()) {
+            // A call whose body does not give its value (a context replaced it, or another
+            // method ran around the tracked one): a constant where nothing it was given is
+            // dynamic; refused otherwise.
+            if let Some(why) = trace.store.not_from_body(n.id()) {
                 if b.operands(n).iter().any(Src::is_dynamic) {
-                    return Err(unsupported(
-                        n,
-                        "a context replaced its result (`Action::Replace`), so what it was given \
-                         does not decide its value at new inputs; build the program from a trace \
-                         recorded without the replacement",
-                    ));
+                    return Err(unsupported(n, why));
                 }
                 b.set(n.id(), Src::Const(n.raw_value()));
                 if let Some(call) = trace.store.call(n.id()) {

@@ -453,9 +453,45 @@ impl Recorder {
         let call = n.value as usize;
         let end = self.store.calls[call].end;
         let slot = self.call_value(node, end, slot);
+        if entry.kind == EntryKind::MethodCall && self.foreign_body(node, end, refs, count, slot) {
+            self.store.nodes[node.index()].flags |= Node::FOREIGN;
+        }
         let c = &mut self.store.calls[call];
         c.ref_count = count;
         c.value = slot;
+    }
+
+    /// Whether the tracked body recorded under the method call `node` (its subtree ending
+    /// before `end`, its `count` operands from `refs` on, its value at `slot`) is provably not
+    /// the method its caller called: its return differs from the call's value, or a parameter
+    /// from the operand passed (scalars, bit for bit). Claims match a method by name, receiver
+    /// type and address, which another method of that name on the same object shares
+    /// ([`Node::FOREIGN`]).
+    #[inline(never)]
+    fn foreign_body(&self, node: NodeId, end: u32, refs: u32, count: u32, slot: Slot) -> bool {
+        let store = &self.store;
+        let differ = |a: Slot, b: Slot| match (store.scalar_at(a), store.scalar_at(b)) {
+            (Some(a), Some(b)) => {
+                std::mem::discriminant(&a) == std::mem::discriminant(&b) && !a.exact(&b)
+            }
+            _ => false,
+        };
+        if end > node.0 + 1 {
+            let last = NodeId(end - 1);
+            if store.node(last).kind == NodeKind::Return && differ(slot, store.slot(last)) {
+                return true;
+            }
+        }
+        // The parameters are the call's first children, one per operand where no pattern
+        // binds several.
+        let params = (node.0 + 1..end)
+            .take_while(|&c| store.node(NodeId(c)).kind == NodeKind::Argument)
+            .count() as u32;
+        params == count
+            && (0..count).any(|k| {
+                let passed = store.refs[(refs + k) as usize];
+                !passed.is_none() && differ(store.slot(passed), store.slot(NodeId(node.0 + 1 + k)))
+            })
     }
 
     /// The value a finished nested call holds: the one its caller captured, unless the

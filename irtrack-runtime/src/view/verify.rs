@@ -301,9 +301,20 @@ fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
     match last.kind() {
         NodeKind::Return => {
             let (v, r) = (call.raw_value(), last.raw_value());
-            // A call a context replaced holds the replacement, not what its body returned.
-            let replaced = call.store().replaced(call.id());
+            // A call a context replaced holds the replacement, not what its body returned; one
+            // whose body another method ran around, what that method returned.
+            let replaced = call.store().not_from_body(call.id()).is_some();
+            // A compound assignment (`a += b` claimed by a tracked `add_assign`) holds the
+            // place's value after it; its body returns `()`.
+            let assigned = r.is_unit()
+                && call.entry().is_some_and(|e| {
+                    matches!(
+                        crate::core::op::Builtin::of_entry(e),
+                        Some(crate::core::op::Builtin::Assign(_))
+                    )
+                });
             if !replaced
+                && !assigned
                 && !r.is_opaque()
                 && (v.to_string() != r.to_string() || call.type_name() != last.type_name())
             {
