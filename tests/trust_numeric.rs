@@ -288,3 +288,71 @@ fn powers_where_no_slope_exists_are_refused() {
     let j = jvp(self_power, (0.5,), (1.0,)).unwrap();
     assert!((j.tangent.as_f64().unwrap() - fd(|x| x.powf(x), 0.5)).abs() < 1e-6);
 }
+
+#[tracked]
+fn base_and_exponent(v: Vec<f64>) -> f64 {
+    v[0].powf(v[1])
+}
+
+/// `aᵇ` at `a = 0`, `0 < b`: its slope in `b` is 0 on the line `a = 0` (`0ᵇ = 0`), which the
+/// rule picks by `a == 0`, a condition that holds at that point only; differentiated again in
+/// `a`, that 0 gave the mixed partial 0 (and the Hessian +∞ on one side of its diagonal, 0 on
+/// the other), where `∂²/∂a∂b = a^(b-1) (1 + b ln a)` tends to -∞ (found 2026-11-28 by an
+/// adversarial run). A tangent of a branch picked by such a point condition is refused where
+/// the direction moves off the point; along the line it is kept.
+#[test]
+fn a_slope_that_holds_at_a_point_only_is_not_differentiated_off_it() {
+    use irtrack::diff::{differentiate, hessian_by, HessianMethod};
+    use irtrack::program::{Input, Program};
+    use irtrack::track;
+    for b in [0.25, 0.5, 1.5, 2.0] {
+        for method in [
+            HessianMethod::ForwardOverReverse,
+            HessianMethod::ForwardOverForward,
+        ] {
+            // Where b > 1 the limit is 0, which may be given; where b < 1, no number is right.
+            match hessian_by(base_and_exponent, (vec![0.0, b],), method) {
+                Ok(h) => assert!(b > 1.0 && h[(0, 1)] == 0.0 && h[(1, 0)] == 0.0, "{h:?}"),
+                Err(e) => assert!(!e.to_string().is_empty()),
+            }
+        }
+        let p = Program::from_trace(
+            &track(power_of, (2.0, 3.0)),
+            &[Input::Dynamic, Input::Dynamic],
+        )
+        .unwrap();
+        let d2 = differentiate(&differentiate(&p, &[0, 1]).unwrap(), &[0, 1]).unwrap();
+        // b first, then a: the 0 of the line, moved off it.
+        let r = d2.call((0.0, b, 0.0, 1.0, 1.0, 0.0));
+        assert!(r.is_err(), "b = {b}: {r:?}");
+        // Along the line (b, then b again) 0ᵇ = 0: the second derivative 0.
+        assert_eq!(
+            d2.call((0.0, b, 0.0, 1.0, 0.0, 1.0)).unwrap().as_f64(),
+            Some(0.0)
+        );
+        // a twice: b (b - 1) a^(b-2), ±∞ or 2 at a = 0.
+        let aa = d2
+            .call((0.0, b, 1.0, 0.0, 1.0, 0.0))
+            .unwrap()
+            .as_f64()
+            .unwrap();
+        let truth = if b == 2.0 {
+            2.0
+        } else if b < 1.0 {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        assert_eq!(aa, truth, "b = {b}");
+    }
+    // Off the point the Hessian is the closed form's.
+    let (a, b) = (2.0f64, 0.5f64);
+    let h = hessian_by(
+        base_and_exponent,
+        (vec![a, b],),
+        HessianMethod::ForwardOverReverse,
+    )
+    .unwrap();
+    let mixed = a.powf(b - 1.0) * (1.0 + b * a.ln());
+    assert!((h[(0, 1)] - mixed).abs() < 1e-12 && (h[(1, 0)] - mixed).abs() < 1e-12);
+}

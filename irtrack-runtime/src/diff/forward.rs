@@ -85,9 +85,56 @@ pub(crate) fn push_forward(
         g.origin = g.nodes[i].origin.clone();
         g.making_for = Some(i);
         t.nodes[i] = rules::jvp(g, op, &args, &Src::Op(i), &dx, rules)?;
+        if let (Some(tangent), Some(crate::diff::kernels::Kernel::Select)) =
+            (&t.nodes[i], crate::diff::kernels::Kernel::of(&op))
+        {
+            let moved = point_motion(g, &args[0], &t)?;
+            if let Some(moved) = moved {
+                t.nodes[i] = Some(rules::unknown_where(g, &args[0], &moved, tangent)?);
+            }
+        }
     }
     g.making_for = None;
     Ok(t)
+}
+
+/// For a selection's condition made of equalities of floats that depend on the direction
+/// (`a == 0` in a rule: `0ᵇ` has the slope 0 in `b`, `y ln a` elsewhere), how far the direction
+/// moves them off their point: the sum of the tangents of their differences, `None` when none
+/// moves. Where such a condition holds, the branch it picks holds at that point only, and the
+/// tangent of that branch is the slope of the function only along directions that keep it
+/// there ([`rules::unknown_where`]).
+fn point_motion(g: &mut Graph, cond: &Src, t: &Tangents) -> Result<Option<Src>, DiffError> {
+    use crate::core::op::{BinOp, Builtin, CmpOp};
+    use crate::view::operation::Operation;
+    let mut moved: Option<Src> = None;
+    let mut stack = vec![cond.clone()];
+    while let Some(s) = stack.pop() {
+        let Src::Op(j) = s else { continue };
+        let (op, args) = (g.nodes[j].op, g.nodes[j].args.clone());
+        match op {
+            Operation::Builtin(Builtin::Binary(BinOp::BitAnd | BinOp::BitOr)) => {
+                stack.extend(args);
+            }
+            Operation::Builtin(Builtin::Compare(CmpOp::Eq)) => {
+                if !matches!(g.kind(&args[0]), Kind::Float(_)) {
+                    continue;
+                }
+                let d = match (t.of(&args[0]), t.of(&args[1])) {
+                    (Some(p), Some(q)) => rules::difference(g, &p, &q)?,
+                    (Some(p), None) => p,
+                    (None, Some(q)) => q,
+                    (None, None) => continue,
+                };
+                moved = Some(match moved {
+                    Some(m) => rules::add(g, &m, &d)?,
+                    None => d,
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(moved)
 }
 
 /// Checks that the output has a derivative.

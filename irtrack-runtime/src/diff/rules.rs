@@ -195,6 +195,37 @@ fn sub(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
     bin(g, BinOp::Sub, x, y)
 }
 
+/// `x - y` of two tangents.
+pub(crate) fn difference(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
+    sub(g, x, y)
+}
+
+/// The tangent `tangent` of a selection by `cond`, a condition that holds at a point only
+/// (equalities of floats), made NaN where `cond` holds and the direction moves off the point
+/// by `moved` (not 0): the branch picked there is the function's value at the point, not its
+/// formula nearby, so its tangent is not the slope (`0ᵇ`'s slope 0 in `b` at `a = 0` says
+/// nothing of `∂²/∂a∂b`, which is -∞ there for `0 < b < 1`). The NaN is born in a derivative's
+/// operation, which a run reports as an error (`ReplayError::NotANumber`); a direction that
+/// stays on the point (`moved` exactly 0) keeps the tangent, `times` absorbing the NaN.
+pub(crate) fn unknown_where(
+    g: &mut Graph,
+    cond: &Src,
+    moved: &Src,
+    tangent: &Src,
+) -> Result<Src, DiffError> {
+    if !matches!(g.kind(tangent), Kind::Float(_)) || !matches!(g.kind(moved), Kind::Float(_)) {
+        return Ok(tangent.clone());
+    }
+    let nan = c(g, tangent, f64::NAN);
+    let off = mul(g, moved, &nan)?;
+    let poisoned = add(g, tangent, &off)?;
+    kernel(
+        g,
+        Kernel::Select,
+        vec![cond.clone(), poisoned, tangent.clone()],
+    )
+}
+
 /// `x * y` as derivative programs multiply: [`Kernel::Times`], where a zero factor keeps the
 /// product zero against an infinite or NaN one (a slope of ∞ times a tangent of 0).
 pub(crate) fn mul(g: &mut Graph, x: &Src, y: &Src) -> Result<Src, DiffError> {
