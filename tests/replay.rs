@@ -1340,3 +1340,19 @@ fn an_array_passed_as_a_slice_replays() {
     let j = irtrack::diff::jvp(array_as_slice, (1.5,), (1.0,)).unwrap();
     assert_eq!(j.tangent.as_f64(), Some(3.0));
 }
+
+/// A closure given straight to `track` (or to `hessian`, `jvp`) captured what it captured
+/// before the recording began: it depends on none of the closure's arguments, the program's
+/// inputs, and is a constant of the program (it was refused as "the trace does not say whether
+/// it depends on a dynamic input"; found 2026-11-28 by an adversarial run).
+#[test]
+fn a_root_closures_captures_are_constants() {
+    let a = 3.0;
+    let f = irtrack::tracked_fn!(move |x: f64| a * x * x + x);
+    let p = Program::from_trace(&track(f, (2.0,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(p.call((5.0,)).unwrap().as_f64(), Some(3.0 * 25.0 + 5.0));
+    let h = irtrack::diff::hessian(f, (2.0,)).unwrap();
+    assert_eq!(h[(0, 0)], 2.0 * a);
+    let j = irtrack::diff::jvp(f, (2.0,), (1.0,)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(2.0 * a * 2.0 + 1.0));
+}

@@ -942,7 +942,10 @@ impl Program {
                         b.set(n.id(), s);
                         continue;
                     }
-                    if in_closure && b.any_dynamic {
+                    // The root's captures were made before the recording: they depend on none
+                    // of its arguments, the program's inputs.
+                    let at_root = n.parent().is_some_and(|p| p.parent().is_none());
+                    if in_closure && !at_root && b.any_dynamic {
                         return Err(unsupported(
                             n,
                             "a closure's captured variable: the trace does not say whether \

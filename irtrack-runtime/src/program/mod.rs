@@ -250,7 +250,8 @@ pub enum ReplayError {
     /// A node that depends on a dynamic input cannot be run again.
     NotReexecutable(ReexecError),
     /// A node that depends on a dynamic input cannot be replayed for another reason: a write
-    /// into memory, a `match` on a dynamic value, a closure's captured variable, a call left
+    /// into memory, a `match` on a dynamic value, a captured variable of a closure made inside
+    /// the recording (a closure given to `track` captured only constants), a call left
     /// through a `return` irtrack could not see.
     Unsupported {
         /// The node.
