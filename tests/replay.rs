@@ -1356,3 +1356,57 @@ fn a_root_closures_captures_are_constants() {
     let j = irtrack::diff::jvp(f, (2.0,), (1.0,)).unwrap();
     assert_eq!(j.tangent.as_f64(), Some(2.0 * a * 2.0 + 1.0));
 }
+
+#[tracked]
+fn wide_layer(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    let mut j = 0;
+    while j < w.len() {
+        let row = &w[j];
+        let mut s = 0.0;
+        let mut i = 0;
+        while i < x.len() {
+            s += row[i] * x[i];
+            i += 1;
+        }
+        total += s.tanh();
+        j += 1;
+    }
+    total
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A dense layer's programs run their dot products and the gradient's transposed product
+    /// as loops over registers (`program/lanes.rs`, runs of fused products): bit for bit the
+    /// interpreter's, and the gradient the closed form's.
+    #[test]
+    fn dense_layers_run_their_products_as_loops(
+        x in proptest::collection::vec(-1.0f64..1.0, 9),
+        seed in 0u64..1000,
+    ) {
+        let w: Vec<Vec<f64>> = (0..7)
+            .map(|j| (0..9).map(|i| ((seed + 13 * j + 5 * i) as f64 * 0.618).sin()).collect())
+            .collect();
+        let x0 = vec![0.25; 9];
+        let p = Program::from_trace(&track(wide_layer, (&w[..], &x0[..])), &[Static, Dynamic]).unwrap();
+        let g = irtrack::diff::reverse(&p, 1).unwrap();
+        for q in [&p, &g] {
+            proptest::prop_assert_eq!(q.compiled_form(), "f64 lanes", "{}", q);
+        }
+        let fast = p.call((&w[..], &x[..])).unwrap();
+        let slow = p.call_interpreted((&w[..], &x[..])).unwrap();
+        proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+        proptest::prop_assert_eq!(fast.as_f64(), Some(wide_layer(&w, &x)));
+        let fast = g.call((&w[..], &x[..], 1.0)).unwrap();
+        let slow = g.call_interpreted((&w[..], &x[..], 1.0)).unwrap();
+        proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+        let got = fast.floats().unwrap();
+        let s: Vec<f64> = w.iter().map(|row| row.iter().zip(&x).map(|(a, b)| a * b).sum()).collect();
+        for i in 0..9 {
+            let want: f64 = (0..7).map(|j| w[j][i] * (1.0 - s[j].tanh().powi(2))).sum();
+            proptest::prop_assert!((got[i] - want).abs() < 1e-12, "{} vs {want}", got[i]);
+        }
+    }
+}

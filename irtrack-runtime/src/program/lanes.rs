@@ -39,6 +39,30 @@ enum Op {
     /// The condition `a` (a comparison's register) must be this; else the guard numbered `b`
     /// fails.
     Guard(bool),
+    /// `a + b * c`: a product whose result only this sum read, fused into it
+    /// ([`fuse_products`]); the product is rounded, then the sum, as the two instructions were
+    /// (a sum's operands commute: `a + p` is `p + a`, bit for bit, NaNs aside, whose bits Rust
+    /// leaves open).
+    MulAdd,
+    /// A run of `MulAdd`s ([`Run`]), the one numbered `a` in `Lanes::runs`.
+    Run,
+}
+
+/// Consecutive `MulAdd` instructions whose registers step by constant strides, run as one
+/// loop ([`find_runs`]): a dot product (each sum adds to the previous one's result, which
+/// nothing else reads: `s += w[i] * x[i]`) or independent sums (`dx[i] += w[i] * d`, the
+/// transposed product of a gradient). The same operations in the same order as the
+/// instructions they replace, so the same bits; a loop instead of a dispatch per instruction.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    dot: bool,
+    len: u32,
+    /// First register and stride of the addend (for a dot product, the first one only), the
+    /// two factors and the result (for a dot product, only the last one is written).
+    acc: (u32, i32),
+    b: (u32, i32),
+    c: (u32, i32),
+    out: (u32, i32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -61,10 +85,19 @@ pub(crate) struct Lanes {
     /// The vectors read by elements: each one's first register and how many it reads.
     elements: Vec<(u32, usize)>,
     instrs: Vec<LaneInstr>,
+    runs: Vec<Run>,
+    /// Which compiled program this is: the thread's registers keep the constants of the last
+    /// one that ran, which a call of the same program need not write again.
+    id: u64,
 }
 
+/// The next [`Lanes::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 thread_local! {
-    static REGISTERS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The registers of the last program run on this thread, and its id.
+    static REGISTERS: std::cell::RefCell<(Vec<f64>, u64)> =
+        const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
 
 impl Lanes {
@@ -140,7 +173,9 @@ impl Lanes {
         for &r in inputs.iter().chain(outputs) {
             float(r)?;
         }
-        let lanes = fuse_scaled_powi(lanes, template.len(), base, variable, outputs);
+        let lanes = fuse_scaled_powi(lanes, template.len(), base, &variable, outputs);
+        let lanes = fuse_products(lanes, template.len(), outputs);
+        let (lanes, runs) = find_runs(lanes, template.len(), outputs);
         let template = template
             .iter()
             .map(|s| match *s {
@@ -156,6 +191,8 @@ impl Lanes {
             inputs: inputs.to_vec(),
             elements: elements.iter().map(|e| (e.first, e.len)).collect(),
             instrs: lanes,
+            runs,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -170,8 +207,13 @@ impl Lanes {
         finish: impl FnOnce(&[f64]) -> R,
     ) -> Option<Result<R, u32>> {
         REGISTERS.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut regs) => self.run_in(inputs, vectors, finish, &mut regs),
-            Err(_) => self.run_in(inputs, vectors, finish, &mut Vec::new()),
+            Ok(mut last) => {
+                let (regs, id) = &mut *last;
+                let same = *id == self.id;
+                *id = self.id;
+                self.run_in(inputs, vectors, finish, regs, same)
+            }
+            Err(_) => self.run_in(inputs, vectors, finish, &mut Vec::new(), false),
         })
     }
 
@@ -181,11 +223,16 @@ impl Lanes {
         vectors: &[Cow<'_, [f64]>],
         finish: impl FnOnce(&[f64]) -> R,
         regs: &mut Vec<f64>,
+        same: bool,
     ) -> Option<Result<R, u32>> {
         // As in `Fast::run`: results are written before they are read, so only the inputs
-        // and constants are set.
+        // and constants are set; and no instruction writes below `base`, so after a run of
+        // this very program the constants are still there (the dense layer's 4,096 weights:
+        // 32 KB a call).
         if regs.len() >= self.template.len() {
-            regs[..self.base].copy_from_slice(&self.template[..self.base]);
+            if !same {
+                regs[..self.base].copy_from_slice(&self.template[..self.base]);
+            }
         } else {
             regs.clear();
             regs.extend_from_slice(&self.template);
@@ -225,9 +272,49 @@ impl Lanes {
                     }
                     continue;
                 }
+                Op::MulAdd => a + b * regs[ins.c as usize],
+                Op::Run => {
+                    run(&self.runs[ins.a as usize], regs);
+                    continue;
+                }
             };
         }
         Some(Ok(finish(regs)))
+    }
+}
+
+/// Runs `r` on the registers `regs`.
+#[inline]
+fn run(r: &Run, regs: &mut [f64]) {
+    let len = r.len as usize;
+    let (mut b, mut c) = (r.b.0 as isize, r.c.0 as isize);
+    let (sb, sc) = (r.b.1 as isize, r.c.1 as isize);
+    if r.dot {
+        let mut acc = regs[r.acc.0 as usize];
+        if sb == 1 && sc == 1 {
+            let (b, c) = (b as usize, c as usize);
+            for (x, y) in regs[b..b + len].iter().zip(&regs[c..c + len]) {
+                acc += x * y;
+            }
+        } else {
+            for _ in 0..len {
+                acc += regs[b as usize] * regs[c as usize];
+                b += sb;
+                c += sc;
+            }
+        }
+        let last = r.out.0 as isize + r.out.1 as isize * (len as isize - 1);
+        regs[last as usize] = acc;
+    } else {
+        let (mut a, mut o) = (r.acc.0 as isize, r.out.0 as isize);
+        let (sa, so) = (r.acc.1 as isize, r.out.1 as isize);
+        for _ in 0..len {
+            regs[o as usize] = regs[a as usize] + regs[b as usize] * regs[c as usize];
+            a += sa;
+            b += sb;
+            c += sc;
+            o += so;
+        }
     }
 }
 
@@ -235,10 +322,167 @@ impl Lanes {
 fn reads(op: Op) -> [bool; 3] {
     match op {
         Op::Neg | Op::Unary(_) | Op::Powi(_) | Op::Not | Op::Guard(_) => [true, false, false],
-        Op::Select => [true, true, true],
+        Op::Select | Op::MulAdd => [true, true, true],
+        Op::Run => [false, false, false],
         _ => [true, true, false],
     }
 }
+
+/// How many instructions read each of `registers` registers (an output counts as one).
+fn uses_of(lanes: &[LaneInstr], registers: usize, outputs: &[u32]) -> Vec<u32> {
+    let mut uses = vec![0u32; registers];
+    for l in lanes {
+        for (r, read) in [l.a, l.b, l.c].into_iter().zip(reads(l.op)) {
+            if read {
+                uses[r as usize] += 1;
+            }
+        }
+    }
+    for &r in outputs {
+        uses[r as usize] += 1;
+    }
+    uses
+}
+
+/// Fuses each product that only one sum reads into that sum, at the sum's place (`MulAdd`):
+/// half the instructions of a dot product. The same two operations on the same values
+/// (registers are written once).
+fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -> Vec<LaneInstr> {
+    let uses = uses_of(&lanes, registers, outputs);
+    let mut product: Vec<Option<usize>> = vec![None; registers];
+    for (i, l) in lanes.iter().enumerate() {
+        if matches!(l.op, Op::Mul) {
+            product[l.out as usize] = Some(i);
+        }
+    }
+    let mut dead = vec![false; lanes.len()];
+    for j in 0..lanes.len() {
+        let l = lanes[j];
+        if !matches!(l.op, Op::Add) {
+            continue;
+        }
+        let single = |r: u32| product[r as usize].filter(|&i| uses[r as usize] == 1 && !dead[i]);
+        // `a + p` or `p + a` (a sum of two products fuses the second).
+        let (i, addend) = match (single(l.b), single(l.a)) {
+            (Some(i), _) => (i, l.a),
+            (None, Some(i)) => (i, l.b),
+            _ => continue,
+        };
+        let m = lanes[i];
+        lanes[j] = LaneInstr {
+            op: Op::MulAdd,
+            a: addend,
+            b: m.a,
+            c: m.b,
+            out: l.out,
+        };
+        dead[i] = true;
+    }
+    lanes
+        .into_iter()
+        .zip(dead)
+        .filter_map(|(l, d)| (!d).then_some(l))
+        .collect()
+}
+
+/// Replaces runs of at least [`MIN_RUN`] consecutive `MulAdd`s whose registers step by
+/// constant strides with one [`Run`] each.
+fn find_runs(
+    lanes: Vec<LaneInstr>,
+    registers: usize,
+    outputs: &[u32],
+) -> (Vec<LaneInstr>, Vec<Run>) {
+    let uses = uses_of(&lanes, registers, outputs);
+    let stride = |x: u32, y: u32| i32::try_from(y as i64 - x as i64).ok();
+    let mut out = Vec::with_capacity(lanes.len());
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < lanes.len() {
+        let first = lanes[i];
+        let Op::MulAdd = first.op else {
+            out.push(first);
+            i += 1;
+            continue;
+        };
+        let next = lanes.get(i + 1).filter(|l| matches!(l.op, Op::MulAdd));
+        let Some(second) = next.copied() else {
+            out.push(first);
+            i += 1;
+            continue;
+        };
+        let (sb, sc, so) = match (
+            stride(first.b, second.b),
+            stride(first.c, second.c),
+            stride(first.out, second.out),
+        ) {
+            (Some(b), Some(c), Some(o)) => (b, c, o),
+            _ => {
+                out.push(first);
+                i += 1;
+                continue;
+            }
+        };
+        let dot = second.a == first.out && uses[first.out as usize] == 1;
+        let sa = if dot {
+            0
+        } else {
+            stride(first.a, second.a).unwrap_or(0)
+        };
+        let at = |(f, s): (u32, i32), k: usize| f as i64 + s as i64 * k as i64;
+        // Extend while the next instruction is the run's k-th.
+        let mut len = 1;
+        while let Some(l) = lanes.get(i + len) {
+            let k = len;
+            let fits = matches!(l.op, Op::MulAdd)
+                && l.b as i64 == at((first.b, sb), k)
+                && l.c as i64 == at((first.c, sc), k)
+                && l.out as i64 == at((first.out, so), k)
+                && if dot {
+                    l.a == lanes[i + k - 1].out && uses[lanes[i + k - 1].out as usize] == 1
+                } else {
+                    l.a as i64 == at((first.a, sa), k)
+                };
+            if !fits {
+                break;
+            }
+            len += 1;
+        }
+        // Independent sums may run in any order only where none reads another's result.
+        let independent = dot || {
+            let written: std::collections::HashSet<u32> =
+                lanes[i..i + len].iter().map(|l| l.out).collect();
+            lanes[i..i + len]
+                .iter()
+                .all(|l| ![l.a, l.b, l.c].iter().any(|r| written.contains(r)))
+        };
+        if len < MIN_RUN || !independent {
+            out.push(first);
+            i += 1;
+            continue;
+        }
+        out.push(LaneInstr {
+            op: Op::Run,
+            a: runs.len() as u32,
+            b: 0,
+            c: 0,
+            out: lanes[i + len - 1].out,
+        });
+        runs.push(Run {
+            dot,
+            len: len as u32,
+            acc: (first.a, sa),
+            b: (first.b, sb),
+            c: (first.c, sc),
+            out: (first.out, so),
+        });
+        i += len;
+    }
+    (out, runs)
+}
+
+/// The fewest instructions a [`Run`] replaces: below, the dispatch it saves does not pay for
+/// its loop's setup.
+const MIN_RUN: usize = 4;
 
 /// Fuses each `powi` by a constant whose result only a product with a constant reads (`k ·
 /// x.powi(n)`: the slope of `x.powi(n + 1)` a derivative rule writes) into one instruction
@@ -249,7 +493,7 @@ fn fuse_scaled_powi(
     mut lanes: Vec<LaneInstr>,
     registers: usize,
     base: usize,
-    variable: impl Fn(u32) -> bool,
+    variable: &impl Fn(u32) -> bool,
     outputs: &[u32],
 ) -> Vec<LaneInstr> {
     let constant = |r: u32| (r as usize) < base && !variable(r);
