@@ -161,6 +161,14 @@ fn unwritten(x: f64, y: f64) -> f64 {
     t
 }
 
+#[tracked]
+fn closure_made_before_the_write(x: f64) -> f64 {
+    let c = std::cell::Cell::new(0.0);
+    let get = || c.get();
+    c.set(x);
+    get() * 2.0
+}
+
 fn effects_corpus() -> Vec<Trace> {
     vec![
         track(element_written, (1.5,)),
@@ -171,6 +179,7 @@ fn effects_corpus() -> Vec<Trace> {
         track(written_twice, (1.5, 2.0)),
         track(written_by_a_callee, (1.5,)),
         track(unwritten, (1.5, 2.0)),
+        track(closure_made_before_the_write, (1.5,)),
     ]
 }
 

@@ -54,6 +54,9 @@ impl Effects {
             let mut uses: Vec<NodeId> = Vec::new();
             if store.node(id).kind == NodeKind::NestedCall {
                 if let Some(made) = store.closure_made_of(id) {
+                    // What it captured by reference is read when it is called: a write into it
+                    // between the closure's making and its call is read too.
+                    read.extend(store.refs(made).filter(|r| !r.is_none()));
                     read.push(made);
                     uses.extend(lift(made, p));
                 }

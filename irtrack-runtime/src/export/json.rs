@@ -66,7 +66,8 @@ pub enum JsonError {
     Dangling {
         /// The referring node.
         node: usize,
-        /// What refers: `"reference"`, `"entry"`, `"function"`, `"call"`, `"metadata"`, `"flags"`.
+        /// What refers: `"reference"`, `"entry"`, `"function"`, `"call"`, `"metadata"`, `"flags"`,
+        /// `"receivers"`, `"closures"`.
         field: &'static str,
         /// The number that names nothing.
         target: u64,
@@ -754,6 +755,24 @@ impl Serialize for ReceiversOut<'_> {
     }
 }
 
+/// Closures: `[call, maker]` for each nested call of a closure held in a variable, the node
+/// that made the closure (`Store::closure_values`), by call. A captured value's uses in the call
+/// reach the enclosing function's node for it through the maker.
+struct ClosuresOut<'a>(&'a Store);
+
+impl Serialize for ClosuresOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut pairs: Vec<(u32, u32)> = self
+            .0
+            .closure_values
+            .iter()
+            .map(|(c, m)| (c.0, m.0))
+            .collect();
+        pairs.sort_unstable();
+        s.collect_seq(pairs)
+    }
+}
+
 /// Metadata: `[node, key, value]`, by node, each node's in the order set.
 struct MetadataOut<'a>(&'a Store);
 
@@ -783,7 +802,7 @@ impl Serialize for ValuesOut<'_> {
 impl Serialize for DocOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let store = &self.trace.store;
-        let mut st = s.serialize_struct("Trace", 9)?;
+        let mut st = s.serialize_struct("Trace", 10)?;
         st.serialize_field("schema", SCHEMA)?;
         st.serialize_field("root_name", self.trace.root_name())?;
         st.serialize_field("functions", &FunctionsOut(&self.functions))?;
@@ -793,6 +812,7 @@ impl Serialize for DocOut<'_> {
         st.serialize_field("metadata", &MetadataOut(store))?;
         st.serialize_field("flags", &FlagsOut(store))?;
         st.serialize_field("receivers", &ReceiversOut(store))?;
+        st.serialize_field("closures", &ClosuresOut(store))?;
         st.end()
     }
 }
@@ -911,7 +931,7 @@ impl<'de> DeserializeSeed<'de> for DocSeed {
 struct DocVisitor;
 
 /// The fields of a document, each read at most once.
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "schema",
     "root_name",
     "functions",
@@ -921,6 +941,7 @@ const FIELDS: [&str; 9] = [
     "metadata",
     "flags",
     "receivers",
+    "closures",
 ];
 
 impl<'de> Visitor<'de> for DocVisitor {
@@ -939,6 +960,7 @@ impl<'de> Visitor<'de> for DocVisitor {
         let mut failure: Option<JsonError> = None;
         let mut flags: Vec<(u32, String)> = Vec::new();
         let mut receivers: Vec<(u32, String)> = Vec::new();
+        let mut closures: Vec<(u32, u32)> = Vec::new();
         while let Some(key) = map.next_key_seed(Text)? {
             let field = FIELDS.iter().position(|f| *f == key);
             if !seen[0] && field != Some(0) {
@@ -988,7 +1010,8 @@ impl<'de> Visitor<'de> for DocVisitor {
                 5 => map.next_value_seed(ValuesIn(&mut store.root_args))?,
                 6 => map.next_value_seed(MetadataIn(&mut store))?,
                 7 => flags = map.next_value()?,
-                _ => receivers = map.next_value()?,
+                8 => receivers = map.next_value()?,
+                _ => closures = map.next_value()?,
             }
         }
         if !seen[0] {
@@ -997,8 +1020,9 @@ impl<'de> Visitor<'de> for DocVisitor {
         if let Some(e) = failure {
             return Ok(Err(e));
         }
-        if let Err(e) =
-            set_flags(&mut store, &flags).and_then(|()| set_receivers(&mut store, &receivers))
+        if let Err(e) = set_flags(&mut store, &flags)
+            .and_then(|()| set_receivers(&mut store, &receivers))
+            .and_then(|()| set_closures(&mut store, &closures))
         {
             return Ok(Err(e));
         }
@@ -1064,6 +1088,30 @@ fn set_receivers(store: &mut Store, receivers: &[(u32, String)]) -> Result<(), J
             )));
         }
         n.receiver = class;
+    }
+    Ok(())
+}
+
+/// Links each nested call of a closure read to the node that made it: both must exist, the
+/// call be a nested call and the maker come before it.
+fn set_closures(store: &mut Store, closures: &[(u32, u32)]) -> Result<(), JsonError> {
+    for &(call, maker) in closures {
+        for (node, target) in [(call, call), (call, maker)] {
+            if target as usize >= store.len() {
+                return Err(JsonError::Dangling {
+                    node: node as usize,
+                    field: "closures",
+                    target: target.into(),
+                });
+            }
+        }
+        if store.nodes[call as usize].kind != NodeKind::NestedCall || maker >= call {
+            return Err(JsonError::Structure(format!(
+                "node {call} is linked to the closure made by node {maker}: only a nested call \
+                 is, to an earlier node"
+            )));
+        }
+        store.closure_values.insert(NodeId(call), NodeId(maker));
     }
     Ok(())
 }
