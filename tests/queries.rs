@@ -169,6 +169,27 @@ fn closure_made_before_the_write(x: f64) -> f64 {
     get() * 2.0
 }
 
+#[tracked]
+fn replaced_in_a_cell(x: f64) -> f64 {
+    let c = std::cell::Cell::new(0.0);
+    let _old = c.replace(x);
+    c.get() * 2.0
+}
+
+#[tracked]
+fn set_once(x: f64) -> f64 {
+    let c = std::cell::OnceCell::new();
+    let _ = c.set(x);
+    *c.get().unwrap() * 2.0
+}
+
+#[tracked]
+fn atomic(x: f64) -> f64 {
+    let a = std::sync::atomic::AtomicU64::new(1);
+    a.fetch_add(x as u64, std::sync::atomic::Ordering::Relaxed);
+    a.load(std::sync::atomic::Ordering::Relaxed) as f64
+}
+
 fn effects_corpus() -> Vec<Trace> {
     vec![
         track(element_written, (1.5,)),
@@ -180,6 +201,9 @@ fn effects_corpus() -> Vec<Trace> {
         track(written_by_a_callee, (1.5,)),
         track(unwritten, (1.5, 2.0)),
         track(closure_made_before_the_write, (1.5,)),
+        track(replaced_in_a_cell, (1.5,)),
+        track(set_once, (1.5,)),
+        track(atomic, (3.0,)),
     ]
 }
 

@@ -1389,7 +1389,7 @@ proptest::proptest! {
         let w: Vec<Vec<f64>> = (0..7)
             .map(|j| (0..9).map(|i| ((seed + 13 * j + 5 * i) as f64 * 0.618).sin()).collect())
             .collect();
-        let x0 = vec![0.25; 9];
+        let x0 = [0.25; 9];
         let p = Program::from_trace(&track(wide_layer, (&w[..], &x0[..])), &[Static, Dynamic]).unwrap();
         let g = irtrack::diff::reverse(&p, 1).unwrap();
         for q in [&p, &g] {

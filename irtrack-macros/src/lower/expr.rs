@@ -1268,7 +1268,11 @@ impl Lowerer {
                     .get_ident()
                     .is_some_and(|i| self.is_local(&i.to_string()));
             let lends = name.ends_with("_mut") || name == "as_mut" || name.starts_with("as_mut_");
-            if local && (super::is_std_mutating_method(&name) || lends) {
+            if local
+                && (super::is_std_mutating_method(&name)
+                    || super::is_interior_mutating_method(&name)
+                    || lends)
+            {
                 return true;
             }
         }

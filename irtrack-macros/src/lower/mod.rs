@@ -1485,3 +1485,38 @@ pub(super) fn is_std_mutating_method(name: &str) -> bool {
             | "select_nth_unstable_by_key"
     )
 }
+
+/// Whether std's method `name` may change its receiver behind a `&self`: `Cell`, `RefCell`,
+/// `OnceCell`, atomics and locks (`c.replace(x)` then `c.get()`; the writes a guard or a
+/// `RefMut` makes go to the receiver's memory). The receiver is noted as lent by `&mut`
+/// (`Lowerer::may_write_receiver`), which adds no code after the call: these names are common
+/// in users' APIs taking `self` by value (`builder.set(k)`), after which the receiver is gone.
+pub(super) fn is_interior_mutating_method(name: &str) -> bool {
+    matches!(
+        name,
+        "set"
+            | "replace"
+            | "take"
+            | "get_or_init"
+            | "get_or_insert"
+            | "get_or_insert_with"
+            | "borrow_mut"
+            | "try_borrow_mut"
+            | "lock"
+            | "try_lock"
+            | "write"
+            | "try_write"
+            | "store"
+            | "fetch_add"
+            | "fetch_sub"
+            | "fetch_and"
+            | "fetch_nand"
+            | "fetch_or"
+            | "fetch_xor"
+            | "fetch_max"
+            | "fetch_min"
+            | "fetch_update"
+            | "compare_exchange"
+            | "compare_exchange_weak"
+    )
+}
