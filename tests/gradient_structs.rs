@@ -425,3 +425,120 @@ fn fields_of_a_struct_built_inside_are_followed_to_what_made_them() {
     assert!(gradient(changed_after_it_was_built, (0.7,)).is_err());
     assert!(gradient(update_syntax, (0.7,)).is_err());
 }
+
+// A user's number types with tracked operators: a field read of a struct a tracked function
+// returned (`(a * a + a).v`, `make(x).d`) was refused ("no gradient rule for `.v`"), so dual
+// and complex numbers could not be differentiated at all (a tester, 2026-11-28). The read's
+// sensitivity now follows the call to what its body returned.
+
+#[derive(Clone, Copy, Debug)]
+pub struct Dual {
+    v: f64,
+    d: f64,
+}
+
+#[tracked]
+impl std::ops::Add for Dual {
+    type Output = Dual;
+    fn add(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v + o.v,
+            d: self.d + o.d,
+        }
+    }
+}
+
+#[tracked]
+impl std::ops::Mul for Dual {
+    type Output = Dual;
+    fn mul(self, o: Dual) -> Dual {
+        Dual {
+            v: self.v * o.v,
+            d: self.d * o.v + self.v * o.d,
+        }
+    }
+}
+
+/// `x³ + x` by dual numbers: its value part and its derivative part `3x² + 1`.
+#[tracked]
+fn dual_cubic(x: f64) -> f64 {
+    let a = Dual { v: x, d: 1.0 };
+    let b = a * a * a + a;
+    b.v + 0.5 * b.d
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Complex {
+    re: f64,
+    im: f64,
+}
+
+#[tracked]
+impl Complex {
+    fn times(self, o: Complex) -> Complex {
+        Complex {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+    fn conj(self) -> Complex {
+        Complex {
+            re: self.re,
+            im: -self.im,
+        }
+    }
+    fn norm2(&self) -> f64 {
+        self.re * self.re + self.im * self.im
+    }
+}
+
+#[tracked]
+fn complex_norm(x: f64) -> f64 {
+    let z = Complex {
+        re: x,
+        im: 2.0 * x - 1.0,
+    };
+    let w = z.times(z.conj()).times(z);
+    w.norm2() + w.re
+}
+
+#[tracked]
+fn pair_of(x: f64) -> (Dual, f64) {
+    (Dual { v: x * x, d: 1.0 }, 3.0 * x)
+}
+
+#[tracked]
+fn through_a_tuple(x: f64) -> f64 {
+    let (a, y) = pair_of(x);
+    a.v * y
+}
+
+#[tracked]
+fn written_after_the_literal(x: f64) -> Dual {
+    let mut d = Dual { v: x * x, d: 1.0 };
+    d.v = 5.0 * x;
+    d
+}
+
+#[tracked]
+fn reads_a_written_struct(x: f64) -> f64 {
+    written_after_the_literal(x).v
+}
+
+#[test]
+fn fields_of_structs_tracked_functions_return_are_differentiated() {
+    let plain_cubic = |x: f64| x * x * x + x + 0.5 * (3.0 * x * x + 1.0);
+    for x in [-1.3, 0.0, 0.7, 2.0] {
+        let g = gradient(dual_cubic, (x,)).unwrap();
+        assert_eq!(g.value, dual_cubic(x));
+        close(g.scalars()[0].unwrap(), 3.0 * x * x + 1.0 + 3.0 * x);
+        close(g.scalars()[0].unwrap(), central(plain_cubic, x));
+        let g = gradient(complex_norm, (x,)).unwrap();
+        assert_eq!(g.value, complex_norm(x));
+        close(g.scalars()[0].unwrap(), central(complex_norm, x));
+        let g = gradient(through_a_tuple, (x,)).unwrap();
+        close(g.scalars()[0].unwrap(), 9.0 * x * x);
+    }
+    // At x = 5 the literal's `x * x` and the write's `5x` agree: the write is what refuses.
+    assert!(gradient(reads_a_written_struct, (5.0,)).is_err());
+}

@@ -8,6 +8,7 @@
 use super::rules::{Contribution, Out};
 use super::site::Site;
 use super::tangent::Tangent;
+use crate::core::ids::NodeId;
 use crate::core::ir::EntryKind;
 use crate::core::op::Builtin;
 use crate::core::tape::NodeKind;
@@ -94,7 +95,8 @@ fn literal(dy: &Tangent, out: &mut Out, operand: impl Fn(&str) -> Option<usize>)
 /// of this trace (`W { w: 2.0 * x }`, `Outer { inner: W { .. } }` for `.inner.w`), directly or
 /// passed on unchanged through arguments (a tracked method's `self`) and bindings, and the read
 /// gave the value that literal's operand recorded (a witness: a change in place the trace does
-/// not show would differ). The literals name their fields (`FnIr::struct_fields`), so the
+/// not show would differ), also out of a tracked function that returned it. The literals name
+/// their fields (`FnIr::struct_fields`), so the
 /// read's sensitivity has an operand to go to. A struct made anywhere else (an argument of the
 /// root, an untracked constructor) keeps the rules it had.
 fn made_by_literal(site: &Site<'_>, path: &str) -> bool {
@@ -103,10 +105,11 @@ fn made_by_literal(site: &Site<'_>, path: &str) -> bool {
         Some(&r) if !r.is_none() => r,
         _ => return false,
     };
-    let mut names = path.split('.');
-    let mut field = names.next();
+    // The path's names still to find, first first: a binding from a tuple's position
+    // (`let (a, y) = make(x)`) puts the position before them.
+    let mut names: std::collections::VecDeque<&str> = path.split('.').collect();
     for _ in 0..256 {
-        let Some(name) = field else {
+        let Some(name) = names.front().copied() else {
             // Every segment was a literal's operand: the read must have given its value (a
             // literal constant written in the source, `W { b: 1.0 }`, has no node and passes
             // nothing on).
@@ -125,15 +128,29 @@ fn made_by_literal(site: &Site<'_>, path: &str) -> bool {
         };
         match node.kind {
             NodeKind::Special => {
-                if let Some(fields) = ir.struct_fields(node.entry as usize) {
+                let index = node.entry as usize;
+                if let Some(fields) = ir.struct_fields(index) {
                     let Some(k) = fields.into_iter().position(|n| n == name) else {
                         return false;
                     };
                     at = store.ref_at(at, k);
-                    field = names.next();
-                } else if ir.builtin(node.entry as usize) == Some(Builtin::Bind)
-                    && ir.bind_path(node.entry as usize).is_none()
-                {
+                    names.pop_front();
+                } else if ir.builtin(index) == Some(Builtin::Tuple) {
+                    let Some(k) = name
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&k| k < entry.operands.len())
+                    else {
+                        return false;
+                    };
+                    at = store.ref_at(at, k);
+                    names.pop_front();
+                } else if ir.builtin(index) == Some(Builtin::Bind) {
+                    if let Some(p) = ir.bind_path(index) {
+                        for (i, position) in p.split('.').enumerate() {
+                            names.insert(i, position);
+                        }
+                    }
                     at = store.ref_at(at, 0);
                 } else {
                     return false;
@@ -151,6 +168,24 @@ fn made_by_literal(site: &Site<'_>, path: &str) -> bool {
                     return false;
                 }
                 at = store.ref_at(parent, p);
+            }
+            // A tracked function's result (`make(x)`, a tracked `Mul` of a user's number
+            // type): what its return returned, unless the call's value is not its body's.
+            NodeKind::NestedCall => {
+                if node.not_from_body() {
+                    return false;
+                }
+                let Some(call) = store.call(at) else {
+                    return false;
+                };
+                let last = NodeId(call.end.saturating_sub(1));
+                if call.end <= at.0 + 1
+                    || store.node(last).kind != NodeKind::Return
+                    || store.parent(last) != Some(at)
+                {
+                    return false;
+                }
+                at = store.ref_at(last, 0);
             }
             _ => return false,
         }
