@@ -9,6 +9,9 @@
 
 #![allow(clippy::needless_range_loop)]
 
+mod common;
+use common::dense;
+
 use irtrack::grad::{fast_gradients_taken, with_general_sweep};
 use irtrack::{gradient, pullback, tracked, Callable, GradError, Gradient, Tangent};
 
@@ -78,24 +81,6 @@ fn rec(x: f64, k: u32) -> f64 {
     } else {
         rec(x, k - 1).sin() * x + 0.5
     }
-}
-
-#[tracked]
-fn dense(w: &[Vec<f64>], x: &[f64]) -> f64 {
-    let mut total = 0.0;
-    let mut j = 0;
-    while j < w.len() {
-        let row = &w[j];
-        let mut s = 0.0;
-        let mut i = 0;
-        while i < x.len() {
-            s += row[i] * x[i];
-            i += 1;
-        }
-        total += s.tanh();
-        j += 1;
-    }
-    total
 }
 
 #[test]

@@ -1357,24 +1357,6 @@ fn a_root_closures_captures_are_constants() {
     assert_eq!(j.tangent.as_f64(), Some(2.0 * a * 2.0 + 1.0));
 }
 
-#[tracked]
-fn wide_layer(w: &[Vec<f64>], x: &[f64]) -> f64 {
-    let mut total = 0.0;
-    let mut j = 0;
-    while j < w.len() {
-        let row = &w[j];
-        let mut s = 0.0;
-        let mut i = 0;
-        while i < x.len() {
-            s += row[i] * x[i];
-            i += 1;
-        }
-        total += s.tanh();
-        j += 1;
-    }
-    total
-}
-
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -1390,7 +1372,7 @@ proptest::proptest! {
             .map(|j| (0..9).map(|i| ((seed + 13 * j + 5 * i) as f64 * 0.618).sin()).collect())
             .collect();
         let x0 = [0.25; 9];
-        let p = Program::from_trace(&track(wide_layer, (&w[..], &x0[..])), &[Static, Dynamic]).unwrap();
+        let p = Program::from_trace(&track(common::dense, (&w[..], &x0[..])), &[Static, Dynamic]).unwrap();
         let g = irtrack::diff::reverse(&p, 1).unwrap();
         for q in [&p, &g] {
             proptest::prop_assert_eq!(q.compiled_form(), "f64 lanes", "{}", q);
@@ -1398,7 +1380,7 @@ proptest::proptest! {
         let fast = p.call((&w[..], &x[..])).unwrap();
         let slow = p.call_interpreted((&w[..], &x[..])).unwrap();
         proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
-        proptest::prop_assert_eq!(fast.as_f64(), Some(wide_layer(&w, &x)));
+        proptest::prop_assert_eq!(fast.as_f64(), Some(common::dense(&w, &x)));
         let fast = g.call((&w[..], &x[..], 1.0)).unwrap();
         let slow = g.call_interpreted((&w[..], &x[..], 1.0)).unwrap();
         proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));

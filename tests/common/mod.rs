@@ -33,3 +33,22 @@ pub fn geom(n: i32, beta: f64, rng: &mut StdRng) -> i32 {
         geom(n + 1, beta, rng)
     }
 }
+
+/// The benchmarks' dense layer, `Σ_j tanh(Σ_i W[j][i] x[i])`, written as numeric code writes it.
+#[tracked]
+pub fn dense(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    let mut j = 0;
+    while j < w.len() {
+        let row = &w[j];
+        let mut s = 0.0;
+        let mut i = 0;
+        while i < x.len() {
+            s += row[i] * x[i];
+            i += 1;
+        }
+        total += s.tanh();
+        j += 1;
+    }
+    total
+}

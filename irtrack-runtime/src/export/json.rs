@@ -704,9 +704,9 @@ impl Serialize for NodesOut<'_> {
 }
 
 /// The names of the node flags a document carries, with their bits: a call whose result a
-/// context replaced (`Action::Replace`), and a primitive call during which another recording ran.
-/// Gradients and programs read both; a trace read without them would be differentiated through
-/// a replaced result.
+/// context replaced (`Action::Replace`), a primitive call during which another recording ran,
+/// a method call whose recorded body is not the method that ran. Gradients and programs read
+/// them; a trace read without them would be differentiated through a replaced result.
 const FLAG_NAMES: [(&str, u8); 3] = [
     ("replaced", Node::REPLACED),
     ("records_inside", Node::RECORDS_INSIDE),
@@ -1030,17 +1030,27 @@ impl<'de> Visitor<'de> for DocVisitor {
     }
 }
 
+/// Node `node` of `store`, which a document's `field` names.
+fn node_at<'s>(
+    store: &'s mut Store,
+    node: u32,
+    field: &'static str,
+) -> Result<&'s mut Node, JsonError> {
+    store
+        .nodes
+        .get_mut(node as usize)
+        .ok_or(JsonError::Dangling {
+            node: node as usize,
+            field,
+            target: node.into(),
+        })
+}
+
 /// Sets the flags read on their nodes: each names a node and a flag this schema has, and only a
 /// call can be replaced, only a primitive call record inside.
 fn set_flags(store: &mut Store, flags: &[(u32, String)]) -> Result<(), JsonError> {
     for (node, name) in flags {
-        let Some(n) = store.nodes.get_mut(*node as usize) else {
-            return Err(JsonError::Dangling {
-                node: *node as usize,
-                field: "flags",
-                target: (*node).into(),
-            });
-        };
+        let n = node_at(store, *node, "flags")?;
         let Some(&(_, bit)) = FLAG_NAMES.iter().find(|(f, _)| f == name) else {
             return Err(JsonError::Syntax(format!(
                 "flags: `{name}` is not a node flag of {SCHEMA} (known: replaced, \
@@ -1068,13 +1078,7 @@ fn set_flags(store: &mut Store, flags: &[(u32, String)]) -> Result<(), JsonError
 /// nested call's receiver is not read).
 fn set_receivers(store: &mut Store, receivers: &[(u32, String)]) -> Result<(), JsonError> {
     for (node, name) in receivers {
-        let Some(n) = store.nodes.get_mut(*node as usize) else {
-            return Err(JsonError::Dangling {
-                node: *node as usize,
-                field: "receivers",
-                target: (*node).into(),
-            });
-        };
+        let n = node_at(store, *node, "receivers")?;
         let Some(&(_, class)) = RECEIVER_NAMES.iter().find(|(r, _)| r == name) else {
             return Err(JsonError::Syntax(format!(
                 "receivers: `{name}` is not a receiver class of {SCHEMA} (known: float, \

@@ -344,6 +344,15 @@ fn uses_of(lanes: &[LaneInstr], registers: usize, outputs: &[u32]) -> Vec<u32> {
     uses
 }
 
+/// The instructions of `lanes` not marked in `dead`, in order.
+fn live(lanes: Vec<LaneInstr>, dead: &[bool]) -> Vec<LaneInstr> {
+    lanes
+        .into_iter()
+        .zip(dead)
+        .filter_map(|(l, &d)| (!d).then_some(l))
+        .collect()
+}
+
 /// Fuses each product that only one sum reads into that sum, at the sum's place (`MulAdd`):
 /// half the instructions of a dot product. The same two operations on the same values
 /// (registers are written once).
@@ -378,11 +387,7 @@ fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -
         };
         dead[i] = true;
     }
-    lanes
-        .into_iter()
-        .zip(dead)
-        .filter_map(|(l, d)| (!d).then_some(l))
-        .collect()
+    live(lanes, &dead)
 }
 
 /// Replaces runs of at least [`MIN_RUN`] consecutive `MulAdd`s whose registers step by
@@ -497,22 +502,14 @@ fn fuse_scaled_powi(
     outputs: &[u32],
 ) -> Vec<LaneInstr> {
     let constant = |r: u32| (r as usize) < base && !variable(r);
-    // For each register: how many instructions read it (the output counts as one), and the
-    // `powi` that writes it, if one does.
-    let mut uses = vec![0u32; registers];
+    // For each register: how many instructions read it, and the `powi` that writes it, if one
+    // does.
+    let uses = uses_of(&lanes, registers, outputs);
     let mut powi = vec![None; registers];
     for (i, l) in lanes.iter().enumerate() {
-        for (r, read) in [l.a, l.b, l.c].into_iter().zip(reads(l.op)) {
-            if read {
-                uses[r as usize] += 1;
-            }
-        }
         if let Op::Powi(n) = l.op {
             powi[l.out as usize] = Some((i, n));
         }
-    }
-    for &r in outputs {
-        uses[r as usize] += 1;
     }
     let mut dead = vec![false; lanes.len()];
     for j in 0..lanes.len() {
@@ -537,9 +534,5 @@ fn fuse_scaled_powi(
         };
         dead[i] = true;
     }
-    lanes
-        .into_iter()
-        .zip(dead)
-        .filter_map(|(l, d)| (!d).then_some(l))
-        .collect()
+    live(lanes, &dead)
 }
