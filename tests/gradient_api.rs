@@ -45,9 +45,13 @@ fn a_seed_of_the_wrong_shape_is_an_error() {
         back.call(vec![0.0, 1.0]).unwrap(),
         [Some(Tangent::Scalar(5.0)), Some(Tangent::Scalar(2.0))]
     );
-    let e = back.call(1.0).unwrap_err();
-    assert!(matches!(e, GradError::NoRule { .. }), "{e:?}");
-    assert!(e.to_string().contains("vec!"), "{e}");
+    // A seed of another shape than the output's: `Shape`, naming both (it was a `NoRule`
+    // blaming `vec!`).
+    for seed in [Tangent::Scalar(1.0), Tangent::Vector(vec![1.0, 2.0, 3.0])] {
+        let e = back.call(seed).unwrap_err();
+        assert!(matches!(e, GradError::Shape { .. }), "{e:?}");
+        assert!(e.to_string().contains("vector of 2"), "{e}");
+    }
 }
 
 #[test]

@@ -214,3 +214,110 @@ fn an_arrays_length_is_a_constant_count() {
         assert!((gi - 2.0 * x[i] / 3.0).abs() < 1e-15, "{gi}");
     }
 }
+
+// Zeros that hold at a point only, met by infinite slopes inside array operations (a tester,
+// 2026-11-28): the elementwise rules multiplied as `times` does, absorbing an infinite
+// sensitivity into any zero partial, where the scalar sweep follows which zeros are limits.
+// Each gave a number; the scalar forms were refused.
+
+#[tracked]
+fn cube_then_cbrt(x: ndarray::Array1<f64>) -> f64 {
+    (&(&x * &x) * &x).mapv(f64::cbrt).sum()
+}
+
+#[tracked]
+fn reciprocal_twice(x: ndarray::Array1<f64>) -> f64 {
+    (1.0 / &(1.0 / &x)).sum()
+}
+
+#[tracked]
+fn norm_of_squares(x: ndarray::Array1<f64>) -> f64 {
+    (&x * &x).sum().sqrt()
+}
+
+#[tracked]
+fn norm_by_dot(x: ndarray::Array1<f64>) -> f64 {
+    x.dot(&x).sqrt()
+}
+
+#[tracked]
+fn distance(a: ndarray::Array1<f64>, b: ndarray::Array1<f64>) -> f64 {
+    let d = &a - &b;
+    (&d * &d).sum().sqrt()
+}
+
+#[test]
+fn zeros_at_a_point_met_by_infinite_slopes_are_refused_in_arrays() {
+    use ndarray::array;
+    // Σx written as ∛(x³) and 1/(1/x): [0, 1] for [1, 1].
+    assert!(irtrack::gradient(cube_then_cbrt, (array![0.0, 2.0],)).is_err());
+    assert!(irtrack::gradient(reciprocal_twice, (array![0.0, 2.0],)).is_err());
+    // The norm at its cone point, and the distance between equal points: [0, 0].
+    assert!(irtrack::gradient(norm_of_squares, (array![0.0, 0.0],)).is_err());
+    assert!(irtrack::gradient(distance, (array![1.0, 2.0], array![1.0, 2.0])).is_err());
+    // Squares that underflow: the value 0, the gradient [∞, ∞] for [0.71, 0.71].
+    for g in [
+        irtrack::gradient(norm_by_dot, (array![1e-170, 1e-170],)),
+        irtrack::gradient(norm_of_squares, (array![1e-170, 1e-170],)),
+    ] {
+        assert!(
+            matches!(g, Err(irtrack::GradError::Indeterminate { .. })),
+            "{:?}",
+            g.map(|g| g.wrt)
+        );
+    }
+    // Away from those points: the closed forms.
+    let g = irtrack::gradient(cube_then_cbrt, (array![-1.5, 2.0],)).unwrap();
+    let d = g.wrt[0]
+        .as_ref()
+        .and_then(|t| t.as_array())
+        .unwrap()
+        .to_owned();
+    assert!(
+        (d[0] - 1.0).abs() < 1e-12 && (d[1] - 1.0).abs() < 1e-12,
+        "{d}"
+    );
+    let g = irtrack::gradient(reciprocal_twice, (array![-1.5, 2.0],)).unwrap();
+    let d = g.wrt[0]
+        .as_ref()
+        .and_then(|t| t.as_array())
+        .unwrap()
+        .to_owned();
+    assert!(
+        (d[0] - 1.0).abs() < 1e-12 && (d[1] - 1.0).abs() < 1e-12,
+        "{d}"
+    );
+    let g = irtrack::gradient(norm_by_dot, (array![3.0, 4.0],)).unwrap();
+    let d = g.wrt[0]
+        .as_ref()
+        .and_then(|t| t.as_array())
+        .unwrap()
+        .to_owned();
+    assert!(
+        (d[0] - 0.6).abs() < 1e-12 && (d[1] - 0.8).abs() < 1e-12,
+        "{d}"
+    );
+}
+
+#[tracked]
+fn tanh_layer(w: ndarray::Array2<f64>, x: ndarray::Array1<f64>) -> ndarray::Array1<f64> {
+    w.dot(&x).mapv(f64::tanh)
+}
+
+/// A seed of another shape than the output's is `GradError::Shape` (it panicked in ndarray).
+#[test]
+fn a_seed_of_the_wrong_shape_is_an_error() {
+    use ndarray::array;
+    let (_, back) = irtrack::pullback(
+        tanh_layer,
+        (array![[0.5, -0.3], [0.1, 0.8]], array![1.0, 2.0]),
+    );
+    for seed in [
+        irtrack::Tangent::Vector(vec![1.0, 2.0, 3.0]),
+        irtrack::Tangent::Scalar(1.0),
+    ] {
+        let e = back.call(seed).unwrap_err();
+        assert!(matches!(e, irtrack::GradError::Shape { .. }), "{e}");
+    }
+    assert!(back.call(vec![1.0, 0.5]).is_ok());
+}

@@ -109,6 +109,71 @@ pub(crate) fn rule(site: &Site<'_>) -> Option<Rule> {
     }
 }
 
+/// Whether the site is an array product with a product of nonzero factors that is 0: an
+/// elementwise `a * b` with such an element, or a `dot` (of vectors, or of a matrix and a
+/// vector) with such a term. Such a zero is an underflow, 0 only as a limit: an infinite
+/// slope there (`sqrt` of the sum of squares at `1e-170`) meets no exact zero.
+pub(crate) fn underflowed(site: &Site<'_>) -> bool {
+    let underflows = |p: f64, q: f64| p != 0.0 && q != 0.0 && p * q == 0.0;
+    let operand = |i: usize| -> Option<ArrayD<f64>> {
+        match site.primal(i)? {
+            Primal::Array(a) => Some(a.into_owned()),
+            Primal::Scalar(x) => Some(ArrayD::from_elem(IxDyn(&[]), x)),
+            _ => None,
+        }
+    };
+    match (site.kind(), site.builtin()) {
+        (EntryKind::Operator, Some(Builtin::Binary(BinOp::Mul) | Builtin::Assign(BinOp::Mul))) => {
+            let (Some(a), Some(b)) = (operand(0), operand(1)) else {
+                return false;
+            };
+            let Some(shape) = co_broadcast(a.shape(), b.shape()) else {
+                return false;
+            };
+            let (Some(a), Some(b)) = (a.broadcast(shape.clone()), b.broadcast(shape)) else {
+                return false;
+            };
+            ndarray::Zip::from(&a)
+                .and(&b)
+                .fold(false, |found, &p, &q| found || underflows(p, q))
+        }
+        (EntryKind::MethodCall, _) if site.head() == "dot" => {
+            let (Some(a), Some(b)) = (operand(0), operand(1)) else {
+                return false;
+            };
+            match (a.ndim(), b.ndim()) {
+                (1, 1) => a.iter().zip(b.iter()).any(|(&p, &q)| underflows(p, q)),
+                (2, 1) => a
+                    .rows()
+                    .into_iter()
+                    .any(|row| row.iter().zip(b.iter()).any(|(&p, &q)| underflows(p, q))),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The shape two shapes broadcast to together, if they do.
+fn co_broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let at = |s: &[usize], k: usize| {
+        if k < n - s.len() {
+            1
+        } else {
+            s[k - (n - s.len())]
+        }
+    };
+    (0..n)
+        .map(|k| match (at(a, k), at(b, k)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether the array method `f`, run elementwise on the receiver, gives the recorded result.
 fn elementwise_reaches(site: &Site<'_>, f: FloatFn) -> bool {
     let (Some(a), out) = (array(site, 0), site.output()) else {
@@ -185,17 +250,35 @@ fn elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out, op: Op) -> Result<(
     let a = operand(site, 0)?;
     let b = operand(site, 1)?;
     let d = dy_array(dy)?;
-    // The scalar rules' partials, elementwise, and their products as `times` makes them: a
-    // zero sensitivity times an infinite or NaN partial is 0. The quotient's partial in `b` is
-    // `-(a / b) / b`: `b²` overflows or underflows where it is a number.
-    let times = |x: &ArrayD<f64>| zip(&d, x, |p, q| crate::core::eval::times_lanes_f64(p, q).0);
+    // The scalar rules' partials, elementwise, times the sensitivity: a zero sensitivity times
+    // an infinite or NaN partial is 0, as `times` makes it; but an infinite sensitivity times a
+    // zero partial is NaN, which the sweep refuses where it was made from numbers: the zero may
+    // hold at this point only (`x * x` at 0 under `sqrt`, or `cbrt`), where the scalar sweep
+    // follows which zeros are limits and arrays are not followed element by element (it gave
+    // `[0, 1]` for `[1, 1]`). The quotient's partial in `b` is `-(a / b) / b`: `b²` overflows or
+    // underflows where it is a number; at an infinite `b` its zeros (and `1 / b`'s) are only
+    // limits (`1 / (1 / x)` at 0, slope 1), NaN too.
+    let times = |x: &ArrayD<f64>| {
+        zip(&d, x, |p, q| {
+            if p == 0.0 {
+                crate::core::eval::times_lanes_f64(p, q).0
+            } else {
+                p * q
+            }
+        })
+    };
+    let limit = |slope: f64, b: f64| if b.is_infinite() { f64::NAN } else { slope };
     let (da, db) = match op {
         Op::Add => (d.clone(), d),
         Op::Sub => (d.clone(), -d),
         Op::Mul => (times(&b)?, times(&a)?),
         Op::Div => {
             let q = &a / &b;
-            (times(&b.mapv(|b| 1.0 / b))?, times(&-(&q / &b))?)
+            let over_b = b.mapv(|b| limit(1.0 / b, b));
+            let quotient = ndarray::Zip::from(&q)
+                .and_broadcast(&b)
+                .map_collect(|&q, &b| limit(-(q / b), b));
+            (times(&over_b)?, times(&quotient)?)
         }
     };
     out.push((0, Contribution::Whole(shaped(da, a.shape(), site, 0)?)));

@@ -1164,6 +1164,17 @@ impl<'s> Sweep<'s> {
 
     /// Runs the backward pass from `seed`, the sensitivity of the root's value.
     pub(crate) fn run(&mut self, seed: Tangent) -> Result<(), GradError> {
+        // A seed must have the output's shape: rules multiply it elementwise by the output's
+        // partials (a vector of 3 against an output of 2 panicked inside ndarray).
+        let value = self.store.value_cow(self.root);
+        if let Some(p) = super::primal::primal(&value) {
+            if !p.fits(&seed) {
+                return Err(GradError::Shape {
+                    at: self.place(self.root),
+                    shapes: (seed.shape(), p.shape()),
+                });
+            }
+        }
         self.adjoints[self.root.index()] = Some(seed);
         self.backward()
     }
@@ -1900,6 +1911,21 @@ impl<'s> Sweep<'s> {
             let id = NodeId(i as u32);
             let node = store.node(id);
             let Some(y) = store.f64_at(store.slot(id)) else {
+                // An array holding a product that underflowed, or made from one.
+                #[cfg(feature = "ndarray")]
+                if self.is_active(id) && node.kind != NodeKind::NestedCall {
+                    if self
+                        .site(id)
+                        .is_some_and(|s| super::ndarray::underflowed(&s))
+                    {
+                        limit[i] = id;
+                    } else if let Some(r) = store
+                        .refs(id)
+                        .find(|r| !r.is_none() && !limit[r.index()].is_none())
+                    {
+                        limit[i] = limit[r.index()];
+                    }
+                }
                 continue;
             };
             if y != 0.0 && !y.is_infinite() {
@@ -1930,7 +1956,7 @@ impl<'s> Sweep<'s> {
                         limit[parent.index()] = origin;
                     }
                 }
-                None if y == 0.0 && self.site(id).is_some_and(|s| rules::makes_limit_zero(&s)) => {
+                None if y == 0.0 && self.site(id).is_some_and(|s| makes_limit_zero(&s)) => {
                     limit[i] = id;
                 }
                 None => {}
@@ -2441,4 +2467,14 @@ fn gives_back(method: &str) -> bool {
             | "to_string"
             | "to_owned"
     )
+}
+
+/// Whether the site makes a 0 from nonzero numbers (`rules::makes_limit_zero`), an array
+/// product's that underflowed included (`x.dot(&x)` at `1e-170`).
+fn makes_limit_zero(site: &Site<'_>) -> bool {
+    #[cfg(feature = "ndarray")]
+    if super::ndarray::underflowed(site) {
+        return true;
+    }
+    rules::makes_limit_zero(site)
 }
