@@ -1392,3 +1392,33 @@ proptest::proptest! {
         }
     }
 }
+
+#[tracked]
+fn sign_of_an_affine(w: f64, x: f64, y: f64) -> f64 {
+    1.0f64.copysign(w * x + y)
+}
+
+/// A product fused into the sum that reads it keeps the sum's operand order: with two NaNs
+/// (`0 · ∞` and a NaN argument), x86 gives the first one's sign, which `copysign` shows (the
+/// compiled program gave 1 where the interpreter and the function gave -1; a tester).
+#[test]
+fn a_fused_product_keeps_its_sums_operand_order() {
+    let p = Program::from_trace(
+        &track(sign_of_an_affine, (2.0, 3.0, 1.0)),
+        &[Dynamic, Dynamic, Dynamic],
+    )
+    .unwrap();
+    for args in [
+        (0.0, f64::INFINITY, f64::NAN),
+        (0.0, f64::INFINITY, -f64::NAN),
+        (2.0, 3.0, 1.0),
+    ] {
+        let fast = p.call(args).unwrap().as_f64().unwrap();
+        let slow = p.call_interpreted(args).unwrap().as_f64().unwrap();
+        assert_eq!(fast.to_bits(), slow.to_bits(), "{args:?}");
+        assert_eq!(
+            fast.to_bits(),
+            sign_of_an_affine(args.0, args.1, args.2).to_bits()
+        );
+    }
+}

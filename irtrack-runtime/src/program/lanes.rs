@@ -39,13 +39,30 @@ enum Op {
     /// The condition `a` (a comparison's register) must be this; else the guard numbered `b`
     /// fails.
     Guard(bool),
-    /// `a + b * c`: a product whose result only this sum read, fused into it
-    /// ([`fuse_products`]); the product is rounded, then the sum, as the two instructions were
-    /// (a sum's operands commute: `a + p` is `p + a`, bit for bit, NaNs aside, whose bits Rust
-    /// leaves open).
-    MulAdd,
+    /// `a + b * c` (or `b * c + a`, the sum's operands in the order written: where both are
+    /// NaN, the first one's sign is the result's on x86): a product whose result only this sum
+    /// read, fused into it ([`fuse_products`]); the product is rounded, then the sum, as the
+    /// two instructions were.
+    MulAdd(Order),
     /// A run of `MulAdd`s ([`Run`]), the one numbered `a` in `Lanes::runs`.
     Run,
+}
+
+/// Which operand of a fused sum comes first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    AddendFirst,
+    ProductFirst,
+}
+
+impl Order {
+    #[inline(always)]
+    fn sum(self, addend: f64, product: f64) -> f64 {
+        match self {
+            Order::AddendFirst => addend + product,
+            Order::ProductFirst => product + addend,
+        }
+    }
 }
 
 /// Consecutive `MulAdd` instructions whose registers step by constant strides, run as one
@@ -56,6 +73,7 @@ enum Op {
 #[derive(Clone, Copy, Debug)]
 struct Run {
     dot: bool,
+    order: Order,
     len: u32,
     /// First register and stride of the addend (for a dot product, the first one only), the
     /// two factors and the result (for a dot product, only the last one is written).
@@ -272,7 +290,7 @@ impl Lanes {
                     }
                     continue;
                 }
-                Op::MulAdd => a + b * regs[ins.c as usize],
+                Op::MulAdd(order) => order.sum(a, b * regs[ins.c as usize]),
                 Op::Run => {
                     run(&self.runs[ins.a as usize], regs);
                     continue;
@@ -294,11 +312,11 @@ fn run(r: &Run, regs: &mut [f64]) {
         if sb == 1 && sc == 1 {
             let (b, c) = (b as usize, c as usize);
             for (x, y) in regs[b..b + len].iter().zip(&regs[c..c + len]) {
-                acc += x * y;
+                acc = r.order.sum(acc, x * y);
             }
         } else {
             for _ in 0..len {
-                acc += regs[b as usize] * regs[c as usize];
+                acc = r.order.sum(acc, regs[b as usize] * regs[c as usize]);
                 b += sb;
                 c += sc;
             }
@@ -309,7 +327,9 @@ fn run(r: &Run, regs: &mut [f64]) {
         let (mut a, mut o) = (r.acc.0 as isize, r.out.0 as isize);
         let (sa, so) = (r.acc.1 as isize, r.out.1 as isize);
         for _ in 0..len {
-            regs[o as usize] = regs[a as usize] + regs[b as usize] * regs[c as usize];
+            regs[o as usize] = r
+                .order
+                .sum(regs[a as usize], regs[b as usize] * regs[c as usize]);
             a += sa;
             b += sb;
             c += sc;
@@ -322,7 +342,7 @@ fn run(r: &Run, regs: &mut [f64]) {
 fn reads(op: Op) -> [bool; 3] {
     match op {
         Op::Neg | Op::Unary(_) | Op::Powi(_) | Op::Not | Op::Guard(_) => [true, false, false],
-        Op::Select | Op::MulAdd => [true, true, true],
+        Op::Select | Op::MulAdd(_) => [true, true, true],
         Op::Run => [false, false, false],
         _ => [true, true, false],
     }
@@ -372,14 +392,14 @@ fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -
         }
         let single = |r: u32| product[r as usize].filter(|&i| uses[r as usize] == 1 && !dead[i]);
         // `a + p` or `p + a` (a sum of two products fuses the second).
-        let (i, addend) = match (single(l.b), single(l.a)) {
-            (Some(i), _) => (i, l.a),
-            (None, Some(i)) => (i, l.b),
+        let (i, addend, order) = match (single(l.b), single(l.a)) {
+            (Some(i), _) => (i, l.a, Order::AddendFirst),
+            (None, Some(i)) => (i, l.b, Order::ProductFirst),
             _ => continue,
         };
         let m = lanes[i];
         lanes[j] = LaneInstr {
-            op: Op::MulAdd,
+            op: Op::MulAdd(order),
             a: addend,
             b: m.a,
             c: m.b,
@@ -404,12 +424,14 @@ fn find_runs(
     let mut i = 0;
     while i < lanes.len() {
         let first = lanes[i];
-        let Op::MulAdd = first.op else {
+        let Op::MulAdd(order) = first.op else {
             out.push(first);
             i += 1;
             continue;
         };
-        let next = lanes.get(i + 1).filter(|l| matches!(l.op, Op::MulAdd));
+        let next = lanes
+            .get(i + 1)
+            .filter(|l| matches!(l.op, Op::MulAdd(o) if o == order));
         let Some(second) = next.copied() else {
             out.push(first);
             i += 1;
@@ -438,7 +460,7 @@ fn find_runs(
         let mut len = 1;
         while let Some(l) = lanes.get(i + len) {
             let k = len;
-            let fits = matches!(l.op, Op::MulAdd)
+            let fits = matches!(l.op, Op::MulAdd(o) if o == order)
                 && l.b as i64 == at((first.b, sb), k)
                 && l.c as i64 == at((first.c, sc), k)
                 && l.out as i64 == at((first.out, so), k)
@@ -474,6 +496,7 @@ fn find_runs(
         });
         runs.push(Run {
             dot,
+            order,
             len: len as u32,
             acc: (first.a, sa),
             b: (first.b, sb),
