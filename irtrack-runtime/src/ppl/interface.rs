@@ -529,7 +529,12 @@ where
         .iter()
         .map(|(a, v)| (a.clone(), v.clone()))
         .unzip();
-    if let Some(step) = incremental::update_in_place(trace, &addresses, &values) {
+    // A step that cannot be made in place runs the model again, which must find the injected
+    // checkpoints as a run of the model would.
+    let in_place = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::update_in_place(trace, &addresses, &values)
+    });
+    if let Some(step) = in_place {
         let step = step?;
         let weight = step.weight;
         // No choice appears or disappears in place: the discard is the constrained choices'

@@ -34,7 +34,7 @@ use crate::core::eval::{register_forward, EvalError, Forward};
 use crate::core::ids::{key_of, CalleeKey};
 use crate::core::value::{Snapshot, Value};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, OnceLock, RwLock};
 
 /// The values checkpoints passed, by key, each key's in execution order: what
@@ -86,7 +86,8 @@ enum Scope {
     },
     Inject {
         collection: String,
-        values: BTreeMap<String, VecDeque<Value>>,
+        /// Each key's values, and how many checkpoints of the key took one.
+        values: BTreeMap<String, (Vec<Value>, usize)>,
     },
 }
 
@@ -133,7 +134,7 @@ pub fn inject<R>(collection: &str, values: Checkpoints, f: impl FnOnce() -> R) -
     SCOPES.with(|s| {
         s.borrow_mut().push(Scope::Inject {
             collection: collection.to_string(),
-            values: values.0.into_iter().map(|(k, v)| (k, v.into())).collect(),
+            values: values.0.into_iter().map(|(k, v)| (k, (v, 0))).collect(),
         })
     });
     let _pop = Pop;
@@ -149,7 +150,11 @@ fn pass(value: Value, key: &str, collection: &str) -> Value {
             Scope::Inject {
                 collection: c,
                 values,
-            } if c == collection => Some(values.get_mut(key).and_then(VecDeque::pop_front)),
+            } if c == collection => Some(values.get_mut(key).and_then(|(v, taken)| {
+                let next = v.get(*taken).cloned();
+                *taken += next.is_some() as usize;
+                next
+            })),
             _ => None,
         });
         let out = injected.flatten().unwrap_or(value);
@@ -166,6 +171,115 @@ fn pass(value: Value, key: &str, collection: &str) -> Value {
         }
         out
     })
+}
+
+/// Where each active [`collect`] and [`inject`] of this thread stands: how many values each
+/// key has collected, or has taken of those injected.
+pub(crate) struct Mark(Vec<BTreeMap<String, usize>>);
+
+/// The current [`Mark`], when a `collect` or `inject` is active.
+pub(crate) fn mark() -> Option<Mark> {
+    SCOPES.with(|s| {
+        let scopes = s.borrow();
+        (!scopes.is_empty()).then(|| {
+            Mark(
+                scopes
+                    .iter()
+                    .map(|scope| match scope {
+                        Scope::Collect { seen, .. } => {
+                            seen.0.iter().map(|(k, v)| (k.clone(), v.len())).collect()
+                        }
+                        Scope::Inject { values, .. } => values
+                            .iter()
+                            .map(|(k, (_, taken))| (k.clone(), *taken))
+                            .collect(),
+                    })
+                    .collect(),
+            )
+        })
+    })
+}
+
+/// Puts the active `collect`s and `inject`s back where `mark` found them.
+fn rollback(mark: Mark) {
+    SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        if scopes.len() != mark.0.len() {
+            return;
+        }
+        for (scope, at) in scopes.iter_mut().zip(mark.0) {
+            match scope {
+                Scope::Collect { seen, .. } => {
+                    seen.0.retain(|k, _| at.contains_key(k));
+                    for (k, v) in seen.0.iter_mut() {
+                        v.truncate(at[k]);
+                    }
+                }
+                Scope::Inject { values, .. } => {
+                    for (k, (_, taken)) in values.iter_mut() {
+                        *taken = at.get(k).copied().unwrap_or(0);
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Runs `check`, a second run of what ran since `from` (a program checked against the run of
+/// the function it was traced from), as that run: the active [`inject`]s give it the values
+/// they gave since `from`, and afterwards everything is as before it (no value collected
+/// twice, none injected twice).
+pub(crate) fn again<T>(from: &Option<Mark>, check: impl FnOnce() -> T) -> T {
+    let (Some(from), Some(after)) = (from, mark()) else {
+        return check();
+    };
+    SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        if scopes.len() != from.0.len() {
+            return;
+        }
+        for (scope, at) in scopes.iter_mut().zip(&from.0) {
+            if let Scope::Inject { values, .. } = scope {
+                for (k, (_, taken)) in values.iter_mut() {
+                    *taken = at.get(k).copied().unwrap_or(0);
+                }
+            }
+        }
+    });
+    let out = check();
+    rollback(after);
+    out
+}
+
+/// Runs `attempt`; where it fails, undoes what it did to the active [`collect`]s and
+/// [`inject`]s. An attempt that fails is not a run of the function: a program that leaves its
+/// path at a guard, an update in place that finds a branch changed, is followed by another
+/// attempt (another path, a run of the function), which must find the values injected as the
+/// function would and leave one value collected per checkpoint that ran (a failed path read
+/// an injected value, and the run after it read the next one or none).
+pub(crate) fn attempt<T, E>(attempt: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    let Some(at) = mark() else {
+        return attempt();
+    };
+    let out = attempt();
+    if out.is_err() {
+        rollback(at);
+    }
+    out
+}
+
+/// Runs `attempt`, which gives `None` where it could not do its work and left it to another
+/// way; then undoes what it did to the active `collect`s and `inject`s, as [`attempt`] does.
+#[cfg_attr(not(feature = "ppl"), allow(dead_code))]
+pub(crate) fn attempt_or_leave<T>(attempt: impl FnOnce() -> Option<T>) -> Option<T> {
+    let Some(at) = mark() else {
+        return attempt();
+    };
+    let out = attempt();
+    if out.is_none() {
+        rollback(at);
+    }
+    out
 }
 
 fn active() -> bool {

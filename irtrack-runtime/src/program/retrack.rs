@@ -264,12 +264,14 @@ where
                 guard: Box::new(guard),
             });
         }
+        let before = super::checkpoint::mark();
         let (_, trace) = track_output(self.f.clone(), args);
         let program = Program::from_trace(&trace, &self.inputs)?;
         // The new path must replay the arguments it was traced on, to what the function
-        // returned: else the tree would hold a path that gives another result.
+        // returned: else the tree would hold a path that gives another result. A check, not a
+        // run: it sees the checkpoints' injected values as the run did, and collects none.
         let recorded = trace.root().raw_value();
-        match program.call(values) {
+        match super::checkpoint::again(&before, || program.call(values)) {
             Ok(v) if same(&v, &recorded) => {}
             Ok(v) => {
                 let ReplayError::Guard { at: origin, .. } = guard else {

@@ -33,9 +33,14 @@ impl Program {
     }
 
     fn run_checked(&self, args: Vec<Value>) -> Result<Value, ReplayError> {
-        self.watch_limits(&args, || match &self.fast {
-            Some(fast) => fast.run(self, &args),
-            None => self.call_general(&args),
+        // A call that fails (at a guard, most often) is followed by another attempt (another
+        // path, a run of the function): it leaves injected and collected checkpoints as it
+        // found them.
+        super::checkpoint::attempt(|| {
+            self.watch_limits(&args, || match &self.fast {
+                Some(fast) => fast.run(self, &args),
+                None => self.call_general(&args),
+            })
         })
     }
 
@@ -82,7 +87,7 @@ impl Program {
     pub fn call_interpreted(&self, args: impl Args) -> Result<Value, ReplayError> {
         let args = args.into_values();
         self.check(&args, false)?;
-        self.watch_limits(&args, || self.call_general(&args))
+        super::checkpoint::attempt(|| self.watch_limits(&args, || self.call_general(&args)))
     }
 
     /// Runs the program through the general evaluator, on checked arguments.

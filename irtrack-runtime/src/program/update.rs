@@ -798,7 +798,9 @@ where
             }
             if seeds.len() == args_changed.len() {
                 seeds.extend(nodes.iter().cloned());
-                match self.in_place(&seeds, &nodes) {
+                // A change that cannot be made in place runs the function again, which must
+                // find the injected checkpoints as a run of the function would.
+                match super::checkpoint::attempt(|| self.in_place(&seeds, &nodes)) {
                     Ok(update) => {
                         if let Some(Undo::InPlace { args: a, .. }) = &mut self.undo {
                             *a = std::mem::replace(&mut self.args, args);
