@@ -12,8 +12,8 @@
 //! posteriors in closed form, central differences of those hand-written log joints.
 
 use irtrack::ppl::{
-    generate, importance_sampling, mh, observe, sample, score_gradient, simulate, update_choices,
-    Bernoulli, ChoiceMap, Gamma, Normal, PplError, PplRng, Selection,
+    factor, generate, importance_sampling, mh, observe, sample, score_gradient, simulate,
+    update_choices, Bernoulli, ChoiceMap, Exponential, Gamma, Normal, PplError, PplRng, Selection,
 };
 use irtrack::tracked;
 use rand::SeedableRng;
@@ -674,5 +674,94 @@ fn mh_propose_back_to_a_latent_that_became_data() {
     assert!(
         (est - truth).abs() < 0.03,
         "P(b) by MH {est}, exact {truth}"
+    );
+}
+
+// score_gradient's finite differences near a jump, a support's edge and a kink (2026-11-28,
+// an adversarial run: 2,500,000.3 for 0.3, and 0 for -1.7).
+
+#[tracked]
+fn step_factor(y: f64) {
+    let z = sample("z", Normal::new(0.0, 1.0));
+    factor(if z > 0.0 { 0.0 } else { -5.0 });
+    observe("y", Normal::new(z, 1.0), y);
+}
+
+/// `score_gradient`'s finite-difference fallback across a jump of the score within its step:
+/// 2 500 000.3 for the exact 0.3 (the score is smooth on (0, ∞) and z = 1e-9 is inside it).
+#[test]
+fn a_finite_difference_does_not_step_across_a_jump() {
+    let t = simulate(step_factor, (0.3,), &mut PplRng::seed_from_u64(1)).unwrap();
+    let (t2, _, _) = update_choices(
+        &t,
+        &ChoiceMap::new().with("z", 1e-9),
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
+    let g = score_gradient(&t2, &Selection::of(["z"])).unwrap();
+    let want = -1e-9 + (0.3 - 1e-9);
+    assert!((g.values[0] - want).abs() < 1e-4);
+}
+
+#[tracked]
+fn near_edge(y: f64) {
+    let r = sample("r", Exponential::new(2.0));
+    factor(0.0);
+    observe("y", Normal::new(r, 1.0), y);
+}
+
+/// The same fallback within 1e-6 of a support's edge gives 0 for the exact -1.7.
+#[test]
+fn a_finite_difference_next_to_a_supports_edge_is_one_sided() {
+    let t = simulate(near_edge, (0.3,), &mut PplRng::seed_from_u64(1)).unwrap();
+    let (t2, _, _) = update_choices(
+        &t,
+        &ChoiceMap::new().with("r", 1e-8),
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
+    let g = score_gradient(&t2, &Selection::of(["r"])).unwrap();
+    let want = -2.0 + (0.3 - 1e-8);
+    assert!((g.values[0] - want).abs() < 1e-4);
+}
+
+#[tracked]
+fn kinked(y: f64) {
+    let z = sample("z", Normal::new(0.0, 1.0));
+    factor(-3.0 * z.abs());
+    observe("y", Normal::new(z, 1.0), y);
+}
+
+/// At a kink of the score itself (`|z|` at 0) no step makes the two sides agree: the gradient
+/// is not defined there, and says so (zeros, `GradientMethod::Undefined`), where the central
+/// difference gave the mean of the two slopes.
+#[test]
+fn a_finite_difference_at_a_kink_is_undefined() {
+    let t = simulate(kinked, (0.3,), &mut PplRng::seed_from_u64(1)).unwrap();
+    let (t0, _, _) = update_choices(
+        &t,
+        &ChoiceMap::new().with("z", 0.0),
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
+    let g = score_gradient(&t0, &Selection::of(["z"])).unwrap();
+    assert!(
+        matches!(g.method, irtrack::ppl::GradientMethod::Undefined { .. }),
+        "{:?} {:?}",
+        g.values,
+        g.method
+    );
+    // Off the kink: -z + (y - z) - 3 sign(z).
+    let (t1, _, _) = update_choices(
+        &t,
+        &ChoiceMap::new().with("z", 0.4),
+        &mut PplRng::seed_from_u64(1),
+    )
+    .unwrap();
+    let g = score_gradient(&t1, &Selection::of(["z"])).unwrap();
+    assert!(
+        (g.values[0] - (-0.4 + (0.3 - 0.4) - 3.0)).abs() < 1e-6,
+        "{:?}",
+        g.values
     );
 }
