@@ -765,3 +765,61 @@ fn a_finite_difference_at_a_kink_is_undefined() {
         g.values
     );
 }
+
+#[tracked]
+fn bounded_coin(y: bool) -> f64 {
+    let x = sample("x", Normal::new(0.5, 0.5));
+    irtrack::ppl::condition(0.0 < x && x < 1.0);
+    observe("y", Bernoulli::new(x), y);
+    x
+}
+
+/// A draw at a point of probability zero (here `Bernoulli::new(x)` outside `[0, 1]`, past a
+/// `condition` that failed) has weight 0, and the other draws are the posterior's. One such
+/// draw, about a third of them, aborted the whole run with `ImpossiblePoint` (a tester,
+/// 2026-11-28).
+#[test]
+fn importance_sampling_gives_impossible_draws_weight_zero() {
+    let n = 20_000;
+    let is = importance_sampling(
+        bounded_coin,
+        (true,),
+        &ChoiceMap::new(),
+        n,
+        &mut PplRng::seed_from_u64(3),
+    )
+    .unwrap();
+    assert!(is.traces.len() < n, "{}", is.traces.len());
+    // The exact posterior ∝ x φ((x - 0.5) / 0.5) on (0, 1), by Simpson's rule.
+    let density = |x: f64| {
+        x * (-2.0 * (x - 0.5) * (x - 0.5)).exp() / (0.5 * (2.0 * std::f64::consts::PI).sqrt())
+    };
+    let simpson = |f: &dyn Fn(f64) -> f64| {
+        let m = 2000;
+        let h = 1.0 / m as f64;
+        (0..=m)
+            .map(|k| {
+                let w = if k == 0 || k == m {
+                    1.0
+                } else if k % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                w * f(k as f64 * h)
+            })
+            .sum::<f64>()
+            * h
+            / 3.0
+    };
+    let evidence = simpson(&density);
+    let mean = simpson(&|x| x * density(x)) / evidence;
+    assert!(
+        (is.log_marginal_likelihood - evidence.ln()).abs() < 0.03,
+        "{} vs {}",
+        is.log_marginal_likelihood,
+        evidence.ln()
+    );
+    let got = is.mean(|t| t.value::<f64>("x").unwrap());
+    assert!((got - mean).abs() < 0.01, "{got} vs {mean}");
+}

@@ -373,7 +373,9 @@ where
 
 /// Weighted traces from importance sampling, and the log marginal likelihood estimate.
 pub struct Importance<M: Callable<A>, A> {
-    /// The traces, each generated with the observations as constraints.
+    /// The traces, each generated with the observations as constraints; a draw at a point of
+    /// probability zero (a `condition` that failed) is not kept: its weight is 0, counted in
+    /// the marginal likelihood only, so there may be fewer traces than draws.
     pub traces: Vec<PplTrace<M, A>>,
     /// Each trace's log-weight: the log-density of the observations given its other choices.
     pub log_weights: Vec<f64>,
@@ -451,7 +453,8 @@ impl<M: Callable<A>, A> Importance<M, A> {
 /// ```
 ///
 /// # Errors
-/// What [`generate`](super::generate) returns, and [`PplError::NoSamples`] for `n = 0`.
+/// What [`generate`](super::generate) returns but [`PplError::ImpossiblePoint`] (a draw of
+/// weight 0, not kept), and [`PplError::NoSamples`] for `n = 0`.
 pub fn importance_sampling<M, A, R>(
     model: M,
     args: A,
@@ -471,9 +474,14 @@ where
     let mut traces = Vec::with_capacity(n);
     let mut log_weights = Vec::with_capacity(n);
     for _ in 0..n {
-        let (t, w) = generate_shared(model.clone(), args.clone(), constraints.clone(), rng)?;
-        traces.push(t);
-        log_weights.push(w);
+        // A draw at a point of probability zero (a `condition` that failed, a run stopped
+        // there) has weight 0: it counts in the marginal likelihood's average and nowhere
+        // else (it aborted the whole run).
+        let generated = generate_shared(model.clone(), args.clone(), constraints.clone(), rng);
+        if let Some((t, w)) = unless_impossible(generated)? {
+            traces.push(t);
+            log_weights.push(w);
+        }
     }
     let max = log_weights
         .iter()
