@@ -1422,3 +1422,28 @@ fn a_fused_product_keeps_its_sums_operand_order() {
         );
     }
 }
+
+const ESCAPED_KEY: &str = "plain\tkey\u{e9}\"";
+
+#[tracked]
+fn keyed_by_a_const(x: f64) -> f64 {
+    let y = checkpoint(x * 2.0, ESCAPED_KEY, "c");
+    y + 1.0
+}
+
+/// A checkpoint keyed by a `const K: &str` (recorded as its `Debug` text, where its type may be
+/// open) is matched by the string it is, escapes included; its program was refused at every
+/// call ("recorded as `\"plainkey\"`, not as a string"; a tester, 2026-11-28).
+#[test]
+fn a_checkpoint_keyed_by_a_const_str_replays() {
+    let p = Program::from_trace(&track(keyed_by_a_const, (1.0,)), &[Dynamic]).unwrap();
+    assert_eq!(p.call((2.0,)).unwrap().as_f64(), Some(5.0));
+    let values = Checkpoints::from([(ESCAPED_KEY, vec![Value::snapshot(100.0)])]);
+    assert_eq!(
+        inject("c", values.clone(), || p.call((2.0,)))
+            .unwrap()
+            .as_f64(),
+        Some(101.0)
+    );
+    assert_eq!(inject("c", values, || keyed_by_a_const(2.0)), 101.0);
+}

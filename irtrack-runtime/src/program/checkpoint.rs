@@ -332,14 +332,26 @@ fn register_checkpoint(key: CalleeKey) {
                 got: args.len(),
             })?;
             // A key or collection name is matched as the string it is; its `Debug` text
-            // (escaped) would silently match nothing.
-            v.downcast_ref::<String>().cloned().ok_or_else(|| {
-                EvalError::Domain(format!(
-                    "the {} of a checkpoint was recorded as `{v}`, not as a string, so it \
+            // (escaped) would silently match nothing. A `&str` recorded as that text (a
+            // `const K: &str` read where its type may still be open) is read back as the string
+            // literal `Debug` writes, escapes included, which is exact.
+            let literal = || {
+                let string = v.type_id() == Some(typeid::of::<&str>())
+                    || v.type_id() == Some(typeid::of::<String>());
+                (v.is_text() && string)
+                    .then(|| crate::core::literal::value(&v.to_string()))
+                    .and_then(|l| l.downcast_ref::<String>().cloned())
+            };
+            v.downcast_ref::<String>()
+                .cloned()
+                .or_else(literal)
+                .ok_or_else(|| {
+                    EvalError::Domain(format!(
+                        "the {} of a checkpoint was recorded as `{v}`, not as a string, so it \
                      cannot be matched",
-                    if i == 1 { "key" } else { "collection" }
-                ))
-            })
+                        if i == 1 { "key" } else { "collection" }
+                    ))
+                })
         };
         let value = args.first().cloned().ok_or(EvalError::Arity {
             expected: 3,
