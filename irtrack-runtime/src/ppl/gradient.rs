@@ -113,7 +113,10 @@ where
     A: Clone,
 {
     let (addresses, at) = continuous(trace, selection)?;
-    let (values, method) = gradient_at(trace, &addresses, &at)?;
+    // A gradient is a computation on the model, not a run of it: injected checkpoints give
+    // every evaluation what they give now, and nothing is collected.
+    let (values, method) =
+        crate::program::checkpoint::aside(|| gradient_at(trace, &addresses, &at))?;
     Ok(ScoreGradient {
         addresses,
         values,
@@ -175,7 +178,9 @@ where
     let snapshots: Vec<Value> = at.iter().map(|&v| Value::snapshot(v)).collect();
     let t = if here {
         trace
-    } else if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
+    } else if let Some(step) = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::update_in_place(trace, addresses, &snapshots)
+    }) {
         // The graph with the nodes the change reaches recomputed beside it: the trace's
         // overrides.
         let Some(step) = unless_impossible(step)? else {
@@ -388,24 +393,8 @@ where
     // The runs draw nothing (a run that would is refused below).
     let mut rng = PplRng::seed_from_u64(0);
     let mut score_at = |values: &[f64]| -> Result<f64, PplError> {
-        let snapshots: Vec<Value> = values.iter().map(|&v| Value::snapshot(v)).collect();
-        if let Some(step) = incremental::update_in_place(trace, addresses, &snapshots) {
-            return Ok(
-                unless_impossible(step)?.map_or(f64::NEG_INFINITY, |s| trace.score + s.weight)
-            );
-        }
-        let mut c = ChoiceMap::new();
-        for (a, v) in addresses.iter().zip(snapshots) {
-            c.insert_value(a.clone(), v);
-        }
-        let Some(u) = unless_impossible(update_counted(trace, trace.args.clone(), &c, &mut rng))?
-        else {
-            return Ok(f64::NEG_INFINITY);
-        };
-        if u.drawn > 0 {
-            return Ok(f64::NAN);
-        }
-        Ok(u.trace.score)
+        // Each evaluation sees the injected checkpoints as the others do.
+        crate::program::checkpoint::aside(|| score_at_point(trace, addresses, values, &mut rng))
     };
     let mut g = Vec::with_capacity(at.len());
     for i in 0..at.len() {
@@ -427,6 +416,38 @@ where
         }
     }
     Ok(Ok(g))
+}
+
+/// The score of `trace` with the choices at `addresses` holding `values`: by an update in place
+/// where the graph shows the change, else by a run of the model (`NaN` where that run draws).
+fn score_at_point<M, A>(
+    trace: &PplTrace<M, A>,
+    addresses: &[Address],
+    values: &[f64],
+    rng: &mut PplRng,
+) -> Result<f64, PplError>
+where
+    M: Callable<A> + Clone,
+    A: Clone,
+{
+    let snapshots: Vec<Value> = values.iter().map(|&v| Value::snapshot(v)).collect();
+    let in_place = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::update_in_place(trace, addresses, &snapshots)
+    });
+    if let Some(step) = in_place {
+        return Ok(unless_impossible(step)?.map_or(f64::NEG_INFINITY, |s| trace.score + s.weight));
+    }
+    let mut c = ChoiceMap::new();
+    for (a, v) in addresses.iter().zip(snapshots) {
+        c.insert_value(a.clone(), v);
+    }
+    let Some(u) = unless_impossible(update_counted(trace, trace.args.clone(), &c, rng))? else {
+        return Ok(f64::NEG_INFINITY);
+    };
+    if u.drawn > 0 {
+        return Ok(f64::NAN);
+    }
+    Ok(u.trace.score)
 }
 
 /// The slope at `x` of a function whose value there is `here`, from its values `moved(d)` at

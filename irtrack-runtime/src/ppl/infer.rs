@@ -44,6 +44,11 @@ fn accept<R: RngCore + ?Sized>(log_ratio: f64, rng: &mut R) -> bool {
 /// in place, from the graph, without running the model (see `docs/ppl.md`); otherwise it runs
 /// the model again ([`regenerate`](super::regenerate)). Both give the same chain.
 ///
+/// A selection that holds no latent choice of this trace (an address this run of the model did
+/// not reach, as Gen allows in models whose choices come and go, or a misspelt one) draws
+/// nothing: the step gives the trace back, accepted (its weight is 0). Check a chain's
+/// addresses with [`PplTrace::value`](super::PplTrace::value) when a step never moves.
+///
 /// ```
 /// use irtrack::ppl::{mh, observe, sample, generate, Beta, Bernoulli, ChoiceMap, PplRng, Selection};
 /// use irtrack::tracked;
@@ -85,7 +90,12 @@ where
     // The attempt draws from a copy: if it gives up, the run draws the same values, so both
     // paths give the same chain.
     let mut attempt = inner.clone();
-    if let Some(step) = incremental::regenerate_in_place(&trace, selection, &mut attempt) {
+    // A step that cannot be made in place runs the model again, which must find the injected
+    // checkpoints as a run of the model would.
+    let in_place = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::regenerate_in_place(&trace, selection, &mut attempt)
+    });
+    if let Some(step) = in_place {
         let Some(step) = unless_impossible(step)? else {
             return Ok((trace, false));
         };
@@ -315,7 +325,9 @@ where
     let eps = config.step_size;
     let mut q = q0.clone();
     let mut p = p0.clone();
-    let mut g = gradient::gradient_at(&trace, &addresses, &q)?.0;
+    // The trajectory's gradients are computations on the model, not runs of it.
+    let mut g =
+        crate::program::checkpoint::aside(|| gradient::gradient_at(&trace, &addresses, &q))?.0;
     for _ in 0..config.steps {
         for (pi, gi) in p.iter_mut().zip(&g) {
             *pi += 0.5 * eps * gi;
@@ -323,13 +335,16 @@ where
         for (qi, pi) in q.iter_mut().zip(&p) {
             *qi += eps * pi;
         }
-        g = gradient::gradient_at(&trace, &addresses, &q)?.0;
+        g = crate::program::checkpoint::aside(|| gradient::gradient_at(&trace, &addresses, &q))?.0;
         for (pi, gi) in p.iter_mut().zip(&g) {
             *pi += 0.5 * eps * gi;
         }
     }
     let snapshots: Vec<Value> = q.iter().map(|&v| Value::snapshot(v)).collect();
-    if let Some(step) = incremental::update_in_place(&trace, &addresses, &snapshots) {
+    let in_place = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::update_in_place(&trace, &addresses, &snapshots)
+    });
+    if let Some(step) = in_place {
         let Some(step) = unless_impossible(step)? else {
             return Ok((trace, false));
         };

@@ -694,7 +694,10 @@ where
     let inner = seeded(rng);
     // The attempt draws from a copy: if it gives up, the run draws the same values.
     let mut attempt = inner.clone();
-    if let Some(step) = incremental::regenerate_in_place(trace, selection, &mut attempt) {
+    let in_place = crate::program::checkpoint::attempt_or_leave(|| {
+        incremental::regenerate_in_place(trace, selection, &mut attempt)
+    });
+    if let Some(step) = in_place {
         let step = step?;
         let weight = step.weight;
         let mut new = trace.share();

@@ -251,6 +251,14 @@ pub(crate) fn again<T>(from: &Option<Mark>, check: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Runs `evaluate`, a computation on the model that is not a run of it (a score or a gradient
+/// at another point), with the active [`inject`]s giving what they give now and everything as
+/// before afterwards: nothing injected is taken, nothing is collected.
+#[cfg_attr(not(feature = "ppl"), allow(dead_code))]
+pub(crate) fn aside<T>(evaluate: impl FnOnce() -> T) -> T {
+    again(&mark(), evaluate)
+}
+
 /// Runs `attempt`; where it fails, undoes what it did to the active [`collect`]s and
 /// [`inject`]s. An attempt that fails is not a run of the function: a program that leaves its
 /// path at a guard, an update in place that finds a branch changed, is followed by another
