@@ -261,3 +261,50 @@ fn the_flag_survives_an_import() {
     let mut back = irtrack::Trace::from_json(&json).unwrap();
     refused_with_reason(back.backward(1.0).unwrap_err());
 }
+
+#[derive(Clone, Copy, Debug)]
+pub struct D2 {
+    v: f64,
+    d: f64,
+}
+
+#[tracked]
+impl std::ops::Mul for D2 {
+    type Output = D2;
+    fn mul(self, o: D2) -> D2 {
+        D2 {
+            v: self.v * o.v,
+            d: self.d * o.v + self.v * o.d,
+        }
+    }
+}
+
+/// An untracked `Mul<f64>` that calls the tracked `Mul<D2>` (and changes the result).
+impl std::ops::Mul<f64> for D2 {
+    type Output = D2;
+    fn mul(self, k: f64) -> D2 {
+        let r = self * D2 { v: k, d: 0.0 };
+        D2 {
+            v: r.v * self.d,
+            d: r.d,
+        }
+    }
+}
+
+#[tracked]
+fn scaled_dual(x: f64) -> f64 {
+    let a = D2 { v: x, d: x };
+    (a * 2.0).v
+}
+
+/// An operator's call with a number where the tracked impl received a struct is another impl's
+/// (`a * 2.0` of an untracked `Mul<f64>` calling the tracked `Mul<D2>`): refused, where at
+/// x = 1, the values agreeing, the gradient was 2 for 4 (a tester, 2026-11-28).
+#[test]
+fn a_number_passed_where_the_body_received_a_struct_is_another_impls() {
+    for x in [1.0, 1.3] {
+        assert_eq!(scaled_dual(x), 2.0 * x * x);
+        assert!(gradient(scaled_dual, (x,)).is_err(), "{x}");
+        track(scaled_dual, (x,)).verify().unwrap();
+    }
+}

@@ -58,6 +58,16 @@ const FORM_MUT: u8 = 0x20;
 const BOXED: u8 = 0x80;
 
 impl Slot {
+    /// Whether the value is a scalar held by value (not behind a reference, not boxed).
+    pub(crate) fn is_scalar_by_value(self) -> bool {
+        self.tag & (FORM_REF | FORM_MUT | BOXED) == 0 && self.tag & 0x0f != 0
+    }
+
+    /// Whether the value is boxed (not a scalar).
+    pub(crate) fn is_boxed(self) -> bool {
+        self.tag & BOXED != 0
+    }
+
     pub(crate) const UNIT: Slot = Slot { tag: 0, index: 0 };
 }
 

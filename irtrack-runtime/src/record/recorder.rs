@@ -1,7 +1,7 @@
 //! The thread-local recorder: frames of the calls being recorded, and the pending-call slot
 //! through which a tracked callee claims a call announced by its tracked caller.
 //!
-//! Protocol (DESIGN.md, decision 2). A tracked caller evaluates a call's arguments, then
+//! Protocol (docs/architecture.md, "Identity: keys, not names"). A tracked caller evaluates a call's arguments, then
 //! *announces* the call with a [`Key`] (see `claim`), then makes the call. A `#[tracked]` callee
 //! entered while a matching announcement is pending *claims* it: it opens a nested node and
 //! records its body there. When the call returns, the caller's record finds the claimed node,
@@ -453,7 +453,8 @@ impl Recorder {
         let call = n.value as usize;
         let end = self.store.calls[call].end;
         let slot = self.call_value(node, end, slot);
-        if entry.kind == EntryKind::MethodCall && self.foreign_body(node, end, refs, count, slot) {
+        let claimed_by_self = matches!(entry.kind, EntryKind::MethodCall | EntryKind::Operator);
+        if claimed_by_self && self.foreign_body(node, entry, end, refs, count, slot) {
             self.store.nodes[node.index()].flags |= Node::FOREIGN;
         }
         let c = &mut self.store.calls[call];
@@ -468,7 +469,15 @@ impl Recorder {
     /// type and address, which another method of that name on the same object shares
     /// ([`Node::FOREIGN`]).
     #[inline(never)]
-    fn foreign_body(&self, node: NodeId, end: u32, refs: u32, count: u32, slot: Slot) -> bool {
+    fn foreign_body(
+        &self,
+        node: NodeId,
+        entry: &Entry,
+        end: u32,
+        refs: u32,
+        count: u32,
+        slot: Slot,
+    ) -> bool {
         let store = &self.store;
         let differ = |a: Slot, b: Slot| match (store.scalar_at(a), store.scalar_at(b)) {
             (Some(a), Some(b)) => {
@@ -487,10 +496,26 @@ impl Recorder {
         let params = (node.0 + 1..end)
             .take_while(|&c| store.node(NodeId(c)).kind == NodeKind::Argument)
             .count() as u32;
+        // A scalar passed by value arrives as that scalar (a generic parameter included): a
+        // parameter holding anything else (a user's number type) is another method's (`a *
+        // 2.0` of an untracked `Mul<f64>` calling the tracked `Mul<Dual>`).
+        let kind_differs =
+            |passed: Slot, param: Slot| passed.is_scalar_by_value() && param.is_boxed();
         params == count
             && (0..count).any(|k| {
+                let param = store.slot(NodeId(node.0 + 1 + k));
                 let passed = store.refs[(refs + k) as usize];
-                !passed.is_none() && differ(store.slot(passed), store.slot(NodeId(node.0 + 1 + k)))
+                if passed.is_none() {
+                    // A literal passed (`a * 2.0`): a number arrives as a number.
+                    return param.is_boxed()
+                        && matches!(
+                            entry.operands.get(k as usize),
+                            Some(Operand::Const(text))
+                                if crate::core::literal::value(text).is_scalar_by_value()
+                        );
+                }
+                let passed = store.slot(passed);
+                differ(passed, param) || kind_differs(passed, param)
             })
     }
 
