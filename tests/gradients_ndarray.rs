@@ -321,3 +321,26 @@ fn a_seed_of_the_wrong_shape_is_an_error() {
     }
     assert!(back.call(vec![1.0, 0.5]).is_ok());
 }
+
+#[tracked]
+fn masked_roots(x: ndarray::Array1<f64>) -> f64 {
+    let mask = ndarray::array![1.0, 0.0, 1.0];
+    (&x * &mask).mapv(f64::sqrt).sum()
+}
+
+/// A constant mask's zeros are zeros on a neighbourhood: the infinite slope of `sqrt` at the
+/// masked element meets an exact 0, and the gradient is the closed form's (refused for a while
+/// on 2026-11-28, when every zero partial met by ∞ was).
+#[test]
+fn a_constant_masks_zeros_absorb_infinite_slopes() {
+    let g = irtrack::gradient(masked_roots, (ndarray::array![0.5, 0.3, 2.0],)).unwrap();
+    let d = g.wrt[0]
+        .as_ref()
+        .and_then(|t| t.as_array())
+        .unwrap()
+        .to_owned();
+    let want = [0.5 / 0.5f64.sqrt(), 0.0, 0.5 / 2f64.sqrt()];
+    for (got, want) in d.iter().zip(want) {
+        assert!((got - want).abs() < 1e-12, "{d} vs {want:?}");
+    }
+}

@@ -251,34 +251,45 @@ fn elementwise(site: &Site<'_>, dy: &Tangent, out: &mut Out, op: Op) -> Result<(
     let b = operand(site, 1)?;
     let d = dy_array(dy)?;
     // The scalar rules' partials, elementwise, times the sensitivity: a zero sensitivity times
-    // an infinite or NaN partial is 0, as `times` makes it; but an infinite sensitivity times a
-    // zero partial is NaN, which the sweep refuses where it was made from numbers: the zero may
-    // hold at this point only (`x * x` at 0 under `sqrt`, or `cbrt`), where the scalar sweep
-    // follows which zeros are limits and arrays are not followed element by element (it gave
-    // `[0, 1]` for `[1, 1]`). The quotient's partial in `b` is `-(a / b) / b`: `b²` overflows or
-    // underflows where it is a number; at an infinite `b` its zeros (and `1 / b`'s) are only
-    // limits (`1 / (1 / x)` at 0, slope 1), NaN too.
-    let times = |x: &ArrayD<f64>| {
-        zip(&d, x, |p, q| {
-            if p == 0.0 {
-                crate::core::eval::times_lanes_f64(p, q).0
-            } else {
-                p * q
-            }
-        })
+    // an infinite or NaN partial is 0, as `times` makes it. A zero partial that is a value of an
+    // operand no input moves (a constant mask, `&x * &m` with `m` 0 or 1) is 0 on a
+    // neighbourhood, and an infinite sensitivity times it is 0 too; but one of an operand that
+    // depends on the inputs may hold at this point only (`x * x` at 0 under `sqrt`, or `cbrt`),
+    // where the scalar sweep follows which zeros are limits and arrays are not followed element
+    // by element: there the product is NaN, which the sweep refuses where it was made from
+    // numbers (it gave `[0, 1]` for `[1, 1]`). The quotient's partial in `b` is `-(a / b) / b`:
+    // `b²` overflows or underflows where it is a number; at an infinite `b` that depends on the
+    // inputs its zeros (and `1 / b`'s) are only limits (`1 / (1 / x)` at 0, slope 1), NaN too.
+    fn absorbing(p: f64, q: f64) -> f64 {
+        crate::core::eval::times_lanes_f64(p, q).0
+    }
+    fn strict(p: f64, q: f64) -> f64 {
+        if p == 0.0 {
+            absorbing(p, q)
+        } else {
+            p * q
+        }
+    }
+    let times = |x: &ArrayD<f64>, moves: bool| zip(&d, x, if moves { strict } else { absorbing });
+    let (a_moves, b_moves) = (site.needs(0), site.needs(1));
+    let limit = |slope: f64, b: f64| {
+        if b.is_infinite() && b_moves {
+            f64::NAN
+        } else {
+            slope
+        }
     };
-    let limit = |slope: f64, b: f64| if b.is_infinite() { f64::NAN } else { slope };
     let (da, db) = match op {
         Op::Add => (d.clone(), d),
         Op::Sub => (d.clone(), -d),
-        Op::Mul => (times(&b)?, times(&a)?),
+        Op::Mul => (times(&b, b_moves)?, times(&a, a_moves)?),
         Op::Div => {
             let q = &a / &b;
             let over_b = b.mapv(|b| limit(1.0 / b, b));
             let quotient = ndarray::Zip::from(&q)
                 .and_broadcast(&b)
                 .map_collect(|&q, &b| limit(-(q / b), b));
-            (times(&over_b)?, times(&quotient)?)
+            (times(&over_b, b_moves)?, times(&quotient, true)?)
         }
     };
     out.push((0, Contribution::Whole(shaped(da, a.shape(), site, 0)?)));
