@@ -177,13 +177,6 @@ fn replaced_in_a_cell(x: f64) -> f64 {
 }
 
 #[tracked]
-fn set_once(x: f64) -> f64 {
-    let c = std::cell::OnceCell::new();
-    let _ = c.set(x);
-    *c.get().unwrap() * 2.0
-}
-
-#[tracked]
 fn atomic(x: f64) -> f64 {
     let a = std::sync::atomic::AtomicU64::new(1);
     a.fetch_add(x as u64, std::sync::atomic::Ordering::Relaxed);
@@ -202,7 +195,6 @@ fn effects_corpus() -> Vec<Trace> {
         track(unwritten, (1.5, 2.0)),
         track(closure_made_before_the_write, (1.5,)),
         track(replaced_in_a_cell, (1.5,)),
-        track(set_once, (1.5,)),
         track(atomic, (3.0,)),
     ]
 }

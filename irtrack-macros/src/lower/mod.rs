@@ -1489,24 +1489,20 @@ pub(super) fn is_std_mutating_method(name: &str) -> bool {
 /// Whether std's method `name` may change its receiver behind a `&self`: `Cell`, `RefCell`,
 /// `OnceCell`, atomics and locks (`c.replace(x)` then `c.get()`; the writes a guard or a
 /// `RefMut` makes go to the receiver's memory). The receiver is noted as lent by `&mut`
-/// (`Lowerer::may_write_receiver`), which adds no code after the call: these names are common
-/// in users' APIs taking `self` by value (`builder.set(k)`), after which the receiver is gone.
+/// (`Lowerer::may_write_receiver`), which adds no code after the call (a user's method of
+/// that name may take `self` by value). Names common in users' APIs that only read (`set` and
+/// `store` of a builder, `write`) are left out: `Cell::set` and `AtomicU64::store` give `()`,
+/// a write already (`core::writes`).
 pub(super) fn is_interior_mutating_method(name: &str) -> bool {
     matches!(
         name,
-        "set"
-            | "replace"
+        "replace"
             | "take"
             | "get_or_init"
-            | "get_or_insert"
-            | "get_or_insert_with"
             | "borrow_mut"
             | "try_borrow_mut"
             | "lock"
             | "try_lock"
-            | "write"
-            | "try_write"
-            | "store"
             | "fetch_add"
             | "fetch_sub"
             | "fetch_and"
