@@ -534,17 +534,21 @@
 //!   variable: the macro is opaque, its effect unseen). A
 //!   closure handed to untracked code (`v.iter().map(|e| e * x)`, `a.mapv(|v| v * v)`) is not
 //!   recorded, so a value computed from it is `GradError::NoRule` (loops over vectors with `zip`,
-//!   `enumerate`, `v.iter().sum()` and `a.mapv(f64::tanh)` do work). A closure called inside the
-//!   traced computation that reads a captured variable is `GradError::Capture` even when the
-//!   variable is a constant: pass it as an argument. Gradients follow the branches the recorded
-//!   run took; at a kink (`abs`, `max`) they take the recorded side. Traces imported from JSON
-//!   keep values as text and cannot be differentiated.
+//!   `enumerate`, `v.iter().sum()` and `a.mapv(f64::tanh)` do work). A closure bound by `let`
+//!   that reads a captured variable is followed to it; one that assigns to its capture is
+//!   `GradError::Capture`: pass the value as an argument. Gradients follow the branches the
+//!   recorded run took; at a kink (`abs`, `max`) they take the recorded side. Traces imported
+//!   from JSON keep typed values, and are differentiated as the recording is.
 //!
 //! # Status
 //!
 //! Recording, the listing, the static IR, contexts, dependency queries, export (DOT, JSON),
-//! reverse-mode gradients and the benchmark report work today. Still to come, without dates:
-//! faster recording and gradients, higher-order derivatives and replay.
+//! reverse-mode gradients, programs built from traces (replay, `switch`, `while_loop`,
+//! checkpoints, incremental update: [`program`]), derivatives as graphs of any order with
+//! emitted Rust ([`diff`]), and probabilistic programs (`irtrack::ppl`, the `ppl` feature) work
+//! today; README.md gives the tour of each and the figures against their targets. Still to
+//! come: a gradient as fast as the best Rust AD crates' in one pass (compiled once, it is
+//! already faster than theirs), faster recording, smaller generated code.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 // Listings print metadata after a tab, and the docs show listings as they print.

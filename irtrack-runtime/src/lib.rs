@@ -6,7 +6,7 @@
 //! `core` (ids, IR, operation keys, values, the tape) ← `record` (recorder, claims, contexts,
 //! `track`) ← `view` (`Trace`, `NodeRef`, queries, listings, `verify`) ← `export` (DOT, JSON)
 //! and `grad` (gradients).
-// No unsafe code but one measured exception (DESIGN.md, decision 6): `grad::ndarray` calls
+// No unsafe code but one measured exception (docs/performance.md): `grad::ndarray` calls
 // its AVX kernel for `aᵀ d` after checking that the CPU has AVX (`benches/gradients.rs`,
 // `grad/matvec_256`). Every other module is held to `deny`.
 #![deny(unsafe_code)]

@@ -1,6 +1,6 @@
 //! Lowering of control flow: each construct keeps its Rust shape in the instrumented copy, and
 //! in the IR becomes blocks, numbered branches and block arguments for the variables that flow
-//! across them (DESIGN.md, decision 3).
+//! across them (docs/lowering.md).
 
 use super::{private_ident, scan, text::text, Ctx, LoopCtx, Lowered, Lowerer, Tail};
 use crate::ir::{EntryId, Kind, Operand, Slot};

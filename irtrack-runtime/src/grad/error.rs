@@ -208,7 +208,13 @@ impl fmt::Display for GradError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GradError::NoRule { callee, at, reason } => {
-                write!(f, "no gradient rule for `{callee}`, used by {at} on the path from an input to the output")?;
+                // A method is described with its receiver's type quoted (`sin on \`&f64\``).
+                if callee.contains('`') {
+                    write!(f, "no gradient rule for {callee}")?;
+                } else {
+                    write!(f, "no gradient rule for `{callee}`")?;
+                }
+                write!(f, ", used by {at} on the path from an input to the output")?;
                 match reason {
                     Some(r) => write!(f, ": {r}"),
                     None => write!(f, "; make it `#[tracked]` or give it a rule with `irtrack::grad::register_rule`"),

@@ -304,6 +304,15 @@ impl Lanes {
 /// Runs `r` on the registers `regs`.
 #[inline]
 fn run(r: &Run, regs: &mut [f64]) {
+    // The order of the sums decided once, outside the loops.
+    match r.order {
+        Order::AddendFirst => run_summing(r, regs, |addend, product| addend + product),
+        Order::ProductFirst => run_summing(r, regs, |addend, product| product + addend),
+    }
+}
+
+#[inline(always)]
+fn run_summing(r: &Run, regs: &mut [f64], sum: impl Fn(f64, f64) -> f64) {
     let len = r.len as usize;
     let (mut b, mut c) = (r.b.0 as isize, r.c.0 as isize);
     let (sb, sc) = (r.b.1 as isize, r.c.1 as isize);
@@ -312,11 +321,11 @@ fn run(r: &Run, regs: &mut [f64]) {
         if sb == 1 && sc == 1 {
             let (b, c) = (b as usize, c as usize);
             for (x, y) in regs[b..b + len].iter().zip(&regs[c..c + len]) {
-                acc = r.order.sum(acc, x * y);
+                acc = sum(acc, x * y);
             }
         } else {
             for _ in 0..len {
-                acc = r.order.sum(acc, regs[b as usize] * regs[c as usize]);
+                acc = sum(acc, regs[b as usize] * regs[c as usize]);
                 b += sb;
                 c += sc;
             }
@@ -327,9 +336,7 @@ fn run(r: &Run, regs: &mut [f64]) {
         let (mut a, mut o) = (r.acc.0 as isize, r.out.0 as isize);
         let (sa, so) = (r.acc.1 as isize, r.out.1 as isize);
         for _ in 0..len {
-            regs[o as usize] = r
-                .order
-                .sum(regs[a as usize], regs[b as usize] * regs[c as usize]);
+            regs[o as usize] = sum(regs[a as usize], regs[b as usize] * regs[c as usize]);
             a += sa;
             b += sb;
             c += sc;

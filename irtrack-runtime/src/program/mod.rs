@@ -259,6 +259,16 @@ pub enum ReplayError {
         /// What it is and what to do.
         reason: String,
     },
+    /// A static argument was given a value of another type than the recorded one (`3i32`
+    /// where the function took a `usize`: a tuple of literals takes Rust's default types).
+    StaticType {
+        /// The argument, from 0.
+        index: usize,
+        /// The recorded value's type.
+        recorded: String,
+        /// The given value's type.
+        given: String,
+    },
     /// A static argument was given a value other than the recorded one.
     Static {
         /// The argument, from 0.
@@ -394,9 +404,22 @@ pub enum ReplayError {
 impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReplayError::Arity { expected, got } => {
-                write!(f, "the program takes {expected} arguments, given {got}")
-            }
+            ReplayError::Arity { expected, got } => write!(
+                f,
+                "the program takes {expected} argument{}, given {got}",
+                if *expected == 1 { "" } else { "s" }
+            ),
+            ReplayError::StaticType {
+                index,
+                recorded,
+                given,
+            } => write!(
+                f,
+                "argument {} is static, recorded as a `{recorded}`, and was given a `{given}`: \
+                 give it as a `{recorded}` (a literal takes its type from a suffix, `3usize`, \
+                 where nothing else decides it)",
+                index + 1
+            ),
             ReplayError::NotReexecutable(e) => {
                 write!(f, "depends on a dynamic input but {e}")
             }

@@ -2,6 +2,7 @@
 //! check each guard when its condition is computed.
 
 use super::{Args, InputSlot, OpKind, Program, ReplayError, Src, Step};
+use crate::core::value::short_type_name;
 use crate::core::value::Value;
 use crate::view::operation::run_operation;
 
@@ -227,6 +228,13 @@ impl Program {
                         && !recorded.is_opaque()
                         && !given.is_opaque()
                         && recorded.to_string() == given.to_string() => {}
+                    Some(false) if !recorded.by_value().same_type(&given.by_value()) => {
+                        return Err(ReplayError::StaticType {
+                            index,
+                            recorded: short_type_name(recorded.type_name()),
+                            given: short_type_name(given.type_name()),
+                        });
+                    }
                     Some(false) => {
                         // Told apart by their types where they print alike (`3` and `3usize`).
                         let (mut r, mut g) = (recorded.to_string(), given.to_string());

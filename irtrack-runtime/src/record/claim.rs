@@ -1,5 +1,5 @@
 //! Who a call was made to, and whether a tracked function is that callee — decided by typed
-//! keys, never by comparing type names (DESIGN.md, decision 2).
+//! keys, never by comparing type names (docs/architecture.md, "Identity: keys, not names").
 //!
 //! A tracked caller announces each call before making it, with a `Key`:
 //! - a call of a path or a local callable announces the callee value's type: a fn item type is

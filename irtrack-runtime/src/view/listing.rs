@@ -1,4 +1,4 @@
-//! The IRTracker-style listing of a trace (DESIGN.md, "Trace text format").
+//! The IRTracker-style listing of a trace (README.md, "Tracking a function").
 
 use super::trace::{Arg, NodeRef};
 use crate::core::ir::EntryKind;
