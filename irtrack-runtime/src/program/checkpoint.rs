@@ -280,14 +280,7 @@ pub(crate) fn attempt<T, E>(attempt: impl FnOnce() -> Result<T, E>) -> Result<T,
 /// way; then undoes what it did to the active `collect`s and `inject`s, as [`attempt`] does.
 #[cfg_attr(not(feature = "ppl"), allow(dead_code))]
 pub(crate) fn attempt_or_leave<T>(attempt: impl FnOnce() -> Option<T>) -> Option<T> {
-    let Some(at) = mark() else {
-        return attempt();
-    };
-    let out = attempt();
-    if out.is_none() {
-        rollback(at);
-    }
-    out
+    self::attempt(|| attempt().ok_or(())).ok()
 }
 
 fn active() -> bool {
