@@ -179,3 +179,24 @@ fn a_backward_pass_of_another_shape_is_refused_and_changes_nothing() {
     assert!(e.to_string().contains("identity_vec"), "{e}");
     assert_eq!(trace.to_string(), before, "no adjoint was written");
 }
+
+#[tracked]
+fn sum_and_product(a: f64, b: f64) -> (f64, f64) {
+    (a + b, a * b)
+}
+
+/// A scalar seed for a tuple's output: the error says which seed a tuple takes (it said "make
+/// it `#[tracked]`" of the tuple literal; a new user, 2026-11-28).
+#[test]
+fn a_scalar_seed_for_a_tuple_names_the_fields_seed() {
+    let (_, back) = pullback(sum_and_product, (2.0, 5.0));
+    let e = back.call(1.0).unwrap_err();
+    assert!(e.to_string().contains("Tangent::Fields"), "{e}");
+    let g = back
+        .call(Tangent::Fields(vec![
+            ("0".into(), Tangent::Scalar(1.0)),
+            ("1".into(), Tangent::Scalar(1.0)),
+        ]))
+        .unwrap();
+    assert_eq!(g, [Some(Tangent::Scalar(6.0)), Some(Tangent::Scalar(3.0))]);
+}

@@ -1716,6 +1716,22 @@ impl<'s> Sweep<'s> {
                             .unrecorded_operand(site)
                             .or_else(|| match site.builtin() {
                                 Some(Builtin::Method(f)) => rules::unproven_method(site, f),
+                                // A tuple's or struct's sensitivity names its fields: a
+                                // number reached it (a scalar seed for a tuple output).
+                                Some(Builtin::Tuple | Builtin::Struct)
+                                    if !matches!(dy, Tangent::Fields(_)) =>
+                                {
+                                    Some(format!(
+                                        "it makes a `{}`, whose sensitivity names its fields, \
+                                         but it was given a {}; a seed for a tuple or a struct \
+                                         output is `Tangent::Fields` (`(\"0\", 1.0)` for a \
+                                         tuple's first)",
+                                        crate::core::value::short_type_name(
+                                            self.store.value_cow(id).type_name()
+                                        ),
+                                        dy.shape()
+                                    ))
+                                }
                                 Some(Builtin::Bind) => Some(format!(
                                     "it binds a part of a `{}` that depends on the inputs, and \
                                      gradients do not follow a destructuring (of a tuple, a \
@@ -1728,7 +1744,7 @@ impl<'s> Sweep<'s> {
                                 )),
                                 _ => rules::stale_operands(site),
                             }),
-                    })
+                    });
                 }
             },
         };
