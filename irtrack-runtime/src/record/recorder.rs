@@ -1,8 +1,8 @@
 //! The thread-local recorder: frames of the calls being recorded, and the pending-call slot
 //! through which a tracked callee claims a call announced by its tracked caller.
 //!
-//! Protocol (docs/architecture.md, "Identity: keys, not names"). A tracked caller evaluates a call's arguments, then
-//! *announces* the call with a [`Key`] (see `claim`), then makes the call. A `#[tracked]` callee
+//! Protocol (docs/architecture.md, "Identity: keys, not names"). A tracked caller evaluates a
+//! call's arguments, then *announces* the call with a [`Key`] (see `claim`), then makes the call. A `#[tracked]` callee
 //! entered while a matching announcement is pending *claims* it: it opens a nested node and
 //! records its body there. When the call returns, the caller's record finds the claimed node,
 //! or, if nothing claimed the call, records a primitive. Code running inside a primitive never
@@ -462,11 +462,12 @@ impl Recorder {
         c.value = slot;
     }
 
-    /// Whether the tracked body recorded under the method call `node` (its subtree ending
-    /// before `end`, its `count` operands from `refs` on, its value at `slot`) is provably not
-    /// the method its caller called: its return differs from the call's value, or a parameter
-    /// from the operand passed (scalars, bit for bit). Claims match a method by name, receiver
-    /// type and address, which another method of that name on the same object shares
+    /// Whether the tracked body recorded under the method or operator call `node` (of `entry`,
+    /// its subtree ending before `end`, its `count` operands from `refs` on, its value at
+    /// `slot`) is provably not the method its caller called: its return differs from the
+    /// call's value, or a parameter from the operand passed (scalars, bit for bit), or a
+    /// parameter holds a struct where a number was passed. Claims match a method by name,
+    /// receiver type and address, which another method of that name on the same object shares
     /// ([`Node::FOREIGN`]).
     #[inline(never)]
     fn foreign_body(
