@@ -2,11 +2,11 @@
 //! through which a tracked callee claims a call announced by its tracked caller.
 //!
 //! Protocol (docs/architecture.md, "Identity: keys, not names"). A tracked caller evaluates a
-//! call's arguments, then *announces* the call with a [`Key`] (see `claim`), then makes the call. A `#[tracked]` callee
-//! entered while a matching announcement is pending *claims* it: it opens a nested node and
-//! records its body there. When the call returns, the caller's record finds the claimed node,
-//! or, if nothing claimed the call, records a primitive. Code running inside a primitive never
-//! claims: the pending key names the primitive.
+//! call's arguments, then *announces* the call with a [`Key`] (see `claim`), then makes the
+//! call. A `#[tracked]` callee entered while a matching announcement is pending *claims* it: it
+//! opens a nested node and records its body there. When the call returns, the caller's record
+//! finds the claimed node, or, if nothing claimed the call, records a primitive. Code running
+//! inside a primitive never claims: the pending key names the primitive.
 
 use super::claim::{Identity, Key};
 use super::context::{Action, Call as CallInfo, CallSite, Context, Draft};
