@@ -402,3 +402,69 @@ fn a_replaced_result_is_not_differentiated_through_or_replayed() {
     let p = irtrack::program::Program::from_trace(&t, &[irtrack::program::Input::Dynamic]);
     assert!(p.is_err(), "{:?}", p.map(|p| p.call((3.0,))));
 }
+
+// A value replaced inside the body of a call whose function has a registered rule, or is a
+// registered operation (a tester, 2026-11-28): the rule was applied as if the body ran its
+// code (7 for the slope 1), and a program replayed the operation over the intervened body (30
+// for 14).
+
+#[tracked]
+fn square_with_a_rule(x: f64) -> f64 {
+    x * x
+}
+
+#[tracked]
+fn uses_square_with_a_rule(x: f64) -> f64 {
+    square_with_a_rule(x) + x
+}
+
+#[tracked]
+fn abs_squared_operation(x: f64) -> f64 {
+    let a = x.abs();
+    a * a
+}
+
+#[tracked]
+fn uses_abs_squared_operation(x: f64) -> f64 {
+    abs_squared_operation(x) + x
+}
+
+/// Replaces the result of every call named `.0` met below the root by `.1`.
+struct ReplaceInside(&'static str, f64);
+
+impl Context for ReplaceInside {
+    fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
+        if call.name == self.0 && call.depth >= 1 {
+            irtrack::Action::Replace(irtrack::Value::snapshot(self.1))
+        } else {
+            irtrack::Action::Run
+        }
+    }
+}
+
+#[test]
+fn a_rule_or_an_operation_does_not_describe_an_intervened_body() {
+    irtrack::grad::register_rule(square_with_a_rule, |(x,): (f64,), d: f64| 2.0 * x * d);
+    let mut t = track_with(ReplaceInside("*", 7.0), uses_square_with_a_rule, (3.0,));
+    assert_eq!(t.root().value::<f64>(), Some(&10.0));
+    let e = t.backward(1.0).unwrap_err();
+    assert!(e.to_string().contains("replaced"), "{e}");
+    // Without the replacement the rule applies: 2x + 1.
+    let mut t = irtrack::track(uses_square_with_a_rule, (3.0,));
+    assert_eq!(
+        t.backward(1.0).unwrap()[0],
+        Some(irtrack::Tangent::Scalar(7.0))
+    );
+
+    irtrack::register_operation(abs_squared_operation);
+    // `abs` replaced by the value it had: the operation's re-run would agree at the point.
+    let t = track_with(
+        ReplaceInside("abs", 3.0),
+        uses_abs_squared_operation,
+        (3.0,),
+    );
+    match irtrack::program::Program::from_trace(&t, &[irtrack::program::Input::Dynamic]) {
+        Ok(p) => assert_eq!(p.call((5.0,)).unwrap().as_f64(), Some(9.0 + 5.0)),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}

@@ -266,3 +266,53 @@ fn a_float_methods_rule_applies_however_it_is_called() {
     assert_eq!(a.scalars(), [Some(100.0)]);
     assert_eq!(b.scalars(), [Some(100.0)]);
 }
+
+#[tracked]
+fn product_for_a_short_rule(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+#[tracked]
+fn uses_product_for_a_short_rule(a: f64, b: f64) -> f64 {
+    product_for_a_short_rule(a, b) + 0.0
+}
+
+/// A rule returning fewer sensitivities than the call has arguments is refused: the others got
+/// a sensitivity of 0 it never claimed (`[3, 0]` for `[3, 2]`; a tester, 2026-11-28).
+#[test]
+fn a_rule_returning_too_few_sensitivities_is_an_error() {
+    irtrack::grad::register_rule(product_for_a_short_rule, |(_a, b): (f64, f64), d: f64| {
+        b * d
+    });
+    let e = gradient(uses_product_for_a_short_rule, (2.0, 3.0)).unwrap_err();
+    assert!(e.to_string().contains("one per argument"), "{e}");
+}
+
+#[tracked]
+fn clipped_identity(x: f64) -> f64 {
+    x
+}
+
+#[tracked]
+fn uses_clipped_identity(x: f64) -> f64 {
+    clipped_identity(3.0 * x) * x
+}
+
+/// Derivative programs do not read `grad::register_rule`'s rules: their entry points refuse a
+/// function a registered rule applies to, naming it (they differentiated the body: `vjp` gave
+/// 12 where `gradient`, through the rule, gave 3; a tester, 2026-11-28).
+#[test]
+fn derivative_programs_refuse_calls_a_gradient_rule_applies_to() {
+    register_rule(clipped_identity, |(_x,): (f64,), d: f64| d.clamp(-0.5, 0.5));
+    // x · clip(3x): the rule's slope of the call is clamp(x, ±0.5) · 3 = 1.5 at x = 2, plus 6.
+    let g = gradient(uses_clipped_identity, (2.0,)).unwrap();
+    assert_eq!(g.scalars(), [Some(0.5 * 3.0 + 6.0)]);
+    for e in [
+        irtrack::diff::jvp(uses_clipped_identity, (2.0,), (1.0,)).err(),
+        irtrack::diff::vjp(uses_clipped_identity, (2.0,), 1.0).err(),
+        irtrack::diff::hessian(uses_clipped_identity, (2.0,)).err(),
+    ] {
+        let e = e.expect("refused");
+        assert!(e.to_string().contains("register_rule"), "{e}");
+    }
+}

@@ -356,3 +356,44 @@ fn a_slope_that_holds_at_a_point_only_is_not_differentiated_off_it() {
     let mixed = a.powf(b - 1.0) * (1.0 + b * a.ln());
     assert!((h[(0, 1)] - mixed).abs() < 1e-12 && (h[(1, 0)] - mixed).abs() < 1e-12);
 }
+
+#[tracked]
+fn log_of(x: f64) -> f64 {
+    x.ln()
+}
+
+#[tracked]
+fn nan_times_zero_plus_square(x: f64) -> f64 {
+    x.ln_1p() * 0.0 + x * x
+}
+
+#[tracked]
+fn atanh_of(x: f64) -> f64 {
+    x.atanh()
+}
+
+/// Where a function has no value (NaN made from a number: `ln` of -1), it has no derivative:
+/// the gradient is NaN, not the formula's finite value there (`1 / x` gave -1), also where the
+/// NaN met a zero sensitivity (`-3` for `x.ln_1p() * 0.0 + x * x` at -1.5; a tester,
+/// 2026-11-28).
+#[test]
+fn no_value_no_slope() {
+    for (g, x) in [
+        (gradient(log_of, (-1.0,)), -1.0),
+        (gradient(nan_times_zero_plus_square, (-1.5,)), -1.5),
+        (gradient(atanh_of, (2.0,)), 2.0),
+    ] {
+        let g = g.unwrap();
+        assert!(g.value.is_nan(), "{x}");
+        let s = g.scalars()[0].unwrap();
+        assert!(s.is_nan(), "{x}: {s}");
+    }
+    // Inside the domain, the slopes.
+    assert_eq!(gradient(log_of, (2.0,)).unwrap().scalars(), [Some(0.5)]);
+    assert_eq!(
+        gradient(nan_times_zero_plus_square, (1.5,))
+            .unwrap()
+            .scalars(),
+        [Some(3.0)]
+    );
+}

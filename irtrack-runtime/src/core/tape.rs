@@ -778,6 +778,27 @@ impl Store {
         ir.entries.get(e as usize).map(|entry| (ir, entry))
     }
 
+    /// Flags call `id` as replaced ([`Node::REPLACED`]), or not.
+    pub(crate) fn set_replaced(&mut self, id: NodeId, replaced: bool) {
+        let n = &mut self.nodes[id.index()];
+        if replaced {
+            n.flags |= Node::REPLACED;
+        } else {
+            n.flags &= !Node::REPLACED;
+        }
+    }
+
+    /// Whether a node inside nested call `id`'s body is not what its code gave: a result a
+    /// context or an update replaced, a call whose body is another method's. A rule registered
+    /// for the callee, or the callee replayed as a registered operation, describes its code,
+    /// not that body.
+    pub(crate) fn body_intervened(&self, id: NodeId) -> bool {
+        let Some(call) = self.call(id) else {
+            return false;
+        };
+        (id.0 + 1..call.end).any(|i| self.nodes[i as usize].not_from_body())
+    }
+
     /// Why call `id`'s value is not what its recorded body gave, if it is not
     /// ([`Node::not_from_body`]): what gradients and programs say when they refuse it.
     pub(crate) fn not_from_body(&self, id: NodeId) -> Option<&'static str> {

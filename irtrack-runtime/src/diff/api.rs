@@ -153,6 +153,9 @@ where
         .collect();
     let program =
         Program::from_trace(&trace, &inputs).map_err(|e| higher_order(&trace, e.into()))?;
+    if let Some(e) = gradient_rule_in(&trace) {
+        return Err(e);
+    }
     // A zero slope that is only a limit meeting an infinite one: the chain rule's `0 · ∞`,
     // which the derivative program's kernels would make 0. The gradient's sweep sees where;
     // the product of the slopes along a path is the same in every mode.
@@ -160,6 +163,23 @@ where
         return Err(DiffError::Limit(Box::new(e)));
     }
     Ok((value, trace, program, wrt))
+}
+
+/// The first call of the trace a rule registered with `grad::register_rule` applies to, as an
+/// error: derivative programs differentiate with `diff`'s rules, so they would differentiate
+/// the body (or the float method's own rule) where `gradient` applies the registered one (300
+/// against -1.44 for a rule given to `f64::cos`; a tester, 2026-11-28).
+fn gradient_rule_in(trace: &Trace) -> Option<DiffError> {
+    let (id, operation) = crate::grad::registered_rule_in(trace)?;
+    Some(DiffError::NoRule {
+        operation,
+        at: crate::program::build::origin(trace.root().at(id)),
+        hint: "a rule registered with `irtrack::grad::register_rule` applies to it, which \
+               derivative programs do not read (they differentiate with `diff`'s rules): give \
+               it a rule with `diff::Rules` and `differentiate_with`, or take the gradient with \
+               `irtrack::gradient`"
+            .to_string(),
+    })
 }
 
 /// `cause`, or [`DiffError::HigherOrder`] naming the call inside which another recording ran

@@ -154,9 +154,12 @@ where
             )
         })?;
         let sensitivities = pullback(args, dy).into_sensitivities();
-        if sensitivities.len() > site.len() {
+        // One per argument (`()` where one has none): a rule returning fewer left the others a
+        // sensitivity of 0 it never claimed (a tester, 2026-11-28).
+        if sensitivities.len() != site.len() {
             return Err(format!(
-                "the rule returned {} sensitivities for a call of {} argument(s)",
+                "the rule returned {} sensitivities for a call of {} argument(s): return one \
+                 per argument, as a tuple in argument order, `()` where one has none",
                 sensitivities.len(),
                 site.len()
             ));

@@ -122,7 +122,7 @@ where
             {
                 return Ok(Gradient {
                     value,
-                    wrt: fast.wrt,
+                    wrt: without_a_value(&trace, fast.wrt),
                 });
             }
         }
@@ -131,7 +131,44 @@ where
     let wrt = argument_gradients(&sweep);
     numbers(&trace, &seed, &wrt)?;
     underflow(&sweep, &wrt)?;
-    Ok(Gradient { value, wrt })
+    Ok(Gradient {
+        value,
+        wrt: without_a_value(&trace, wrt),
+    })
+}
+
+/// The first call of `trace` a rule registered with [`register_rule`] applies to, with the
+/// callee described, for the layers that do not read those rules (derivative programs).
+pub(crate) fn registered_rule_in(trace: &Trace) -> Option<(NodeId, String)> {
+    if !custom::any() {
+        return None;
+    }
+    (0..trace.store.len() as u32).map(NodeId).find_map(|id| {
+        let kind = trace.store.node(id).kind;
+        if !matches!(kind, NodeKind::PrimitiveCall | NodeKind::NestedCall) {
+            return None;
+        }
+        let site = site::Site::new(&trace.store, id)?;
+        custom::lookup(&site)?;
+        Some((id, site.describe()))
+    })
+}
+
+/// A function whose value is NaN made from numbers has no derivative there: its gradient is NaN
+/// too, where an operand of the NaN met a zero sensitivity (`x.ln_1p() * 0.0 + x * x` at -1.5
+/// gave -3). A NaN argument's is the function's own, and passes as it is (`2x` has the slope 2
+/// at NaN).
+fn without_a_value(trace: &Trace, wrt: Vec<Option<Tangent>>) -> Vec<Option<Tangent>> {
+    let root = trace.root();
+    let nan_argument = root.arguments().into_iter().any(
+        |a| matches!(a, crate::view::trace::Arg::Node(n) if n.raw_value().any_float(f64::is_nan)),
+    );
+    if !root.as_f64().is_some_and(f64::is_nan) || nan_argument {
+        return wrt;
+    }
+    wrt.into_iter()
+        .map(|t| t.map(|t| t.scaled(f64::NAN)))
+        .collect()
 }
 
 /// The value of `f` on `args` and a backpropagator: given a sensitivity of the output's shape, it

@@ -238,6 +238,17 @@ fn ternary(f: FloatFn) -> Option<TernaryDerivative> {
     })
 }
 
+/// A unary rule's slope `d` at `x`, where the value is `y`: NaN where the operation has no value
+/// there (`ln` of -1, `atanh` of 2: a NaN made from a number), not the formula's finite value
+/// (`1 / x` gave -1 for `ln` at -1).
+fn unary_at(d: fn(f64, f64) -> f64, x: f64, y: f64) -> f64 {
+    if y.is_nan() && !x.is_nan() {
+        f64::NAN
+    } else {
+        d(x, y)
+    }
+}
+
 /// The rule for the float method `f`.
 fn float_method(f: FloatFn) -> Option<Rule> {
     match f.arity() {
@@ -254,7 +265,7 @@ fn float_method(f: FloatFn) -> Option<Rule> {
 /// general sweep's.
 pub(crate) fn float_partials(f: FloatFn, xs: &[f64], y: f64) -> Option<[f64; 3]> {
     Some(match (float_method(f)?, xs) {
-        (Rule::Unary(d), [x]) => [d(*x, y), 0.0, 0.0],
+        (Rule::Unary(d), [x]) => [unary_at(d, *x, y), 0.0, 0.0],
         (Rule::Binary(d), [a, b]) => {
             let (da, db) = d(*a, *b, y);
             [da, db, 0.0]
@@ -305,7 +316,7 @@ pub(crate) fn scalar_partials(
     };
     let y = || site.output().as_f64().unwrap_or(f64::NAN);
     Ok(Some(match rule {
-        Rule::Unary(d) => ([d(scalar(0)?, y()), 0.0, 0.0], 1),
+        Rule::Unary(d) => ([unary_at(*d, scalar(0)?, y()), 0.0, 0.0], 1),
         Rule::Binary(d) => {
             let (da, db) = d(scalar(0)?, scalar(1)?, y());
             ([da, db, 0.0], 2)

@@ -1112,7 +1112,20 @@ impl<'s> Sweep<'s> {
         if !custom::any() {
             return None;
         }
-        custom::lookup(&self.site(id)?)
+        let rule = custom::lookup(&self.site(id)?)?;
+        // The rule describes the callee's code; a body whose nodes a context or an update
+        // replaced is not that code (the rule gave 7 where the intervened function's slope is
+        // 1; a tester, 2026-11-28).
+        if self.store.body_intervened(id) {
+            return Some(Arc::new(|_: &Site<'_>, _: &Tangent, _: &mut Out| {
+                Err("a value inside this call's body was replaced (a context's \
+                     `Action::Replace`, an update's intervention), so the rule registered for the \
+                     function, which describes its code, does not describe this call; \
+                     differentiate a trace recorded without the replacement"
+                    .to_string())
+            }));
+        }
+        Some(rule)
     }
 
     /// For a nested call whose callee's key the trace lost (imported from JSON) of a function

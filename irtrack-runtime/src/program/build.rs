@@ -963,7 +963,11 @@ impl Program {
                         skip_below = Some((n.id(), end));
                         continue;
                     }
-                    let registered = matches!(n.operation(), Ok(Operation::Registered(_)));
+                    // Replayed as the registered function only where its body is that
+                    // function's code (no value inside replaced: 30 where the intervened
+                    // model gave 14; a tester, 2026-11-28).
+                    let registered = matches!(n.operation(), Ok(Operation::Registered(_)))
+                        && !trace.store.body_intervened(n.id());
                     if registered && b.operands(n).iter().any(Src::is_dynamic) {
                         b.operation(n)?;
                         let end = trace.store.call(n.id()).map_or(0, |c| c.end);

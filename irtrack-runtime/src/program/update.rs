@@ -856,7 +856,10 @@ where
                 for (id, old) in fixed.into_iter().rev() {
                     match old {
                         Some(v) => self.fixed.insert(id, v),
-                        None => self.fixed.remove(&id),
+                        None => {
+                            self.trace.store.set_replaced(id, false);
+                            self.fixed.remove(&id)
+                        }
                     };
                 }
                 self.args = args;
@@ -1016,6 +1019,10 @@ where
         let mut undo_fixed = Vec::with_capacity(nodes.len());
         for (id, v) in nodes {
             undo_fixed.push((*id, self.fixed.insert(*id, v.clone())));
+            // A do-intervention replaces the call's result, as a context's `Action::Replace`
+            // (which a run of the function again uses): what reads the trace must know it
+            // (a custom rule of an enclosing call describes code whose result this is not).
+            self.trace.store.set_replaced(*id, true);
         }
         self.undo = Some(Undo::InPlace {
             scalars,
