@@ -160,10 +160,15 @@ pub(crate) fn registered_rule_in(trace: &Trace) -> Option<(NodeId, String)> {
 /// at NaN).
 fn without_a_value(trace: &Trace, wrt: Vec<Option<Tangent>>) -> Vec<Option<Tangent>> {
     let root = trace.root();
+    // The value first: the arguments are read through the trace's index, which a gradient
+    // does not build otherwise (building it took more than the whole gradient of `h`).
+    if !root.as_f64().is_some_and(f64::is_nan) {
+        return wrt;
+    }
     let nan_argument = root.arguments().into_iter().any(
         |a| matches!(a, crate::view::trace::Arg::Node(n) if n.raw_value().any_float(f64::is_nan)),
     );
-    if !root.as_f64().is_some_and(f64::is_nan) || nan_argument {
+    if nan_argument {
         return wrt;
     }
     wrt.into_iter()
