@@ -1065,3 +1065,32 @@ fn a_zero_at_a_point_carried_by_a_vector_does_not_absorb_an_infinity() {
         [Some(1.0), Some(1.0)]
     );
 }
+
+#[tracked]
+fn norm_of_tiny(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
+}
+
+/// Squares that underflow in part, to subnormals that keep a few bits: a slope read at them is
+/// off by as much ([0.604, 0.805] for [0.6, 0.8] at (3e-162, 4e-162); a tester, 2026-11-28).
+/// Refused, as a full underflow to 0 is; at normal magnitudes, the closed form.
+#[test]
+fn a_product_that_underflowed_in_part_is_refused() {
+    let e = gradient(norm_of_tiny, (3e-162, 4e-162)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            GradError::Indeterminate {
+                cause: Indeterminacy::Underflow { .. },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let g = gradient(norm_of_tiny, (3e-100, 4e-100)).unwrap();
+    let s: Vec<f64> = g.scalars().into_iter().map(Option::unwrap).collect();
+    assert!(
+        (s[0] - 0.6).abs() < 1e-12 && (s[1] - 0.8).abs() < 1e-12,
+        "{s:?}"
+    );
+}

@@ -789,14 +789,14 @@ impl Store {
     }
 
     /// Whether a node inside nested call `id`'s body is not what its code gave: a result a
-    /// context or an update replaced, a call whose body is another method's. A rule registered
-    /// for the callee, or the callee replayed as a registered operation, describes its code,
-    /// not that body.
+    /// context or an update replaced. A rule registered for the callee, or the callee replayed
+    /// as a registered operation, describes its code, not that body. (A call inside whose
+    /// recorded body is another method's, `Node::FOREIGN`, still gave the value its code gives.)
     pub(crate) fn body_intervened(&self, id: NodeId) -> bool {
         let Some(call) = self.call(id) else {
             return false;
         };
-        (id.0 + 1..call.end).any(|i| self.nodes[i as usize].not_from_body())
+        (id.0 + 1..call.end).any(|i| self.nodes[i as usize].replaced())
     }
 
     /// Why call `id`'s value is not what its recorded body gave, if it is not

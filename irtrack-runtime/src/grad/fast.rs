@@ -552,7 +552,13 @@ impl<'s> Builder<'s> {
                 });
                 continue;
             }
-            self.floats[i] = float_at(store, slot_of(&node));
+            let f = float_at(store, slot_of(&node));
+            // A subnormal may have lost precision (a product that underflowed in part): the
+            // general sweep judges whether a slope reads it.
+            if f.is_some_and(f64::is_subnormal) {
+                return None;
+            }
+            self.floats[i] = f;
             let frame = frames.last()?;
             let parent = NodeId(frame.node);
             let in_root = parent == self.root;

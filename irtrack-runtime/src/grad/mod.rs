@@ -122,7 +122,7 @@ where
             {
                 return Ok(Gradient {
                     value,
-                    wrt: without_a_value(&trace, fast.wrt),
+                    wrt: fast.wrt,
                 });
             }
         }
@@ -131,10 +131,7 @@ where
     let wrt = argument_gradients(&sweep);
     numbers(&trace, &seed, &wrt)?;
     underflow(&sweep, &wrt)?;
-    Ok(Gradient {
-        value,
-        wrt: without_a_value(&trace, wrt),
-    })
+    Ok(Gradient { value, wrt })
 }
 
 /// The first call of `trace` a rule registered with [`register_rule`] applies to, with the
@@ -152,28 +149,6 @@ pub(crate) fn registered_rule_in(trace: &Trace) -> Option<(NodeId, String)> {
         custom::lookup(&site)?;
         Some((id, site.describe()))
     })
-}
-
-/// A function whose value is NaN made from numbers has no derivative there: its gradient is NaN
-/// too, where an operand of the NaN met a zero sensitivity (`x.ln_1p() * 0.0 + x * x` at -1.5
-/// gave -3). A NaN argument's is the function's own, and passes as it is (`2x` has the slope 2
-/// at NaN).
-fn without_a_value(trace: &Trace, wrt: Vec<Option<Tangent>>) -> Vec<Option<Tangent>> {
-    let root = trace.root();
-    // The value first: the arguments are read through the trace's index, which a gradient
-    // does not build otherwise (building it took more than the whole gradient of `h`).
-    if !root.as_f64().is_some_and(f64::is_nan) {
-        return wrt;
-    }
-    let nan_argument = root.arguments().into_iter().any(
-        |a| matches!(a, crate::view::trace::Arg::Node(n) if n.raw_value().any_float(f64::is_nan)),
-    );
-    if nan_argument {
-        return wrt;
-    }
-    wrt.into_iter()
-        .map(|t| t.map(|t| t.scaled(f64::NAN)))
-        .collect()
 }
 
 /// The value of `f` on `args` and a backpropagator: given a sensitivity of the output's shape, it
@@ -377,6 +352,9 @@ fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(
 /// `Err` when a gradient has an infinite element made by an infinite slope at a zero that is
 /// only a limit ([`Indeterminacy::Underflow`]); found after the sweep, only then.
 fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradError> {
+    if let Some(e) = sweep.lossy_subnormal() {
+        return Err(e);
+    }
     if !indeterminate::any_infinite(grads) {
         return Ok(());
     }

@@ -2018,6 +2018,75 @@ impl<'s> Sweep<'s> {
         self.overflow()
     }
 
+    /// The first node reached by a nonzero sensitivity whose slope reads a subnormal that a
+    /// product or quotient of normal numbers made (or a sum of such): it underflowed in part,
+    /// keeping a few bits, and a float method's slope (or a quotient's, by its divisor) read at
+    /// it is off by as much (`sqrt(x² + y²)` at (3e-162, 4e-162) gave [0.604, 0.805] for
+    /// [0.6, 0.8]; a tester, 2026-11-28), as [`Indeterminacy::Underflow`]. Slopes that do not
+    /// read it (a product's, a sum's) are exact; an underflow to 0 is
+    /// [`underflow`](Self::underflow)'s.
+    pub(crate) fn lossy_subnormal(&self) -> Option<GradError> {
+        use crate::core::op::BinOp;
+        let store = self.store;
+        // Which nodes hold such a subnormal; found in recording order, so that a sum's operands
+        // are known before it.
+        let mut lossy: Vec<bool> = Vec::new();
+        for i in 0..store.len() {
+            let id = NodeId(i as u32);
+            let y = store.f64_at(store.slot(id));
+            let made = y.is_some_and(f64::is_subnormal)
+                && self.is_active(id)
+                && self.site(id).is_some_and(|site| match site.builtin() {
+                    Some(Builtin::Binary(BinOp::Mul | BinOp::Div)) => {
+                        (0..site.len()).all(|k| site.scalar(k).map_or(true, f64::is_normal))
+                    }
+                    Some(Builtin::Binary(BinOp::Add | BinOp::Sub)) => site
+                        .refs
+                        .iter()
+                        .any(|r| !r.is_none() && lossy.get(r.index()).copied().unwrap_or(false)),
+                    _ => false,
+                });
+            if made && lossy.is_empty() {
+                lossy = vec![false; store.len()];
+            }
+            if made {
+                lossy[i] = true;
+            }
+        }
+        if lossy.is_empty() {
+            return None;
+        }
+        for i in 0..store.len() {
+            let id = NodeId(i as u32);
+            let reached = self.adjoints[i]
+                .as_ref()
+                .is_some_and(|a| a.as_scalar() != Some(0.0));
+            if !reached || !self.is_active(id) {
+                continue;
+            }
+            let Some(site) = self.site(id) else { continue };
+            let reads = |k: usize| {
+                site.refs
+                    .get(k)
+                    .is_some_and(|r| !r.is_none() && lossy[r.index()])
+            };
+            let found = match site.builtin() {
+                Some(Builtin::Method(_)) => (0..site.len()).find(|&k| reads(k)),
+                Some(Builtin::Binary(BinOp::Div)) => reads(1).then_some(1),
+                _ => None,
+            };
+            if let Some(k) = found {
+                return Some(GradError::Indeterminate {
+                    at: self.place(id),
+                    cause: Indeterminacy::Underflow {
+                        zero: self.place(site.refs[k]),
+                    },
+                });
+            }
+        }
+        None
+    }
+
     /// Whether node `id`, of value `y`, is a sum or difference of an active operand that
     /// gave the other operand back exactly while the active one is a nonzero number (its
     /// contribution was lost in rounding).
