@@ -1991,15 +1991,7 @@ impl<'s> Sweep<'s> {
                 None => {}
             }
         }
-        for i in 0..store.len() {
-            let id = NodeId(i as u32);
-            let reached = self.adjoints[i]
-                .as_ref()
-                .is_some_and(|a| a.as_scalar() != Some(0.0));
-            if !reached || !self.is_active(id) {
-                continue;
-            }
-            let Some(site) = self.site(id) else { continue };
+        for (id, site) in self.reached_sites() {
             let Some((ds, n)) = rules::builtin_partials(&site) else {
                 continue;
             };
@@ -2016,6 +2008,20 @@ impl<'s> Sweep<'s> {
             }
         }
         self.overflow()
+    }
+
+    /// The active nodes a nonzero sensitivity reached, with their sites, in recording order.
+    fn reached_sites(&self) -> impl Iterator<Item = (NodeId, Site<'s>)> + '_ {
+        (0..self.store.len()).filter_map(move |i| {
+            let id = NodeId(i as u32);
+            let reached = self.adjoints[i]
+                .as_ref()
+                .is_some_and(|a| a.as_scalar() != Some(0.0));
+            if !reached || !self.is_active(id) {
+                return None;
+            }
+            Some((id, self.site(id)?))
+        })
     }
 
     /// The first node reached by a nonzero sensitivity whose slope reads a subnormal that a
@@ -2056,15 +2062,7 @@ impl<'s> Sweep<'s> {
         if lossy.is_empty() {
             return None;
         }
-        for i in 0..store.len() {
-            let id = NodeId(i as u32);
-            let reached = self.adjoints[i]
-                .as_ref()
-                .is_some_and(|a| a.as_scalar() != Some(0.0));
-            if !reached || !self.is_active(id) {
-                continue;
-            }
-            let Some(site) = self.site(id) else { continue };
+        for (id, site) in self.reached_sites() {
             let reads = |k: usize| {
                 site.refs
                     .get(k)
