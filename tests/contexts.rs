@@ -367,11 +367,12 @@ fn uses_generic_square(x: f64) -> f64 {
     generic_square(x) + x
 }
 
-struct ReplaceNamed(&'static str, f64);
+/// Replaces the result of every call named `.0`, `.2` calls deep or deeper, by `.1`.
+struct ReplaceNamed(&'static str, f64, usize);
 
 impl Context for ReplaceNamed {
     fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
-        if call.name == self.0 {
+        if call.name == self.0 && call.depth >= self.2 {
             irtrack::Action::Replace(irtrack::Value::snapshot(self.1))
         } else {
             irtrack::Action::Run
@@ -385,14 +386,14 @@ fn a_replaced_result_is_not_differentiated_through_or_replayed() {
         (d, -d)
     });
     let mut t = track_with(
-        ReplaceNamed("minus_for_replacement", 2.0),
+        ReplaceNamed("minus_for_replacement", 2.0, 0),
         uses_minus_for_replacement,
         (3.0, 1.0),
     );
     assert_eq!(t.root().value::<f64>(), Some(&2.0));
     assert!(t.backward(1.0).is_err());
     let mut t = track_with(
-        ReplaceNamed("generic_square", 5.0),
+        ReplaceNamed("generic_square", 5.0, 0),
         uses_generic_square,
         (3.0,),
     );
@@ -429,23 +430,10 @@ fn uses_abs_squared_operation(x: f64) -> f64 {
     abs_squared_operation(x) + x
 }
 
-/// Replaces the result of every call named `.0` met below the root by `.1`.
-struct ReplaceInside(&'static str, f64);
-
-impl Context for ReplaceInside {
-    fn before_call(&self, call: &irtrack::Call<'_>) -> irtrack::Action {
-        if call.name == self.0 && call.depth >= 1 {
-            irtrack::Action::Replace(irtrack::Value::snapshot(self.1))
-        } else {
-            irtrack::Action::Run
-        }
-    }
-}
-
 #[test]
 fn a_rule_or_an_operation_does_not_describe_an_intervened_body() {
     irtrack::grad::register_rule(square_with_a_rule, |(x,): (f64,), d: f64| 2.0 * x * d);
-    let mut t = track_with(ReplaceInside("*", 7.0), uses_square_with_a_rule, (3.0,));
+    let mut t = track_with(ReplaceNamed("*", 7.0, 1), uses_square_with_a_rule, (3.0,));
     assert_eq!(t.root().value::<f64>(), Some(&10.0));
     let e = t.backward(1.0).unwrap_err();
     assert!(e.to_string().contains("replaced"), "{e}");
@@ -459,7 +447,7 @@ fn a_rule_or_an_operation_does_not_describe_an_intervened_body() {
     irtrack::register_operation(abs_squared_operation);
     // `abs` replaced by the value it had: the operation's re-run would agree at the point.
     let t = track_with(
-        ReplaceInside("abs", 3.0),
+        ReplaceNamed("abs", 3.0, 1),
         uses_abs_squared_operation,
         (3.0,),
     );

@@ -200,24 +200,34 @@ pub(crate) fn mark() -> Option<Mark> {
     })
 }
 
-/// Puts the active `collect`s and `inject`s back where `mark` found them.
-fn rollback(mark: Mark) {
+/// Puts the active `inject`s where `mark` found them, and, when `collected`, the active
+/// `collect`s too (the values collected since are dropped).
+fn restore(mark: &Mark, collected: bool) {
     SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
+        // An attempt pushes and pops its own scopes (`Pop`, also on a panic): the stack is the
+        // one marked.
         if scopes.len() != mark.0.len() {
+            debug_assert!(false, "the checkpoint scopes changed during an attempt");
             return;
         }
-        for (scope, at) in scopes.iter_mut().zip(mark.0) {
+        for (scope, at) in scopes.iter_mut().zip(&mark.0) {
             match scope {
-                Scope::Collect { seen, .. } => {
+                Scope::Collect { seen, .. } if collected => {
                     seen.0.retain(|k, _| at.contains_key(k));
                     for (k, v) in seen.0.iter_mut() {
-                        v.truncate(at[k]);
+                        if let Some(&n) = at.get(k) {
+                            v.truncate(n);
+                        }
                     }
                 }
+                Scope::Collect { .. } => {}
+                // Its keys are the ones it was given, every one of them marked.
                 Scope::Inject { values, .. } => {
-                    for (k, (_, taken)) in values.iter_mut() {
-                        *taken = at.get(k).copied().unwrap_or(0);
+                    for (k, &n) in at {
+                        if let Some((_, taken)) = values.get_mut(k) {
+                            *taken = n;
+                        }
                     }
                 }
             }
@@ -233,21 +243,9 @@ pub(crate) fn again<T>(from: &Option<Mark>, check: impl FnOnce() -> T) -> T {
     let (Some(from), Some(after)) = (from, mark()) else {
         return check();
     };
-    SCOPES.with(|s| {
-        let mut scopes = s.borrow_mut();
-        if scopes.len() != from.0.len() {
-            return;
-        }
-        for (scope, at) in scopes.iter_mut().zip(&from.0) {
-            if let Scope::Inject { values, .. } = scope {
-                for (k, (_, taken)) in values.iter_mut() {
-                    *taken = at.get(k).copied().unwrap_or(0);
-                }
-            }
-        }
-    });
+    restore(from, false);
     let out = check();
-    rollback(after);
+    restore(&after, true);
     out
 }
 
@@ -271,7 +269,7 @@ pub(crate) fn attempt<T, E>(attempt: impl FnOnce() -> Result<T, E>) -> Result<T,
     };
     let out = attempt();
     if out.is_err() {
-        rollback(at);
+        restore(&at, true);
     }
     out
 }

@@ -444,23 +444,25 @@ fn find_runs(
             i += 1;
             continue;
         };
-        let (sb, sc, so) = match (
+        // A dot product's addend is the previous sum: its stride is not read.
+        let dot = second.a == first.out && uses[first.out as usize] == 1;
+        let addend = if dot {
+            Some(0)
+        } else {
+            stride(first.a, second.a)
+        };
+        let (sa, sb, sc, so) = match (
+            addend,
             stride(first.b, second.b),
             stride(first.c, second.c),
             stride(first.out, second.out),
         ) {
-            (Some(b), Some(c), Some(o)) => (b, c, o),
+            (Some(a), Some(b), Some(c), Some(o)) => (a, b, c, o),
             _ => {
                 out.push(first);
                 i += 1;
                 continue;
             }
-        };
-        let dot = second.a == first.out && uses[first.out as usize] == 1;
-        let sa = if dot {
-            0
-        } else {
-            stride(first.a, second.a).unwrap_or(0)
         };
         let at = |(f, s): (u32, i32), k: usize| f as i64 + s as i64 * k as i64;
         // Extend while the next instruction is the run's k-th.
