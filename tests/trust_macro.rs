@@ -1204,3 +1204,127 @@ fn a_closure_returning_a_closure_compiles_and_runs() {
     trace.verify().unwrap();
     assert!(irtrack::gradient(closure_making_closures, (1.5,)).is_err());
 }
+
+// ---- A loop's dry run left its `&mut` notes behind (a tester on rand_distr's `btpe`,
+// 2026-11-28): a loop whose deferred variable every way out assigns is lowered twice, and the
+// first lowering's note that `v.ln()` (on a `mut` local) may write its receiver stayed, naming the
+// entry that took its number in the second: an entry without operands made every `track` panic
+// ("irtrack bug: … no operand 0 to pass by `&mut`"), one with operands got a false note.
+
+fn to_i64(x: f64) -> i64 {
+    x as i64
+}
+
+both! {
+    fn deferred_in_loop(x: f64) -> f64 {
+        let mut y: i64;
+        loop {
+            let mut v = x * 2.0;
+            if x > 0.5 {
+                if v > 10.0 {
+                    continue;
+                } else {
+                    y = 2;
+                }
+            } else if x > 0.2 {
+                y = to_i64(v.ln());
+                if y < 0 {
+                    continue;
+                } else {
+                    v *= 2.0;
+                }
+            } else {
+                y = 3;
+            }
+            let _ = v;
+            break;
+        }
+        y as f64 * x
+    }
+
+    fn deferred_float_in_loop(x: f64) -> f64 {
+        let y: f64;
+        let mut k = 0;
+        loop {
+            let mut v = x * 2.0 + k as f64;
+            k += 1;
+            if v > 3.0 {
+                y = v.ln() * x;
+                break;
+            } else {
+                v = v.sqrt();
+                if v > 100.0 {
+                    y = v;
+                    break;
+                }
+            }
+        }
+        y + x
+    }
+}
+
+#[test]
+fn a_loops_dry_run_leaves_no_notes_behind() {
+    // At 0.3, `y < 0` compares `to_i64(ln 0.6) = 0` with 0, read through an untracked call as a
+    // tie: refused (`Indeterminacy::Equality`), not wrong.
+    assert_eq!(
+        check_f64(
+            deferred_in_loop::tracked,
+            deferred_in_loop::plain,
+            &[0.1, 0.3, 0.6, 0.9]
+        ),
+        3
+    );
+    assert_eq!(
+        check_f64(
+            deferred_float_in_loop::tracked,
+            deferred_float_in_loop::plain,
+            &[0.3, 1.3, 2.5]
+        ),
+        3
+    );
+}
+
+// ---- `_ => unreachable!()` in a `match` whose value is an enum without `Snapshot` (a tester
+// adapting rand_distr's `Binomial::new`, 2026-11-28): the arm's value was recorded, and its type,
+// an inference variable when the probe asked, made a compile error pointing at the macro. A
+// macro that never returns (`panic!`, `unreachable!`, `todo!`, `unimplemented!`) gives no value
+// to record.
+
+#[derive(Clone, Copy, Debug)]
+enum Method {
+    Double(f64),
+    Triple(f64),
+    Nothing,
+}
+
+#[tracked]
+fn diverging_arm(x: f64, k: u8) -> f64 {
+    let m = match k {
+        0 => Method::Double(x),
+        1 => Method::Triple(x),
+        _ => unreachable!("no method {k}"),
+    };
+    let n = if k < 2 { m } else { panic!("no method") };
+    match n {
+        Method::Double(v) => v * 2.0,
+        Method::Triple(v) => v * 3.0,
+        Method::Nothing => todo!(),
+    }
+}
+
+#[test]
+fn a_diverging_macro_in_value_position_compiles() {
+    for (k, want) in [(0, 2.0 * 1.5), (1, 3.0 * 1.5)] {
+        let (out, trace) = track_output(diverging_arm, (1.5, k));
+        assert_eq!(out, want);
+        trace.verify().unwrap();
+    }
+    let (trace, result) = irtrack::try_track(diverging_arm, (1.5, 7));
+    assert!(result.is_err());
+    trace.verify().unwrap();
+    assert_eq!(
+        trace.root().children().last().unwrap().kind(),
+        irtrack::NodeKind::Error
+    );
+}

@@ -29,6 +29,14 @@ impl EntryId {
     }
 }
 
+/// A point of an [`IrBuilder`] to go back to.
+pub struct IrMark {
+    entries: usize,
+    var_count: u32,
+    block_count: u32,
+    notes: [usize; 6],
+}
+
 #[derive(Debug)]
 pub struct IrBuilder {
     pub entries: Vec<Entry>,
@@ -68,6 +76,40 @@ impl IrBuilder {
             callee_vars: Vec::new(),
             callee_captures: Vec::new(),
         }
+    }
+
+    /// How far the builder has got: a dry run of the lowering undoes back to it
+    /// ([`rollback`](Self::rollback)).
+    pub fn mark(&self) -> IrMark {
+        IrMark {
+            entries: self.entries.len(),
+            var_count: self.var_count,
+            block_count: self.block_count,
+            notes: [
+                self.mut_borrows.len(),
+                self.bind_paths.len(),
+                self.struct_fields.len(),
+                self.captures.len(),
+                self.callee_vars.len(),
+                self.callee_captures.len(),
+            ],
+        }
+    }
+
+    /// Drops what was built after `mark`: the entries and the notes about them. A note kept
+    /// past its entry names whatever entry takes its number later (a `&mut` mark of a dry
+    /// run's `v.ln()` landed on an entry without operands, which the runtime refused).
+    pub fn rollback(&mut self, mark: &IrMark) {
+        self.entries.truncate(mark.entries);
+        self.var_count = mark.var_count;
+        self.block_count = mark.block_count;
+        let [a, b, c, d, e, f] = mark.notes;
+        self.mut_borrows.truncate(a);
+        self.bind_paths.truncate(b);
+        self.struct_fields.truncate(c);
+        self.captures.truncate(d);
+        self.callee_vars.truncate(e);
+        self.callee_captures.truncate(f);
     }
 
     pub fn new_block(&mut self) -> u32 {

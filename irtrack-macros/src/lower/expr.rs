@@ -718,6 +718,13 @@ impl Lowerer {
 
     /// A macro call recorded as a special whose operands are the local variables it mentions.
     fn macro_mentions(&mut self, m: &syn::ExprMacro, e: &Expr) -> Lowered {
+        // `panic!()`, `unreachable!()`: no value to record (the recorder ends the call in an
+        // error node), and a node of it would take its type from inference, which had not
+        // settled the type of a `match` arm's `_ => unreachable!()` when the probe asked
+        // (a compile error for an enum without `Snapshot`).
+        if super::scan::macro_diverges(&m.mac) {
+            return Lowered::quiet(e.to_token_stream(), Operand::None);
+        }
         let (versions, lent) = self.macro_writes(&m.mac);
         let ops = self.mentioned_operands(&m.mac);
         let head = format!("{}!", text(&m.mac.path));

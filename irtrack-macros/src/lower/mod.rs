@@ -57,9 +57,7 @@ struct LoopCtx {
 
 /// What a dry run of the lowering changes, to undo it (see [`Lowerer::dry_run`]).
 struct State {
-    entries: usize,
-    var_count: u32,
-    block_count: u32,
+    ir: crate::ir::IrMark,
     block: u32,
     scopes: Vec<Vec<Local>>,
     loops: Vec<LoopCtx>,
@@ -525,9 +523,7 @@ impl Lowerer {
     /// value every way out of it initialises, before its exit block's arguments are numbered.
     fn dry_run<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let state = State {
-            entries: self.ir.entries.len(),
-            var_count: self.ir.var_count,
-            block_count: self.ir.block_count,
+            ir: self.ir.mark(),
             block: self.block,
             scopes: self.scopes.clone(),
             loops: self.loops.clone(),
@@ -538,9 +534,7 @@ impl Lowerer {
             late_vars: self.late_vars.clone(),
         };
         let out = f(self);
-        self.ir.entries.truncate(state.entries);
-        self.ir.var_count = state.var_count;
-        self.ir.block_count = state.block_count;
+        self.ir.rollback(&state.ir);
         self.block = state.block;
         self.scopes = state.scopes;
         self.loops = state.loops;

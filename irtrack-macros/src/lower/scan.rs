@@ -357,7 +357,8 @@ pub fn expr_diverges(e: &Expr) -> bool {
     }
 }
 
-fn macro_diverges(m: &syn::Macro) -> bool {
+/// `panic!`, `unreachable!`, `todo!`, `unimplemented!`: macros that never give a value.
+pub(crate) fn macro_diverges(m: &syn::Macro) -> bool {
     m.path.get_ident().is_some_and(|i| {
         matches!(
             i.to_string().as_str(),
