@@ -1188,3 +1188,76 @@ fn emitted_shifts_and_indices_out_of_range_are_errors() {
     assert_eq!(pick_p(vec![1.0, 2.0], 1.5), Ok(pick(vec![1.0, 2.0], 1.5)));
     assert!(pick_p(vec![1.0, 2.0], 5.0).is_err());
 }
+
+// ---- Two derivative programs' wrong numbers (a tester probing bad input, 2026-11-28).
+
+/// A zero that is only a limit absorbed a NaN: `cos x · exp x` at -∞, `exp` 0 there as a limit
+/// and `cos` NaN, gave the derivative 0 of a function that is NaN there (`gradient` refused).
+#[test]
+fn a_limit_zero_meeting_a_nan_is_indeterminate() {
+    let p = Program::from_trace(&track(sin_exp, (0.3,)), &[Input::Dynamic]).unwrap();
+    assert!(p
+        .call((f64::NEG_INFINITY,))
+        .unwrap()
+        .as_f64()
+        .unwrap()
+        .is_nan());
+    let d = differentiate(&p, &[0]).unwrap();
+    let e = d.call((f64::NEG_INFINITY, 1.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::Indeterminate(_)), "{e}");
+    let r = reverse(&p, 0).unwrap();
+    assert!(matches!(
+        r.call((f64::NEG_INFINITY, 1.0)),
+        Err(ReplayError::Indeterminate(_))
+    ));
+    // An exact zero still absorbs a NaN: the direction 0.
+    assert_eq!(d.call((-1e300, 0.0)).unwrap().as_f64(), Some(0.0));
+    // Elsewhere the derivative is the closed form.
+    let x = -2.0f64;
+    let got = d.call((x, 1.0)).unwrap().as_f64().unwrap();
+    assert!(close(got, x.exp() * (x.sin() + x.cos()), 1e-12));
+}
+
+#[tracked]
+fn squares(x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for t in &x {
+        s += t * t;
+    }
+    s
+}
+
+#[tracked]
+fn halves(x: Vec<f64>) -> Vec<f64> {
+    vec![x[0] * 0.5, x[1] * 0.5]
+}
+
+/// A direction or cotangent of another length than its input's or the output's was read in
+/// part: `[1, 1, 7]` for a 2-vector gave 6, the 7 ignored; a 3-element cotangent for a
+/// 2-element output gave `[0.5, 0.5]`. Now `ReplayError::Shape`, naming the argument.
+#[test]
+fn a_direction_or_cotangent_of_another_shape_is_refused() {
+    let p = Program::from_trace(&track(squares, (vec![1.0, 2.0],)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    assert_eq!(
+        d.call((vec![1.0, 2.0], vec![1.0, 1.0])).unwrap().as_f64(),
+        Some(2.0 + 4.0)
+    );
+    for v in [vec![1.0, 1.0, 7.0], vec![1.0]] {
+        let e = d.call((vec![1.0, 2.0], v)).unwrap_err();
+        assert!(matches!(e, ReplayError::Shape { index: 1, .. }), "{e}");
+        assert!(e.to_string().contains("argument 2"), "{e}");
+    }
+    let dd = differentiate(&d, &[0]).unwrap();
+    let e = dd
+        .call((vec![1.0, 2.0], vec![1.0, 1.0], vec![1.0, 1.0, 1.0]))
+        .unwrap_err();
+    assert!(matches!(e, ReplayError::Shape { index: 2, .. }), "{e}");
+
+    let p = Program::from_trace(&track(halves, (vec![1.0, 2.0],)), &[Input::Dynamic]).unwrap();
+    let r = reverse(&p, 0).unwrap();
+    let ct = r.call((vec![1.0, 2.0], vec![1.0, 1.0])).unwrap();
+    assert_eq!(ct.downcast_ref::<Vec<f64>>(), Some(&vec![0.5, 0.5]));
+    let e = r.call((vec![1.0, 2.0], vec![1.0, 1.0, 1.0])).unwrap_err();
+    assert!(matches!(e, ReplayError::Shape { index: 1, .. }), "{e}");
+}

@@ -27,6 +27,9 @@ pub fn frechet_f_d1(
     let s2 = roll(s1, 1_i32);
     Ok(move |v1: ndarray::Array1<f64>| -> Result<ndarray::Array1<f64>, &'static str> {
         let mut noted1 = irtrack::diff::Noted::default();
+        if v1.len() != x1.len() {
+            return Err("frechet_f': v1 must have the length of x1");
+        }
         let s3 = roll(v1.clone(), 1_i32);
         let s4 = noted1.times(&v1, &s2);
         let s5 = noted1.times(&x1, &s3);
@@ -59,6 +62,9 @@ pub fn frechet_g_d2(
         v1: ndarray::Array1<f64>,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>> {
         let mut noted1 = irtrack::diff::Noted::default();
+        if v1.len() != x1.len() {
+            panic!("{}", "frechet_g'': v1 must have the length of x1");
+        }
         let s4 = roll(v1.clone(), 1_i32);
         let s5 = noted1.times(&v1, &s2);
         let s6 = noted1.times(&x1, &s4);
@@ -69,6 +75,9 @@ pub fn frechet_g_d2(
         let x1 = x1.clone();
         Box::new(move |v2: ndarray::Array1<f64>| -> Result<f64, &'static str> {
             let mut noted2 = noted1;
+            if v2.len() != x1.len() {
+                return Err("frechet_g'': v2 must have the length of x1");
+            }
             let s10 = roll(v2.clone(), 1_i32);
             let s11 = noted2.times(&v2, &s2);
             let s12 = noted2.times(&x1, &s10);
@@ -177,6 +186,9 @@ pub fn frechet_g_hvp(
             v2: ndarray::Array1<f64>,
         | -> Result<ndarray::Array1<f64>, &'static str> {
             let mut noted2 = noted1;
+            if v2.len() != x1.len() {
+                return Err("frechet_g*': v2 must have the length of x1");
+            }
             let s15 = roll(v2.clone(), 1_i32);
             let s16 = noted2.times(&v2, &s2);
             let s17 = noted2.times(&x1, &s15);

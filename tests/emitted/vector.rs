@@ -342,8 +342,12 @@ pub fn rosenbrock_hvp(
         let s93 = -s92;
         let s94 = s93 + s93;
         let s39 = s39.clone();
+        let x1 = x1.clone();
         Box::new(move |v2: Vec<f64>| -> Result<Vec<f64>, &'static str> {
             let mut noted2 = noted1;
+            if v2.len() != x1.len() {
+                return Err("rosenbrock*': v2 must have the length of x1");
+            }
             let s95 = match v2.get(1_usize) {
                 Some(&r) => r,
                 None => {
@@ -673,6 +677,9 @@ pub fn mixed_jvp(
     let s23 = s21 | s22;
     Ok(move |v1_1: Vec<f64>, v1_2: f64| -> Result<Vec<f64>, &'static str> {
         let mut noted1 = noted0;
+        if v1_1.len() != x1.len() {
+            return Err("mixed': v1_1 must have the length of x1");
+        }
         let s24 = match v1_1.get(0_usize) {
             Some(&r) => r,
             None => return Err("mixed [§1:%4]: an index out of bounds on these inputs"),

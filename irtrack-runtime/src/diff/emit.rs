@@ -8,7 +8,7 @@ use super::graph::Kind;
 use super::kernels::Kernel;
 use crate::core::op::{ArrayOp, BinOp, Builtin, FloatFn, FloatQuery, ScalarType, UnOp};
 use crate::core::value::Value;
-use crate::program::{Origin, PartInput, Parts, Program, Src};
+use crate::program::{Like, Origin, PartInput, Parts, Program, Src};
 use crate::view::operation::Operation;
 use std::fmt::Write;
 
@@ -29,7 +29,11 @@ use std::fmt::Write;
 ///
 /// The emitted code uses `ndarray` for arrays and `irtrack::diff::sum_like` where reverse mode
 /// sums a broadcast cotangent; an array operation on shapes that do not fit panics there, as
-/// `ndarray`'s operators do.
+/// `ndarray`'s operators do. A direction must have its input's shape and a cotangent the
+/// recorded output's, as the program checks ([`ReplayError::Shape`]): the last closure returns
+/// `Err` when one has not, a closure returning a closure panics.
+///
+/// [`ReplayError::Shape`]: crate::program::ReplayError::Shape
 ///
 /// ```
 /// use irtrack::diff::{differentiate, emit_rust};
@@ -969,6 +973,59 @@ impl<'p> Emitter<'p> {
                     note(v, self.op_stage[k]);
                 }
             }
+        }
+        // A direction has its input's shape, a cotangent the recorded output's, as the
+        // program checks (`Like`): the closure taking it returns `Err` when it has not (the
+        // last one) or panics (one that returns a closure).
+        for (j, input) in parts.inputs.iter().enumerate() {
+            let PartInput::Dynamic {
+                like: Some(like),
+                sample,
+                stage,
+                ..
+            } = input
+            else {
+                continue;
+            };
+            let dims = crate::diff::graph::shape(sample).unwrap_or_default();
+            let s = *stage as usize;
+            let v = self.input_name(j);
+            let (test, want) = match like {
+                _ if dims.is_empty() => continue,
+                Like::Input(k) => {
+                    if let Some(x) = self.value(&Src::Input(*k))? {
+                        note(x, *stage);
+                    }
+                    let x = self.input_name(*k);
+                    match dims.len() {
+                        1 => (
+                            format!("{v}.len() != {x}.len()"),
+                            format!("the length of {x}"),
+                        ),
+                        _ => (
+                            format!("{v}.shape() != {x}.shape()"),
+                            format!("the shape of {x}"),
+                        ),
+                    }
+                }
+                Like::Shape(d) => match d.as_slice() {
+                    [m] => (
+                        format!("{v}.len() != {m}"),
+                        format!("the length {m} of the output"),
+                    ),
+                    _ => (
+                        format!("{v}.shape() != &{d:?}[..]"),
+                        format!("the shape {d:?} of the output"),
+                    ),
+                },
+            };
+            let msg = format!("{}: {v} must have {want}", parts.name);
+            let check = if s == n {
+                format!("if {test} {{ return Err({msg:?}); }}\n")
+            } else {
+                format!("if {test} {{ panic!(\"{{}}\", {msg:?}); }}\n")
+            };
+            bodies[s].insert_str(0, &check);
         }
         let out = self.atom(&parts.output.clone(), &origin(&parts.name))?;
         let out_value = self.value(&parts.output)?;

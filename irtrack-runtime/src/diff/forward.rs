@@ -4,7 +4,7 @@
 use super::error::DiffError;
 use super::graph::{Graph, Kind};
 use super::rules::{self, Rules};
-use crate::program::{PartInput, Program, Src};
+use crate::program::{Like, PartInput, Program, Src};
 
 /// The tangent of every value that depends on a direction.
 pub(crate) struct Tangents {
@@ -57,7 +57,7 @@ pub(crate) fn directions(
         if let Some(PartInput::Dynamic { varies, .. }) = g.inputs.get_mut(k) {
             *varies = true;
         }
-        seeds.push((k, g.add_input(sample, stage)));
+        seeds.push((k, g.add_input(sample, stage, Like::Input(k))));
     }
     Ok(seeds)
 }

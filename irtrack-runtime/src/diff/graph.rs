@@ -8,7 +8,7 @@ use super::kernels::Kernel;
 use crate::core::ids::{CalleeKey, NodeId};
 use crate::core::op::{ArrayOp, BinOp, Builtin, FloatFn, ScalarType, UnOp};
 use crate::core::value::{Snapshot, Value};
-use crate::program::{Origin, PartGuard, PartInput, PartOp, Parts, Program, Src};
+use crate::program::{Like, Origin, PartGuard, PartInput, PartOp, Parts, Program, Src};
 use crate::view::operation::{run_operation, Operation};
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -404,14 +404,16 @@ impl Graph {
             + 1
     }
 
-    /// Adds a dynamic input of `sample`'s type at `stage` and returns it.
-    pub(crate) fn add_input(&mut self, sample: Value, stage: u32) -> Src {
+    /// Adds a dynamic input of `sample`'s type at `stage`, of the shape `like` says, and
+    /// returns it.
+    pub(crate) fn add_input(&mut self, sample: Value, stage: u32, like: Like) -> Src {
         self.inputs.push(PartInput::Dynamic {
             type_name: sample.type_name().to_string(),
             stage,
             sample,
             varies: false,
             length: None,
+            like: Some(like),
         });
         Src::Input(self.inputs.len() - 1)
     }

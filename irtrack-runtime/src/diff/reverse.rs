@@ -13,7 +13,7 @@ use super::kernels::Kernel;
 use super::rules::{self, Rules};
 use crate::core::op::{ArrayOp, BinOp, Builtin, FloatFn, UnOp};
 use crate::core::value::Snapshot;
-use crate::program::{PartInput, Program, Src};
+use crate::program::{Like, PartInput, Program, Src};
 use crate::view::operation::Operation;
 
 /// The vector-Jacobian product program of `program` for the input `wrt`: it takes the
@@ -82,7 +82,9 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
     let t = push_forward(&mut g, &seeds, rules)?;
     let out = g.output.clone();
     let sample = g.value(&out);
-    let u = g.add_input(sample, stage);
+    // The output's shape as recorded: the path fixes it (a length read is guarded).
+    let like = Like::Shape(shape(&sample).unwrap_or_default());
+    let u = g.add_input(sample, stage, like);
     let ct = match t.of(&out) {
         Some(t_out) => Transpose::run(&mut g, v, wrt, &t_out, &u, rules)?,
         None => None,

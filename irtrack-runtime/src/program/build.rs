@@ -1024,6 +1024,7 @@ impl Program {
                     Input::Dynamic => InputSlot::Dynamic {
                         type_name: v.type_name().to_string(),
                         length: b.lengths.get(&k).cloned(),
+                        like: None,
                     },
                     Input::Static => InputSlot::Static(v),
                 }

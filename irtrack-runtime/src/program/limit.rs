@@ -430,18 +430,21 @@ fn absorbing(op: &Operation) -> Option<ScalarForm> {
     }
 }
 
-/// Whether operand `i`, holding a zero, meets what makes `0 · ∞` of it: an infinity in a
-/// product, a zero denominator under it as a quotient's numerator. (A NaN it absorbs is the
-/// function's own, `ln` of a negative number: it was never a number to lose.)
+/// Whether operand `i`, holding a zero that is only a limit, meets what makes `0 · ∞` of it:
+/// an infinity or a NaN in a product, a zero or NaN denominator under it as a quotient's
+/// numerator. (An exact zero absorbs a NaN, as the gradient's sweep does: the side of `max`
+/// not taken; a limit zero is no zero, and its product with NaN is none.)
 fn indeterminate(form: ScalarForm, i: usize, operands: &[Value]) -> bool {
     let other = |j: usize, bad: fn(f64) -> bool| operands.get(j).is_some_and(|v| v.any_float(bad));
     if !operands.get(i).is_some_and(|v| v.any_float(|x| x == 0.0)) {
         return false;
     }
+    // A NaN factor too: `0 · NaN` is 0 only for an exact zero (`cos x · exp x` at -∞, whose
+    // `exp` is 0 as a limit, gave the derivative 0 of a function that is NaN there).
     match (form, i) {
-        (ScalarForm::Times, 0) => other(1, f64::is_infinite),
-        (ScalarForm::Times, _) => other(0, f64::is_infinite),
-        (ScalarForm::Over, 0) => other(1, |x| x == 0.0),
+        (ScalarForm::Times, 0) => other(1, |x| x.is_infinite() || x.is_nan()),
+        (ScalarForm::Times, _) => other(0, |x| x.is_infinite() || x.is_nan()),
+        (ScalarForm::Over, 0) => other(1, |x| x == 0.0 || x.is_nan()),
         _ => false,
     }
 }

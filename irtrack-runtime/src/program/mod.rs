@@ -117,8 +117,21 @@ enum InputSlot {
         /// value): a call with another length takes another path, refused as a failed guard
         /// at the read.
         length: Option<(usize, Origin)>,
+        /// The shape it must have, for a derivative's direction or cotangent.
+        like: Option<Like>,
     },
     Static(Value),
+}
+
+/// The shape a derivative program's added input must have: a direction has its input's, a
+/// cotangent the recorded output's. Unchecked, a longer one was read in part (a direction
+/// `[1, 1, 7]` for a 2-vector gave a derivative, the 7 ignored).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Like {
+    /// The shape of input `k` in the same call.
+    Input(usize),
+    /// This shape (`[]` a float, `[n]` a vector, an array's shape).
+    Shape(Vec<usize>),
 }
 
 /// Where a value comes from when the program runs.
@@ -291,6 +304,16 @@ pub enum ReplayError {
         /// What irtrack holds of it.
         known: &'static str,
     },
+    /// A derivative program's direction or cotangent does not have the shape of what it
+    /// stands beside: its input's (a direction), the output's (a cotangent).
+    Shape {
+        /// The argument, from 0.
+        index: usize,
+        /// The shape it must have, and of what (`vector of 2, as argument 1`).
+        expected: String,
+        /// The shape given.
+        given: String,
+    },
     /// A dynamic argument is not of the recorded type.
     Type {
         /// The argument, from 0.
@@ -446,6 +469,15 @@ impl fmt::Display for ReplayError {
                  folded from: pass only the dynamic arguments with `call_dynamic` (the static \
                  ones keep their recorded values), build a program from a trace on this value, \
                  or pass the numbers it holds as separate arguments",
+                index + 1
+            ),
+            ReplayError::Shape {
+                index,
+                expected,
+                given,
+            } => write!(
+                f,
+                "argument {} must be a {expected}, not a {given}",
                 index + 1
             ),
             ReplayError::Type {

@@ -27,6 +27,8 @@ pub(crate) enum PartInput {
         varies: bool,
         /// The vector's length the path read, and where ([`InputSlot::Dynamic`]).
         length: Option<(usize, Origin)>,
+        /// The shape it must have (a derivative's direction, a cotangent).
+        like: Option<super::Like>,
     },
     /// Fixed at its recorded value.
     Static(Value),
@@ -89,9 +91,14 @@ impl Program {
             .iter()
             .enumerate()
             .map(|(k, slot)| match slot {
-                InputSlot::Dynamic { type_name, length } => PartInput::Dynamic {
+                InputSlot::Dynamic {
+                    type_name,
+                    length,
+                    like,
+                } => PartInput::Dynamic {
                     type_name: type_name.clone(),
                     length: length.clone(),
+                    like: like.clone(),
                     stage: self.stages.get(k).copied().unwrap_or(0),
                     sample: self.samples.get(k).cloned().unwrap_or(Value::UNIT),
                     varies: self.varies.get(k).copied().unwrap_or(false),
@@ -182,11 +189,16 @@ impl Program {
                     sample,
                     varies: v,
                     length,
+                    like,
                 } => {
                     stages.push(stage);
                     samples.push(sample);
                     varies.push(v);
-                    InputSlot::Dynamic { type_name, length }
+                    InputSlot::Dynamic {
+                        type_name,
+                        length,
+                        like,
+                    }
                 }
                 PartInput::Static(v) => {
                     stages.push(0);

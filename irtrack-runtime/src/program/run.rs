@@ -1,7 +1,7 @@
 //! Running a program: check the arguments, run the operations in order into registers,
 //! check each guard when its condition is computed.
 
-use super::{Args, InputSlot, OpKind, Program, ReplayError, Src, Step};
+use super::{Args, InputSlot, Like, OpKind, Program, ReplayError, Src, Step};
 use crate::core::value::short_type_name;
 use crate::core::value::Value;
 use crate::view::operation::run_operation;
@@ -264,13 +264,20 @@ impl Program {
                         })
                     }
                 },
-                InputSlot::Dynamic { type_name, length } => {
+                InputSlot::Dynamic {
+                    type_name,
+                    length,
+                    like,
+                } => {
                     if referent(given.type_name()) != referent(type_name) {
                         return Err(ReplayError::Type {
                             index,
                             expected: type_name.clone(),
                             given: given.type_name().to_string(),
                         });
+                    }
+                    if let Some(like) = like {
+                        check_like(index, like, given, args)?;
                     }
                     // The path read the vector's length: another length takes another path.
                     if let Some((n, at)) = length {
@@ -286,6 +293,48 @@ impl Program {
         }
         Ok(())
     }
+}
+
+/// `Err` when a derivative's direction or cotangent `given` (argument `index`) has not the shape
+/// `like` asks for.
+fn check_like(index: usize, like: &Like, given: &Value, args: &[Value]) -> Result<(), ReplayError> {
+    let (want, of) = match like {
+        Like::Input(k) => match args.get(*k).and_then(shape) {
+            Some(s) => (s, format!(", as argument {}", k + 1)),
+            None => return Ok(()),
+        },
+        Like::Shape(s) => (s.clone(), ", as the recorded output".to_string()),
+    };
+    match shape(given) {
+        Some(s) if s == want => Ok(()),
+        s => Err(ReplayError::Shape {
+            index,
+            expected: format!("{}{of}", describe(Some(&want))),
+            given: describe(s.as_ref()),
+        }),
+    }
+}
+
+/// `float`, `vector of 3`, `array [2, 2]`, for a shape read by [`shape`].
+fn describe(s: Option<&Vec<usize>>) -> String {
+    match s.map(Vec::as_slice) {
+        Some([]) => "float".into(),
+        Some([n]) => format!("vector of {n}"),
+        Some(d) => format!("array {d:?}"),
+        None => "value of no float shape".into(),
+    }
+}
+
+/// The shape of a float, a vector of floats, an array of floats.
+fn shape(v: &Value) -> Option<Vec<usize>> {
+    if v.as_f64().is_some() {
+        return Some(Vec::new());
+    }
+    #[cfg(feature = "ndarray")]
+    if let Some(a) = crate::core::arrays::array_primal(v) {
+        return Some(a.shape().to_vec());
+    }
+    v.floats().map(|x| vec![x.len()])
 }
 
 /// A type name without the references around it: a program takes `x` for an argument recorded
