@@ -1127,3 +1127,41 @@ fn a_closures_link_to_its_maker_survives_an_import() {
         "{e}"
     );
 }
+
+#[tracked]
+fn nest(n: u32, x: f64) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        nest(n - 1, x) * 1.0001
+    }
+}
+
+/// A trace as deep as its recursion is read, checked and exported on an ordinary thread: the
+/// check walked the calls by recursion, and a trace 30,000 calls deep, read from JSON, overflowed
+/// the stack and aborted the process (a tester, 2026-11-28). The recursion itself is run on a
+/// thread with a large stack, as its plain version would need.
+#[test]
+fn a_deep_trace_is_checked_and_read_without_recursion() {
+    const DEPTH: u32 = 10_000;
+    let json = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(|| track(nest, (DEPTH, 1.5)).to_json())
+        .unwrap()
+        .join()
+        .unwrap();
+    let checked = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let trace = Trace::from_json(&json).unwrap();
+            trace.verify().unwrap();
+            let root = trace.root();
+            (trace.len(), root.value::<f64>().copied())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(checked.0 > DEPTH as usize * 4, "{}", checked.0);
+    let want = (0..DEPTH).fold(1.5, |x, _| x * 1.0001);
+    assert_eq!(checked.1, Some(want));
+}

@@ -88,7 +88,15 @@ impl Trace {
         }
         let mut seen = 1;
         match root.kind() {
-            NodeKind::NestedCall => check_call(root, &mut seen)?,
+            NodeKind::NestedCall => {
+                // Calls are checked from a worklist, not by recursion: a trace as deep as the
+                // recursion it recorded overflowed the stack here (30,000 nested calls, read
+                // from JSON, aborted the process).
+                let mut calls = vec![root];
+                while let Some(call) = calls.pop() {
+                    check_call(call, &mut seen, &mut calls)?;
+                }
+            }
             NodeKind::PrimitiveCall => {
                 if root.children().next().is_some() {
                     return fail(root, "a primitive root has children");
@@ -133,7 +141,12 @@ fn same_recorded(a: NodeRef<'_>, b: NodeRef<'_>) -> bool {
     x.to_string() == y.to_string()
 }
 
-fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
+/// Checks one nested call and its children, and puts the nested calls among them on `calls`.
+fn check_call<'t>(
+    call: NodeRef<'t>,
+    seen: &mut usize,
+    calls: &mut Vec<NodeRef<'t>>,
+) -> Result<(), VerifyError> {
     let Some(ir) = call.callee_ir() else {
         return fail(call, "a nested call has no IR");
     };
@@ -290,7 +303,7 @@ fn check_call(call: NodeRef<'_>, seen: &mut usize) -> Result<(), VerifyError> {
             _ => {}
         }
         if c.kind() == NodeKind::NestedCall {
-            check_call(*c, seen)?;
+            calls.push(*c);
         } else if c.children().next().is_some() {
             return fail(*c, "only nested calls have children");
         }
