@@ -386,3 +386,99 @@ fn no_value_no_slope() {
     assert_eq!(gradient(log_of, (2.0,)).unwrap().scalars(), [Some(0.5)]);
     assert_eq!(gradient(atanh_of, (0.0,)).unwrap().scalars(), [Some(1.0)]);
 }
+
+// ---- Rounding by a large addend (a tester on libm's range reduction, 2026-11-28): `x · 2/π +
+// 1.5·2⁵² - 1.5·2⁵²` rounds to an integer, whose slope is 0, but the rules gave the real
+// numbers' 2/π, so `sin` reduced this way had the gradient 0 (or 1e-16) for `cos x` at every
+// point past π/4, and `jvp` the same. Such a sum is refused where the output depends on its
+// rounding (`Indeterminacy::Rounding`); a sum that only drops low bits of a small addend
+// (`1e10 + dt`, a long accumulation, a fit's residual near 0) still has its slope.
+
+const TOINT: f64 = 1.5 / f64::EPSILON;
+
+#[tracked]
+fn sin_by_reduction(x: f64) -> f64 {
+    let f_n = x * std::f64::consts::FRAC_2_PI + TOINT - TOINT;
+    let r = x - f_n * std::f64::consts::FRAC_PI_2;
+    let q = (f_n as i64) & 3;
+    if q == 0 {
+        r.sin()
+    } else if q == 1 {
+        r.cos()
+    } else if q == 2 {
+        -r.sin()
+    } else {
+        -r.cos()
+    }
+}
+
+#[tracked]
+fn rounded_in_f32(x: f32) -> f32 {
+    let k = x + 12_582_912.0 - 12_582_912.0; // 1.5 · 2²³: rounds to an integer in f32
+    (x - k) * (x - k) + k
+}
+
+#[tracked]
+fn time_offset(t0: f64, dt: f64) -> f64 {
+    (t0 + dt) - t0
+}
+
+#[tracked]
+fn long_accumulation(x: f64, n: i32) -> f64 {
+    let mut s = 1e6;
+    for _ in 0..n {
+        s += x * 1e-3;
+    }
+    s
+}
+
+#[tracked]
+fn residual_squared(w: f64, b: f64) -> f64 {
+    let r = w * 1.0 + b - 3.0;
+    r * r
+}
+
+#[test]
+fn a_sum_that_rounds_to_a_coarse_grid_is_refused_where_it_matters() {
+    use irtrack::grad::{GradError, Indeterminacy};
+    for x in [0.5, 4.0, 10.0, -9.0, 80.0, 1e6] {
+        let s = sin_by_reduction(x);
+        assert!(
+            (s - x.sin()).abs() < 1e-9,
+            "the reduction computes sin at {x}: {s}"
+        );
+        match gradient(sin_by_reduction, (x,)) {
+            Err(GradError::Indeterminate {
+                cause: Indeterminacy::Rounding { share },
+                at,
+            }) => {
+                assert!(share > 1.0 / 1024.0, "{share}");
+                assert!(at.to_string().contains('+'), "{at}");
+            }
+            other => panic!("at {x}: {other:?}, where the slope is {}", x.cos()),
+        }
+        let e = irtrack::diff::jvp(sin_by_reduction, (x,), (1.0,)).unwrap_err();
+        assert!(e.to_string().contains("coarse grid"), "{e}");
+    }
+    // The same in f32, with its own 1.5 · 2²³.
+    let e = gradient(rounded_in_f32, (2.3f32,)).unwrap_err();
+    assert!(matches!(
+        e,
+        GradError::Indeterminate {
+            cause: Indeterminacy::Rounding { .. },
+            ..
+        }
+    ));
+    // Low bits of a small addend dropped, the output barely moved by them: slopes as before.
+    let g = gradient(time_offset, (1e10, 1.5)).unwrap();
+    assert_eq!(g.scalars(), [Some(0.0), Some(1.0)]);
+    let g = gradient(long_accumulation, (1.0, 1000)).unwrap();
+    assert!((g.scalars()[0].unwrap() - 1.0).abs() < 1e-12);
+    // A fit near its optimum: the residual is a few ulps, its slope 2r is no rounding.
+    let b = 2.0 + 4.0 * f64::EPSILON;
+    let g = gradient(residual_squared, (1.0, b)).unwrap();
+    let r = 1.0 + b - 3.0;
+    assert_eq!(g.scalars(), [Some(2.0 * r), Some(2.0 * r)]);
+    // Where the offset is as small as the grid's step, the function is a staircase: refused.
+    assert!(gradient(time_offset, (1e10, 1e-5)).is_err());
+}

@@ -202,6 +202,17 @@ pub enum Indeterminacy {
     /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
+    /// A sum rounded an input-dependent operand to a coarse grid (it kept at most half its
+    /// bits: `x + 2⁵²` rounds `x` to an integer), and the result depends on that rounding
+    /// as much as on the values: a cancellation took the large part back out (`x + 2⁵² -
+    /// 2⁵²`, libm's range reduction of `sin`). The function is a staircase there, whose slope
+    /// between steps is not the real numbers' slope the rules give (`sin` by such a reduction
+    /// gave the gradient 0 where it is `cos x`).
+    Rounding {
+        /// What the rounding changes the result by within one step, at most, against the
+        /// result: above 2⁻¹⁰ of it.
+        share: f64,
+    },
 }
 
 impl fmt::Display for GradError {
@@ -370,6 +381,20 @@ impl fmt::Display for GradError {
                  gradient is not the derivative (`sqrt(x * x)` at 1e-200 has the slope 1): \
                  keep the computation away from vanishing intermediate values (`x.abs()` for \
                  `sqrt(x * x)`, `x.hypot(y)` for `sqrt(x * x + y * y)`)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::Rounding { share },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: this sum rounds an operand that depends \
+                 on the inputs to a coarse grid (adding a large number drops its low bits: \
+                 `x + 2^52` rounds `x` to an integer), and the result moves by up to \
+                 {share:.2e} of its value within one step of that grid: the function is a \
+                 staircase there, whose slope between steps is not the real numbers' slope \
+                 the rules give (a rounding done on purpose, `x + 2^52 - 2^52`, has the slope \
+                 0, not 1); round explicitly (`x.round()`, whose slope is 0) or keep the \
+                 operands of similar size"
             ),
             GradError::Indeterminate {
                 at,

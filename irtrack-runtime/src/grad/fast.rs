@@ -214,9 +214,10 @@ pub(crate) struct Fast {
     /// For each function argument of the root, in order: `None` when it is not
     /// differentiable, else its gradient.
     pub(crate) wrt: Vec<Option<Tangent>>,
-    /// A product of a sensitivity and a slope underflowed to 0: a limit zero, which the
-    /// general sweep follows (`Sweep::soften`); this gradient must not be used.
-    pub(crate) underflow: bool,
+    /// A product of a sensitivity and a slope underflowed to 0 (a limit zero, which the
+    /// general sweep follows: `Sweep::soften`), or sums that round coarsely move the output
+    /// (`Sweep::rounded`, which names them): this gradient must not be used.
+    pub(crate) fall_back: bool,
 }
 
 /// The tape of a trace, seed-independent: built once, swept for any scalar seed.
@@ -229,6 +230,13 @@ pub(crate) struct Tape {
     /// search than a map).
     vectors: Vec<(u32, usize)>,
     nodes: usize,
+    /// The sums that round an operand coarsely (`sweep::rounds_coarsely`), with half their
+    /// ulp: what each rounding may move the output by, per unit of its sensitivity.
+    coarse: Vec<(u32, f64)>,
+    /// The root's value, where it is an `f64`.
+    output: Option<f64>,
+    /// The value of each of `arguments`, where it is an `f64`.
+    argument_values: Vec<Option<f64>>,
 }
 
 /// Whether the fast path may answer on this thread (not inside [`with_general_sweep`]).
@@ -254,7 +262,7 @@ impl Tape {
         let mut vectors: Vec<Option<Vec<f64>>> = vec![None; self.vectors.len()];
         adjoint[self.root as usize] = seed;
         reached[self.root as usize] = true;
-        let mut underflow = false;
+        let mut fall_back = false;
         for e in self.edges.iter().rev() {
             let from = e.from as usize;
             if !reached[from] {
@@ -285,7 +293,7 @@ impl Tape {
             // numbers that is 0 underflowed: a limit zero, for the general sweep.
             if c == 0.0 {
                 if dy != 0.0 && matches!(e.how, How::Scale(d) if d != 0.0) {
-                    underflow = true;
+                    fall_back = true;
                 }
                 continue;
             }
@@ -296,6 +304,27 @@ impl Tape {
                 adjoint[to] = c;
                 reached[to] = true;
             }
+        }
+        if !self.coarse.is_empty() {
+            let moves: f64 = self
+                .coarse
+                .iter()
+                .filter(|&&(n, _)| reached[n as usize])
+                .map(|&(n, half)| adjoint[n as usize].abs() * half)
+                .sum();
+            // As `Sweep::rounded`, with the scalar arguments only (an answer it cannot give is
+            // the general sweep's).
+            let spread: f64 = self
+                .arguments
+                .iter()
+                .zip(&self.argument_values)
+                .filter(|&(&(id, _, active), x)| active && reached[id as usize] && x.is_some())
+                .map(|(&(id, _, _), x)| (adjoint[id as usize] * x.unwrap_or(0.0)).abs())
+                .sum();
+            fall_back |= match self.output {
+                Some(y) => super::sweep::rounding_matters(moves, (seed * y).abs().max(spread)),
+                None => moves > 0.0,
+            };
         }
         TAKEN.with(|t| t.set(t.get() + 1));
         let wrt = self
@@ -316,7 +345,7 @@ impl Tape {
                 })),
             })
             .collect();
-        Fast { wrt, underflow }
+        Fast { wrt, fall_back }
     }
 }
 
@@ -394,6 +423,9 @@ impl<'s> Builder<'s> {
                 arguments: Vec::new(),
                 vectors: Vec::new(),
                 nodes: n,
+                coarse: Vec::new(),
+                output: store.call(root).and_then(|c| float_at(store, c.value)),
+                argument_values: Vec::new(),
             },
         })
     }
@@ -706,6 +738,7 @@ impl<'s> Builder<'s> {
             }
             self.active[i] = active;
             self.tape.arguments.push((id.0, class, active));
+            self.tape.argument_values.push(self.floats[i]);
             return Some(());
         }
         let source = if plan.block {
@@ -939,6 +972,17 @@ impl<'s> Builder<'s> {
                 let limit = op == BinOp::Div && a != 0.0 && b != 0.0 && (da == 0.0 || db == 0.0);
                 if !same(r, y) || limit || [a, b, y].iter().any(|v| v.is_infinite()) {
                     return None;
+                }
+                // A sum that rounds an operand to a coarse grid: weighed after the sweep, as
+                // `Sweep::rounded` does (an inactive operand counted too: at worst the general
+                // sweep answers).
+                if matches!(op, BinOp::Add | BinOp::Sub)
+                    && (super::sweep::rounds_coarsely(a, y, false)
+                        || super::sweep::rounds_coarsely(b, y, false))
+                {
+                    self.tape
+                        .coarse
+                        .push((id.0, super::sweep::ulp(y, false) / 2.0));
                 }
                 // Pushed in reverse: the backward pass reads the tape from the end.
                 self.edge(id, operand(1), How::Scale(db));

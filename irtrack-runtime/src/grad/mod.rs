@@ -116,7 +116,7 @@ where
         if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
             let fast = tape.sweep(1.0);
             // A NaN or an underflow is rare, and the general sweep says what it means.
-            if !fast.underflow
+            if !fast.fall_back
                 && !indeterminate::any_nan(&fast.wrt)
                 && !indeterminate::any_infinite(&fast.wrt)
             {
@@ -204,7 +204,7 @@ impl Pullback {
             });
             if let Some(tape) = tape {
                 let fast = tape.sweep(*s);
-                if !fast.underflow
+                if !fast.fall_back
                     && !indeterminate::any_nan(&fast.wrt)
                     && !indeterminate::any_infinite(&fast.wrt)
                 {
@@ -352,7 +352,7 @@ fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(
 /// `Err` when a gradient has an infinite element made by an infinite slope at a zero that is
 /// only a limit ([`Indeterminacy::Underflow`]); found after the sweep, only then.
 fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradError> {
-    if let Some(e) = sweep.lossy_subnormal() {
+    if let Some(e) = sweep.lossy_subnormal().or_else(|| sweep.rounded()) {
         return Err(e);
     }
     if !indeterminate::any_infinite(grads) {
@@ -368,11 +368,19 @@ fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradErr
 /// at a point only ([`Indeterminacy::Limit`], [`Indeterminacy::LimitSlope`]), or runs on a
 /// path that exists at one point only ([`Indeterminacy::Equality`]), for derivative programs,
 /// whose kernels cannot tell a limit zero from an exact one and whose guards hold at that one
-/// point. `None` for any other outcome, or an output that is not a float.
+/// point, or rounds coarsely where the output depends on the rounding
+/// ([`Indeterminacy::Rounding`]). `None` for any other outcome, or an output that is not a
+/// float.
 pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
     let seed = scalar_seed(trace).ok()?;
     let mut sweep = Sweep::new(trace, tracked_root(trace).ok()?.id()).ok()?;
-    match sweep.run(seed) {
+    let run = sweep.run(seed);
+    // A sum that rounds coarsely where the output depends on the rounding: the path's
+    // derivative is a staircase's at this point, whatever the kernels compute.
+    if run.is_ok() {
+        return sweep.rounded();
+    }
+    match run {
         Err(
             e @ GradError::Indeterminate {
                 cause:

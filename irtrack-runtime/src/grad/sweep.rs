@@ -20,7 +20,7 @@ use super::tangent::Tangent;
 use super::{iter, options, parts};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, FnIr, IrRef};
-use crate::core::op::{float_fn_of, Builtin};
+use crate::core::op::{float_fn_of, BinOp, Builtin};
 use crate::core::tape::{NodeKind, Store};
 use crate::core::value::Value;
 use crate::view::trace::Trace;
@@ -2085,6 +2085,79 @@ impl<'s> Sweep<'s> {
         None
     }
 
+    /// The first sum reached by a nonzero sensitivity that rounds an active operand to a
+    /// coarse grid ([`rounds_coarsely`]), when those roundings move the output by more than
+    /// 2⁻¹⁰ of it within their steps: the sensitivity of each such sum times half its ulp,
+    /// summed, against the larger of the output times the seed and the gradient times the
+    /// inputs. A cancellation after the rounding (`x + 2⁵²
+    /// - 2⁵²`, libm's range reduction) is what makes it that large; a sum that kept few bits
+    /// of a small addend but the output barely depends on it (`1e10 + dt`) stays below.
+    pub(crate) fn rounded(&self) -> Option<GradError> {
+        let mut first = None;
+        let mut moves = 0.0;
+        for (id, site) in self.reached_sites() {
+            if !matches!(
+                site.builtin(),
+                Some(
+                    Builtin::Binary(BinOp::Add | BinOp::Sub)
+                        | Builtin::Assign(BinOp::Add | BinOp::Sub)
+                )
+            ) {
+                continue;
+            }
+            let Some(s) = site.output().as_f64() else {
+                continue;
+            };
+            let coarse = (0..2).any(|k| {
+                let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                !r.is_none()
+                    && self.is_active(r)
+                    && site
+                        .scalar(k)
+                        .is_some_and(|a| rounds_coarsely(a, s, site.output_is_f32()))
+            });
+            let sensitivity = self.adjoints[id.index()]
+                .as_ref()
+                .and_then(Tangent::as_scalar);
+            if let (true, Some(g)) = (coarse, sensitivity) {
+                moves += g.abs() * ulp(s, site.output_is_f32()) / 2.0;
+                first.get_or_insert(id);
+            }
+        }
+        let first = first?;
+        let seed = self.adjoints[self.root.index()].as_ref()?;
+        let out = self.store.value_cow(self.root);
+        let scale = match (seed, out.as_f64(), out.floats()) {
+            (Tangent::Scalar(g), Some(y), _) => (g * y).abs(),
+            (Tangent::Vector(g), _, Some(y)) => {
+                g.iter().zip(y.iter()).map(|(g, y)| (g * y).abs()).sum()
+            }
+            _ => return None,
+        };
+        // Or what the output moves by, to first order, when the inputs move by their own
+        // size: an output near 0 by cancellation (`ln Γ` at 1) is no reason to refuse.
+        let spread: f64 = self
+            .function_arguments()
+            .filter(|&a| self.is_active(a))
+            .filter_map(|a| {
+                let (g, x) = (self.adjoints[a.index()].as_ref()?, self.store.value_cow(a));
+                match (g, x.as_f64(), x.floats()) {
+                    (Tangent::Scalar(g), Some(x), _) => Some((g * x).abs()),
+                    (Tangent::Vector(g), _, Some(x)) => {
+                        Some(g.iter().zip(x.iter()).map(|(g, x)| (g * x).abs()).sum())
+                    }
+                    _ => None,
+                }
+            })
+            .sum();
+        let scale = scale.max(spread);
+        let share = moves / scale;
+        rounding_matters(moves, scale).then(|| GradError::Indeterminate {
+            at: self.place(first),
+            cause: Indeterminacy::Rounding { share },
+        })
+    }
+
     /// Whether node `id`, of value `y`, is a sum or difference of an active operand that
     /// gave the other operand back exactly while the active one is a nonzero number (its
     /// contribution was lost in rounding).
@@ -2573,4 +2646,29 @@ fn makes_limit_zero(site: &Site<'_>) -> bool {
         return true;
     }
     rules::makes_limit_zero(site)
+}
+
+/// Whether roundings that move the output by `moves` within their steps matter to an output of
+/// size `scale` (times the seed): by more than 2⁻¹⁰ of it ([`Sweep::rounded`]).
+pub(crate) fn rounding_matters(moves: f64, scale: f64) -> bool {
+    moves > scale / 1024.0 || (scale == 0.0 && moves > 0.0)
+}
+
+/// Whether the sum `s` kept at most half the bits of its operand `a` (a finite nonzero
+/// number): `s`'s ulp is 2²⁶ times `a`'s or more (in `f32`, 2¹¹). A series' last terms added
+/// to its sum keep more (`ln Γ`'s Lanczos sum keeps some 30 bits of its smallest term).
+pub(crate) fn rounds_coarsely(a: f64, s: f64, f32: bool) -> bool {
+    let bits = if f32 { 11 } else { 26 };
+    a != 0.0 && a.is_finite() && s.is_finite() && ulp(s, f32) >= ulp(a, f32) * (1u64 << bits) as f64
+}
+
+/// The distance from `|x|` to the next larger number of its type.
+pub(crate) fn ulp(x: f64, f32: bool) -> f64 {
+    if f32 {
+        let a = (x as f32).abs();
+        (f32::from_bits(a.to_bits() + 1) - a) as f64
+    } else {
+        let a = x.abs();
+        f64::from_bits(a.to_bits() + 1) - a
+    }
 }
