@@ -316,3 +316,50 @@ fn derivative_programs_refuse_calls_a_gradient_rule_applies_to() {
         assert!(e.to_string().contains("register_rule"), "{e}");
     }
 }
+
+#[tracked]
+fn ruled_at_the_root(x: f64, y: f64) -> f64 {
+    // A body whose own slopes are not the rule's: (2x y, x²).
+    x * x * y
+}
+
+#[tracked]
+fn ruled_with_too_few(x: f64) -> f64 {
+    x * 3.0
+}
+
+/// A function given a rule and differentiated itself: the rule is its derivative, as at any
+/// call of it (`gradient(f, …)` followed the body and ignored the rule; found 2026-11-28).
+#[test]
+fn the_function_differentiated_takes_its_own_rule() {
+    register_rule(ruled_at_the_root, |(x, _y): (f64, f64), d: f64| {
+        (10.0 * x * d, -d)
+    });
+    let g = gradient(ruled_at_the_root, (2.0, 5.0)).unwrap();
+    assert_eq!(g.value, 20.0);
+    assert_eq!(g.scalars(), [Some(20.0), Some(-1.0)]);
+    let (_, back) = pullback(ruled_at_the_root, (2.0, 5.0));
+    let wrt = back.call(0.5).unwrap();
+    let got: Vec<_> = wrt
+        .iter()
+        .map(|t| t.as_ref().and_then(Tangent::as_scalar))
+        .collect();
+    assert_eq!(got, [Some(10.0), Some(-0.5)]);
+    // Called from another tracked function, the same rule (as before).
+    assert_eq!(
+        gradient(calls_ruled_at_the_root, (2.0,)).unwrap().scalars(),
+        [Some(20.0 - 1.0)]
+    );
+    // Derivative programs do not read the rule: they refuse, naming the function.
+    let e = irtrack::diff::jvp(ruled_at_the_root, (2.0, 5.0), (1.0, 0.0)).unwrap_err();
+    assert!(e.to_string().contains("ruled_at_the_root"), "{e}");
+    // A rule of another arity is an error at the root too, not a partial gradient.
+    register_rule(ruled_with_too_few, |(_x, _k): (f64, f64), d: f64| (d, d));
+    let e = gradient(ruled_with_too_few, (1.0,)).unwrap_err();
+    assert!(e.to_string().contains("takes 2 argument"), "{e}");
+}
+
+#[tracked]
+fn calls_ruled_at_the_root(x: f64) -> f64 {
+    ruled_at_the_root(x, x)
+}

@@ -67,12 +67,21 @@ pub(crate) fn lookup(site: &Site<'_>) -> Option<Arc<Erased>> {
             crate::core::op::float_path_key(b, site.output_is_f32())?
         }
     };
+    lookup_key(key)
+}
+
+/// The user's rule for the function whose fn item type is `key`.
+pub(crate) fn lookup_key(key: TypeId) -> Option<Arc<Erased>> {
+    if !ANY.load(Ordering::Acquire) {
+        return None;
+    }
     let rules = table().read().unwrap_or_else(|e| e.into_inner());
     rules.get(&key).cloned()
 }
 
 /// Gives `function` its own pullback: every call of it, tracked or not, is then differentiated
-/// by `pullback` instead of through its body (Flux.Tracker's `@grad`).
+/// by `pullback` instead of through its body (Flux.Tracker's `@grad`), and so is `function`
+/// itself when it is the function differentiated (`gradient(function, …)`, `pullback`).
 ///
 /// `pullback` gets the call's arguments, as a tuple of `f64`, `f32`, integers, `Vec<f64>` (for
 /// vectors and slices) or arrays, and the sensitivity of the call's value; it returns the

@@ -140,6 +140,13 @@ pub(crate) fn registered_rule_in(trace: &Trace) -> Option<(NodeId, String)> {
     if !custom::any() {
         return None;
     }
+    // The function differentiated itself (its rule is its derivative, as `gradient` takes it).
+    let root = trace.root();
+    if let Some(key) = trace.store.nested_callee(root.id()) {
+        if custom::lookup_key(key).is_some() {
+            return Some((root.id(), format!("`{}`", trace.root_name())));
+        }
+    }
     (0..trace.store.len() as u32).map(NodeId).find_map(|id| {
         let kind = trace.store.node(id).kind;
         if !matches!(kind, NodeKind::PrimitiveCall | NodeKind::NestedCall) {

@@ -1188,8 +1188,83 @@ impl<'s> Sweep<'s> {
                 });
             }
         }
+        // A rule registered for the function differentiated is its derivative, as at any
+        // call of it: its body is not followed (`gradient(f, …)` of a ruled `f` went through
+        // the body and ignored the rule).
+        if let Some(rule) = self.root_rule() {
+            return self.apply_root_rule(&rule, seed);
+        }
         self.adjoints[self.root.index()] = Some(seed);
         self.backward()
+    }
+
+    /// The rule registered for the root's function, if any (one that refuses where a context
+    /// or an update intervened in its body, as [`custom_rule`](Self::custom_rule) does).
+    fn root_rule(&self) -> Option<CustomRule> {
+        if !custom::any() || !self.arguments {
+            return None;
+        }
+        let rule = custom::lookup_key(self.store.nested_callee(self.root)?)?;
+        if self.store.body_intervened(self.root) {
+            return Some(Arc::new(|_: &Site<'_>, _: &Tangent, _: &mut Out| {
+                Err(
+                    "a value inside the function's body was replaced (a context's \
+                     `Action::Replace`, an update's intervention), so the rule registered for \
+                     it, which describes its code, does not describe this run; differentiate a \
+                     trace recorded without the replacement"
+                        .to_string(),
+                )
+            }));
+        }
+        Some(rule)
+    }
+
+    /// Gives the root's arguments the sensitivities `rule` makes of `seed`: the root seen as a
+    /// call of its function on its arguments.
+    fn apply_root_rule(&mut self, rule: &CustomRule, seed: Tangent) -> Result<(), GradError> {
+        let args: Vec<NodeId> = self.function_arguments().collect();
+        let Some(ir) = self.store.nested_ir(self.root) else {
+            return Ok(());
+        };
+        let entry = Entry {
+            location: crate::core::ir::Location {
+                block: 1,
+                slot: crate::core::ir::Slot::Var(0),
+            },
+            kind: EntryKind::Call,
+            head: ir.name.to_string(),
+            operands: (1..=args.len() as u32)
+                .map(crate::core::ir::Operand::Var)
+                .collect(),
+            condition: crate::core::ir::Operand::None,
+            control: crate::core::ir::Operand::None,
+            target: 0,
+        };
+        let site = Site {
+            store: self.store,
+            node: self.root,
+            ir,
+            index: usize::MAX,
+            entry: &entry,
+            refs: args.clone(),
+            needed: u64::MAX,
+            values: None,
+        };
+        let mut out = Vec::new();
+        if let Err(reason) = rule(&site, &seed, &mut out) {
+            return Err(GradError::NoRule {
+                callee: entry.head.clone(),
+                at: self.place(self.root),
+                reason: Some(reason),
+            });
+        }
+        self.adjoints[self.root.index()] = Some(seed);
+        for (k, c) in out {
+            if let Some(&a) = args.get(k) {
+                self.give(a, c)?;
+            }
+        }
+        Ok(())
     }
 
     /// Runs the backward pass from sensitivities given to nodes (of a sweep
