@@ -1303,19 +1303,26 @@ fn diverging_arm(x: f64, k: u8) -> f64 {
     let m = match k {
         0 => Method::Double(x),
         1 => Method::Triple(x),
+        2 => Method::Nothing,
         _ => unreachable!("no method {k}"),
     };
-    let n = if k < 2 { m } else { panic!("no method") };
+    let n = if k < 3 { m } else { panic!("no method") };
     match n {
         Method::Double(v) => v * 2.0,
         Method::Triple(v) => v * 3.0,
-        Method::Nothing => todo!(),
+        Method::Nothing => {
+            if x > 100.0 {
+                todo!()
+            } else {
+                0.0
+            }
+        }
     }
 }
 
 #[test]
 fn a_diverging_macro_in_value_position_compiles() {
-    for (k, want) in [(0, 2.0 * 1.5), (1, 3.0 * 1.5)] {
+    for (k, want) in [(0, 2.0 * 1.5), (1, 3.0 * 1.5), (2, 0.0)] {
         let (out, trace) = track_output(diverging_arm, (1.5, k));
         assert_eq!(out, want);
         trace.verify().unwrap();
