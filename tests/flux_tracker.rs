@@ -91,6 +91,17 @@ fn back_accumulates_into_the_trace() {
         Some(Tangent::from(array![[10.0, 12.0], [-5.0, -6.0]]))
     );
     assert_eq!(grad(&trace, 1), Some(Tangent::from(array![-1.0, 0.0])));
+    // Something else stored under the key is not overwritten: an error, the trace as it was
+    // (an `i32` became the gradient; a tester, 2026-11-28).
+    let x = trace.root().call_arguments()[1].id();
+    trace.node_mut(x).set(ADJOINT, 5i32);
+    let e = trace.backward(array![1.0, 0.0]).unwrap_err();
+    assert!(e.to_string().contains("i32"), "{e}");
+    assert_eq!(trace.node(x).unwrap().metadata::<i32>(ADJOINT), Some(&5));
+    assert_eq!(
+        grad(&trace, 0),
+        Some(Tangent::from(array![[10.0, 12.0], [-5.0, -6.0]]))
+    );
 }
 
 #[tracked]

@@ -313,6 +313,19 @@ fn normal_normal_hmc() {
     assert!(accepted > 1200, "HMC accepted {accepted} of 1500");
     let (m, sd) = normal_normal_exact();
     check_mean("Normal-Normal mu (HMC)", &chain, m, sd, 500.0);
+    // A step that cannot run is the settings' error, not the model's NaN log-density (a
+    // tester, 2026-11-28).
+    for step_size in [f64::NAN, f64::INFINITY] {
+        let bad = Hmc {
+            step_size,
+            steps: 4,
+        };
+        let (fresh, _) =
+            generate(normal_normal, (YS.to_vec(),), &ChoiceMap::new(), &mut rng).unwrap();
+        let e = hmc(fresh, &Selection::of(["mu"]), &bad, &mut rng).unwrap_err();
+        assert!(matches!(e, irtrack::ppl::PplError::BadSettings(_)), "{e}");
+        assert!(e.to_string().contains("step_size"), "{e}");
+    }
     let var = chain.iter().map(|x| (x - m).powi(2)).sum::<f64>() / chain.len() as f64;
     // The variance's relative standard error is about sqrt(2 / ESS) ≈ 0.06 here.
     assert!(

@@ -273,11 +273,23 @@ impl Trace {
         for (i, adjoint) in sweep.adjoints.iter().enumerate() {
             let Some(adjoint) = adjoint else { continue };
             let id = NodeId(i as u32);
-            let before = self.store.metadata.get(&id).and_then(|m| {
-                m.iter()
-                    .find(|(k, _)| k == ADJOINT)
-                    .and_then(|(_, v)| v.downcast_ref::<Tangent>())
-            });
+            let stored = self
+                .store
+                .metadata
+                .get(&id)
+                .and_then(|m| m.iter().find(|(k, _)| k == ADJOINT).map(|(_, v)| v));
+            // A value of another kind under the key is the user's or a context's: not replaced
+            // (an `i32` 5 became 5.44), an error as for a sensitivity of another shape.
+            if let Some(v) = stored.filter(|v| v.downcast_ref::<Tangent>().is_none()) {
+                return Err(GradError::Shape {
+                    at: sweep.place(id),
+                    shapes: (
+                        format!("`{}` (metadata under \"{ADJOINT}\")", v.type_name()),
+                        adjoint.shape(),
+                    ),
+                });
+            }
+            let before = stored.and_then(|v| v.downcast_ref::<Tangent>());
             let total = match before {
                 Some(before) => {
                     let mut total = before.clone();

@@ -95,6 +95,8 @@ pub enum PplError {
     },
     /// `sample` was called from inside a distribution's own methods.
     Reentrant,
+    /// An inference algorithm's settings cannot run (a NaN or infinite HMC step).
+    BadSettings(String),
 }
 
 impl PplError {
@@ -207,6 +209,9 @@ impl fmt::Display for PplError {
             PplError::Reentrant => f.write_str(
                 "`sample` was called from a distribution's own methods (draw, log_density, check)",
             ),
+            PplError::BadSettings(reason) => {
+                write!(f, "the inference settings cannot run: {reason}")
+            }
         }
     }
 }

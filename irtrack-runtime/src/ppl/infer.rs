@@ -301,7 +301,8 @@ impl Default for Hmc {
 /// ```
 ///
 /// # Errors
-/// [`PplError::NotContinuous`] when a selected choice is not a continuous `f64`; as [`mh`].
+/// [`PplError::NotContinuous`] when a selected choice is not a continuous `f64`;
+/// [`PplError::BadSettings`] for a NaN or infinite `step_size`; as [`mh`].
 pub fn hmc<M, A, R>(
     trace: PplTrace<M, A>,
     selection: &Selection,
@@ -313,6 +314,14 @@ where
     A: Clone,
     R: RngCore + ?Sized,
 {
+    // A NaN step made every trajectory NaN, which read as the model's log-density being NaN.
+    if !config.step_size.is_finite() {
+        return Err(PplError::BadSettings(format!(
+            "`Hmc::step_size` is {}; give a finite step (0 or a negative one moves nothing or \
+             backwards, and is allowed)",
+            config.step_size
+        )));
+    }
     let (addresses, q0) = gradient::continuous(&trace, selection)?;
     if addresses.is_empty() {
         return Ok((trace, false));

@@ -24,8 +24,8 @@
 //!   a call whose result type the caller cannot name without changing what the caller
 //!   borrows; make the function `#[tracked]` to make it skippable.
 //!
-//! A replacement must have the result's type: `Action::Replace` of an `i32` for a call
-//! returning an `f64` (either kind above) **panics**, naming both types (`try_track` keeps
+//! A replacement must have the result's type: `Action::Replace` (or `Action::Reuse`) of an
+//! `i32` for a call returning an `f64` (either kind above) **panics**, naming both types (`try_track` keeps
 //! the trace up to it), rather than leave the call's own result where the context asked for
 //! another.
 //!

@@ -130,14 +130,14 @@ fn enter<T>(
     }
 }
 
-/// A context's `Action::Replace` gave a value of another type than the call's result: the
-/// documented panic (see `Context::before_call`), not a call that silently keeps its own
-/// result.
+/// A context's `Action::Replace` or `Action::Reuse` gave a value of another type than the
+/// call's result: the documented panic (see `Context::before_call`), not a call that silently
+/// keeps its own result.
 #[cold]
 pub(crate) fn wrong_replacement<T>(given: &str, call: &str) -> ! {
     panic!(
-        "a context's `Action::Replace` gave a `{given}` as the result of `{call}`, which returns \
-         a `{}`: give a value of the result's type",
+        "a context's `Action::Replace` or `Action::Reuse` gave a `{given}` as the result of \
+         `{call}`, which returns a `{}`: give a value of the result's type",
         std::any::type_name::<T>()
     )
 }
