@@ -1248,3 +1248,33 @@ fn zip_and_enumerate_loops() {
     );
     assert_eq!(n, 1);
 }
+
+#[tracked]
+fn through_a_checkpoint(x: f64) -> f64 {
+    let t = irtrack::program::checkpoint(x * 2.0, "t", "c");
+    t * x
+}
+
+/// A checkpoint with nothing injected passes its value on: the identity (it was `NoRule`, with
+/// no hint; a tester, 2026-11-28). An injected value depends on nothing the call was given:
+/// refused, not a slope through the value the call did not return.
+#[test]
+fn a_checkpoint_is_the_identity_when_nothing_is_injected() {
+    // d/dx (2x · x) = 4x.
+    let g = irtrack::gradient(through_a_checkpoint, (1.5,)).unwrap();
+    assert_eq!(g.scalars(), [Some(6.0)]);
+    let mut values = irtrack::program::Checkpoints::default();
+    values.push("t", irtrack::Value::snapshot(10.0f64));
+    let injected = irtrack::program::inject("c", values, || {
+        irtrack::gradient(through_a_checkpoint, (1.5,))
+    });
+    let e = injected.unwrap_err().to_string();
+    assert!(e.contains("checkpoint"), "{e}");
+    // Injected the very value it would pass on: still no slope through it.
+    let mut values = irtrack::program::Checkpoints::default();
+    values.push("t", irtrack::Value::snapshot(3.0f64));
+    let same = irtrack::program::inject("c", values, || {
+        irtrack::gradient(through_a_checkpoint, (1.5,))
+    });
+    assert!(same.is_err());
+}

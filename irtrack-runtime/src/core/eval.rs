@@ -686,6 +686,20 @@ pub(crate) fn lookup(key: TypeId) -> Option<Registered> {
     ops.get(&key).cloned()
 }
 
+/// Whether a checkpoint may pass on an injected value on this thread (an `inject` is active):
+/// asked by the layers below `program`, which registers the question when an `inject` first
+/// runs (`program::checkpoint`).
+pub(crate) fn injecting() -> bool {
+    INJECTING.get().is_some_and(|probe| probe())
+}
+
+static INJECTING: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+
+/// Registers [`injecting`]'s answer.
+pub(crate) fn register_injecting(probe: fn() -> bool) {
+    let _ = INJECTING.set(probe);
+}
+
 /// The key a function was registered under, if it was.
 pub(crate) fn registered_key(key: TypeId) -> Option<CalleeKey> {
     lookup(key).map(|r| r.key)

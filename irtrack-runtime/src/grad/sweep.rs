@@ -1782,6 +1782,11 @@ impl<'s> Sweep<'s> {
             (None, None) if parts::rule(site, dy, out) => Ok(()),
             (None, None) => match rules::builtin(site) {
                 Some(rule) => rules::apply(&rule, site, dy, out),
+                // A checkpoint that passed its value on (nothing injected): the identity.
+                None if passed_checkpoint(site) => {
+                    out.push((0, Contribution::Whole(dy.clone())));
+                    Ok(())
+                }
                 None if iter::is_vector_iterator(site) => {
                     out.push((0, Contribution::Whole(dy.clone())));
                     Ok(())
@@ -2746,4 +2751,20 @@ pub(crate) fn ulp(x: f64, f32: bool) -> f64 {
         let a = x.abs();
         f64::from_bits(a.to_bits() + 1) - a
     }
+}
+
+/// Whether `site` calls `program::checkpoint` (the one operation that
+/// must run at every replay), gave its first operand back bit for bit, and no `inject` is
+/// active: it passed its value on, the identity of that operand. Under an `inject` (where the
+/// gradient is taken, as it records) a value passed on may be an injected one equal to it,
+/// which depends on nothing the call was given: no rule then.
+fn passed_checkpoint(site: &Site<'_>) -> bool {
+    let Some(crate::core::tape::Callee::Item(k)) = site.callee() else {
+        return false;
+    };
+    crate::core::eval::lookup(k.id).is_some_and(|r| r.volatile)
+        && !crate::core::eval::injecting()
+        && site
+            .value(0)
+            .is_some_and(|v| v.exact_eq(&site.output()) == Some(true))
 }

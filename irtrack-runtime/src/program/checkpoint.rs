@@ -131,6 +131,7 @@ pub fn collect<R>(collection: &str, f: impl FnOnce() -> R) -> (R, Checkpoints) {
 /// # Panics
 /// A checkpoint in plain or tracked code panics when the value injected is not of its type.
 pub fn inject<R>(collection: &str, values: Checkpoints, f: impl FnOnce() -> R) -> R {
+    crate::core::eval::register_injecting(injecting);
     SCOPES.with(|s| {
         s.borrow_mut().push(Scope::Inject {
             collection: collection.to_string(),
@@ -283,6 +284,12 @@ pub(crate) fn attempt_or_leave<T>(attempt: impl FnOnce() -> Option<T>) -> Option
 
 fn active() -> bool {
     SCOPES.with(|s| !s.borrow().is_empty())
+}
+
+/// Whether an [`inject`] is active on this thread: a checkpoint may then pass on a value
+/// that is not the one it was given, even one equal to it (`core::eval::injecting`).
+fn injecting() -> bool {
+    SCOPES.with(|s| s.borrow().iter().any(|s| matches!(s, Scope::Inject { .. })))
 }
 
 /// Passes `value` on, named `key` in `collection`: returns `value`, or what an enclosing
