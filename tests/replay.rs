@@ -268,9 +268,19 @@ fn matches(k: i32, x: f64) -> f64 {
 }
 
 #[test]
-fn a_match_on_a_dynamic_value_is_refused_and_an_arm_guard_is_a_guard() {
+fn a_match_on_a_dynamic_value_checks_its_pattern_and_an_arm_guard_is_a_guard() {
     let trace = track(matches, (0, 2.0));
-    let e = Program::from_trace(&trace, &[Dynamic, Dynamic]).unwrap_err();
+    // `k` dynamic: the taken arm's pattern `0` and its guard are both checked (since
+    // 2026-11-28; it was refused).
+    let p = Program::from_trace(&trace, &[Dynamic, Dynamic]).unwrap();
+    assert_eq!(p.call((0, 5.0)).unwrap().as_f64(), Some(5.0));
+    for (k, x) in [(1, 5.0), (0, 0.5)] {
+        let e = p.call((k, x)).unwrap_err();
+        assert!(matches!(e, ReplayError::Guard { .. }), "{e}");
+    }
+    // The second arm, after the first's guard failed: whether that guard ran depends on the
+    // first pattern, so the path is refused.
+    let e = Program::from_trace(&track(matches, (0, 0.5)), &[Dynamic, Dynamic]).unwrap_err();
     assert!(e.to_string().contains("match"), "{e}");
     // `k` static: the arm's guard `x > 1.0` decided the path, so it is checked.
     let p = Program::from_trace(&trace, &[Static, Dynamic]).unwrap();
@@ -1476,4 +1486,114 @@ fn a_static_argument_of_another_type_names_the_type_to_give() {
     assert!(matches!(e, ReplayError::Static { .. }), "{e:?}");
     let e = p.call((2.0,)).unwrap_err();
     assert_eq!(e.to_string(), "the program takes 2 arguments, given 1");
+}
+
+// ---- A `match` on an integer, a `char`, a `bool` (a tester replaying libm and rand_distr,
+// 2026-11-28: `match n & 3` was refused, "a pattern's test cannot be replayed yet").
+
+macro_rules! twice {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),*) -> $r:ty $body:block)*) => {$(
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tracked]
+            pub fn tracked($($a: $t),*) -> $r $body
+            pub fn plain($($a: $t),*) -> $r $body
+        }
+    )*};
+}
+
+twice! {
+    fn octant(x: f64, n: i64) -> f64 {
+        let q = n & 7;
+        match q {
+            0 => x.sin(),
+            1 | 2 => x.cos(),
+            3..=4 => -x,
+            k => x * k as f64,
+        }
+    }
+
+    fn by_char(x: f64, c: char) -> f64 {
+        match c {
+            'a'..='f' => x + 1.0,
+            '|' | '-' => x * 2.0,
+            _ => x,
+        }
+    }
+
+    fn signs(x: f64, n: i32, b: bool) -> f64 {
+        let s = match n {
+            ..0 => -1.0,
+            0 => 0.0,
+            1.. => 1.0,
+        };
+        match b {
+            true => s * x,
+            false => s + x,
+        }
+    }
+
+    fn guarded_first(x: f64, n: i64) -> f64 {
+        match n {
+            k if k > 2 => -x,
+            0 => x,
+            _ => 2.0 * x,
+        }
+    }
+}
+
+/// Each program answers exactly the plain function where the value takes the recorded arm, and
+/// fails a guard elsewhere; every point is covered by the program of some recorded arm.
+#[test]
+fn a_match_on_an_integer_char_or_bool_is_replayed() {
+    let dynamic = [Input::Dynamic, Input::Dynamic];
+    for rec in 0..8 {
+        let p = Program::from_trace(&track(octant::tracked, (0.5, rec)), &dynamic).unwrap();
+        let mut answered = 0;
+        for n in -9..20i64 {
+            match p.call((0.7, n)) {
+                Ok(v) => {
+                    assert_eq!(v.as_f64(), Some(octant::plain(0.7, n)), "{rec} → {n}");
+                    answered += 1;
+                }
+                Err(ReplayError::Guard { .. }) => {
+                    // Another arm: a program of that arm answers.
+                    let q = Program::from_trace(&track(octant::tracked, (0.5, n)), &dynamic);
+                    assert!(q.unwrap().call((0.7, n)).is_ok(), "{n}");
+                }
+                Err(e) => panic!("{rec} → {n}: {e}"),
+            }
+        }
+        assert!(answered >= 3, "{rec}: {answered}");
+    }
+    for rec in ['c', '|', 'z'] {
+        let p = Program::from_trace(&track(by_char::tracked, (0.5, rec)), &dynamic).unwrap();
+        for c in ['a', 'f', 'g', '|', '-', '+', 'z', 'é'] {
+            if let Ok(v) = p.call((1.5, c)) {
+                assert_eq!(v.as_f64(), Some(by_char::plain(1.5, c)), "{rec} → {c}");
+            }
+        }
+    }
+    let inputs = [Input::Dynamic, Input::Dynamic, Input::Dynamic];
+    for (n, b) in [(-4, true), (0, false), (7, true)] {
+        let p = Program::from_trace(&track(signs::tracked, (0.5, n, b)), &inputs).unwrap();
+        for m in [i32::MIN, -1, 0, 1, i32::MAX] {
+            for c in [true, false] {
+                if let Ok(v) = p.call((2.0, m, c)) {
+                    assert_eq!(v.as_f64(), Some(signs::plain(2.0, m, c)), "{m} {c}");
+                    assert_eq!((m.signum(), c), (n.signum(), b));
+                }
+            }
+        }
+    }
+    // An arm with a guard tested before the one taken: still refused (whether its guard ran
+    // depends on its pattern); taken itself, it is replayed with its guard.
+    for rec in [0, 1] {
+        let e = Program::from_trace(&track(guarded_first::tracked, (0.5, rec)), &dynamic);
+        assert!(matches!(e, Err(ReplayError::Unsupported { .. })));
+    }
+    let p = Program::from_trace(&track(guarded_first::tracked, (0.5, 5)), &dynamic).unwrap();
+    assert_eq!(p.call((0.7, 9i64)).unwrap().as_f64(), Some(-0.7));
+    assert!(p.call((0.7, 1i64)).is_err());
 }

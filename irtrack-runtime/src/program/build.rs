@@ -580,6 +580,11 @@ impl<'t> Builder<'t> {
         // branch's condition), so the path a new value takes cannot be checked.
         let fell_through_a_pattern =
             n.entry().is_some_and(|e| !e.control.is_none()) && c.value::<bool>().is_none();
+        if (kind == Some(EntryKind::JumpIfMatches) || fell_through_a_pattern)
+            && self.pattern_guards(n, c, &condition)?
+        {
+            return Ok(());
+        }
         if kind == Some(EntryKind::JumpIfMatches) || fell_through_a_pattern {
             return Err(unsupported(
                 n,
@@ -827,6 +832,144 @@ impl<'t> Builder<'t> {
         });
         self.steps.push(Step::Op(k));
         Src::Op(k)
+    }
+
+    /// Guards for the arm a `match` took at branch `n` on the value of `scrutinee` (node `c`),
+    /// an integer, a `char` or a `bool`: its pattern matches (for a pattern branch taken) and
+    /// none of the patterns tested before it in its block does ([`super::patterns`]). `false`
+    /// where a pattern is not one of those read there, or an earlier arm has a guard (whether
+    /// it was tested depends on its pattern): the caller refuses the branch.
+    fn pattern_guards(
+        &mut self,
+        n: NodeRef<'_>,
+        c: NodeRef<'_>,
+        scrutinee: &Src,
+    ) -> Result<bool, ReplayError> {
+        use super::patterns::{alternatives, Alt};
+        use crate::core::op::{CmpOp, ScalarType};
+        let value = c.raw_value();
+        let ty = match value.scalar_type() {
+            Some(ScalarType::F64 | ScalarType::F32) | None => return Ok(false),
+            Some(t) => t,
+        };
+        let (Some(entry), Some(ir)) = (n.entry(), n.parent().and_then(|p| p.callee_ir())) else {
+            return Ok(false);
+        };
+        let taken = entry.kind == EntryKind::JumpIfMatches;
+        let tested = if taken {
+            &entry.condition
+        } else {
+            &entry.control
+        };
+        // The arms tested before this branch, each with the names it binds; then this one's.
+        let mut arms: Vec<(&str, bool, Vec<&str>)> = Vec::new();
+        let (mut binds, mut guarded) = (Vec::new(), false);
+        for (i, e) in ir.entries.iter().enumerate() {
+            if e.location.block != entry.location.block {
+                continue;
+            }
+            if e.location == entry.location {
+                break;
+            }
+            match e.kind {
+                EntryKind::JumpIfMatches if !guarded && &e.condition == tested => {
+                    arms.push((e.head.as_str(), false, std::mem::take(&mut binds)));
+                }
+                EntryKind::Jump | EntryKind::JumpUnless | EntryKind::JumpIfMatches => {
+                    return Ok(false)
+                }
+                _ => match ir.builtin(i) {
+                    Some(Builtin::Bind) => binds.push(e.head.trim_start_matches("bind ").trim()),
+                    Some(Builtin::Guard) => guarded = true,
+                    _ => {}
+                },
+            }
+        }
+        if taken {
+            arms.push((entry.head.as_str(), true, binds));
+        }
+        let recorded = [value.clone()];
+        let mut tests = Vec::new();
+        for (pattern, expected, names) in arms {
+            let Some(alts) = alternatives(pattern) else {
+                return Ok(false);
+            };
+            let every = alts
+                .iter()
+                .any(|a| matches!(a, Alt::Any) || matches!(a, Alt::Name(x) if names.contains(x)));
+            if alts
+                .iter()
+                .any(|a| matches!(a, Alt::Name(x) if !names.contains(x)))
+            {
+                return Ok(false);
+            }
+            match (every, expected) {
+                (true, true) => continue,
+                (true, false) => return Ok(false),
+                _ => tests.push((alts, expected)),
+            }
+        }
+        // The comparisons, built only once every pattern is read.
+        for (alts, expected) in tests {
+            let mut any: Option<(Src, Value)> = None;
+            for alt in alts {
+                let mut all: Option<(Src, Value)> = None;
+                let parts: Vec<(CmpOp, &str)> = match alt {
+                    Alt::Literal(l) => vec![(CmpOp::Eq, l)],
+                    Alt::Range { lo, hi, inclusive } => lo
+                        .map(|l| (CmpOp::Ge, l))
+                        .into_iter()
+                        .chain(hi.map(|h| (if inclusive { CmpOp::Le } else { CmpOp::Lt }, h)))
+                        .collect(),
+                    Alt::Any | Alt::Name(_) => unreachable!("matched above"),
+                };
+                for (op, text) in parts {
+                    let Some(bound) = crate::core::eval::literal_as(text, ty) else {
+                        return Ok(false);
+                    };
+                    let operation = Operation::Builtin(Builtin::Compare(op));
+                    let v = crate::view::operation::run_operation(
+                        operation,
+                        &[recorded[0].clone(), bound.clone()],
+                    )
+                    .map_err(|_| unsupported(n, "a pattern's bound of another type"))?;
+                    let s = self.push_plain(
+                        n,
+                        operation,
+                        vec![scrutinee.clone(), Src::Const(bound)],
+                        v.clone(),
+                    );
+                    all = Some(match all {
+                        None => (s, v),
+                        Some(prev) => self.join(n, BinOp::BitAnd, prev, (s, v))?,
+                    });
+                }
+                let Some(this) = all else { continue };
+                any = Some(match any {
+                    None => this,
+                    Some(prev) => self.join(n, BinOp::BitOr, prev, this)?,
+                });
+            }
+            if let Some((s, _)) = any {
+                self.push_guard(s, expected, c, n);
+            }
+        }
+        Ok(true)
+    }
+
+    /// `a op b` of two recorded `bool`s, as an operation of node `n`'s making.
+    fn join(
+        &mut self,
+        n: NodeRef<'_>,
+        op: BinOp,
+        a: (Src, Value),
+        b: (Src, Value),
+    ) -> Result<(Src, Value), ReplayError> {
+        let operation = Operation::Builtin(Builtin::Binary(op));
+        let v = crate::view::operation::run_operation(operation, &[a.1, b.1])
+            .map_err(|e| unsupported(n, &format!("a pattern's test: {e}")))?;
+        let s = self.push_plain(n, operation, vec![a.0, b.0], v.clone());
+        Ok((s, v))
     }
 
     /// A step checking that `condition` (the value of node `at`) is `expected`, for the path

@@ -51,6 +51,7 @@ mod fast;
 mod lanes;
 mod limit;
 mod parts;
+mod patterns;
 pub mod retrack;
 mod run;
 mod ties;
