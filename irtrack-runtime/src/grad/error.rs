@@ -203,15 +203,14 @@ pub enum Indeterminacy {
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
     /// A sum rounded an input-dependent operand to a coarse grid (it kept at most half its
-    /// bits: `x + 2⁵²` rounds `x` to an integer), and the result depends on that rounding
-    /// as much as on the values: a cancellation took the large part back out (`x + 2⁵² -
-    /// 2⁵²`, libm's range reduction of `sin`). The function is a staircase there, whose slope
-    /// between steps is not the real numbers' slope the rules give (`sin` by such a reduction
-    /// gave the gradient 0 where it is `cos x`).
+    /// bits: `x + 2⁵²` rounds `x` to an integer), and the computation undid the rounding's
+    /// slope: at `undone_at`, another path from the same inputs cancels what the rules pass
+    /// through the rounded operand (`x − (x + 2⁵² − 2⁵²)`, libm's range reduction of `sin`).
+    /// The function is a staircase of steps that wide, whose slope between steps is not the
+    /// real numbers' slope the rules give (`sin` so reduced had the gradient 0 for `cos x`).
     Rounding {
-        /// What the rounding changes the result by within one step, at most, against the
-        /// result: above 2⁻¹⁰ of it.
-        share: f64,
+        /// Where the rounding's slope is cancelled.
+        undone_at: Box<Place>,
     },
 }
 
@@ -384,17 +383,16 @@ impl fmt::Display for GradError {
             ),
             GradError::Indeterminate {
                 at,
-                cause: Indeterminacy::Rounding { share },
+                cause: Indeterminacy::Rounding { undone_at },
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: this sum rounds an operand that depends \
                  on the inputs to a coarse grid (adding a large number drops its low bits: \
-                 `x + 2^52` rounds `x` to an integer), and the result moves by up to \
-                 {share:.2e} of its value within one step of that grid: the function is a \
-                 staircase there, whose slope between steps is not the real numbers' slope \
-                 the rules give (a rounding done on purpose, `x + 2^52 - 2^52`, has the slope \
-                 0, not 1); round explicitly (`x.round()`, whose slope is 0) or keep the \
-                 operands of similar size"
+                 `x + 2^52` rounds `x` to an integer), and {undone_at} cancels the slope the \
+                 rules pass through that rounding with another path from the same inputs (as \
+                 `x - (x + 2^52 - 2^52)` does): the function is a staircase there, whose slope \
+                 between steps is not the real numbers' slope the rules give; round explicitly \
+                 (`x.round()`, whose slope is 0)"
             ),
             GradError::Indeterminate {
                 at,

@@ -214,9 +214,8 @@ pub(crate) struct Fast {
     /// For each function argument of the root, in order: `None` when it is not
     /// differentiable, else its gradient.
     pub(crate) wrt: Vec<Option<Tangent>>,
-    /// A product of a sensitivity and a slope underflowed to 0 (a limit zero, which the
-    /// general sweep follows: `Sweep::soften`), or sums that round coarsely move the output
-    /// (`Sweep::rounded`, which names them): this gradient must not be used.
+    /// A product of a sensitivity and a slope underflowed to 0: a limit zero, which the
+    /// general sweep follows (`Sweep::soften`); this gradient must not be used.
     pub(crate) fall_back: bool,
 }
 
@@ -230,13 +229,6 @@ pub(crate) struct Tape {
     /// search than a map).
     vectors: Vec<(u32, usize)>,
     nodes: usize,
-    /// The sums that round an operand coarsely (`sweep::rounds_coarsely`), with half their
-    /// ulp: what each rounding may move the output by, per unit of its sensitivity.
-    coarse: Vec<(u32, f64)>,
-    /// The root's value, where it is an `f64`.
-    output: Option<f64>,
-    /// The value of each of `arguments`, where it is an `f64`.
-    argument_values: Vec<Option<f64>>,
 }
 
 /// Whether the fast path may answer on this thread (not inside [`with_general_sweep`]).
@@ -304,27 +296,6 @@ impl Tape {
                 adjoint[to] = c;
                 reached[to] = true;
             }
-        }
-        if !self.coarse.is_empty() {
-            let moves: f64 = self
-                .coarse
-                .iter()
-                .filter(|&&(n, _)| reached[n as usize])
-                .map(|&(n, half)| adjoint[n as usize].abs() * half)
-                .sum();
-            // As `Sweep::rounded`, with the scalar arguments only (an answer it cannot give is
-            // the general sweep's).
-            let spread: f64 = self
-                .arguments
-                .iter()
-                .zip(&self.argument_values)
-                .filter(|&(&(id, _, active), x)| active && reached[id as usize] && x.is_some())
-                .map(|(&(id, _, _), x)| (adjoint[id as usize] * x.unwrap_or(0.0)).abs())
-                .sum();
-            fall_back |= match self.output {
-                Some(y) => super::sweep::rounding_matters(moves, (seed * y).abs().max(spread)),
-                None => moves > 0.0,
-            };
         }
         TAKEN.with(|t| t.set(t.get() + 1));
         let wrt = self
@@ -423,9 +394,6 @@ impl<'s> Builder<'s> {
                 arguments: Vec::new(),
                 vectors: Vec::new(),
                 nodes: n,
-                coarse: Vec::new(),
-                output: store.call(root).and_then(|c| float_at(store, c.value)),
-                argument_values: Vec::new(),
             },
         })
     }
@@ -738,7 +706,6 @@ impl<'s> Builder<'s> {
             }
             self.active[i] = active;
             self.tape.arguments.push((id.0, class, active));
-            self.tape.argument_values.push(self.floats[i]);
             return Some(());
         }
         let source = if plan.block {
@@ -973,16 +940,13 @@ impl<'s> Builder<'s> {
                 if !same(r, y) || limit || [a, b, y].iter().any(|v| v.is_infinite()) {
                     return None;
                 }
-                // A sum that rounds an operand to a coarse grid: weighed after the sweep, as
-                // `Sweep::rounded` does (an inactive operand counted too: at worst the general
-                // sweep answers).
+                // A sum that rounds an operand to a coarse grid: the general sweep looks for a
+                // path that undoes the rounding (`Sweep::rounded`); rare.
                 if matches!(op, BinOp::Add | BinOp::Sub)
                     && (super::sweep::rounds_coarsely(a, y, false)
                         || super::sweep::rounds_coarsely(b, y, false))
                 {
-                    self.tape
-                        .coarse
-                        .push((id.0, super::sweep::ulp(y, false) / 2.0));
+                    return None;
                 }
                 // Pushed in reverse: the backward pass reads the tape from the end.
                 self.edge(id, operand(1), How::Scale(db));

@@ -2165,76 +2165,162 @@ impl<'s> Sweep<'s> {
         None
     }
 
-    /// The first sum reached by a nonzero sensitivity that rounds an active operand to a
-    /// coarse grid ([`rounds_coarsely`]), when those roundings move the output by more than
-    /// 2⁻¹⁰ of it within their steps: the sensitivity of each such sum times half its ulp,
-    /// summed, against the larger of the output times the seed and the gradient times the
-    /// inputs. A cancellation after the rounding (`x + 2⁵²
-    /// - 2⁵²`, libm's range reduction) is what makes it that large; a sum that kept few bits
-    /// of a small addend but the output barely depends on it (`1e10 + dt`) stays below.
+    /// A sum that rounds an active operand to a coarse grid, whose rounding the rest of the
+    /// computation undoes: the slope the rules give through the rounded operand is cancelled
+    /// downstream by another path from the same inputs, at a node that reaches the output.
+    /// That is the shape of a deliberate rounding (`x·2/π + 1.5·2⁵² − 1.5·2⁵²`, then
+    /// `x − k·π/2`: the real numbers' slopes `1 − (2/π)(π/2)` cancel, where the float
+    /// function's slope between steps is 1), so the gradient is refused there
+    /// ([`Indeterminacy::Rounding`]). A rounding no path cancels is a smooth function's
+    /// approximation (`ln(1 + eˣ)` at -35, a long accumulation), whose rules' slope is the
+    /// function's; one whose grid is as fine as the values' own precision (a compensated
+    /// sum's error term, 2⁻³⁰ of the inputs' size or finer) is too.
+    ///
+    /// Found by one forward pass of the direction that moves every scalar input by its own
+    /// size (by 1 where it is 0): each node's tangent, and the part of it that came through a
+    /// rounded operand.
     pub(crate) fn rounded(&self) -> Option<GradError> {
-        let mut first = None;
-        let mut moves = 0.0;
-        for (id, site) in self.reached_sites() {
-            if !matches!(
-                site.builtin(),
-                Some(
-                    Builtin::Binary(BinOp::Add | BinOp::Sub)
-                        | Builtin::Assign(BinOp::Add | BinOp::Sub)
-                )
-            ) {
-                continue;
-            }
-            let Some(s) = site.output().as_f64() else {
-                continue;
-            };
-            let coarse = (0..2).any(|k| {
-                let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-                !r.is_none()
-                    && self.is_active(r)
-                    && site
-                        .scalar(k)
-                        .is_some_and(|a| rounds_coarsely(a, s, site.output_is_f32()))
-            });
-            let sensitivity = self.adjoints[id.index()]
-                .as_ref()
-                .and_then(Tangent::as_scalar);
-            if let (true, Some(g)) = (coarse, sensitivity) {
-                moves += g.abs() * ulp(s, site.output_is_f32()) / 2.0;
-                first.get_or_insert(id);
-            }
+        let store = self.store;
+        let n = store.len();
+        // Only where some reached sum rounds coarsely (rare): the pass costs a rule per node.
+        let any = self
+            .reached_sites()
+            .any(|(_, site)| is_sum(&site) && self.coarse_operand(&site).is_some());
+        if !any {
+            return None;
         }
-        let first = first?;
+        // The output's size: the output times the seed, or the gradient times the inputs.
         let seed = self.adjoints[self.root.index()].as_ref()?;
-        let out = self.store.value_cow(self.root);
-        let scale = match (seed, out.as_f64(), out.floats()) {
+        let out = store.value_cow(self.root);
+        let mut scale = match (seed, out.as_f64(), out.floats()) {
             (Tangent::Scalar(g), Some(y), _) => (g * y).abs(),
             (Tangent::Vector(g), _, Some(y)) => {
                 g.iter().zip(y.iter()).map(|(g, y)| (g * y).abs()).sum()
             }
-            _ => return None,
+            _ => 0.0,
         };
-        // Or what the output moves by, to first order, when the inputs move by their own
-        // size: an output near 0 by cancellation (`ln Γ` at 1) is no reason to refuse.
-        let spread: f64 = self
-            .function_arguments()
-            .filter(|&a| self.is_active(a))
-            .filter_map(|a| {
-                let (g, x) = (self.adjoints[a.index()].as_ref()?, self.store.value_cow(a));
-                match (g, x.as_f64(), x.floats()) {
-                    (Tangent::Scalar(g), Some(x), _) => Some((g * x).abs()),
-                    (Tangent::Vector(g), _, Some(x)) => {
-                        Some(g.iter().zip(x.iter()).map(|(g, x)| (g * x).abs()).sum())
-                    }
-                    _ => None,
+        for a in self.function_arguments().filter(|&a| self.is_active(a)) {
+            let (g, x) = (self.adjoints[a.index()].as_ref(), store.value_cow(a));
+            if let (Some(Tangent::Scalar(g)), Some(x)) = (g, x.as_f64()) {
+                scale = scale.max((g * x).abs());
+            }
+        }
+        let mut tangent: Vec<Option<f64>> = vec![None; n];
+        let mut through: Vec<f64> = vec![0.0; n];
+        let mut origin: Vec<NodeId> = vec![NodeId::NONE; n];
+        for a in self.function_arguments() {
+            if let (true, Some(x)) = (self.is_active(a), store.value_cow(a).as_f64()) {
+                tangent[a.index()] = Some(if x == 0.0 { 1.0 } else { x });
+            }
+        }
+        for i in 0..n {
+            let id = NodeId(i as u32);
+            if !self.is_active(id) || tangent[i].is_some() {
+                continue;
+            }
+            let node = store.node(id);
+            let copy_from = match node.kind {
+                NodeKind::Argument => Some(self.argument_source(id)),
+                NodeKind::Return => Some(store.ref_at(id, 0)),
+                _ => None,
+            };
+            if let Some(src) = copy_from {
+                if src.is_none() {
+                    continue;
                 }
-            })
-            .sum();
-        let scale = scale.max(spread);
-        let share = moves / scale;
-        rounding_matters(moves, scale).then(|| GradError::Indeterminate {
-            at: self.place(first),
-            cause: Indeterminacy::Rounding { share },
+                let (t, r, o) = (
+                    tangent[src.index()],
+                    through[src.index()],
+                    origin[src.index()],
+                );
+                tangent[i] = t;
+                through[i] = r;
+                origin[i] = o;
+                if node.kind == NodeKind::Return {
+                    let call = self.parent(id);
+                    if !call.is_none() && call != self.root {
+                        tangent[call.index()] = t;
+                        through[call.index()] = r;
+                        origin[call.index()] = o;
+                    }
+                }
+                continue;
+            }
+            let Some(site) = self.site(id) else { continue };
+            let Some((partials, count)) = rules::builtin_partials(&site) else {
+                continue;
+            };
+            let mut t = 0.0;
+            let mut r = 0.0;
+            let mut o = NodeId::NONE;
+            let mut known = true;
+            for (k, &d) in partials.iter().enumerate().take(count) {
+                let src = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                if src.is_none() || !self.is_active(src) || d == 0.0 {
+                    continue;
+                }
+                let Some(ts) = tangent[src.index()] else {
+                    known = false;
+                    break;
+                };
+                t += d * ts;
+                r += d * through[src.index()];
+                if o.is_none() {
+                    o = origin[src.index()];
+                }
+            }
+            if !known {
+                continue;
+            }
+            // A coarse rounding of an operand whose grid is coarse against its tangent: what
+            // the rules pass through that operand is the rounding's.
+            if is_sum(&site) {
+                if let Some(k) = self.coarse_operand(&site) {
+                    let src = site.refs[k];
+                    let ts = tangent[src.index()].unwrap_or(0.0);
+                    let y = site.output().as_f64().unwrap_or(0.0);
+                    let step = ulp(y, site.output_is_f32());
+                    if ts != 0.0 && step > ts.abs() / (1u64 << 40) as f64 {
+                        r += partials[k] * ts;
+                        o = id;
+                    }
+                }
+            }
+            tangent[i] = Some(t);
+            through[i] = r;
+            origin[i] = o;
+            // Cancelled: the total is a sliver of what came through the rounding, at a node
+            // whose value moves the output (a compensated sum's error term, a rounding error
+            // itself, moves it by far less than 2⁻³⁰ of its size).
+            let cancelled = r != 0.0 && t.abs() < r.abs() / (1u64 << 20) as f64 && !o.is_none();
+            let moves = || {
+                let g = self.adjoints[i].as_ref().and_then(Tangent::as_scalar)?;
+                let v = site.output().as_f64()?;
+                Some((g * v).abs())
+            };
+            if cancelled && moves().is_some_and(|m| m > scale / (1u64 << 30) as f64) {
+                return Some(GradError::Indeterminate {
+                    at: self.place(o),
+                    cause: Indeterminacy::Rounding {
+                        undone_at: self.place(id),
+                    },
+                });
+            }
+        }
+        None
+    }
+
+    /// The operand of the sum at `site` that it rounds coarsely ([`rounds_coarsely`]) and that
+    /// depends on the inputs.
+    fn coarse_operand(&self, site: &Site<'_>) -> Option<usize> {
+        let s = site.output().as_f64()?;
+        (0..2).find(|&k| {
+            let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            !r.is_none()
+                && self.is_active(r)
+                && site
+                    .scalar(k)
+                    .is_some_and(|a| rounds_coarsely(a, s, site.output_is_f32()))
         })
     }
 
@@ -2728,22 +2814,16 @@ fn makes_limit_zero(site: &Site<'_>) -> bool {
     rules::makes_limit_zero(site)
 }
 
-/// Whether roundings that move the output by `moves` within their steps matter to an output of
-/// size `scale` (times the seed): by more than 2⁻¹⁰ of it ([`Sweep::rounded`]).
-pub(crate) fn rounding_matters(moves: f64, scale: f64) -> bool {
-    moves > scale / 1024.0 || (scale == 0.0 && moves > 0.0)
-}
-
-/// Whether the sum `s` kept at most half the bits of its operand `a` (a finite nonzero
-/// number): `s`'s ulp is 2²⁶ times `a`'s or more (in `f32`, 2¹¹). A series' last terms added
-/// to its sum keep more (`ln Γ`'s Lanczos sum keeps some 30 bits of its smallest term).
+/// Whether the sum `s` dropped 12 or more of the bits of its operand `a` (a finite nonzero
+/// number): `s`'s ulp is 2¹² times `a`'s or more (in `f32`, 2⁶). Common in sums of terms of
+/// different sizes; what decides is whether a path undoes the rounding ([`Sweep::rounded`]).
 pub(crate) fn rounds_coarsely(a: f64, s: f64, f32: bool) -> bool {
-    let bits = if f32 { 11 } else { 26 };
+    let bits = if f32 { 6 } else { 12 };
     a != 0.0 && a.is_finite() && s.is_finite() && ulp(s, f32) >= ulp(a, f32) * (1u64 << bits) as f64
 }
 
 /// The distance from `|x|` to the next larger number of its type.
-pub(crate) fn ulp(x: f64, f32: bool) -> f64 {
+fn ulp(x: f64, f32: bool) -> f64 {
     if f32 {
         let a = (x as f32).abs();
         (f32::from_bits(a.to_bits() + 1) - a) as f64
@@ -2767,4 +2847,12 @@ fn passed_checkpoint(site: &Site<'_>) -> bool {
         && site
             .value(0)
             .is_some_and(|v| v.exact_eq(&site.output()) == Some(true))
+}
+
+/// Whether `site` is a scalar sum or difference (`a + b`, `a -= b`).
+fn is_sum(site: &Site<'_>) -> bool {
+    matches!(
+        site.builtin(),
+        Some(Builtin::Binary(BinOp::Add | BinOp::Sub) | Builtin::Assign(BinOp::Add | BinOp::Sub))
+    )
 }
