@@ -1137,13 +1137,13 @@ fn nest(n: u32, x: f64) -> f64 {
     }
 }
 
-/// A trace as deep as its recursion is read, checked and exported on an ordinary thread: the
+/// A trace as deep as its recursion is read, checked, printed and drawn on a small stack: the
 /// check walked the calls by recursion, and a trace 30,000 calls deep, read from JSON, overflowed
 /// the stack and aborted the process (a tester, 2026-11-28). The recursion itself is run on a
 /// thread with a large stack, as its plain version would need.
 #[test]
 fn a_deep_trace_is_checked_and_read_without_recursion() {
-    const DEPTH: u32 = 10_000;
+    const DEPTH: u32 = 3_000;
     let json = std::thread::Builder::new()
         .stack_size(1 << 30)
         .spawn(|| track(nest, (DEPTH, 1.5)).to_json())
@@ -1155,6 +1155,9 @@ fn a_deep_trace_is_checked_and_read_without_recursion() {
         .spawn(move || {
             let trace = Trace::from_json(&json).unwrap();
             trace.verify().unwrap();
+            // Printed and drawn too (the listing recursed as well).
+            assert!(trace.to_string().lines().count() >= trace.len());
+            assert!(trace.to_dot().len() > trace.len());
             let root = trace.root();
             (trace.len(), root.value::<f64>().copied())
         })

@@ -183,11 +183,15 @@ fn render(root: NodeRef<'_>, style: Option<&DotStyle<'_>>) -> String {
     out
 }
 
-/// The node and its descendants in listing order (depth first, children in order).
+/// The node and its descendants in listing order (depth first, children in order), from a
+/// worklist: a trace as deep as its recursion overflowed the stack by recursion.
 fn collect<'t>(node: NodeRef<'t>, out: &mut Vec<NodeRef<'t>>) {
-    out.push(node);
-    for child in node.children() {
-        collect(child, out);
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        out.push(node);
+        let first = stack.len();
+        stack.extend(node.children());
+        stack[first..].reverse();
     }
 }
 
@@ -196,21 +200,36 @@ fn name(id: NodeId) -> String {
 }
 
 fn write_tree(out: &mut String, node: NodeRef<'_>, depth: usize, style: Option<&DotStyle<'_>>) {
-    let indent = "  ".repeat(depth);
-    if node.kind() == NodeKind::NestedCall {
-        let _ = writeln!(out, "{indent}subgraph cluster_{} {{", node.id().0);
-        let _ = writeln!(
-            out,
-            "{indent}  label=\"{}\"; style=rounded; color=gray50;",
-            escape(&cluster_label(node))
-        );
-        write_node(out, node, depth + 1, style);
-        for child in node.children() {
-            write_tree(out, child, depth + 1, style);
+    // A cluster per nested call, closed after its children: from a worklist (see `collect`).
+    enum Item<'t> {
+        Open(NodeRef<'t>, usize),
+        Close(usize),
+    }
+    let mut stack = vec![Item::Open(node, depth)];
+    while let Some(item) = stack.pop() {
+        let (node, depth) = match item {
+            Item::Close(depth) => {
+                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+                continue;
+            }
+            Item::Open(node, depth) => (node, depth),
+        };
+        let indent = "  ".repeat(depth);
+        if node.kind() == NodeKind::NestedCall {
+            let _ = writeln!(out, "{indent}subgraph cluster_{} {{", node.id().0);
+            let _ = writeln!(
+                out,
+                "{indent}  label=\"{}\"; style=rounded; color=gray50;",
+                escape(&cluster_label(node))
+            );
+            write_node(out, node, depth + 1, style);
+            stack.push(Item::Close(depth));
+            let first = stack.len();
+            stack.extend(node.children().map(|c| Item::Open(c, depth + 1)));
+            stack[first..].reverse();
+        } else {
+            write_node(out, node, depth, style);
         }
-        let _ = writeln!(out, "{indent}}}");
-    } else {
-        write_node(out, node, depth, style);
     }
 }
 

@@ -68,6 +68,8 @@ enum Tail {
 }
 
 impl Listing<'_> {
+    /// Writes `node` and `levels - 1` levels below it, in order, from a worklist: a trace as
+    /// deep as its recursion overflowed the stack here (30,000 nested calls read from JSON).
     fn write_tree(
         &self,
         f: &mut fmt::Formatter<'_>,
@@ -75,16 +77,19 @@ impl Listing<'_> {
         indent: usize,
         levels: usize,
     ) -> fmt::Result {
-        if levels == 0 {
-            return Ok(());
-        }
-        for _ in 0..indent {
-            f.write_str("  ")?;
-        }
-        self.write_line(f, node)?;
-        f.write_char('\n')?;
-        for child in node.children() {
-            self.write_tree(f, child, indent + 1, levels - 1)?;
+        let mut stack = vec![(node, indent, levels)];
+        while let Some((node, indent, levels)) = stack.pop() {
+            if levels == 0 {
+                continue;
+            }
+            for _ in 0..indent {
+                f.write_str("  ")?;
+            }
+            self.write_line(f, node)?;
+            f.write_char('\n')?;
+            let first = stack.len();
+            stack.extend(node.children().map(|c| (c, indent + 1, levels - 1)));
+            stack[first..].reverse();
         }
         Ok(())
     }
