@@ -1049,6 +1049,13 @@ impl<'s> Builder<'s> {
                 if to == ScalarType::F32 && crate::core::rounding::narrowing_lost(x, y) {
                     return None;
                 }
+                // An `f64` narrowed to `f32` is a rounding a path may undo
+                // (`Sweep::rounded`): the general sweep looks.
+                if to == ScalarType::F32
+                    && store.value_cow(operand(0)).downcast_ref::<f64>().is_some()
+                {
+                    return None;
+                }
                 self.pass_through(id, refs)?;
             }
             (EntryKind::Call, Some(Builtin::Index)) => {

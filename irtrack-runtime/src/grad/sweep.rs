@@ -2185,7 +2185,7 @@ impl<'s> Sweep<'s> {
         // Only where some reached sum rounds coarsely (rare): the pass costs a rule per node.
         let any = self
             .reached_sites()
-            .any(|(_, site)| is_sum(&site) && self.coarse_operand(&site).is_some());
+            .any(|(_, site)| self.coarse_operand(&site).is_some());
         if !any {
             return None;
         }
@@ -2247,7 +2247,14 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             let Some(site) = self.site(id) else { continue };
-            let Some((partials, count)) = rules::builtin_partials(&site) else {
+            // A float cast, a deref, a binding passes its operand on.
+            let passes = matches!(
+                site.builtin(),
+                Some(Builtin::Deref | Builtin::Bind | Builtin::Question)
+            ) || matches!(site.builtin(), Some(Builtin::Cast(to)) if to.is_float());
+            let Some((partials, count)) =
+                rules::builtin_partials(&site).or_else(|| passes.then_some(([1.0, 0.0, 0.0], 1)))
+            else {
                 continue;
             };
             let mut t = 0.0;
@@ -2274,7 +2281,7 @@ impl<'s> Sweep<'s> {
             }
             // A coarse rounding of an operand whose grid is coarse against its tangent: what
             // the rules pass through that operand is the rounding's.
-            if is_sum(&site) {
+            {
                 if let Some(k) = self.coarse_operand(&site) {
                     let src = site.refs[k];
                     let ts = tangent[src.index()].unwrap_or(0.0);
@@ -2311,8 +2318,22 @@ impl<'s> Sweep<'s> {
     }
 
     /// The operand of the sum at `site` that it rounds coarsely ([`rounds_coarsely`]) and that
-    /// depends on the inputs.
+    /// depends on the inputs; or the `f64` operand of an `as f32` (which keeps 24 of its 53
+    /// bits: `x - (x as f32) as f64` undoes it).
     fn coarse_operand(&self, site: &Site<'_>) -> Option<usize> {
+        let active = |k: usize| {
+            let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            !r.is_none() && self.is_active(r)
+        };
+        if site.builtin() == Some(Builtin::Cast(crate::core::op::ScalarType::F32)) {
+            let wide = site
+                .value(0)
+                .is_some_and(|v| v.downcast_ref::<f64>().is_some());
+            return (wide && active(0)).then_some(0);
+        }
+        if !is_sum(site) {
+            return None;
+        }
         let s = site.output().as_f64()?;
         (0..2).find(|&k| {
             let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
