@@ -1498,6 +1498,7 @@ macro_rules! twice {
             use super::*;
             #[tracked]
             pub fn tracked($($a: $t),*) -> $r $body
+            #[allow(dead_code)]
             pub fn plain($($a: $t),*) -> $r $body
         }
     )*};

@@ -967,7 +967,7 @@ impl<'t> Builder<'t> {
     ) -> Result<(Src, Value), ReplayError> {
         let operation = Operation::Builtin(Builtin::Binary(op));
         let v = crate::view::operation::run_operation(operation, &[a.1, b.1])
-            .map_err(|e| unsupported(n, &format!("a pattern's test: {e}")))?;
+            .map_err(|e| unsupported(n, format!("a pattern's test: {e}")))?;
         let s = self.push_plain(n, operation, vec![a.0, b.0], v.clone());
         Ok((s, v))
     }
