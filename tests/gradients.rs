@@ -1277,4 +1277,18 @@ fn a_checkpoint_is_the_identity_when_nothing_is_injected() {
         irtrack::gradient(through_a_checkpoint, (1.5,))
     });
     assert!(same.is_err());
+    // Recorded under the inject, differentiated outside it: still no slope through it (it had
+    // the identity's, 6 for 3); recorded outside, differentiated inside one: the identity.
+    let mut values = irtrack::program::Checkpoints::default();
+    values.push("t", irtrack::Value::snapshot(3.0f64));
+    let (_, back) = irtrack::program::inject("c", values, || {
+        irtrack::pullback(through_a_checkpoint, (1.5,))
+    });
+    assert!(back.call(1.0).is_err());
+    let (_, back) = irtrack::pullback(through_a_checkpoint, (1.5,));
+    let inside = irtrack::program::inject("other", Default::default(), || back.call(1.0));
+    assert_eq!(
+        inside.unwrap()[0].as_ref().and_then(Tangent::as_scalar),
+        Some(6.0)
+    );
 }

@@ -550,3 +550,106 @@ fn a_cast_to_f32_undone_is_refused() {
     let y = 3.3f32 as f64;
     assert_eq!(g, 2.0 * y);
 }
+
+#[tracked]
+fn cbrt_by_bisection(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, a.max(1.0));
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if mid * mid * mid < a {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[tracked]
+fn implied_rate(price: f64) -> f64 {
+    let (mut lo, mut hi): (f64, f64) = (0.0, 1.0);
+    while hi - lo > 1e-13 {
+        let mid = 0.5 * (lo + hi);
+        if 100.0 * (-5.0 * mid).exp() > price {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[tracked]
+fn a_few_halvings(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, a.max(1.0));
+    for _ in 0..5 {
+        let mid = 0.5 * (lo + hi);
+        if mid * mid * mid < a {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo + hi
+}
+
+/// A bisection converged by comparisons has the slope of the path it took (`cbrt` by
+/// bisection: 0.63 for 0.21, the implied rate 0 for -0.0025; a tester's workflows, 2026-11-28):
+/// its last comparisons hold by a sliver, and the gradient is refused there
+/// (`Indeterminacy::NearTie`), by `jvp` too. A few halvings, whose comparisons hold by a
+/// margin, keep the path's slope, which is the function's there (piecewise linear in `a`).
+#[test]
+fn a_bisection_converged_by_comparisons_is_refused() {
+    use irtrack::grad::{GradError, Indeterminacy};
+    for a in [0.5, 2.0, 10.0] {
+        assert!((cbrt_by_bisection(a) - a.cbrt()).abs() < 1e-12);
+        let e = gradient(cbrt_by_bisection, (a,)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                GradError::Indeterminate {
+                    cause: Indeterminacy::NearTie,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(irtrack::diff::jvp(cbrt_by_bisection, (a,), (1.0,)).is_err());
+    }
+    assert!(gradient(implied_rate, (80.0,)).is_err());
+    let h = 1e-6;
+    let fd = (a_few_halvings(2.0 + h) - a_few_halvings(2.0 - h)) / (2.0 * h);
+    let g = gradient(a_few_halvings, (2.0,)).unwrap().scalars()[0].unwrap();
+    assert!((g - fd).abs() < 1e-6, "{g} {fd}");
+}
+
+#[tracked]
+fn share_of(x: f64, y: f64) -> f64 {
+    x / (x + y)
+}
+
+#[tracked]
+fn dekker_square(x: f64) -> f64 {
+    let sp = 134_217_729.0 * x;
+    let xh = sp - (sp - x);
+    let xl = x - xh;
+    let hi = x * x;
+    let lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;
+    hi + lo + x
+}
+
+/// Expressions of degree 0 (`x / (x + y)`) and error-free transformations (a Veltkamp split)
+/// round coarsely and cancel without undoing anything the output depends on: their slopes are
+/// the rules' (both were refused by the check's first direction and threshold; a regression
+/// audit, 2026-11-28).
+#[test]
+fn ratios_and_exact_splits_keep_their_slopes() {
+    for (x, y) in [(1.0, 1e4), (1.0, 1e6), (3.0, 2e5)] {
+        let g = gradient(share_of, (x, y)).unwrap().scalars();
+        let s: f64 = x + y;
+        assert!((g[0].unwrap() - y / (s * s)).abs() <= 1e-12 * (y / (s * s)));
+        assert!((g[1].unwrap() + x / (s * s)).abs() <= 1e-12 * (x / (s * s)));
+    }
+    let g = gradient(dekker_square, (1.1,)).unwrap().scalars()[0].unwrap();
+    assert!((g - 3.2).abs() < 1e-12, "{g}");
+}

@@ -686,18 +686,21 @@ pub(crate) fn lookup(key: TypeId) -> Option<Registered> {
     ops.get(&key).cloned()
 }
 
-/// Whether a checkpoint may pass on an injected value on this thread (an `inject` is active):
-/// asked by the layers below `program`, which registers the question when an `inject` first
-/// runs (`program::checkpoint`).
-pub(crate) fn injecting() -> bool {
-    INJECTING.get().is_some_and(|probe| probe())
+thread_local! {
+    /// Whether a checkpoint ran under an `inject` while this thread's recording ran: its value
+    /// may then be an injected one, also one equal to what it was given.
+    static INJECTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-static INJECTING: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+/// Notes that a checkpoint ran under an `inject` during a recording (`program::checkpoint`).
+pub(crate) fn note_injected() {
+    INJECTED.with(|i| i.set(true));
+}
 
-/// Registers [`injecting`]'s answer.
-pub(crate) fn register_injecting(probe: fn() -> bool) {
-    let _ = INJECTING.set(probe);
+/// Whether a checkpoint ran under an `inject` since the last [`take_injected`], and resets it
+/// to `was` (a recording saves the flag when it starts, and the trace keeps it when it ends).
+pub(crate) fn take_injected(was: bool) -> bool {
+    INJECTED.with(|i| i.replace(was))
 }
 
 /// The key a function was registered under, if it was.

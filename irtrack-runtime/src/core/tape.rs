@@ -308,6 +308,9 @@ pub(crate) struct Store {
     pub metadata: HashMap<NodeId, Vec<(MetaKey, Value)>>,
     /// The arguments of a primitive root (a root call nothing tracked claimed).
     pub root_args: Vec<Value>,
+    /// Whether a checkpoint ran under an `inject` while the trace was recorded (or the trace
+    /// was imported, which does not say): a checkpoint's value may then be an injected one.
+    pub injected: bool,
 }
 
 thread_local! {

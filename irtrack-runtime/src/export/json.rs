@@ -885,7 +885,10 @@ impl Trace {
             })?;
         de.end().map_err(|e| JsonError::Syntax(e.to_string()))?;
         let doc = doc?;
-        let trace = Trace::new(doc.store, NodeId(0), doc.root_name, "", true);
+        let mut store = doc.store;
+        // The document does not say whether a checkpoint ran under an `inject`: one may have.
+        store.injected = true;
+        let trace = Trace::new(store, NodeId(0), doc.root_name, "", true);
         trace
             .verify()
             .map_err(|e| JsonError::Structure(e.to_string()))?;

@@ -202,6 +202,11 @@ pub enum Indeterminacy {
     /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
+    /// An ordering of values that depend on the inputs holds by a sliver (2⁻³⁶ of their size or
+    /// less): the path holds within rounding of the point only, and its slope is the path's,
+    /// not the function's — where an iteration converges by comparisons (a bisection: `cbrt`
+    /// by bisection had the path's slope 0.63 for 0.21).
+    NearTie,
     /// A sum rounded an input-dependent operand to a coarse grid (it kept at most half its
     /// bits: `x + 2⁵²` rounds `x` to an integer), and the computation undid the rounding's
     /// slope: at `undone_at`, another path from the same inputs cancels what the rules pass
@@ -393,6 +398,18 @@ impl fmt::Display for GradError {
                  `x - (x + 2^52 - 2^52)` does): the function is a staircase there, whose slope \
                  between steps is not the real numbers' slope the rules give; round explicitly \
                  (`x.round()`, whose slope is 0)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::NearTie,
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: this comparison of values that depend on \
+                 the inputs holds by a margin of 2^-36 of their size or less, so the path it \
+                 chose holds within rounding of these inputs only, and the path's slope is not \
+                 the function's (an iteration that converges by comparisons, a bisection, has \
+                 the slope of the path it took, not of its limit): differentiate the limit \
+                 instead (a `register_rule` with the implicit-function slope, or Newton steps)"
             ),
             GradError::Indeterminate {
                 at,

@@ -841,7 +841,7 @@ impl<'s> Builder<'s> {
                         .by_value()
                         .downcast_ref::<bool>()
                         .copied();
-                    if a == b || held != Some(op.holds(a, b)) {
+                    if a == b || held != Some(op.holds(a, b)) || super::sweep::near_tie(op, a, b) {
                         return None;
                     }
                 }

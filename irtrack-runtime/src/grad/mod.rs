@@ -406,6 +406,7 @@ pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
                     Indeterminacy::Limit { .. }
                     | Indeterminacy::LimitSlope
                     | Indeterminacy::Equality { .. }
+                    | Indeterminacy::NearTie
                     | Indeterminacy::Unseen { .. }
                     | Indeterminacy::Stationary { .. },
                 ..

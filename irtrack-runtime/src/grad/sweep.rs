@@ -67,6 +67,9 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
+    /// The first ordering of input-dependent floats that holds by a margin of 2⁻³⁶ of their
+    /// size or less ([`near_tie`]).
+    near_tie: Option<NodeId>,
     /// The first branch chosen by a test the trace does not show, and the test (see
     /// `Sweep::unseen_decision`).
     unseen: Option<(NodeId, NodeId)>,
@@ -212,6 +215,7 @@ impl<'s> Sweep<'s> {
             borrowed_mut: HashMap::new(),
             reading: NodeId::NONE,
             pinned: None,
+            near_tie: None,
             unseen: None,
             open_guards: HashMap::new(),
             ties: pins::Ties::default(),
@@ -428,6 +432,9 @@ impl<'s> Sweep<'s> {
                     }
                     if self.disagreeing.is_none() && !self.comparison_agrees(&site) {
                         self.disagreeing = Some(id);
+                    }
+                    if self.near_tie.is_none() && self.at_near_tie(&site) {
+                        self.near_tie = Some(id);
                     }
                 }
             }
@@ -1392,6 +1399,15 @@ impl<'s> Sweep<'s> {
                 },
             });
         }
+        // An ordering that holds by a sliver: the path holds within rounding of the point
+        // only, as where an iteration converged by comparisons (a bisection), whose path's
+        // slope is not its limit's (`cbrt` by bisection gave 0.63 for 0.21).
+        if let Some(c) = self.near_tie {
+            return Err(GradError::Indeterminate {
+                at: self.place(c),
+                cause: Indeterminacy::NearTie,
+            });
+        }
         if let Some((jump, condition)) = self.unseen {
             return Err(GradError::Indeterminate {
                 at: self.place(jump),
@@ -2173,12 +2189,14 @@ impl<'s> Sweep<'s> {
     /// function's slope between steps is 1), so the gradient is refused there
     /// ([`Indeterminacy::Rounding`]). A rounding no path cancels is a smooth function's
     /// approximation (`ln(1 + eˣ)` at -35, a long accumulation), whose rules' slope is the
-    /// function's; one whose grid is as fine as the values' own precision (a compensated
-    /// sum's error term, 2⁻³⁰ of the inputs' size or finer) is too.
+    /// function's; so is one undone at a node that moves the output by less than 2⁻²⁰ of its
+    /// size (a compensated sum's error term, the low half of a Veltkamp split). A rounding
+    /// undone in part (`2x - (x + 2⁵² - 2⁵²)`) is not seen.
     ///
     /// Found by one forward pass of the direction that moves every scalar input by its own
-    /// size (by 1 where it is 0): each node's tangent, and the part of it that came through a
-    /// rounded operand.
+    /// size (by 1 where it is 0) times a weight of its own: each node's tangent, and the part
+    /// of it that came through a rounded operand. Inputs of other kinds (vectors, structs) are
+    /// not moved: a rounding of their elements is not seen.
     pub(crate) fn rounded(&self) -> Option<GradError> {
         let store = self.store;
         let n = store.len();
@@ -2208,9 +2226,12 @@ impl<'s> Sweep<'s> {
         let mut tangent: Vec<Option<f64>> = vec![None; n];
         let mut through: Vec<f64> = vec![0.0; n];
         let mut origin: Vec<NodeId> = vec![NodeId::NONE; n];
-        for a in self.function_arguments() {
+        // Each input by its own size, times a weight of its own: along equal weights an
+        // expression of degree 0 (`x / (x + y)`) has the tangent 0, which read as cancelled.
+        for (k, a) in self.function_arguments().enumerate() {
             if let (true, Some(x)) = (self.is_active(a), store.value_cow(a).as_f64()) {
-                tangent[a.index()] = Some(if x == 0.0 { 1.0 } else { x });
+                let weight = 1.0 + (k as f64 * 0.618_033_988_749_895).fract();
+                tangent[a.index()] = Some(weight * if x == 0.0 { 1.0 } else { x });
             }
         }
         for i in 0..n {
@@ -2297,15 +2318,15 @@ impl<'s> Sweep<'s> {
             through[i] = r;
             origin[i] = o;
             // Cancelled: the total is a sliver of what came through the rounding, at a node
-            // whose value moves the output (a compensated sum's error term, a rounding error
-            // itself, moves it by far less than 2⁻³⁰ of its size).
+            // whose value moves the output (a compensated sum's error term, a split's low part,
+            // a rounding error itself, moves it by far less than 2⁻²⁰ of its size).
             let cancelled = r != 0.0 && t.abs() < r.abs() / (1u64 << 20) as f64 && !o.is_none();
             let moves = || {
                 let g = self.adjoints[i].as_ref().and_then(Tangent::as_scalar)?;
                 let v = site.output().as_f64()?;
                 Some((g * v).abs())
             };
-            if cancelled && moves().is_some_and(|m| m > scale / (1u64 << 30) as f64) {
+            if cancelled && moves().is_some_and(|m| m > scale / (1u64 << 20) as f64) {
                 return Some(GradError::Indeterminate {
                     at: self.place(o),
                     cause: Indeterminacy::Rounding {
@@ -2315,6 +2336,22 @@ impl<'s> Sweep<'s> {
             }
         }
         None
+    }
+
+    /// Whether `site` orders input-dependent floats ([`near_tie`]) that hold by a sliver.
+    fn at_near_tie(&self, site: &Site<'_>) -> bool {
+        let Some(Builtin::Compare(op)) = site.builtin() else {
+            return false;
+        };
+        let active = (0..2).any(|k| {
+            site.refs
+                .get(k)
+                .is_some_and(|&r| !r.is_none() && self.is_active(r))
+        });
+        match (active, site.scalar(0), site.scalar(1)) {
+            (true, Some(a), Some(b)) => near_tie(op, a, b),
+            _ => false,
+        }
     }
 
     /// The operand of the sum at `site` that it rounds coarsely ([`rounds_coarsely`]) and that
@@ -2854,17 +2891,18 @@ fn ulp(x: f64, f32: bool) -> f64 {
     }
 }
 
-/// Whether `site` calls `program::checkpoint` (the one operation that
-/// must run at every replay), gave its first operand back bit for bit, and no `inject` is
-/// active: it passed its value on, the identity of that operand. Under an `inject` (where the
-/// gradient is taken, as it records) a value passed on may be an injected one equal to it,
-/// which depends on nothing the call was given: no rule then.
+/// Whether `site` calls `program::checkpoint` (the one operation that must run at every
+/// replay), gave its first operand back bit for bit, and no checkpoint ran under an `inject`
+/// while the trace was recorded: it passed its value on, the identity of that operand. Under
+/// an `inject` a value passed on may be an injected one equal to it, which depends on nothing
+/// the call was given: no rule then (one recorded under an `inject` and differentiated outside
+/// it had the identity's slope; a tester, 2026-11-28).
 fn passed_checkpoint(site: &Site<'_>) -> bool {
     let Some(crate::core::tape::Callee::Item(k)) = site.callee() else {
         return false;
     };
     crate::core::eval::lookup(k.id).is_some_and(|r| r.volatile)
-        && !crate::core::eval::injecting()
+        && !site.store.injected
         && site
             .value(0)
             .is_some_and(|v| v.exact_eq(&site.output()) == Some(true))
@@ -2876,4 +2914,17 @@ fn is_sum(site: &Site<'_>) -> bool {
         site.builtin(),
         Some(Builtin::Binary(BinOp::Add | BinOp::Sub) | Builtin::Assign(BinOp::Add | BinOp::Sub))
     )
+}
+
+/// Whether the ordering `a op b` of two finite, different floats holds by 2⁻³⁶ of their size
+/// or less: the path it chose holds within rounding of the point only, and its slope is the
+/// path's, not the function's (an iteration converged by comparisons, a bisection). Equalities
+/// are the ties' (`sweep/pins.rs`); a near miss of `==` holds around the point.
+pub(crate) fn near_tie(op: crate::core::op::CmpOp, a: f64, b: f64) -> bool {
+    use crate::core::op::CmpOp;
+    matches!(op, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge)
+        && a != b
+        && a.is_finite()
+        && b.is_finite()
+        && (a - b).abs() <= a.abs().max(b.abs()) / (1u64 << 36) as f64
 }

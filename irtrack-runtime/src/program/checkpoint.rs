@@ -131,7 +131,6 @@ pub fn collect<R>(collection: &str, f: impl FnOnce() -> R) -> (R, Checkpoints) {
 /// # Panics
 /// A checkpoint in plain or tracked code panics when the value injected is not of its type.
 pub fn inject<R>(collection: &str, values: Checkpoints, f: impl FnOnce() -> R) -> R {
-    crate::core::eval::register_injecting(injecting);
     SCOPES.with(|s| {
         s.borrow_mut().push(Scope::Inject {
             collection: collection.to_string(),
@@ -287,7 +286,7 @@ fn active() -> bool {
 }
 
 /// Whether an [`inject`] is active on this thread: a checkpoint may then pass on a value
-/// that is not the one it was given, even one equal to it (`core::eval::injecting`).
+/// that is not the one it was given, even one equal to it.
 fn injecting() -> bool {
     SCOPES.with(|s| s.borrow().iter().any(|s| matches!(s, Scope::Inject { .. })))
 }
@@ -302,6 +301,10 @@ fn injecting() -> bool {
 pub fn checkpoint<T: Snapshot + Clone + 'static>(value: T, key: &str, collection: &str) -> T {
     if crate::record::frame::Frame::recording() {
         register_checkpoint(key_of(&checkpoint::<T>));
+        // The trace cannot tell an injected value from the one given: it notes that one may be.
+        if injecting() {
+            crate::core::eval::note_injected();
+        }
     }
     if !active() {
         return value;

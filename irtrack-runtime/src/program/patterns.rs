@@ -83,32 +83,41 @@ fn literal(t: &str) -> bool {
 
 /// `a` split at the first `sep` outside a quoted `char`.
 fn split_range<'p>(a: &'p str, sep: &str) -> Option<(&'p str, &'p str)> {
-    let mut quoted = false;
-    let mut prev = '\0';
-    for (i, c) in a.char_indices() {
-        if c == '\'' && prev != '\\' {
-            quoted = !quoted;
+    outside_quotes(a)
+        .find(|&i| a[i..].starts_with(sep))
+        .map(|i| (&a[..i], &a[i + sep.len()..]))
+}
+
+/// The byte offsets of `s`'s characters outside a quoted `char` (`'|'`, `'\\'`, `'\''`).
+fn outside_quotes(s: &str) -> impl Iterator<Item = usize> + '_ {
+    let (mut quoted, mut escaped) = (false, false);
+    s.char_indices().filter_map(move |(i, c)| {
+        if quoted {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '\'') => quoted = false,
+                _ => {}
+            }
+            return None;
         }
-        if !quoted && a[i..].starts_with(sep) {
-            return Some((&a[..i], &a[i + sep.len()..]));
+        if c == '\'' {
+            quoted = true;
+            return None;
         }
-        prev = c;
-    }
-    None
+        Some(i)
+    })
 }
 
 /// `s` split at every `sep` outside a quoted `char` (`'|' | 'a'`).
 fn split_outside_quotes(s: &str, sep: char) -> Vec<&str> {
     let mut parts = Vec::new();
-    let (mut start, mut quoted, mut prev) = (0, false, '\0');
-    for (i, c) in s.char_indices() {
-        if c == '\'' && prev != '\\' {
-            quoted = !quoted;
-        } else if c == sep && !quoted {
+    let mut start = 0;
+    for i in outside_quotes(s) {
+        if s[i..].starts_with(sep) {
             parts.push(&s[start..i]);
-            start = i + c.len_utf8();
+            start = i + sep.len_utf8();
         }
-        prev = c;
     }
     parts.push(&s[start..]);
     parts
@@ -156,6 +165,14 @@ mod tests {
                     hi: Some("'z'"),
                     inclusive: true
                 }
+            ])
+        );
+        assert_eq!(
+            alternatives("'\\\\' | '/' | '\\''"),
+            Some(vec![
+                Alt::Literal("'\\\\'"),
+                Alt::Literal("'/'"),
+                Alt::Literal("'\\''")
             ])
         );
         assert_eq!(alternatives("k"), Some(vec![Alt::Name("k")]));

@@ -217,6 +217,8 @@ impl<T> RestoreNone<T> for &Restore<T> {
 pub(crate) struct Session {
     rec: Shared,
     previous: Option<Shared>,
+    /// Whether an enclosing recording had seen a checkpoint under an `inject`.
+    injected_before: bool,
 }
 
 impl Session {
@@ -232,7 +234,12 @@ impl Session {
             }
         }
         ACTIVE.fetch_add(1, Ordering::Relaxed);
-        Session { rec, previous }
+        let injected_before = crate::core::eval::take_injected(false);
+        Session {
+            rec,
+            previous,
+            injected_before,
+        }
     }
 
     pub(crate) fn announce_root<F: ?Sized>(&self) {
@@ -269,6 +276,10 @@ impl Session {
         r.pending = Pending::Empty;
         r.store.nodes.set_limit(usize::MAX);
         let errors = std::mem::take(&mut r.errors);
+        // What ran under an `inject` ran in any enclosing recording too.
+        let injected = crate::core::eval::take_injected(false);
+        crate::core::eval::take_injected(self.injected_before || injected);
+        r.store.injected = injected;
         (std::mem::take(&mut r.store), root, errors)
     }
 }
