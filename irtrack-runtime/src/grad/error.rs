@@ -101,6 +101,17 @@ pub enum GradError {
         /// The two shapes.
         shapes: (String, String),
     },
+    /// [`Trace::backward`](crate::Trace::backward) found a value that is not a [`Tangent`]
+    /// stored under [`ADJOINT`](crate::grad::ADJOINT) at a node it would add to: it is left as
+    /// it was, with every other node's.
+    ///
+    /// [`Tangent`]: crate::Tangent
+    NotAnAdjoint {
+        /// The node.
+        at: Box<Place>,
+        /// The type of the value stored there.
+        found: String,
+    },
     /// A gradient element would be NaN, made from numbers where the function's value is one: no
     /// derivative is NaN, so this is the chain rule failing at `at` — `∞ − ∞` after an
     /// infinite slope (`(x - x).sqrt()` at any `x`, constant but NaN in every AD tool), or a
@@ -398,6 +409,12 @@ impl fmt::Display for GradError {
                  `x - (x + 2^52 - 2^52)` does): the function is a staircase there, whose slope \
                  between steps is not the real numbers' slope the rules give; round explicitly \
                  (`x.round()`, whose slope is 0)"
+            ),
+            GradError::NotAnAdjoint { at, found } => write!(
+                f,
+                "{at} holds a `{found}` under the metadata key \"adjoint\", where `backward` \
+                 adds the node's sensitivity (a `Tangent`): remove it or store it under another \
+                 key; the trace was left as it was"
             ),
             GradError::Indeterminate {
                 at,

@@ -279,14 +279,11 @@ impl Trace {
                 .get(&id)
                 .and_then(|m| m.iter().find(|(k, _)| k == ADJOINT).map(|(_, v)| v));
             // A value of another kind under the key is the user's or a context's: not replaced
-            // (an `i32` 5 became 5.44), an error as for a sensitivity of another shape.
+            // (an `i32` 5 became 5.44): an error, the trace left as it was.
             if let Some(v) = stored.filter(|v| v.downcast_ref::<Tangent>().is_none()) {
-                return Err(GradError::Shape {
+                return Err(GradError::NotAnAdjoint {
                     at: sweep.place(id),
-                    shapes: (
-                        format!("`{}` (metadata under \"{ADJOINT}\")", v.type_name()),
-                        adjoint.shape(),
-                    ),
+                    found: v.type_name().to_string(),
                 });
             }
             let before = stored.and_then(|v| v.downcast_ref::<Tangent>());
