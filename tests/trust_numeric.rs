@@ -653,3 +653,18 @@ fn ratios_and_exact_splits_keep_their_slopes() {
     let g = gradient(dekker_square, (1.1,)).unwrap().scalars()[0].unwrap();
     assert!((g - 3.2).abs() < 1e-12, "{g}");
 }
+
+#[tracked]
+fn next_above(x: f64) -> f64 {
+    let up = f64::from_bits(x.to_bits() + 1);
+    let k = if x < up { 2.0 } else { 3.0 };
+    k * x
+}
+
+/// Sides a sliver apart that move together hold around the point: not a near tie (a random
+/// program compared `x.next_up()` with `x`; the difftest, 2026-11-28).
+#[test]
+fn an_ordering_whose_sides_move_together_is_no_near_tie() {
+    let g = gradient(next_above, (1.5,)).unwrap();
+    assert_eq!(g.scalars(), [Some(2.0)]);
+}

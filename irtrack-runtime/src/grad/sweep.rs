@@ -67,9 +67,10 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
-    /// The first ordering of input-dependent floats that holds by a margin of 2⁻³⁶ of their
-    /// size or less ([`near_tie`]).
-    near_tie: Option<NodeId>,
+    /// The orderings of input-dependent floats that hold by a margin of 2⁻³⁶ of their size or
+    /// less ([`near_tie`]): [`rounded`](Self::rounded) asks whether moving the inputs closes
+    /// the margin.
+    near_ties: Vec<NodeId>,
     /// The first branch chosen by a test the trace does not show, and the test (see
     /// `Sweep::unseen_decision`).
     unseen: Option<(NodeId, NodeId)>,
@@ -215,7 +216,7 @@ impl<'s> Sweep<'s> {
             borrowed_mut: HashMap::new(),
             reading: NodeId::NONE,
             pinned: None,
-            near_tie: None,
+            near_ties: Vec::new(),
             unseen: None,
             open_guards: HashMap::new(),
             ties: pins::Ties::default(),
@@ -433,8 +434,8 @@ impl<'s> Sweep<'s> {
                     if self.disagreeing.is_none() && !self.comparison_agrees(&site) {
                         self.disagreeing = Some(id);
                     }
-                    if self.near_tie.is_none() && self.at_near_tie(&site) {
-                        self.near_tie = Some(id);
+                    if self.at_near_tie(&site) {
+                        self.near_ties.push(id);
                     }
                 }
             }
@@ -1399,15 +1400,6 @@ impl<'s> Sweep<'s> {
                 },
             });
         }
-        // An ordering that holds by a sliver: the path holds within rounding of the point
-        // only, as where an iteration converged by comparisons (a bisection), whose path's
-        // slope is not its limit's (`cbrt` by bisection gave 0.63 for 0.21).
-        if let Some(c) = self.near_tie {
-            return Err(GradError::Indeterminate {
-                at: self.place(c),
-                cause: Indeterminacy::NearTie,
-            });
-        }
         if let Some((jump, condition)) = self.unseen {
             return Err(GradError::Indeterminate {
                 at: self.place(jump),
@@ -2204,9 +2196,10 @@ impl<'s> Sweep<'s> {
         let any = self
             .reached_sites()
             .any(|(_, site)| self.coarse_operand(&site).is_some());
-        if !any {
+        if !any && self.near_ties.is_empty() {
             return None;
         }
+        let near: std::collections::HashSet<NodeId> = self.near_ties.iter().copied().collect();
         // The output's size: the output times the seed, or the gradient times the inputs.
         let seed = self.adjoints[self.root.index()].as_ref()?;
         let out = store.value_cow(self.root);
@@ -2236,6 +2229,36 @@ impl<'s> Sweep<'s> {
         }
         for i in 0..n {
             let id = NodeId(i as u32);
+            // An ordering that holds by a sliver, whose margin the inputs' moving by 2⁻³⁰ of
+            // their size closes: the path holds within rounding of the point only, as where an
+            // iteration converged by comparisons (a bisection), whose path's slope is not its
+            // limit's (`cbrt` by bisection gave 0.63 for 0.21). One whose sides move together
+            // (`x.next_up() <= x`) holds around the point.
+            if near.contains(&id) {
+                if let Some(site) = self.site(id) {
+                    let rate = |k: usize| {
+                        let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                        if r.is_none() || !self.is_active(r) {
+                            return Some(0.0);
+                        }
+                        tangent[r.index()]
+                    };
+                    let closes = match (site.scalar(0), site.scalar(1), rate(0), rate(1)) {
+                        (Some(a), Some(b), Some(ta), Some(tb)) => {
+                            (a - b).abs() <= (ta - tb).abs() / (1u64 << 30) as f64
+                        }
+                        // A side the pass cannot follow (bits, an array): not read.
+                        _ => false,
+                    };
+                    if closes {
+                        return Some(GradError::Indeterminate {
+                            at: self.place(id),
+                            cause: Indeterminacy::NearTie,
+                        });
+                    }
+                }
+                continue;
+            }
             if !self.is_active(id) || tangent[i].is_some() {
                 continue;
             }
@@ -2268,21 +2291,64 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             let Some(site) = self.site(id) else { continue };
+            // A binding of a tuple's element (`let (lo, hi) = (0.0, x)`): that element's.
+            if site.builtin() == Some(Builtin::Bind) {
+                let element = site
+                    .ir
+                    .bind_path(site.index)
+                    .and_then(|p| p.parse::<usize>().ok());
+                let tuple = site
+                    .refs
+                    .first()
+                    .and_then(|&r| self.site(r))
+                    .filter(|t| t.builtin() == Some(Builtin::Tuple));
+                if let (Some(k), Some(tuple)) = (element, tuple) {
+                    let src = tuple.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                    let from = |v: &[f64], d: f64| if src.is_none() { d } else { v[src.index()] };
+                    tangent[i] = if src.is_none() || !self.is_active(src) {
+                        Some(0.0)
+                    } else {
+                        tangent[src.index()]
+                    };
+                    through[i] = from(&through, 0.0);
+                    origin[i] = if src.is_none() {
+                        NodeId::NONE
+                    } else {
+                        origin[src.index()]
+                    };
+                    continue;
+                }
+            }
             // A float cast, a deref, a binding passes its operand on.
             let passes = matches!(
                 site.builtin(),
                 Some(Builtin::Deref | Builtin::Bind | Builtin::Question)
             ) || matches!(site.builtin(), Some(Builtin::Cast(to)) if to.is_float());
-            let Some((partials, count)) =
-                rules::builtin_partials(&site).or_else(|| passes.then_some(([1.0, 0.0, 0.0], 1)))
-            else {
+            // The slopes: the rule's contributions to a unit sensitivity (any scalar rule:
+            // `max`, `abs`, `clamp` as well as the formulas).
+            let unit = || {
+                let rule = rules::builtin(&site)?;
+                let mut out = Vec::new();
+                rules::apply(&rule, &site, &Tangent::Scalar(1.0), &mut out).ok()?;
+                let mut partials = vec![0.0; site.len().max(1)];
+                for (k, c) in out {
+                    match c {
+                        Contribution::Whole(Tangent::Scalar(d)) if k < partials.len() => {
+                            partials[k] += d
+                        }
+                        _ => return None,
+                    }
+                }
+                Some(partials)
+            };
+            let Some(partials) = unit().or_else(|| passes.then(|| vec![1.0])) else {
                 continue;
             };
             let mut t = 0.0;
             let mut r = 0.0;
             let mut o = NodeId::NONE;
             let mut known = true;
-            for (k, &d) in partials.iter().enumerate().take(count) {
+            for (k, &d) in partials.iter().enumerate() {
                 let src = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
                 if src.is_none() || !self.is_active(src) || d == 0.0 {
                     continue;
@@ -2326,7 +2392,7 @@ impl<'s> Sweep<'s> {
                 let v = site.output().as_f64()?;
                 Some((g * v).abs())
             };
-            if cancelled && moves().is_some_and(|m| m > scale / (1u64 << 20) as f64) {
+            if any && cancelled && moves().is_some_and(|m| m > scale / (1u64 << 20) as f64) {
                 return Some(GradError::Indeterminate {
                     at: self.place(o),
                     cause: Indeterminacy::Rounding {
