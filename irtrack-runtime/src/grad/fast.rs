@@ -940,11 +940,13 @@ impl<'s> Builder<'s> {
                 if !same(r, y) || limit || [a, b, y].iter().any(|v| v.is_infinite()) {
                     return None;
                 }
-                // A sum that rounds an operand to a coarse grid: the general sweep looks for a
-                // path that undoes the rounding (`Sweep::rounded`); rare.
+                // A sum that rounds an operand to a grid coarser than half its bits: the
+                // general sweep looks for a path that undoes the rounding (`Sweep::rounded`).
+                // Finer roundings (a dense layer's small products in its sums) stay here: the
+                // reduction `x + 1.5·2⁵² - 1.5·2⁵²` drops more than 26 bits up to |x| ≈ 10⁸.
                 if matches!(op, BinOp::Add | BinOp::Sub)
-                    && (super::sweep::rounds_coarsely(a, y, false)
-                        || super::sweep::rounds_coarsely(b, y, false))
+                    && (super::sweep::drops_bits(a, y, false, 26)
+                        || super::sweep::drops_bits(b, y, false, 26))
                 {
                     return None;
                 }

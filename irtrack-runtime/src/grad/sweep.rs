@@ -2942,7 +2942,11 @@ fn makes_limit_zero(site: &Site<'_>) -> bool {
 /// number): `s`'s ulp is 2¹² times `a`'s or more (in `f32`, 2⁶). Common in sums of terms of
 /// different sizes; what decides is whether a path undoes the rounding ([`Sweep::rounded`]).
 pub(crate) fn rounds_coarsely(a: f64, s: f64, f32: bool) -> bool {
-    let bits = if f32 { 6 } else { 12 };
+    drops_bits(a, s, f32, if f32 { 6 } else { 12 })
+}
+
+/// Whether the sum `s` dropped `bits` or more of the bits of its operand `a`.
+pub(crate) fn drops_bits(a: f64, s: f64, f32: bool, bits: u32) -> bool {
     a != 0.0 && a.is_finite() && s.is_finite() && ulp(s, f32) >= ulp(a, f32) * (1u64 << bits) as f64
 }
 
