@@ -298,21 +298,31 @@ impl Program {
 /// `Err` when a derivative's direction or cotangent `given` (argument `index`) has not the shape
 /// `like` asks for.
 fn check_like(index: usize, like: &Like, given: &Value, args: &[Value]) -> Result<(), ReplayError> {
-    let (want, of) = match like {
+    // No allocation on the way that passes: a compiled gradient checks this at every call.
+    let of_input;
+    let want: &[usize] = match like {
         Like::Input(k) => match args.get(*k).and_then(shape) {
-            Some(s) => (s, format!(", as argument {}", k + 1)),
+            Some(s) => {
+                of_input = s;
+                &of_input
+            }
             None => return Ok(()),
         },
-        Like::Shape(s) => (s.clone(), ", as the recorded output".to_string()),
+        Like::Shape(s) => s,
     };
-    match shape(given) {
-        Some(s) if s == want => Ok(()),
-        s => Err(ReplayError::Shape {
-            index,
-            expected: format!("{}{of}", describe(Some(&want))),
-            given: describe(s.as_ref()),
-        }),
+    let got = shape(given);
+    if got.as_deref() == Some(want) {
+        return Ok(());
     }
+    let of = match like {
+        Like::Input(k) => format!(", as argument {}", k + 1),
+        Like::Shape(_) => ", as the recorded output".to_string(),
+    };
+    Err(ReplayError::Shape {
+        index,
+        expected: format!("{}{of}", describe(Some(&want.to_vec()))),
+        given: describe(got.as_ref()),
+    })
 }
 
 /// `float`, `vector of 3`, `array [2, 2]`, for a shape read by [`shape`].
