@@ -57,7 +57,7 @@ pub(crate) fn directions(
         if let Some(PartInput::Dynamic { varies, .. }) = g.inputs.get_mut(k) {
             *varies = true;
         }
-        seeds.push((k, g.add_input(sample, stage, Like::Input(k))));
+        seeds.push((k, g.add_input(sample, stage, Some(Like::Input(k)))));
     }
     Ok(seeds)
 }

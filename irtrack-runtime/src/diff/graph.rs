@@ -404,16 +404,16 @@ impl Graph {
             + 1
     }
 
-    /// Adds a dynamic input of `sample`'s type at `stage`, of the shape `like` says, and
-    /// returns it.
-    pub(crate) fn add_input(&mut self, sample: Value, stage: u32, like: Like) -> Src {
+    /// Adds a dynamic input of `sample`'s type at `stage`, of the shape `like` says (any, for
+    /// `None`), and returns it.
+    pub(crate) fn add_input(&mut self, sample: Value, stage: u32, like: Option<Like>) -> Src {
         self.inputs.push(PartInput::Dynamic {
             type_name: sample.type_name().to_string(),
             stage,
             sample,
             varies: false,
             length: None,
-            like: Some(like),
+            like,
         });
         Src::Input(self.inputs.len() - 1)
     }

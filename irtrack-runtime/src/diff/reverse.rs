@@ -82,8 +82,9 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
     let t = push_forward(&mut g, &seeds, rules)?;
     let out = g.output.clone();
     let sample = g.value(&out);
-    // The output's shape as recorded: the path fixes it (a length read is guarded).
-    let like = Like::Shape(shape(&sample).unwrap_or_default());
+    // The output's shape as recorded: the path fixes it (a length read is guarded). A shape
+    // `shape` does not read is not checked (not taken for a float's).
+    let like = shape(&sample).map(Like::Shape);
     let u = g.add_input(sample, stage, like);
     let ct = match t.of(&out) {
         Some(t_out) => Transpose::run(&mut g, v, wrt, &t_out, &u, rules)?,
