@@ -941,7 +941,7 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 // A sum that rounds an operand to a grid coarser than half its bits: the
-                // general sweep looks for a path that undoes the rounding (`Sweep::rounded`).
+                // general sweep looks for a path that undoes the rounding (`Sweep::forward_checks`).
                 // Finer roundings (a dense layer's small products in its sums) stay here: the
                 // reduction `x + 1.5·2⁵² - 1.5·2⁵²` drops more than 26 bits up to |x| ≈ 10⁸.
                 if matches!(op, BinOp::Add | BinOp::Sub)
@@ -1052,7 +1052,7 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 // An `f64` narrowed to `f32` is a rounding a path may undo
-                // (`Sweep::rounded`): the general sweep looks.
+                // (`Sweep::forward_checks`): the general sweep looks.
                 if to == ScalarType::F32
                     && store.value_cow(operand(0)).downcast_ref::<f64>().is_some()
                 {

@@ -368,7 +368,7 @@ fn numbers(trace: &Trace, seed: &Tangent, grads: &[Option<Tangent>]) -> Result<(
 /// `Err` when a gradient has an infinite element made by an infinite slope at a zero that is
 /// only a limit ([`Indeterminacy::Underflow`]); found after the sweep, only then.
 fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradError> {
-    if let Some(e) = sweep.lossy_subnormal().or_else(|| sweep.rounded()) {
+    if let Some(e) = sweep.lossy_subnormal().or_else(|| sweep.forward_checks()) {
         return Err(e);
     }
     if !indeterminate::any_infinite(grads) {
@@ -394,7 +394,7 @@ pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
     // A sum that rounds coarsely where the output depends on the rounding: the path's
     // derivative is a staircase's at this point, whatever the kernels compute.
     if run.is_ok() {
-        return sweep.rounded();
+        return sweep.forward_checks();
     }
     match run {
         Err(

@@ -68,7 +68,7 @@ pub(crate) struct Sweep<'s> {
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
     /// The orderings of input-dependent floats that hold by a margin of 2⁻³⁶ of their size or
-    /// less ([`near_tie`]): [`rounded`](Self::rounded) asks whether moving the inputs closes
+    /// less ([`near_tie`]): [`forward_checks`](Self::forward_checks) asks whether moving the inputs closes
     /// the margin.
     near_ties: Vec<NodeId>,
     /// The first branch chosen by a test the trace does not show, and the test (see
@@ -2173,8 +2173,10 @@ impl<'s> Sweep<'s> {
         None
     }
 
-    /// A sum that rounds an active operand to a coarse grid, whose rounding the rest of the
-    /// computation undoes: the slope the rules give through the rounded operand is cancelled
+    /// The checks one forward pass of tangents answers, after the backward pass: an ordering
+    /// that holds by a sliver the inputs' moving closes ([`near_tie`],
+    /// [`Indeterminacy::NearTie`]), and a sum that rounds an active operand to a coarse grid,
+    /// whose rounding the rest of the computation undoes: the slope the rules give through the rounded operand is cancelled
     /// downstream by another path from the same inputs, at a node that reaches the output.
     /// That is the shape of a deliberate rounding (`x·2/π + 1.5·2⁵² − 1.5·2⁵²`, then
     /// `x − k·π/2`: the real numbers' slopes `1 − (2/π)(π/2)` cancel, where the float
@@ -2189,7 +2191,7 @@ impl<'s> Sweep<'s> {
     /// size (by 1 where it is 0) times a weight of its own: each node's tangent, and the part
     /// of it that came through a rounded operand. Inputs of other kinds (vectors, structs) are
     /// not moved: a rounding of their elements is not seen.
-    pub(crate) fn rounded(&self) -> Option<GradError> {
+    pub(crate) fn forward_checks(&self) -> Option<GradError> {
         let store = self.store;
         let n = store.len();
         // Only where some reached sum rounds coarsely (rare): the pass costs a rule per node.
@@ -2304,18 +2306,14 @@ impl<'s> Sweep<'s> {
                     .filter(|t| t.builtin() == Some(Builtin::Tuple));
                 if let (Some(k), Some(tuple)) = (element, tuple) {
                     let src = tuple.refs.get(k).copied().unwrap_or(NodeId::NONE);
-                    let from = |v: &[f64], d: f64| if src.is_none() { d } else { v[src.index()] };
-                    tangent[i] = if src.is_none() || !self.is_active(src) {
-                        Some(0.0)
+                    // An element that is a literal or a constant moves with nothing.
+                    if src.is_none() || !self.is_active(src) {
+                        tangent[i] = Some(0.0);
                     } else {
-                        tangent[src.index()]
-                    };
-                    through[i] = from(&through, 0.0);
-                    origin[i] = if src.is_none() {
-                        NodeId::NONE
-                    } else {
-                        origin[src.index()]
-                    };
+                        tangent[i] = tangent[src.index()];
+                        through[i] = through[src.index()];
+                        origin[i] = origin[src.index()];
+                    }
                     continue;
                 }
             }
@@ -2367,18 +2365,18 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             // A coarse rounding of an operand whose grid is coarse against its tangent: what
-            // the rules pass through that operand is the rounding's.
-            {
-                if let Some(k) = self.coarse_operand(&site) {
-                    let src = site.refs[k];
-                    let ts = tangent[src.index()].unwrap_or(0.0);
-                    let y = site.output().as_f64().unwrap_or(0.0);
-                    let step = ulp(y, site.output_is_f32());
-                    if ts != 0.0 && step > ts.abs() / (1u64 << 40) as f64 {
-                        r += partials[k] * ts;
-                        o = id;
-                    }
-                }
+            // the rules pass through that operand is the rounding's. (The operand is active and
+            // its tangent known: an unknown one ended this node above; the output is a float,
+            // which `coarse_operand` read.)
+            let rounded = self.coarse_operand(&site).and_then(|k| {
+                let ts = tangent[site.refs[k].index()]?;
+                let y = site.output().as_f64()?;
+                let step = ulp(y, site.output_is_f32());
+                (ts != 0.0 && step > ts.abs() / (1u64 << 40) as f64).then_some(partials[k] * ts)
+            });
+            if let Some(through_rounding) = rounded {
+                r += through_rounding;
+                o = id;
             }
             tangent[i] = Some(t);
             through[i] = r;
@@ -2940,7 +2938,7 @@ fn makes_limit_zero(site: &Site<'_>) -> bool {
 
 /// Whether the sum `s` dropped 12 or more of the bits of its operand `a` (a finite nonzero
 /// number): `s`'s ulp is 2¹² times `a`'s or more (in `f32`, 2⁶). Common in sums of terms of
-/// different sizes; what decides is whether a path undoes the rounding ([`Sweep::rounded`]).
+/// different sizes; what decides is whether a path undoes the rounding ([`Sweep::forward_checks`]).
 pub(crate) fn rounds_coarsely(a: f64, s: f64, f32: bool) -> bool {
     drops_bits(a, s, f32, if f32 { 6 } else { 12 })
 }
