@@ -128,6 +128,81 @@ fn the_benchmark_workloads_take_the_fast_path() {
 }
 
 #[tracked]
+fn small_terms(x: Vec<f64>) -> f64 {
+    let mut s = 1.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    s.ln()
+}
+
+const TOINT: f64 = 1.5 / f64::EPSILON;
+
+#[tracked]
+fn reduced_square(x: f64) -> f64 {
+    let k = x * std::f64::consts::FRAC_2_PI + TOINT - TOINT;
+    let r = x - k * std::f64::consts::FRAC_PI_2;
+    r * r
+}
+
+#[tracked]
+fn cbrt_halving(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn relu_sum(x: Vec<f64>, b: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let z = x[i] - b;
+        if z > 0.0 {
+            s += z;
+        }
+    }
+    s
+}
+
+/// The fast path runs the general sweep's forward checks over its own tape: it answers sums
+/// that round small terms (some products of 10⁻⁶ here, which drop 40 bits) and orderings that
+/// hold by a margin, and declines a rounding undone downstream and a converged bisection,
+/// which the general sweep refuses (it declined every sum dropping 26 bits and more, and
+/// answered the reduction past |x| ≈ 10⁸ with the slope 0).
+#[test]
+fn the_fast_path_checks_roundings_and_margins_itself() {
+    let x = vec![0.5, 1e-6, -0.25, 3e-7, 0.125];
+    let (g, taken) = both(small_terms, (x.clone(),));
+    assert!(taken);
+    let s = 1.0 + x.iter().map(|v| v * v).sum::<f64>();
+    let dx = g.unwrap().wrt[0].clone().unwrap();
+    for (d, v) in dx.as_slice().unwrap().iter().zip(&x) {
+        assert!(close(*d, 2.0 * v / s), "{d}");
+    }
+    let (g, taken) = both(relu_sum, (vec![0.5, -1.0, 2.0, 1e-3], 1e-4));
+    assert!(taken);
+    let g = g.unwrap();
+    assert_eq!(
+        g.wrt[0].as_ref().unwrap().as_slice().unwrap(),
+        &[1.0, 0.0, 1.0, 1.0]
+    );
+    assert_eq!(d(&g, 1), -3.0);
+    for x in [0.3, 1e9 + 0.3] {
+        let (g, taken) = both(reduced_square, (x,));
+        assert!(g.is_err() && !taken);
+    }
+    let (g, taken) = both(cbrt_halving, (0.5,));
+    assert!(g.is_err() && !taken);
+}
+
+#[tracked]
 fn arithmetic(a: f64, b: f64) -> f64 {
     let mut s = a + b;
     s -= a * b;

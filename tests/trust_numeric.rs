@@ -413,6 +413,15 @@ fn sin_by_reduction(x: f64) -> f64 {
     }
 }
 
+/// The reduction with no branch on the quadrant after it: the fast path answers it unless it
+/// hands such sums to the general sweep.
+#[tracked]
+fn reduced_square(x: f64) -> f64 {
+    let f_n = x * std::f64::consts::FRAC_2_PI + TOINT - TOINT;
+    let r = x - f_n * std::f64::consts::FRAC_PI_2;
+    r * r
+}
+
 #[tracked]
 fn reduction_plus(x: f64, y: f64) -> f64 {
     sin_by_reduction(x) + 1e4 + y * y
@@ -492,6 +501,12 @@ fn a_rounding_the_computation_undoes_is_refused_and_no_other() {
         assert!(e.to_string().contains("coarse grid"), "{e}");
         // Whatever the output adds beside it.
         assert!(refused(gradient(reduction_plus, (x, 100.0)).unwrap_err()));
+    }
+    // Past |x| ≈ 10⁸ the sum drops fewer than 26 bits of `x·2/π`, which the fast path
+    // answered (the gradient 0 for `2r`); up to 10¹² it drops 12 or more.
+    for x in [0.3, 4.0, 1e6, 1e9 + 0.3, 1e12 + 0.3] {
+        let e = gradient(reduced_square, (x,)).unwrap_err();
+        assert!(refused(e.clone()), "at {x}: {e}");
     }
     assert!(refused(gradient(fraction_plus, (3.3,)).unwrap_err()));
     assert!(refused(gradient(rounded_in_f32, (2.3f32,)).unwrap_err()));
@@ -623,6 +638,300 @@ fn a_bisection_converged_by_comparisons_is_refused() {
     assert!((g - fd).abs() < 1e-6, "{g} {fd}");
 }
 
+// ---- Bisections the near-tie check missed (a tester on root finders, 2026-11-28, third
+// stop). The check read only orderings whose sides were within 2⁻³⁶ of each other, so a
+// bisection on the sign of a residual (`f(mid) > 0.0`, the usual form), whose margin is a
+// sliver of the terms that made the residual, not of the residual, kept its path's slope (0,
+// or `x/(a+1)` where the bracket depends on `a`); and the direction moved only `f64`
+// arguments, so a bisection on `v[0]`, `p.a`, `t.0` or in `f32` was not seen at all.
+
+#[tracked]
+fn root_by_sign(a: f64, b: f64) -> f64 {
+    // The root of x³ - a x - b in [0, 10].
+    let (mut lo, mut hi) = (0.0, 10.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        let fm = mid * mid * mid - a * mid - b;
+        if fm > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+        if hi - lo < 1e-13 {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[tracked]
+fn root_by_product(a: f64) -> f64 {
+    // √a by the sign of f(lo)·f(mid), the bracket [0, a + 1] moving with `a`.
+    let (mut lo, mut hi) = (0.0, a + 1.0);
+    let mut flo = lo * lo - a;
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        let fmid = mid * mid - a;
+        if flo * fmid <= 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+            flo = fmid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+#[tracked]
+fn root_by_tolerance(a: f64) -> f64 {
+    // ln a, stopping where |f(mid)| is small.
+    let (mut lo, mut hi, mut mid): (f64, f64, f64) = (0.0, 4.0, 2.0);
+    for _ in 0..200 {
+        mid = (lo + hi) / 2.0;
+        let fm = mid.exp() - a;
+        if fm.abs() < 1e-12 {
+            break;
+        }
+        if fm < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    mid
+}
+
+#[tracked]
+fn golden_section(v: Vec<f64>) -> f64 {
+    // The minimiser of (x - a)² + b sin x.
+    let (a, b) = (v[0], v[1]);
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut lo, mut hi) = (-5.0, 5.0);
+    let mut c = hi - ratio * (hi - lo);
+    let mut d = lo + ratio * (hi - lo);
+    while (hi - lo).abs() > 1e-10 {
+        let fc = (c - a) * (c - a) + b * c.sin();
+        let fd = (d - a) * (d - a) + b * d.sin();
+        if fc < fd {
+            hi = d;
+        } else {
+            lo = c;
+        }
+        c = hi - ratio * (hi - lo);
+        d = lo + ratio * (hi - lo);
+    }
+    (hi + lo) / 2.0
+}
+
+/// `cbrt(a)` by 80 halvings, of an `a` read as the caller wrote it.
+#[tracked]
+fn cbrt_halving(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_of_element(v: Vec<f64>) -> f64 {
+    let a = v[0];
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_of_array(v: [f64; 2]) -> f64 {
+    cbrt_halving(v[1])
+}
+
+#[tracked]
+fn cbrt_of_helper(v: Vec<f64>) -> f64 {
+    cbrt_halving(v[0])
+}
+
+#[derive(Clone, Debug, irtrack::Snapshot)]
+pub struct Cube {
+    pub volume: f64,
+}
+
+#[tracked]
+fn cbrt_of_field(c: Cube) -> f64 {
+    let a = c.volume;
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_of_tuple(t: (f64, f64)) -> f64 {
+    let a = t.0;
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_in_f32(a: f32) -> f32 {
+    let (mut lo, mut hi) = (0.0f32, 2.0f32);
+    for _ in 0..40 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+fn near_tie(e: &irtrack::grad::GradError) -> bool {
+    use irtrack::grad::{GradError, Indeterminacy};
+    matches!(
+        e,
+        GradError::Indeterminate {
+            cause: Indeterminacy::NearTie,
+            ..
+        }
+    )
+}
+
+#[test]
+fn a_bisection_on_a_residuals_sign_is_refused() {
+    use irtrack::diff::{hessian, jvp, vjp};
+    for (a, b) in [(2.0, 3.0), (1.0, 1.0)] {
+        let x = root_by_sign(a, b);
+        assert!((x * x * x - a * x - b).abs() < 1e-11);
+        let e = gradient(root_by_sign, (a, b)).unwrap_err();
+        assert!(near_tie(&e), "{e}");
+        assert!(e.to_string().contains("2^-30"), "{e}");
+        assert!(jvp(root_by_sign, (a, b), (1.0, 0.0)).is_err());
+        assert!(vjp(root_by_sign, (a, b), 1.0).is_err());
+    }
+    // The path's slope here was x/(a + 1), 0.471 for 1/(2√2) = 0.354, from every entry point.
+    assert!((root_by_product(2.0) - 2f64.sqrt()).abs() < 1e-12);
+    assert!(near_tie(&gradient(root_by_product, (2.0,)).unwrap_err()));
+    assert!(jvp(root_by_product, (2.0,), (1.0,)).is_err());
+    assert!(vjp(root_by_product, (2.0,), 1.0).is_err());
+    assert!(hessian(root_by_product, (2.0,)).is_err());
+    assert!((root_by_tolerance(3.0) - 3f64.ln()).abs() < 1e-11);
+    assert!(near_tie(&gradient(root_by_tolerance, (3.0,)).unwrap_err()));
+    assert!(jvp(root_by_tolerance, (3.0,), (1.0,)).is_err());
+}
+
+#[test]
+fn a_bisection_on_an_element_a_field_or_an_f32_is_refused() {
+    use irtrack::diff::{hessian, jvp};
+    let truth = 0.5f64.cbrt();
+    assert!((cbrt_of_element(vec![0.5]) - truth).abs() < 1e-12);
+    let e = gradient(cbrt_of_element, (vec![0.5],)).unwrap_err();
+    assert!(near_tie(&e), "{e}");
+    assert!(jvp(cbrt_of_element, (vec![0.5],), (vec![1.0],)).is_err());
+    assert!(hessian(cbrt_of_element, (vec![0.5],)).is_err());
+    assert!(near_tie(
+        &gradient(cbrt_of_array, ([7.0, 0.5],)).unwrap_err()
+    ));
+    assert!(near_tie(
+        &gradient(cbrt_of_helper, (vec![0.5],)).unwrap_err()
+    ));
+    let e = gradient(cbrt_of_field, (Cube { volume: 0.5 },)).unwrap_err();
+    assert!(near_tie(&e), "{e}");
+    assert!(near_tie(
+        &gradient(cbrt_of_tuple, ((0.5, 3.0),)).unwrap_err()
+    ));
+    assert!((cbrt_in_f32(0.5) - 0.5f32.cbrt()).abs() < 1e-6);
+    assert!(near_tie(&gradient(cbrt_in_f32, (0.5f32,)).unwrap_err()));
+    assert!(jvp(cbrt_in_f32, (0.5f32,), (1.0f32,)).is_err());
+    // A golden-section search: its gradient, vjp and Hessian were all 0, where the
+    // minimiser's slopes are [1, -0.5] (x* = 0 at a = 1, b = 2).
+    assert!(golden_section(vec![1.0, 2.0]).abs() < 1e-7);
+    assert!(near_tie(
+        &gradient(golden_section, (vec![1.0, 2.0],)).unwrap_err()
+    ));
+    assert!(hessian(golden_section, (vec![1.0, 2.0],)).is_err());
+}
+
+#[tracked]
+fn hinge_sum(v: Vec<f64>, margin: f64) -> f64 {
+    let mut s = 0.0;
+    for &x in &v {
+        let r = 2.0 * x - margin;
+        if r > 0.0 {
+            s += r * r;
+        }
+    }
+    s
+}
+
+#[tracked]
+fn largest(v: Vec<f64>) -> f64 {
+    let mut m = v[0];
+    for &x in &v[1..] {
+        if x > m {
+            m = x;
+        }
+    }
+    m
+}
+
+/// Orderings of input-dependent values that hold by a margin keep their branch's slope, on
+/// vector elements too, with residuals small against the terms that made them but not a
+/// sliver (1e-7 of them and more).
+#[test]
+fn orderings_that_hold_by_a_margin_keep_their_slopes() {
+    for m in [1.0, 1.0 - 1e-7, 3.0] {
+        let v = vec![0.5, 1.5, -2.0, 0.75];
+        let g = gradient(hinge_sum, (v.clone(), m)).unwrap();
+        let dv: Vec<f64> = v
+            .iter()
+            .map(|&x| match 2.0 * x - m > 0.0 {
+                true => 4.0 * (2.0 * x - m),
+                false => 0.0,
+            })
+            .collect();
+        let dm: f64 = v
+            .iter()
+            .filter(|&&x| 2.0 * x - m > 0.0)
+            .map(|&x| -2.0 * (2.0 * x - m))
+            .sum();
+        assert_eq!(g.wrt[0].as_ref().unwrap().as_slice().unwrap(), &dv[..]);
+        assert!((g.scalars()[1].unwrap() - dm).abs() < 1e-12);
+    }
+    for v in [vec![3.0, 1.0, 2.0, 5.0, 4.0], vec![1.0, 1.0 + 1e-7, 0.5]] {
+        let g = gradient(largest, (v.clone(),)).unwrap();
+        let top = (0..v.len()).fold(0, |k, i| if v[i] > v[k] { i } else { k });
+        let one_hot: Vec<f64> = (0..v.len()).map(|i| f64::from(i == top)).collect();
+        assert_eq!(g.wrt[0].as_ref().unwrap().as_slice().unwrap(), &one_hot[..]);
+    }
+}
+
 #[tracked]
 fn share_of(x: f64, y: f64) -> f64 {
     x / (x + y)
@@ -667,4 +976,55 @@ fn next_above(x: f64) -> f64 {
 fn an_ordering_whose_sides_move_together_is_no_near_tie() {
     let g = gradient(next_above, (1.5,)).unwrap();
     assert_eq!(g.scalars(), [Some(2.0)]);
+}
+
+#[tracked]
+fn logs_of(v: Vec<f64>) -> f64 {
+    v[0].log10() + v[1].log2()
+}
+
+#[tracked]
+fn outside_domains(x: f64) -> f64 {
+    x.atanh() + (-x).acosh() + (-x - 1.5).ln_1p() + (-x).ln()
+}
+
+/// A function with no value at the point (`log10` of -1.7) has no slope there: the gradient
+/// is NaN, and derivative programs said `1 / (x ln 10)`, -0.2555, for `vjp` (a tester,
+/// 2026-11-28, third stop); now their entry points refuse, naming the operation.
+#[test]
+fn derivative_programs_give_no_slope_where_the_function_has_no_value() {
+    use irtrack::diff::{jvp, vjp};
+    let v = vec![-1.7, 1.9];
+    assert!(logs_of(v.clone()).is_nan());
+    let g = gradient(logs_of, (v.clone(),)).unwrap();
+    let dv = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+    assert!(dv[0].is_nan() && (dv[1] - 1.0 / (1.9 * std::f64::consts::LN_2)).abs() < 1e-15);
+    match vjp(logs_of, (v.clone(),), 1.0) {
+        Err(_) => {}
+        Ok(r) => {
+            let c = r.cotangents[0].as_ref().unwrap().floats().unwrap().to_vec();
+            assert!(c[0].is_nan(), "{c:?}");
+        }
+    }
+    let no_slope = |r: Result<irtrack::diff::Jvp<f64>, irtrack::diff::DiffError>| match r {
+        Err(_) => true,
+        Ok(j) => j.tangent.as_f64().is_some_and(f64::is_nan),
+    };
+    assert!(no_slope(jvp(logs_of, (v.clone(),), (vec![1.0, 0.0],))));
+    // A direction that does not move the element without a value: `log2`'s slope alone.
+    let j = jvp(logs_of, (v,), (vec![0.0, 1.0],)).unwrap();
+    assert_eq!(
+        j.tangent.as_f64(),
+        Some(1.0 / (1.9 * std::f64::consts::LN_2))
+    );
+    // Each of `atanh`, `acosh`, `ln_1p`, `ln` outside its domain at x = 2.
+    assert!(outside_domains(2.0).is_nan());
+    assert!(no_slope(jvp(outside_domains, (2.0,), (1.0,))));
+    // Inside its domain, `log10`'s slope.
+    let j = jvp(logs_of, (vec![1.7, 1.9],), (vec![1.0, 0.0],)).unwrap();
+    let t = j.tangent.as_f64().unwrap();
+    assert!(
+        (t - 1.0 / (1.7 * std::f64::consts::LN_10)).abs() < 1e-15,
+        "{t}"
+    );
 }

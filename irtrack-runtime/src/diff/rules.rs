@@ -779,8 +779,9 @@ fn float_method(
     })
 }
 
-/// The tangent of `f(x)` (a float method of one argument, or its elementwise form on arrays).
-fn unary(
+/// The tangent of `f(x)` (a float method of one argument, or its elementwise form on arrays)
+/// by its formula.
+fn unary_formula(
     g: &mut Graph,
     f: FloatFn,
     x: &Src,
@@ -913,6 +914,37 @@ fn unary(
         }
     };
     mul(g, &coefficient, dx).map(Some)
+}
+
+/// The tangent of `f(x)` ([`unary_formula`]), NaN where the function has no value: outside its
+/// domain (`ln` of -1.7, `atanh` of 2) its formula's slope (`1 / x`) is no slope of it, as
+/// the gradient's rule has it (`grad::rules::unary_at`); a run reports the NaN. (The other
+/// formulas are NaN there already: `sqrt`, `asin`, `acos`.) A direction that does not move
+/// `x` keeps the tangent 0 (`times` absorbs the NaN).
+fn unary(
+    g: &mut Graph,
+    f: FloatFn,
+    x: &Src,
+    y: &Src,
+    dx: &Option<Src>,
+) -> Result<Option<Src>, DiffError> {
+    use FloatFn::*;
+    let Some(t) = unary_formula(g, f, x, y, dx)? else {
+        return Ok(None);
+    };
+    match (f, dx) {
+        (Ln | Log10 | Log2 | Ln1p | Acosh | Atanh, Some(dx))
+            if matches!(g.kind(x), Kind::Float(_)) =>
+        {
+            let no_value = cmp(g, CmpOp::Ne, y, y)?;
+            let number = cmp(g, CmpOp::Eq, x, x)?;
+            let undefined = bin(g, BinOp::BitAnd, &no_value, &number)?;
+            let nan = c(g, &t, f64::NAN);
+            let off = mul(g, &nan, dx)?;
+            kernel(g, Kernel::Select, vec![undefined, off, t]).map(Some)
+        }
+        _ => Ok(Some(t)),
+    }
 }
 
 /// The tangent of `x.powi(n)`: `n x^(n-1) dx`, without `x^(n-1)` where `n` is 0, 1 or 2 (so

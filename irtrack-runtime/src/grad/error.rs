@@ -213,10 +213,11 @@ pub enum Indeterminacy {
     /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
-    /// An ordering of values that depend on the inputs holds by a sliver (2⁻³⁶ of their size or
-    /// less): the path holds within rounding of the point only, and its slope is the path's,
-    /// not the function's — where an iteration converges by comparisons (a bisection: `cbrt`
-    /// by bisection had the path's slope 0.63 for 0.21).
+    /// An ordering of values that depend on the inputs holds by a sliver: a margin that moving
+    /// the inputs by 2⁻³⁰ of their size closes (2⁻¹⁸ for `f32`). The path holds within
+    /// rounding of the point only, and its slope is the path's, not the function's — where an
+    /// iteration converges by comparisons (a bisection: `cbrt` by bisection had the path's
+    /// slope 0.63 for 0.21; one on the sign of a residual, the slope 0).
     NearTie,
     /// A sum rounded an input-dependent operand to a coarse grid (it kept at most half its
     /// bits: `x + 2⁵²` rounds `x` to an integer), and the computation undid the rounding's
@@ -422,8 +423,9 @@ impl fmt::Display for GradError {
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: this comparison of values that depend on \
-                 the inputs holds by a margin of 2^-36 of their size or less, so the path it \
-                 chose holds within rounding of these inputs only, and the path's slope is not \
+                 the inputs holds by a margin that moving the inputs by 2^-30 of their size \
+                 (2^-18 for f32) closes, so the path it chose holds within rounding of these \
+                 inputs only, and the path's slope is not \
                  the function's (an iteration that converges by comparisons, a bisection, has \
                  the slope of the path it took, not of its limit): differentiate the limit \
                  instead (a `register_rule` with the implicit-function slope, or Newton steps)"

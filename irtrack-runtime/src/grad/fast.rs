@@ -367,6 +367,13 @@ struct Builder<'s> {
     by_ir: HashMap<*const FnIr, usize>,
     /// The function of the node being read (an index into `fns`).
     fun: usize,
+    /// The orderings of active floats met (their sides' nodes, `NONE` for a literal, and
+    /// values): [`forward_checks`](Self::forward_checks) reads their margins.
+    orderings: Vec<([NodeId; 2], [f64; 2])>,
+    /// The sums that round an active operand coarsely (`sweep::rounds_coarsely`): the sum,
+    /// that operand, its partial and the sum's value. [`forward_checks`](Self::forward_checks)
+    /// asks whether a path undoes the rounding.
+    coarse: Vec<(u32, u32, f64, f64)>,
     tape: Tape,
 }
 
@@ -387,6 +394,8 @@ impl<'s> Builder<'s> {
             fns: Vec::new(),
             by_ir: HashMap::new(),
             fun: 0,
+            orderings: Vec::new(),
+            coarse: Vec::new(),
             tape: Tape {
                 // About one edge per node on arithmetic code.
                 edges: Vec::with_capacity(n),
@@ -615,7 +624,100 @@ impl<'s> Builder<'s> {
                 NodeKind::NestedCall => unreachable!("handled above"),
             }
         }
+        if self.forward_checks() {
+            return None;
+        }
         Some(self.tape)
+    }
+
+    /// Whether the general sweep's forward checks (`Sweep::forward_checks`) might refuse what
+    /// this tape would answer: an ordering of active floats that holds by a margin moving the
+    /// inputs closes (`sweep::closes`, a bisection converged), or a rounding a path undoes (a
+    /// node whose tangent is a sliver of the part that came through a coarse rounding, as in
+    /// `x - (x + 1.5·2⁵² - 1.5·2⁵²)`). Read from one forward pass over the tape along the
+    /// general sweep's direction (each input, and each element of a vector input, moved by its
+    /// own size times `sweep::direction_weight`), with margins 16 times wider than the general
+    /// sweep's, and without its test that the undoing node moves the output (a compensated
+    /// sum's error term does not): the general sweep then decides.
+    fn forward_checks(&self) -> bool {
+        if self.orderings.is_empty() && self.coarse.is_empty() {
+            return false;
+        }
+        // A direction this pass cannot follow: the general sweep decides.
+        self.forward_pass_refuses().unwrap_or(true)
+    }
+
+    // Kept out of `run`'s body: rare, and inlined it made every tape's loop slower.
+    #[inline(never)]
+    fn forward_pass_refuses(&self) -> Option<bool> {
+        use super::sweep::{closes, coarse_grid, direction_weight};
+        let by_size = |w: f64, x: f64| w * if x == 0.0 { 1.0 } else { x };
+        let n = self.tape.nodes;
+        let mut t = vec![0.0f64; n];
+        // The part of each tangent that came through a coarse rounding.
+        let mut through = vec![0.0f64; if self.coarse.is_empty() { 0 } else { n }];
+        let mut rounded: HashMap<u32, (u32, f64, f64)> = HashMap::new();
+        for &(sum, operand, partial, y) in &self.coarse {
+            rounded.entry(sum).or_insert((operand, partial, y));
+        }
+        let mut elements: Vec<Vec<f64>> = vec![Vec::new(); self.tape.vectors.len()];
+        for (k, &(id, class, active)) in self.tape.arguments.iter().enumerate() {
+            match (class, active) {
+                (Class::F64, true) => {
+                    let x = self.floats[id as usize]?;
+                    t[id as usize] = by_size(direction_weight(k, 0), x);
+                }
+                (Class::Vector, true) => {
+                    let v = self.tape.vectors.iter().position(|&(a, _)| a == id)?;
+                    let value = self.store.value_cow(NodeId(id));
+                    elements[v] = (value.floats()?.iter().enumerate())
+                        .map(|(i, &x)| by_size(direction_weight(k, i), x))
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        // A node's edges are consecutive: each group sums into its node's tangent.
+        let edges = &self.tape.edges;
+        let mut i = 0;
+        while i < edges.len() {
+            let from = edges[i].from as usize;
+            while i < edges.len() && edges[i].from as usize == from {
+                let e = &edges[i];
+                let to = e.to as usize;
+                let (c, r) = match e.how {
+                    How::Pass => (t[to], through.get(to).copied().unwrap_or(0.0)),
+                    How::Scale(d) => (d * t[to], d * through.get(to).copied().unwrap_or(0.0)),
+                    How::At { vector, index } => {
+                        (*elements.get(vector as usize)?.get(index as usize)?, 0.0)
+                    }
+                };
+                t[from] += c;
+                if let Some(slot) = through.get_mut(from) {
+                    *slot += r;
+                }
+                i += 1;
+            }
+            let Some(&(operand, partial, y)) = rounded.get(&(from as u32)) else {
+                if through.get(from).is_some_and(|&r| cancelled(t[from], r)) {
+                    return Some(true);
+                }
+                continue;
+            };
+            let ta = t[operand as usize];
+            if coarse_grid(y, ta, false) {
+                through[from] += partial * ta;
+            }
+            if cancelled(t[from], through[from]) {
+                return Some(true);
+            }
+        }
+        let rate = |r: NodeId| if self.is_active(r) { t[r.index()] } else { 0.0 };
+        Some(
+            self.orderings
+                .iter()
+                .any(|&([ra, rb], [a, b])| closes(a, b, 16.0 * rate(ra), 16.0 * rate(rb), false)),
+        )
     }
 
     /// A branch decided by an equality of input-dependent values (`x == 0.0`), an ordering of
@@ -841,8 +943,13 @@ impl<'s> Builder<'s> {
                         .by_value()
                         .downcast_ref::<bool>()
                         .copied();
-                    if a == b || held != Some(op.holds(a, b)) || super::sweep::near_tie(op, a, b) {
+                    if a == b || held != Some(op.holds(a, b)) {
                         return None;
+                    }
+                    // Whether the margin is a sliver is known after the tape's forward pass.
+                    if super::sweep::ordering(op, a, b) {
+                        let side = |k: usize| refs.get(k).copied().unwrap_or(NodeId::NONE);
+                        self.orderings.push(([side(0), side(1)], [a, b]));
                     }
                 }
                 // A cast to an integer or a sign query at its jump holds one side
@@ -940,15 +1047,20 @@ impl<'s> Builder<'s> {
                 if !same(r, y) || limit || [a, b, y].iter().any(|v| v.is_infinite()) {
                     return None;
                 }
-                // A sum that rounds an operand to a grid coarser than half its bits: the
-                // general sweep looks for a path that undoes the rounding (`Sweep::forward_checks`).
-                // Finer roundings (a dense layer's small products in its sums) stay here: the
-                // reduction `x + 1.5·2⁵² - 1.5·2⁵²` drops more than 26 bits up to |x| ≈ 10⁸.
-                if matches!(op, BinOp::Add | BinOp::Sub)
-                    && (super::sweep::drops_bits(a, y, false, 26)
-                        || super::sweep::drops_bits(b, y, false, 26))
-                {
-                    return None;
+                // A sum that rounds an active operand to a coarse grid: whether a path undoes
+                // the rounding is read after the tape's forward pass, as the general sweep
+                // does (`Sweep::forward_checks`). (Declining every such sum sent a dense
+                // layer's small products to the general sweep, 10 times slower; declining
+                // those that drop 26 bits or more answered the reduction
+                // `x·2/π + 1.5·2⁵² - 1.5·2⁵²` past |x| ≈ 10⁸ with `sin`'s slope 0.)
+                if matches!(op, BinOp::Add | BinOp::Sub) {
+                    let rounded = [a, b]
+                        .iter()
+                        .position(|&v| super::sweep::rounds_coarsely(v, y, false));
+                    if let Some(k) = rounded.filter(|&k| self.is_active(operand(k))) {
+                        let partial = if k == 1 { db } else { da };
+                        self.coarse.push((id.0, operand(k).0, partial, y));
+                    }
                 }
                 // Pushed in reverse: the backward pass reads the tape from the end.
                 self.edge(id, operand(1), How::Scale(db));
@@ -1102,6 +1214,12 @@ impl<'s> Builder<'s> {
         self.edge(id, r, How::Pass);
         Some(())
     }
+}
+
+/// Whether a tangent `t` is a sliver of the part `through` that came through a coarse
+/// rounding (`Sweep::forward_checks` reads 2⁻²⁰; this path declines at 2⁻¹⁶).
+fn cancelled(t: f64, through: f64) -> bool {
+    through != 0.0 && t.abs() < through.abs() / (1u64 << 16) as f64
 }
 
 /// Where the value of a node that is not a nested call is.

@@ -67,9 +67,9 @@ pub(crate) struct Sweep<'s> {
     /// The first branch taken because an equality of input-dependent values held, with the
     /// comparison (see [`Indeterminacy::Equality`]).
     pinned: Option<(NodeId, NodeId)>,
-    /// The orderings of input-dependent floats that hold by a margin of 2⁻³⁶ of their size or
-    /// less ([`near_tie`]): [`forward_checks`](Self::forward_checks) asks whether moving the inputs closes
-    /// the margin.
+    /// The orderings of input-dependent floats with finite, different sides ([`ordering`]):
+    /// [`forward_checks`](Self::forward_checks) asks whether moving the inputs closes the
+    /// margin by which each holds ([`closes`]).
     near_ties: Vec<NodeId>,
     /// The first branch chosen by a test the trace does not show, and the test (see
     /// `Sweep::unseen_decision`).
@@ -2188,9 +2188,11 @@ impl<'s> Sweep<'s> {
     /// undone in part (`2x - (x + 2⁵² - 2⁵²)`) is not seen.
     ///
     /// Found by one forward pass of the direction that moves every scalar input by its own
-    /// size (by 1 where it is 0) times a weight of its own: each node's tangent, and the part
-    /// of it that came through a rounded operand. Inputs of other kinds (vectors, structs) are
-    /// not moved: a rounding of their elements is not seen.
+    /// size (by 1 where it is 0) times a weight of its own ([`direction_weight`]), and so each
+    /// element of a vector input and each float field of a struct or tuple input that was
+    /// read: each node's tangent, and the part of it that came through a rounded operand. A
+    /// vector the computation makes (`collect`, `map`) has no tangent here: an ordering of its
+    /// elements is not read.
     pub(crate) fn forward_checks(&self) -> Option<GradError> {
         let store = self.store;
         let n = store.len();
@@ -2219,14 +2221,37 @@ impl<'s> Sweep<'s> {
             }
         }
         let mut tangent: Vec<Option<f64>> = vec![None; n];
+        // The tangents of vectors of floats (an input `Vec<f64>`, slice or array, and what
+        // passes one on), element by element: few, so by node.
+        let mut vectors: HashMap<NodeId, Vec<f64>> = HashMap::new();
         let mut through: Vec<f64> = vec![0.0; n];
         let mut origin: Vec<NodeId> = vec![NodeId::NONE; n];
-        // Each input by its own size, times a weight of its own: along equal weights an
-        // expression of degree 0 (`x / (x + y)`) has the tangent 0, which read as cancelled.
-        for (k, a) in self.function_arguments().enumerate() {
-            if let (true, Some(x)) = (self.is_active(a), store.value_cow(a).as_f64()) {
-                let weight = 1.0 + (k as f64 * 0.618_033_988_749_895).fract();
-                tangent[a.index()] = Some(weight * if x == 0.0 { 1.0 } else { x });
+        // Each input by its own size, times a weight of its own (`direction_weight`); each
+        // element of a vector, and each float field a struct or tuple argument was read at,
+        // likewise (a bisection on `v[0]` or `p.a` converges as one on `a` does).
+        let by_size = |w: f64, x: f64| w * if x == 0.0 { 1.0 } else { x };
+        let arguments: Vec<NodeId> = self.function_arguments().collect();
+        for (k, &a) in arguments.iter().enumerate() {
+            if !self.is_active(a) {
+                continue;
+            }
+            let value = store.value_cow(a);
+            if let Some(x) = value.as_f64() {
+                tangent[a.index()] = Some(by_size(direction_weight(k, 0), x));
+            } else if let Some(xs) = value.floats() {
+                let t = (xs.iter().enumerate())
+                    .map(|(i, &x)| by_size(direction_weight(k, i), x))
+                    .collect();
+                vectors.insert(a, t);
+            }
+        }
+        for (j, (leaf, root, _)) in self.leaves.iter().enumerate() {
+            let k = arguments
+                .iter()
+                .position(|a| a == root)
+                .unwrap_or(arguments.len());
+            if let Some(x) = store.value_cow(*leaf).as_f64() {
+                tangent[leaf.index()] = Some(by_size(direction_weight(k, j + 1), x));
             }
         }
         for i in 0..n {
@@ -2245,14 +2270,19 @@ impl<'s> Sweep<'s> {
                         }
                         tangent[r.index()]
                     };
-                    let closes = match (site.scalar(0), site.scalar(1), rate(0), rate(1)) {
+                    let f32 = |k: usize| {
+                        site.value(k)
+                            .is_some_and(|v| v.downcast_ref::<f32>().is_some())
+                    };
+                    let closed = match (site.scalar(0), site.scalar(1), rate(0), rate(1)) {
                         (Some(a), Some(b), Some(ta), Some(tb)) => {
-                            (a - b).abs() <= (ta - tb).abs() / (1u64 << 30) as f64
+                            closes(a, b, ta, tb, f32(0) || f32(1))
                         }
-                        // A side the pass cannot follow (bits, an array): not read.
+                        // A side the pass cannot follow (bits, an element of a vector the
+                        // computation made): not read.
                         _ => false,
                     };
-                    if closes {
+                    if closed {
                         return Some(GradError::Indeterminate {
                             at: self.place(id),
                             cause: Indeterminacy::NearTie,
@@ -2282,12 +2312,19 @@ impl<'s> Sweep<'s> {
                 tangent[i] = t;
                 through[i] = r;
                 origin[i] = o;
+                let v = vectors.get(&src).cloned();
+                if let Some(v) = &v {
+                    vectors.insert(id, v.clone());
+                }
                 if node.kind == NodeKind::Return {
                     let call = self.parent(id);
                     if !call.is_none() && call != self.root {
                         tangent[call.index()] = t;
                         through[call.index()] = r;
                         origin[call.index()] = o;
+                        if let Some(v) = v {
+                            vectors.insert(call, v);
+                        }
                     }
                 }
                 continue;
@@ -2322,43 +2359,59 @@ impl<'s> Sweep<'s> {
                 site.builtin(),
                 Some(Builtin::Deref | Builtin::Bind | Builtin::Question)
             ) || matches!(site.builtin(), Some(Builtin::Cast(to)) if to.is_float());
+            // A vector passed on (`v.clone()`, `*r`, a binding): its elements' tangents.
+            let first = site.refs.first().copied().unwrap_or(NodeId::NONE);
+            if passes || site.builtin() == Some(Builtin::Clone) {
+                if let Some(v) = vectors.get(&first).cloned() {
+                    vectors.insert(id, v);
+                    continue;
+                }
+            }
             // The slopes: the rule's contributions to a unit sensitivity (any scalar rule:
-            // `max`, `abs`, `clamp` as well as the formulas).
+            // `max`, `abs`, `clamp` as well as the formulas; an element read, a sum or a dot
+            // product of a vector whose tangent is known).
             let unit = || {
                 let rule = rules::builtin(&site)?;
                 let mut out = Vec::new();
                 rules::apply(&rule, &site, &Tangent::Scalar(1.0), &mut out).ok()?;
-                let mut partials = vec![0.0; site.len().max(1)];
-                for (k, c) in out {
-                    match c {
-                        Contribution::Whole(Tangent::Scalar(d)) if k < partials.len() => {
-                            partials[k] += d
-                        }
-                        _ => return None,
-                    }
-                }
-                Some(partials)
+                Some(out)
             };
-            let Some(partials) = unit().or_else(|| passes.then(|| vec![1.0])) else {
+            let passed = || vec![(0, Contribution::Whole(Tangent::Scalar(1.0)))];
+            let Some(contributions) = unit().or_else(|| passes.then(passed)) else {
                 continue;
             };
+            let mut partials = vec![0.0; site.len().max(1)];
             let mut t = 0.0;
             let mut r = 0.0;
             let mut o = NodeId::NONE;
             let mut known = true;
-            for (k, &d) in partials.iter().enumerate() {
-                let src = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-                if src.is_none() || !self.is_active(src) || d == 0.0 {
+            for (k, c) in &contributions {
+                let src = site.refs.get(*k).copied().unwrap_or(NodeId::NONE);
+                if src.is_none() || !self.is_active(src) {
                     continue;
                 }
-                let Some(ts) = tangent[src.index()] else {
-                    known = false;
-                    break;
-                };
-                t += d * ts;
-                r += d * through[src.index()];
-                if o.is_none() {
-                    o = origin[src.index()];
+                if let Contribution::Whole(Tangent::Scalar(d)) = c {
+                    if *d == 0.0 {
+                        continue;
+                    }
+                    let (Some(ts), Some(p)) = (tangent[src.index()], partials.get_mut(*k)) else {
+                        known = false;
+                        break;
+                    };
+                    *p += d;
+                    t += d * ts;
+                    r += d * through[src.index()];
+                    if o.is_none() {
+                        o = origin[src.index()];
+                    }
+                    continue;
+                }
+                match vectors.get(&src).and_then(|tv| element_rate(c, tv)) {
+                    Some(rate) => t += rate,
+                    None => {
+                        known = false;
+                        break;
+                    }
                 }
             }
             if !known {
@@ -2371,8 +2424,7 @@ impl<'s> Sweep<'s> {
             let rounded = self.coarse_operand(&site).and_then(|k| {
                 let ts = tangent[site.refs[k].index()]?;
                 let y = site.output().as_f64()?;
-                let step = ulp(y, site.output_is_f32());
-                (ts != 0.0 && step > ts.abs() / (1u64 << 40) as f64).then_some(partials[k] * ts)
+                coarse_grid(y, ts, site.output_is_f32()).then_some(partials[k] * ts)
             });
             if let Some(through_rounding) = rounded {
                 r += through_rounding;
@@ -2402,7 +2454,8 @@ impl<'s> Sweep<'s> {
         None
     }
 
-    /// Whether `site` orders input-dependent floats ([`near_tie`]) that hold by a sliver.
+    /// Whether `site` orders input-dependent floats ([`ordering`]): the forward checks ask
+    /// whether the margin is a sliver.
     fn at_near_tie(&self, site: &Site<'_>) -> bool {
         let Some(Builtin::Compare(op)) = site.builtin() else {
             return false;
@@ -2413,7 +2466,7 @@ impl<'s> Sweep<'s> {
                 .is_some_and(|&r| !r.is_none() && self.is_active(r))
         });
         match (active, site.scalar(0), site.scalar(1)) {
-            (true, Some(a), Some(b)) => near_tie(op, a, b),
+            (true, Some(a), Some(b)) => ordering(op, a, b),
             _ => false,
         }
     }
@@ -2943,8 +2996,15 @@ pub(crate) fn rounds_coarsely(a: f64, s: f64, f32: bool) -> bool {
     drops_bits(a, s, f32, if f32 { 6 } else { 12 })
 }
 
+/// Whether the grid a sum of value `y` rounds to is coarse against the rate `rate` at which
+/// its rounded operand moves along the forward checks' direction (a step above 2⁻⁴⁰ of it):
+/// what the rules pass through that operand is then the rounding's.
+pub(crate) fn coarse_grid(y: f64, rate: f64, f32: bool) -> bool {
+    rate != 0.0 && ulp(y, f32) > rate.abs() / (1u64 << 40) as f64
+}
+
 /// Whether the sum `s` dropped `bits` or more of the bits of its operand `a`.
-pub(crate) fn drops_bits(a: f64, s: f64, f32: bool, bits: u32) -> bool {
+fn drops_bits(a: f64, s: f64, f32: bool, bits: u32) -> bool {
     a != 0.0 && a.is_finite() && s.is_finite() && ulp(s, f32) >= ulp(a, f32) * (1u64 << bits) as f64
 }
 
@@ -2984,15 +3044,49 @@ fn is_sum(site: &Site<'_>) -> bool {
     )
 }
 
-/// Whether the ordering `a op b` of two finite, different floats holds by 2⁻³⁶ of their size
-/// or less: the path it chose holds within rounding of the point only, and its slope is the
-/// path's, not the function's (an iteration converged by comparisons, a bisection). Equalities
-/// are the ties' (`sweep/pins.rs`); a near miss of `==` holds around the point.
-pub(crate) fn near_tie(op: crate::core::op::CmpOp, a: f64, b: f64) -> bool {
+/// Whether `a op b` is an ordering of two finite, different floats: one that may hold by a
+/// sliver ([`closes`]). Equalities are the ties' (`sweep/pins.rs`); a near miss of `==` holds
+/// around the point.
+pub(crate) fn ordering(op: crate::core::op::CmpOp, a: f64, b: f64) -> bool {
     use crate::core::op::CmpOp;
     matches!(op, CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge)
         && a != b
         && a.is_finite()
         && b.is_finite()
-        && (a - b).abs() <= a.abs().max(b.abs()) / (1u64 << 36) as f64
+}
+
+/// Whether an ordering of `a` and `b`, whose sides move at the rates `ta` and `tb` along the
+/// forward checks' direction (every input moved by its own size), holds by a margin that
+/// moving the inputs by 2⁻³⁰ of their size closes (2⁻¹⁸ for `f32` sides, whose margins are
+/// never below 2⁻²⁴ of them). Then the path holds within rounding of the point only, and its
+/// slope is the path's, not the function's: an iteration converged by comparisons (a
+/// bisection, a golden-section search), also where it compares a residual with 0, whose
+/// margin is a sliver of the terms that made it, not of the residual.
+pub(crate) fn closes(a: f64, b: f64, ta: f64, tb: f64, f32: bool) -> bool {
+    let shift = if f32 { 18 } else { 30 };
+    (a - b).abs() <= (ta - tb).abs() / (1u64 << shift) as f64
+}
+
+/// The rate of change of a scalar whose sensitivity gives the vector operand the contribution
+/// `c`, where that vector moves at `tv` element by element; `None` for a contribution of another
+/// shape.
+fn element_rate(c: &Contribution, tv: &[f64]) -> Option<f64> {
+    match c {
+        Contribution::At { index, value, .. } => Some(value * tv.get(*index)?),
+        Contribution::Range { start, values, .. } => {
+            let tv = tv.get(*start..start.checked_add(values.len())?)?;
+            Some(values.iter().zip(tv).map(|(d, t)| d * t).sum())
+        }
+        Contribution::Whole(Tangent::Vector(g)) if g.len() == tv.len() => {
+            Some(g.iter().zip(tv).map(|(d, t)| d * t).sum())
+        }
+        _ => None,
+    }
+}
+
+/// The weight of element `i` of input `k` (`i` = 0 for a scalar) in the forward checks'
+/// direction, in [1, 2): unequal weights, so that an expression of degree 0 (`x / (x + y)`)
+/// does not have the tangent 0, which would read as cancelled.
+pub(crate) fn direction_weight(k: usize, i: usize) -> f64 {
+    1.0 + (k as f64 * 0.618_033_988_749_895 + i as f64 * 0.414_213_562_373_095).fract()
 }
