@@ -1261,3 +1261,42 @@ fn a_direction_or_cotangent_of_another_shape_is_refused() {
     let e = r.call((vec![1.0, 2.0], vec![1.0, 1.0, 1.0])).unwrap_err();
     assert!(matches!(e, ReplayError::Shape { index: 1, .. }), "{e}");
 }
+
+#[tracked]
+fn on_an_array(x: [f64; 2]) -> f64 {
+    x[0] * x[0] * x[1] + x[1].powf(2.5)
+}
+
+/// A fixed-size array is differentiable to `gradient` but not to derivative programs: `jvp`,
+/// `jacobian` and `hessian` say so and what to take instead (they said "the first argument is
+/// the one differentiated" of the first argument, and that its direction must be a `()`, "like
+/// the argument"; a tester, 2026-11-28, third stop).
+#[test]
+fn a_fixed_size_array_is_refused_with_what_to_take_instead() {
+    let g = irtrack::gradient(on_an_array, ([1.5, 2.0],)).unwrap();
+    let dx = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+    assert_eq!(dx[0], 2.0 * 1.5 * 2.0);
+    for e in [
+        irtrack::diff::hessian(on_an_array, ([1.5, 2.0],)).unwrap_err(),
+        irtrack::diff::jacobian(on_an_array, ([1.5, 2.0],)).unwrap_err(),
+        irtrack::diff::jvp(on_an_array, ([1.5, 2.0],), ([1.0, 0.0],)).unwrap_err(),
+    ] {
+        let text = e.to_string();
+        assert!(text.starts_with("argument 1: "), "{text}");
+        assert!(
+            text.contains("[f64; 2]") && text.contains("take it as a `Vec<f64>`"),
+            "{text}"
+        );
+    }
+    // An integer given a direction: said so, not "like the argument".
+    let e = irtrack::diff::jvp(sin_exp_scaled, (0.5, 3), (1.0, 1)).unwrap_err();
+    assert!(
+        e.to_string().contains("argument 2 is not differentiated"),
+        "{e}"
+    );
+}
+
+#[tracked]
+fn sin_exp_scaled(x: f64, k: i32) -> f64 {
+    x.sin() * x.exp() * k as f64
+}

@@ -1598,3 +1598,75 @@ fn a_match_on_an_integer_char_or_bool_is_replayed() {
     assert_eq!(p.call((0.7, 9i64)).unwrap().as_f64(), Some(-0.7));
     assert!(p.call((0.7, 1i64)).is_err());
 }
+
+#[tracked]
+fn haversine(v: Vec<f64>) -> f64 {
+    let (lat1, lon1, lat2, lon2) = (v[0], v[1], v[2], v[3]);
+    let dlat = lat2 - lat1;
+    let dlon = lon2 - lon1;
+    let a = (dlat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (dlon / 2.0).sin().powi(2);
+    2.0 * a.sqrt().asin()
+}
+
+#[tracked]
+fn nested_parts(x: f64, y: f64) -> f64 {
+    let t = (x * y, (x + y, x - y));
+    let u = t;
+    let (p, (s, d)) = u;
+    p + s * d + (t.1).0
+}
+
+#[tracked]
+fn written_part(x: f64, y: f64) -> f64 {
+    let mut t = (x, y);
+    t.0 += 1.0;
+    let (a, b) = t;
+    a * b
+}
+
+/// A tuple built to be taken apart (`let (a, b) = (v[0], v[1])`, `t.1`) is no value a program
+/// computes with: each part read is the operand that made it, and the tuple is dead. It was
+/// "`tuple` cannot be re-executed", which refused `jvp`, `vjp` and `hessian` of haversine,
+/// a Student-t density and Lotka-Volterra written this way (a tester, 2026-11-28, third
+/// stop). A tuple written in place keeps the error: its parts are not the literal's.
+#[test]
+fn tuples_taken_apart_replay_through_their_parts() {
+    let p =
+        Program::from_trace(&track(haversine, (vec![0.1, 0.2, 0.4, 0.9],)), &[Dynamic]).unwrap();
+    for v in [vec![0.2, 0.3, 0.5, 1.0], vec![-1.0, 2.0, 0.7, -2.5]] {
+        let got = p.call((v.clone(),)).unwrap().as_f64().unwrap();
+        assert_eq!(got.to_bits(), haversine(v).to_bits());
+    }
+    let p = Program::from_trace(&track(nested_parts, (1.5, 0.5)), &[Dynamic, Dynamic]).unwrap();
+    for (x, y) in [(2.0, 3.0), (-1.0, 0.25)] {
+        let got = p.call((x, y)).unwrap().as_f64().unwrap();
+        assert_eq!(got, nested_parts(x, y));
+    }
+    // d/dx of xy + (x + y)(x - y) + (x + y) = y + 2x + 1.
+    let j = irtrack::diff::jvp(nested_parts, (1.5, 0.5), (1.0, 0.0)).unwrap();
+    assert_eq!(j.tangent.as_f64(), Some(4.5));
+    let h = irtrack::diff::hessian(haversine, (vec![0.1, 0.2, 0.4, 0.9],)).unwrap();
+    let g = |v: Vec<f64>| {
+        irtrack::gradient(haversine, (v,)).unwrap().wrt[0]
+            .clone()
+            .unwrap()
+    };
+    let eps = 1e-6;
+    for i in 0..4 {
+        let mut up = vec![0.1, 0.2, 0.4, 0.9];
+        let mut down = up.clone();
+        up[i] += eps;
+        down[i] -= eps;
+        let (gu, gd) = (g(up), g(down));
+        for j in 0..4 {
+            let fd = (gu.as_slice().unwrap()[j] - gd.as_slice().unwrap()[j]) / (2.0 * eps);
+            assert!(
+                (h.row(i)[j] - fd).abs() < 1e-6,
+                "{i} {j}: {} {fd}",
+                h.row(i)[j]
+            );
+        }
+    }
+    let e = Program::from_trace(&track(written_part, (1.5, 0.5)), &[Dynamic, Dynamic]);
+    assert!(e.is_err());
+}

@@ -266,6 +266,13 @@ where
         if wrt.contains(&k) {
             check_direction(k, x, t)?;
         } else if !t.is_unit() {
+            // A fixed-size array or a slice of floats: differentiable to `gradient`, not here.
+            if x.floats().is_some() {
+                return Err(DiffError::Input {
+                    index: k,
+                    reason: format!("a `{}` {NOT_A_PROGRAM_TANGENT}", x.type_name()),
+                });
+            }
             return Err(DiffError::Direction {
                 index: k,
                 expected: "()".into(),
@@ -493,17 +500,29 @@ fn has_nan(v: &Value) -> bool {
     v.any_float(f64::is_nan)
 }
 
+/// Why a fixed-size array or a slice of floats has no direction in a derivative program.
+const NOT_A_PROGRAM_TANGENT: &str = "is not differentiated by derivative programs, which take \
+    `f64`, `f32`, `Vec<f64>` and 1-D `ndarray` arrays: take it as a `Vec<f64>` (`gradient` takes \
+    fixed-size arrays and slices of floats too)";
+
 fn first_differentiable(wrt: &[usize], values: &[Value]) -> Result<(), DiffError> {
     if wrt.first() == Some(&0) {
         return Ok(());
     }
-    Err(DiffError::Input {
-        index: 0,
-        reason: format!(
-            "a `{}` has no derivative: the first argument is the one differentiated",
-            values.first().map_or("()", |v| v.type_name())
+    let first = values.first();
+    let reason = match first {
+        Some(v) if v.floats().is_some() => format!(
+            "the first argument, which a Jacobian or Hessian is taken with respect to, is a \
+             `{}`, which {NOT_A_PROGRAM_TANGENT}",
+            v.type_name()
         ),
-    })
+        _ => format!(
+            "the first argument, which a Jacobian or Hessian is taken with respect to, is a \
+             `{}`, which has no derivative: put the differentiated argument first",
+            first.map_or("()", |v| v.type_name())
+        ),
+    };
+    Err(DiffError::Input { index: 0, reason })
 }
 
 /// The Hessian of `f` (with a float output) with respect to its first argument at `args`, the

@@ -131,9 +131,19 @@ impl fmt::Display for DiffError {
             ),
             DiffError::Unsupported { at, reason } => write!(f, "{at}: {reason}"),
             DiffError::Input { index, reason } => {
-                write!(f, "input {}: {reason}", index + 1)
+                write!(f, "argument {}: {reason}", index + 1)
             }
             DiffError::Output { reason } => f.write_str(reason),
+            DiffError::Direction {
+                index,
+                expected,
+                given,
+            } if expected == "()" => write!(
+                f,
+                "argument {} is not differentiated (an integer, a `bool`, a value of no float \
+                 type): its direction must be `()`, not a `{given}`",
+                index + 1
+            ),
             DiffError::Direction {
                 index,
                 expected,

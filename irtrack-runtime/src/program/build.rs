@@ -128,6 +128,38 @@ fn is_array(v: &Value) -> bool {
     name.starts_with('[') && name.contains(';')
 }
 
+impl Builder<'_> {
+    /// For a binding of a tuple's part (`let (a, b) = t`, `FnIr::bind_path`) or a read of one
+    /// (`t.1`, `(t.0).1`) where `t` is a tuple literal of this trace, the operand that made
+    /// that part (through nested literals); for a binding, borrow or clone of the whole tuple,
+    /// the tuple; `None` otherwise.
+    fn tuple_part(&self, n: NodeRef<'_>, args: &[Src]) -> Option<Src> {
+        if n.kind() != NodeKind::Special {
+            return None;
+        }
+        let ir = n.ir()?;
+        let index = n.trace().store.node(n.id()).entry as usize;
+        let mut part = args.first()?.clone();
+        let path = match ir.builtin(index)? {
+            Builtin::Bind => ir.bind_path(index),
+            Builtin::Field => Some(ir.entries.get(index)?.head.strip_prefix('.')?),
+            Builtin::Deref | Builtin::Clone => None,
+            _ => return None,
+        };
+        // The whole tuple bound, borrowed or cloned (`let t = (x, y)`): the same tuple.
+        let Some(path) = path else {
+            let Src::Op(op) = part else { return None };
+            return self.tuples.contains_key(&op).then_some(part);
+        };
+        for step in path.split('.') {
+            let k: usize = step.parse().ok()?;
+            let Src::Op(op) = part else { return None };
+            part = self.tuples.get(&op)?.get(k)?.clone();
+        }
+        Some(part)
+    }
+}
+
 fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
     n.ir()?.builtin(n.trace().store.node(n.id()).entry as usize)
 }
@@ -349,11 +381,20 @@ impl<'t> Builder<'t> {
             return Ok(());
         }
         self.check_fresh(n, &args)?;
-        // A tuple a program cannot build, used by anything but a `switch`: its own error.
+        // A part of a tuple the trace built (`let (a, b) = (v[0], v[1])`, `t.1`): the operand
+        // that made it. Nothing runs: the tuple itself is no value a program computes with
+        // (while only its parts are read, it is dead).
+        if let Some(part) = self.tuple_part(n, &args) {
+            self.set(n.id(), part);
+            return Ok(());
+        }
+        // A tuple a program cannot build, used by anything but a `switch`, a part's read or
+        // a tuple around it: its own error.
+        let nested = n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Tuple);
         let tuple = args
             .iter()
             .find_map(|a| match self.op_of(a).map(|o| &o.kind) {
-                Some(OpKind::Tuple(e)) => Some(e),
+                Some(OpKind::Tuple(e)) if !nested => Some(e),
                 _ => None,
             });
         if let Some(e) = tuple {
