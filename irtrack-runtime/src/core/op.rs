@@ -650,7 +650,8 @@ fn special(head: &str) -> Option<Builtin> {
     if head == "guard" {
         return Some(Builtin::Guard);
     }
-    if head.starts_with('.') {
+    // `.0`, `.w`; not a range (`..`, `..=`).
+    if head.starts_with('.') && !head.starts_with("..") {
         return Some(Builtin::Field);
     }
     Some(match head {

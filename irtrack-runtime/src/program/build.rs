@@ -6,7 +6,7 @@ use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, Operand};
-use crate::core::op::{BinOp, Builtin};
+use crate::core::op::{BinOp, Builtin, CmpOp};
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
 use crate::core::value::Value;
@@ -50,6 +50,11 @@ struct Builder<'t> {
     cursors: Vec<usize>,
     /// What each `next` on such an iterator returned.
     elements: HashMap<NodeId, Element>,
+    /// Ranges with a constant start and a dynamic end (`0..n`), and the iterators made from
+    /// them (`Builder::range_iteration`).
+    ranges: HashMap<NodeId, RangeWalk>,
+    /// What each `next` on such an iterator returned: its position in the range.
+    range_elements: HashMap<NodeId, (usize, RangeWalk)>,
     /// The nodes a write into memory may have changed, with the first such write
     /// (`core::writes::written_in_place`).
     written: HashMap<NodeId, NodeId>,
@@ -73,6 +78,16 @@ struct Element {
 #[derive(Clone, Copy)]
 struct Walk {
     input: usize,
+    len: usize,
+    cursor: usize,
+    /// Made by a `for` loop's own `into_iter`: its `next`s are the loop's.
+    for_loop: bool,
+}
+
+/// An iteration over a range with a dynamic end (`for i in 0..n`): how many elements the
+/// recorded range had, and how many its iterators gave so far (in `Builder::cursors`).
+#[derive(Clone, Copy)]
+struct RangeWalk {
     len: usize,
     cursor: usize,
     /// Made by a `for` loop's own `into_iter`: its `next`s are the loop's.
@@ -377,7 +392,7 @@ impl<'t> Builder<'t> {
             ));
         }
         let args = self.operands(n);
-        if self.vector_iteration(n, &args)? {
+        if self.vector_iteration(n, &args)? || self.range_iteration(n, &args) {
             return Ok(());
         }
         self.check_fresh(n, &args)?;
@@ -607,6 +622,18 @@ impl<'t> Builder<'t> {
                  `Some(_)` and read the element by index",
             ));
         }
+        // A `for` loop's test of what `next` gave on a range with a dynamic end: decided by
+        // the element's position against the range's length, which each call checks.
+        if let Some((_, walk)) = self.range_elements.get(&c.id()) {
+            if walk.for_loop {
+                return Ok(());
+            }
+            return Err(unsupported(
+                n,
+                "a pattern on what `next` gave on a range with a dynamic end, outside a `for` \
+                 loop: loop with `for i in a..n`",
+            ));
+        }
         let condition = self.src_of(c.id());
         if !condition.is_dynamic() {
             return Ok(());
@@ -676,6 +703,113 @@ impl<'t> Builder<'t> {
             .filter(|e| e.kind == EntryKind::JumpIfMatches && e.condition.var() == Some(var))
             .collect();
         !tests.is_empty() && tests.iter().all(|e| nameless(&e.head))
+    }
+
+    /// Iteration over a range with a constant start and a dynamic end (`for i in 0..n`): the
+    /// path is told by the range's length, which each call checks (a guard that the end is
+    /// the recorded one, or, for an empty range, not past the start), so the `k`-th `next`
+    /// gives the recorded `start + k`, a constant where the loop binds it. The range, its
+    /// iterators and the `next`s are placeholders, so that any other use of them fails to
+    /// build, naming it. `true` where `n` was one of these.
+    fn range_iteration(&mut self, n: NodeRef<'_>, args: &[Src]) -> bool {
+        let Some(entry) = n.entry() else {
+            return false;
+        };
+        let operand_node = |k: usize| match n.arguments().get(k) {
+            Some(Arg::Node(m)) => Some(m.id()),
+            _ => None,
+        };
+        let placeholder = |b: &mut Self, what: &str| {
+            let e = unsupported(
+                n,
+                format!(
+                    "{what} of a range with a dynamic end, used otherwise than by a `for` loop \
+                     binding its elements: loop with `for i in a..n`"
+                ),
+            );
+            b.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
+        };
+        if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Range) {
+            let (Some(start), Some(end)) = (args.first(), args.get(1)) else {
+                return false;
+            };
+            let value = n.raw_value();
+            // `a..n` only (`a..=n` counts otherwise), of an integer type.
+            if start.is_dynamic()
+                || !end.is_dynamic()
+                || !value.type_name().starts_with("core::ops::range::Range<")
+            {
+                return false;
+            }
+            let recorded_end = match n.arguments().get(1) {
+                Some(Arg::Node(m)) => m.raw_value(),
+                _ => return false,
+            };
+            let (Src::Const(first), Some(b)) = (start, recorded_end.as_i128()) else {
+                return false;
+            };
+            let Some(a) = first.as_i128() else {
+                return false;
+            };
+            let Ok(len) = usize::try_from((b - a).max(0)) else {
+                return false;
+            };
+            // The end the path needs: the recorded one, or any not past the start.
+            let (op, bound) = match len {
+                0 => (CmpOp::Le, start.clone()),
+                _ => (CmpOp::Eq, Src::Const(recorded_end)),
+            };
+            let k = self.ops.len();
+            self.ops.push(Op {
+                kind: OpKind::Run(Operation::Builtin(Builtin::Compare(op))),
+                args: vec![end.clone(), bound],
+                origin: origin(n),
+                recorded: Value::snapshot(true),
+                derived: false,
+            });
+            self.steps.push(Step::Op(k));
+            self.push_guard(Src::Op(k), true, n, n);
+            self.cursors.push(0);
+            let walk = RangeWalk {
+                len,
+                cursor: self.cursors.len() - 1,
+                for_loop: false,
+            };
+            self.ranges.insert(n.id(), walk);
+            placeholder(self, "a range");
+            return true;
+        }
+        if n.kind() != NodeKind::PrimitiveCall {
+            return false;
+        }
+        let Some(walk) = operand_node(0).and_then(|m| self.ranges.get(&m).copied()) else {
+            return false;
+        };
+        let call = match entry.kind {
+            EntryKind::MethodCall => true,
+            EntryKind::Call => std_walk_call(n),
+            _ => false,
+        };
+        match entry.head.rsplit("::").next().unwrap_or("") {
+            "into_iter" if call => {
+                let walk = RangeWalk {
+                    for_loop: entry.kind == EntryKind::Call
+                        && !n.store().callees.contains_key(&n.id()),
+                    ..walk
+                };
+                self.ranges.insert(n.id(), walk);
+                placeholder(self, "an iterator");
+                true
+            }
+            "next" if call => {
+                let i = self.cursors[walk.cursor];
+                self.cursors[walk.cursor] = (i + 1).min(walk.len);
+                self.range_elements.insert(n.id(), (i, walk));
+                placeholder(self, "an element read by `next`");
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Iteration over a dynamic input's vector of floats (`for x in &v`, `for &x in v.iter()`,
@@ -818,6 +952,24 @@ impl<'t> Builder<'t> {
                     }
                     other => self.set(n.id(), other),
                 }
+                Ok(true)
+            }
+            _ if n.kind() == NodeKind::Special
+                && builtin_of(n) == Some(Builtin::Bind)
+                && operand_node(0).is_some_and(|m| self.range_elements.contains_key(&m)) =>
+            {
+                // The element itself: the recorded `start + k`, which the range's guard keeps.
+                let (i, walk) = operand_node(0)
+                    .and_then(|m| self.range_elements.get(&m).copied())
+                    .expect("checked above");
+                if i >= walk.len || n.raw_value().as_i128().is_none() {
+                    return Err(unsupported(
+                        n,
+                        "binds a part of what `next` gave on a range with a dynamic end that is \
+                         not the element itself",
+                    ));
+                }
+                self.set(n.id(), Src::Const(n.raw_value()));
                 Ok(true)
             }
             _ if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Bind) => {
@@ -1080,6 +1232,8 @@ impl Program {
             walks: HashMap::new(),
             cursors: Vec::new(),
             elements: HashMap::new(),
+            ranges: HashMap::new(),
+            range_elements: HashMap::new(),
             written: crate::core::writes::written_in_place(&trace.store, base as u32..end as u32),
             dynamic_writes: Default::default(),
             writes: Default::default(),
