@@ -831,7 +831,7 @@ fn a_bisection_on_a_residuals_sign_is_refused() {
         assert!((x * x * x - a * x - b).abs() < 1e-11);
         let e = gradient(root_by_sign, (a, b)).unwrap_err();
         assert!(near_tie(&e), "{e}");
-        assert!(e.to_string().contains("2^-30"), "{e}");
+        assert!(e.to_string().contains("2^-36"), "{e}");
         assert!(jvp(root_by_sign, (a, b), (1.0, 0.0)).is_err());
         assert!(vjp(root_by_sign, (a, b), 1.0).is_err());
     }
@@ -876,6 +876,135 @@ fn a_bisection_on_an_element_a_field_or_an_f32_is_refused() {
         &gradient(golden_section, (vec![1.0, 2.0],)).unwrap_err()
     ));
     assert!(hessian(golden_section, (vec![1.0, 2.0],)).is_err());
+}
+
+// The same bisection, with its input reaching the comparison by ways the forward pass did
+// not follow (a regression audit, 2026-11-28, third stop): each returned the path's slope 0.
+
+#[tracked]
+fn cbrt_by_closure(a: f64) -> f64 {
+    let f = |m: f64| m * m * m - a;
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if f(m) > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+fn residual(m: f64, a: f64) -> f64 {
+    m * m * m - a
+}
+
+#[tracked]
+fn cbrt_by_untracked(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if residual(m, a) > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_by_signum(a: f64) -> f64 {
+    let (mut lo, mut hi): (f64, f64) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if (m * m * m - a).signum() > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrts_of_elements(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for &a in &v {
+        let (mut lo, mut hi) = (0.0, 2.0);
+        for _ in 0..80 {
+            let m = 0.5 * (lo + hi);
+            if m * m * m > a {
+                hi = m;
+            } else {
+                lo = m;
+            }
+        }
+        s += lo;
+    }
+    s
+}
+
+#[tracked]
+fn cbrt_of_sum(v: Vec<f64>) -> f64 {
+    let a: f64 = v.iter().sum();
+    cbrt_halving(a)
+}
+
+// A `Vec` made in the body is the point.
+#[allow(clippy::useless_vec)]
+#[tracked]
+fn cbrt_of_made_vector(x: f64) -> f64 {
+    let w = vec![x, 1.0];
+    let a = w[0];
+    let (mut lo, mut hi) = (0.0, 2.0);
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m > a {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn field_read_twice(c: Cube) -> f64 {
+    c.volume - (c.volume + TOINT - TOINT)
+}
+
+#[tracked]
+fn after_threshold(t: f64) -> f64 {
+    let dt = t - 1.7e9;
+    if dt > 0.5 {
+        2.0 * dt
+    } else {
+        dt
+    }
+}
+
+#[test]
+fn a_bisection_the_pass_cannot_follow_is_still_refused() {
+    assert!(near_tie(&gradient(cbrt_by_closure, (0.5,)).unwrap_err()));
+    assert!(near_tie(&gradient(cbrt_by_untracked, (0.5,)).unwrap_err()));
+    assert!(near_tie(&gradient(cbrt_by_signum, (0.5,)).unwrap_err()));
+    let e = gradient(cbrts_of_elements, (vec![0.5, 0.3],)).unwrap_err();
+    assert!(near_tie(&e), "{e}");
+    assert!(near_tie(
+        &gradient(cbrt_of_sum, (vec![0.25, 0.25],)).unwrap_err()
+    ));
+    assert!(near_tie(
+        &gradient(cbrt_of_made_vector, (0.5,)).unwrap_err()
+    ));
+    // Two reads of one field move together: the rounding undone is seen.
+    let e = gradient(field_read_twice, (Cube { volume: 3.3 },)).unwrap_err();
+    assert!(e.to_string().contains("cancels"), "{e}");
+    // A margin of 0.5 on a timestamp of 1.7·10⁹ is no sliver (refused when inputs moved by
+    // 2⁻³⁰ of their size closed margins).
+    let g = gradient(after_threshold, (1.7e9 + 1.0,)).unwrap();
+    assert_eq!(g.scalars(), [Some(2.0)]);
 }
 
 #[tracked]

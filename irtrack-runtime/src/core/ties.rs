@@ -65,6 +65,29 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     }
 }
 
+/// How far the operand `x` of `op` is from the nearest point where `op` jumps: `signum`, the
+/// sign queries and `to_bits` (its sign) at 0; `floor`, `ceil`, `trunc`, `fract` and a cast to
+/// an integer at the integers; `round` at the halves. `None` for an operation that does not
+/// jump, or a non-finite operand. (0 is at a jump: what that says is the ties' reading,
+/// [`jump_sides`].)
+pub(crate) fn jump_margin(op: Builtin, x: f64) -> Option<f64> {
+    use super::op::FloatFn::*;
+    use super::op::FloatQuery::*;
+    if !x.is_finite() {
+        return None;
+    }
+    let to_integer = (x - x.round()).abs();
+    match op {
+        Builtin::Method(Signum) | Builtin::Query(IsSignNegative | IsSignPositive | ToBits) => {
+            Some(x.abs())
+        }
+        Builtin::Method(Floor | Ceil | Trunc | Fract) => Some(to_integer),
+        Builtin::Cast(t) if !t.is_float() => Some(to_integer),
+        Builtin::Method(Round | RoundTiesEven) => Some((x - (x.floor() + 0.5)).abs()),
+        _ => None,
+    }
+}
+
 /// Whether `f` is constant between the points where it jumps (`floor`, `ceil`, `trunc`,
 /// `round`, `signum`): away from them (at them it is a corner, [`at_kink`]) its value does not
 /// move with its operand.

@@ -214,7 +214,7 @@ pub enum Indeterminacy {
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
     /// An ordering of values that depend on the inputs holds by a sliver: a margin that moving
-    /// the inputs by 2⁻³⁰ of their size closes (2⁻¹⁸ for `f32`). The path holds within
+    /// the inputs by 2⁻³⁶ of their size closes (2⁻²⁰ for `f32`). The path holds within
     /// rounding of the point only, and its slope is the path's, not the function's — where an
     /// iteration converges by comparisons (a bisection: `cbrt` by bisection had the path's
     /// slope 0.63 for 0.21; one on the sign of a residual, the slope 0).
@@ -423,8 +423,8 @@ impl fmt::Display for GradError {
             } => write!(
                 f,
                 "the gradient is indeterminate at {at}: this comparison of values that depend on \
-                 the inputs holds by a margin that moving the inputs by 2^-30 of their size \
-                 (2^-18 for f32) closes, so the path it chose holds within rounding of these \
+                 the inputs holds by a margin that moving the inputs by 2^-36 of their size \
+                 (2^-20 for f32) closes, so the path it chose holds within rounding of these \
                  inputs only, and the path's slope is not \
                  the function's (an iteration that converges by comparisons, a bisection, has \
                  the slope of the path it took, not of its limit): differentiate the limit \

@@ -650,7 +650,7 @@ impl<'s> Builder<'s> {
     // Kept out of `run`'s body: rare, and inlined it made every tape's loop slower.
     #[inline(never)]
     fn forward_pass_refuses(&self) -> Option<bool> {
-        use super::sweep::{closes, coarse_grid, direction_weight};
+        use super::sweep::{closes, coarse_grid, direction_weight, within_rounding};
         let by_size = |w: f64, x: f64| w * if x == 0.0 { 1.0 } else { x };
         let n = self.tape.nodes;
         let mut t = vec![0.0f64; n];
@@ -713,11 +713,11 @@ impl<'s> Builder<'s> {
             }
         }
         let rate = |r: NodeId| if self.is_active(r) { t[r.index()] } else { 0.0 };
-        Some(
-            self.orderings
-                .iter()
-                .any(|&([ra, rb], [a, b])| closes(a, b, 16.0 * rate(ra), 16.0 * rate(rb), false)),
-        )
+        Some(self.orderings.iter().any(|&([ra, rb], [a, b])| {
+            let (ta, tb) = (rate(ra), rate(rb));
+            closes(a, b, 16.0 * ta, 16.0 * tb, false)
+                || (ta != tb && within_rounding(a, b, false, 16.0 * 1024.0))
+        }))
     }
 
     /// A branch decided by an equality of input-dependent values (`x == 0.0`), an ordering of
@@ -896,6 +896,18 @@ impl<'s> Builder<'s> {
             }
         }
         let a = refs.iter().any(|&r| self.is_active(r));
+        // A jump (`signum`, `floor`, a cast to an integer) of an active operand: how far it is
+        // from jumping is read with the orderings' margins (`forward_checks`).
+        if let (true, Some(op)) = (a, plan.builtin) {
+            let x = refs
+                .first()
+                .filter(|r| self.is_active(**r))
+                .and(self.float_operand(refs, plan, 0));
+            let margin = x.and_then(|x| crate::core::ties::jump_margin(op, x));
+            if let Some(m) = margin.filter(|&m| m > 0.0) {
+                self.orderings.push(([refs[0], NodeId::NONE], [m, 0.0]));
+            }
+        }
         if a && plan.next && node.kind == NodeKind::PrimitiveCall {
             // The elements of an iterator over an input: the general sweep numbers the `next`
             // calls to know which element each one yields. A `next` on an iterator that does

@@ -438,6 +438,12 @@ impl<'s> Sweep<'s> {
                         self.near_ties.push(id);
                     }
                 }
+            } else if jumps_at(store, id, parent) {
+                if let Some(site) = Site::new(store, id) {
+                    if self.at_near_tie(&site) {
+                        self.near_ties.push(id);
+                    }
+                }
             }
             if node.kind == NodeKind::Special {
                 self.note_unseen_guard(id, parent);
@@ -2226,6 +2232,8 @@ impl<'s> Sweep<'s> {
         let mut vectors: HashMap<NodeId, Vec<f64>> = HashMap::new();
         let mut through: Vec<f64> = vec![0.0; n];
         let mut origin: Vec<NodeId> = vec![NodeId::NONE; n];
+        // For a node whose tangent the pass cannot follow, the size of what made it.
+        let mut estimate: Vec<f64> = vec![0.0; n];
         // Each input by its own size, times a weight of its own (`direction_weight`); each
         // element of a vector, and each float field a struct or tuple argument was read at,
         // likewise (a bisection on `v[0]` or `p.a` converges as one on `a` does).
@@ -2245,51 +2253,87 @@ impl<'s> Sweep<'s> {
                 vectors.insert(a, t);
             }
         }
-        for (j, (leaf, root, _)) in self.leaves.iter().enumerate() {
+        // A field's weight is its path's (numbered by its first read): two reads of `p.a`
+        // move together, as two reads of `a` do (with a weight per read, `p.a - (p.a + C -
+        // C)` did not cancel).
+        let mut paths: Vec<(NodeId, &str)> = Vec::new();
+        for (leaf, root, path) in &self.leaves {
             let k = arguments
                 .iter()
                 .position(|a| a == root)
                 .unwrap_or(arguments.len());
+            let j = match paths.iter().position(|&(r, p)| r == *root && p == path) {
+                Some(j) => j,
+                None => {
+                    paths.push((*root, path));
+                    paths.len() - 1
+                }
+            };
             if let Some(x) = store.value_cow(*leaf).as_f64() {
                 tangent[leaf.index()] = Some(by_size(direction_weight(k, j + 1), x));
             }
         }
         for i in 0..n {
             let id = NodeId(i as u32);
-            // An ordering that holds by a sliver, whose margin the inputs' moving by 2⁻³⁰ of
+            // An ordering that holds by a sliver, whose margin the inputs' moving by 2⁻³⁶ of
             // their size closes: the path holds within rounding of the point only, as where an
             // iteration converged by comparisons (a bisection), whose path's slope is not its
             // limit's (`cbrt` by bisection gave 0.63 for 0.21). One whose sides move together
             // (`x.next_up() <= x`) holds around the point.
+            // So is a jump (`signum`, `floor`, a cast to an integer) whose operand is a sliver
+            // from where it jumps (a bisection on `(f(m)).signum()`).
             if near.contains(&id) {
-                if let Some(site) = self.site(id) {
-                    let rate = |k: usize| {
-                        let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
-                        if r.is_none() || !self.is_active(r) {
-                            return Some(0.0);
-                        }
-                        tangent[r.index()]
-                    };
-                    let f32 = |k: usize| {
-                        site.value(k)
-                            .is_some_and(|v| v.downcast_ref::<f32>().is_some())
-                    };
-                    let closed = match (site.scalar(0), site.scalar(1), rate(0), rate(1)) {
-                        (Some(a), Some(b), Some(ta), Some(tb)) => {
-                            closes(a, b, ta, tb, f32(0) || f32(1))
-                        }
-                        // A side the pass cannot follow (bits, an element of a vector the
-                        // computation made): not read.
-                        _ => false,
-                    };
-                    if closed {
-                        return Some(GradError::Indeterminate {
-                            at: self.place(id),
-                            cause: Indeterminacy::NearTie,
-                        });
+                let Some(site) = self.site(id) else { continue };
+                // A side's rate: its tangent, or where the pass cannot follow it (an untracked
+                // call, an element of a vector the computation made, a field of a struct it
+                // made) the size of what made it (`Sweep::estimated`).
+                let rate = |k: usize| {
+                    let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+                    if r.is_none() || !self.is_active(r) {
+                        return Some((0.0, true));
                     }
+                    match (tangent[r.index()], estimate[r.index()]) {
+                        (Some(t), _) => Some((t, true)),
+                        // Made from bits (`f64::from_bits`): not read.
+                        (None, 0.0) => None,
+                        (None, e) => Some((e, false)),
+                    }
+                };
+                let f32 = |k: usize| {
+                    site.value(k)
+                        .is_some_and(|v| v.downcast_ref::<f32>().is_some())
+                };
+                let jump = match site.builtin() {
+                    Some(Builtin::Compare(_)) => None,
+                    Some(op) => Some(op),
+                    None => None,
+                };
+                let closed = match (jump, site.scalar(0), site.scalar(1), rate(0), rate(1)) {
+                    (None, Some(a), Some(b), Some((ta, true)), Some((tb, true))) => {
+                        let f32 = f32(0) || f32(1);
+                        closes(a, b, ta, tb, f32)
+                            || (ta != tb && within_rounding(a, b, f32, 1024.0))
+                    }
+                    // Sizes, not rates: they do not cancel.
+                    (None, Some(a), Some(b), Some((ta, _)), Some((tb, _))) => {
+                        closes(a, b, ta.abs() + tb.abs(), 0.0, f32(0) || f32(1))
+                    }
+                    // At the jump itself, the ties' reading decides (`sweep/pins.rs`).
+                    (Some(op), Some(x), _, Some((t, _)), _) => {
+                        crate::core::ties::jump_margin(op, x)
+                            .is_some_and(|m| m > 0.0 && closes(m, 0.0, t.abs(), 0.0, f32(0)))
+                    }
+                    _ => false,
+                };
+                if closed {
+                    return Some(GradError::Indeterminate {
+                        at: self.place(id),
+                        cause: Indeterminacy::NearTie,
+                    });
                 }
-                continue;
+                if jump.is_none() {
+                    continue;
+                }
             }
             if !self.is_active(id) || tangent[i].is_some() {
                 continue;
@@ -2298,11 +2342,16 @@ impl<'s> Sweep<'s> {
             let copy_from = match node.kind {
                 NodeKind::Argument => Some(self.argument_source(id)),
                 NodeKind::Return => Some(store.ref_at(id, 0)),
+                // A closure's captured variable: the node it was captured from.
+                NodeKind::Constant => self.captures.get(&id).copied(),
                 _ => None,
             };
             if let Some(src) = copy_from {
                 if src.is_none() {
                     continue;
+                }
+                if tangent[src.index()].is_none() {
+                    estimate[i] = estimate[src.index()];
                 }
                 let (t, r, o) = (
                     tangent[src.index()],
@@ -2330,6 +2379,10 @@ impl<'s> Sweep<'s> {
                 continue;
             }
             let Some(site) = self.site(id) else { continue };
+            // Where the pass cannot follow the node: the size of what made it.
+            let unknown = |estimate: &mut Vec<f64>| {
+                estimate[i] = self.estimated(&site, &tangent, estimate);
+            };
             // A binding of a tuple's element (`let (lo, hi) = (0.0, x)`): that element's.
             if site.builtin() == Some(Builtin::Bind) {
                 let element = site
@@ -2378,6 +2431,7 @@ impl<'s> Sweep<'s> {
             };
             let passed = || vec![(0, Contribution::Whole(Tangent::Scalar(1.0)))];
             let Some(contributions) = unit().or_else(|| passes.then(passed)) else {
+                unknown(&mut estimate);
                 continue;
             };
             let mut partials = vec![0.0; site.len().max(1)];
@@ -2415,6 +2469,7 @@ impl<'s> Sweep<'s> {
                 }
             }
             if !known {
+                unknown(&mut estimate);
                 continue;
             }
             // A coarse rounding of an operand whose grid is coarse against its tangent: what
@@ -2454,9 +2509,68 @@ impl<'s> Sweep<'s> {
         None
     }
 
-    /// Whether `site` orders input-dependent floats ([`ordering`]): the forward checks ask
-    /// whether the margin is a sliver.
+    /// The size of what made the node at `site`, whose tangent the forward pass cannot follow
+    /// (an untracked call's result, an element of a vector or a field of a struct the
+    /// computation made): the largest of its value and its operands' rates, estimates or
+    /// values (a vector's largest element), a stand-in for its rate along the direction that
+    /// moves every input by its own size. A residual of an untracked call (`resid(m, a)`,
+    /// 10⁻¹⁶) is then a sliver of the terms it came from.
+    fn estimated(&self, site: &Site<'_>, tangent: &[Option<f64>], estimate: &[f64]) -> f64 {
+        // An integer made from the inputs (their bits, `x.to_bits() + 1`) stands for what is
+        // unknown, and so does what is made from it: 0, not read.
+        let discrete = |v: &Value| v.scalar_type().is_some_and(|t| !t.is_float());
+        let output = site.output();
+        if discrete(&output) {
+            return 0.0;
+        }
+        let mut size = output.as_f64().map_or(0.0, f64::abs);
+        // Active through a float (not only through an integer the sweep counts as a constant).
+        let mut through_a_float = false;
+        for k in 0..site.len() {
+            let r = site.refs.get(k).copied().unwrap_or(NodeId::NONE);
+            if r.is_none() || !self.is_active(r) {
+                continue;
+            }
+            if site.value(k).is_some_and(|v| discrete(&v)) {
+                return 0.0;
+            }
+            through_a_float = true;
+            let of = match tangent[r.index()] {
+                Some(t) => t.abs(),
+                None if estimate[r.index()] > 0.0 => estimate[r.index()],
+                None => match site.value(k) {
+                    Some(v) => match (v.as_f64(), v.floats()) {
+                        (Some(x), _) => x.abs(),
+                        (None, Some(xs)) => xs.iter().fold(0.0, |m: f64, x| m.max(x.abs())),
+                        _ => 0.0,
+                    },
+                    None => 0.0,
+                },
+            };
+            size = size.max(of);
+        }
+        if through_a_float {
+            size
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether `site` orders input-dependent floats ([`ordering`]), or jumps at an
+    /// input-dependent operand (`core::ties::jump_margin`): the forward checks ask whether the
+    /// margin is a sliver.
     fn at_near_tie(&self, site: &Site<'_>) -> bool {
+        let active = |k: usize| {
+            site.refs
+                .get(k)
+                .is_some_and(|&r| !r.is_none() && self.is_active(r))
+        };
+        if let Some(op) = site.builtin().filter(|b| !matches!(b, Builtin::Compare(_))) {
+            return active(0)
+                && site
+                    .scalar(0)
+                    .is_some_and(|x| crate::core::ties::jump_margin(op, x).is_some());
+        }
         let Some(Builtin::Compare(op)) = site.builtin() else {
             return false;
         };
@@ -2877,6 +2991,16 @@ fn float_by_value(r: crate::core::op::Receiver) -> bool {
 
 /// Whether node `id` is a comparison or a float method that compares (`eq`, `partial_cmp`):
 /// what `Sweep::pins_when_evaluated` looks at.
+/// Whether node `id` is an operation that jumps (`signum`, `floor`, a cast to an integer,
+/// `core::ties::jump_margin`).
+fn jumps_at(store: &Store, id: NodeId, parent: NodeId) -> bool {
+    let Some((ir, _)) = store.entry_under(id, parent) else {
+        return false;
+    };
+    ir.builtin(store.node(id).entry as usize)
+        .is_some_and(|op| crate::core::ties::jump_margin(op, 0.0).is_some())
+}
+
 fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
     let Some((ir, entry)) = store.entry_under(id, parent) else {
         return false;
@@ -3057,13 +3181,14 @@ pub(crate) fn ordering(op: crate::core::op::CmpOp, a: f64, b: f64) -> bool {
 
 /// Whether an ordering of `a` and `b`, whose sides move at the rates `ta` and `tb` along the
 /// forward checks' direction (every input moved by its own size), holds by a margin that
-/// moving the inputs by 2⁻³⁰ of their size closes (2⁻¹⁸ for `f32` sides, whose margins are
+/// moving the inputs by 2⁻³⁶ of their size closes (2⁻²⁰ for `f32` sides, whose margins are
 /// never below 2⁻²⁴ of them). Then the path holds within rounding of the point only, and its
 /// slope is the path's, not the function's: an iteration converged by comparisons (a
 /// bisection, a golden-section search), also where it compares a residual with 0, whose
-/// margin is a sliver of the terms that made it, not of the residual.
+/// margin is a sliver of the terms that made it, not of the residual. (At 2⁻³⁰, a timestamp
+/// of 1.7·10⁹ compared 0.5 s from a threshold was refused.)
 pub(crate) fn closes(a: f64, b: f64, ta: f64, tb: f64, f32: bool) -> bool {
-    let shift = if f32 { 18 } else { 30 };
+    let shift = if f32 { 20 } else { 36 };
     (a - b).abs() <= (ta - tb).abs() / (1u64 << shift) as f64
 }
 
@@ -3082,6 +3207,15 @@ fn element_rate(c: &Contribution, tv: &[f64]) -> Option<f64> {
         }
         _ => None,
     }
+}
+
+/// Whether the ordering of `a` and `b` holds by a margin within rounding of its sides (`ulps`
+/// of their ulps; the general sweep reads 1,024): where the sides move at different rates,
+/// rounding decided it — a golden-section search's last comparisons of `f(c)` and `f(d)`,
+/// whose rates differ by the sliver `c - d`, so that no small move of the inputs closes the
+/// margin.
+pub(crate) fn within_rounding(a: f64, b: f64, f32: bool, ulps: f64) -> bool {
+    (a - b).abs() <= ulps * ulp(a.abs().max(b.abs()), f32)
 }
 
 /// The weight of element `i` of input `k` (`i` = 0 for a scalar) in the forward checks'
