@@ -710,7 +710,11 @@ fn an_assertion_is_a_guard() {
     let p = Program::from_trace(&track(checked_sqrt, (4.0,)), &[Dynamic]).unwrap();
     assert_eq!(p.call((9.0,)).unwrap().as_f64(), Some(3.0));
     // (`debug_assert!` is compiled out of a release build, in the function as in the trace.)
-    let infinite = if cfg!(debug_assertions) { f64::INFINITY } else { 1.0 };
+    let infinite = if cfg!(debug_assertions) {
+        f64::INFINITY
+    } else {
+        1.0
+    };
     for x in [-1.0, 1.0, infinite] {
         assert!(
             matches!(p.call((x,)), Err(ReplayError::Guard { .. })),
