@@ -648,3 +648,58 @@ fn a_node_whose_operand_changed_in_place_is_not_re_executable() {
         }
     }
 }
+
+pub trait DegreesSine: Copy + std::ops::Mul<Output = Self> {
+    fn sin(self) -> Self;
+}
+impl DegreesSine for f64 {
+    fn sin(self) -> f64 {
+        self.to_radians().sin()
+    }
+}
+
+#[tracked]
+fn heading<T: DegreesSine>(deg: T, speed: T) -> T {
+    speed * deg.sin()
+}
+
+pub trait Real: Copy + std::ops::Mul<Output = Self> {
+    fn sin(self) -> Self;
+    fn exp(self) -> Self;
+}
+impl Real for f64 {
+    fn sin(self) -> f64 {
+        f64::sin(self)
+    }
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+}
+
+#[tracked]
+fn sin_exp<T: Real>(x: T) -> T {
+    x.sin() * x.exp()
+}
+
+/// A generic trait method named as a float method is the float method only if it gives what
+/// the float method gives near the point, not only at it: `sin` in degrees gives 0 at 0 as
+/// `f64::sin` does, and got its rule (the gradient 10 for 10·π/180) and its replay (`sin` of
+/// 30 radians for 30 degrees; a tester, 2026-11-28, third stop). A trait that forwards to
+/// the float methods keeps their rules, at 0 as elsewhere.
+#[test]
+fn a_generic_method_agreeing_at_the_point_only_is_not_the_float_method() {
+    assert!(gradient(heading::<f64>, (0.0, 10.0)).is_err());
+    let p = irtrack::program::Program::from_trace(
+        &track(heading::<f64>, (0.0, 10.0)),
+        &[
+            irtrack::program::Input::Dynamic,
+            irtrack::program::Input::Dynamic,
+        ],
+    );
+    assert!(p.is_err());
+    for x in [0.0, 0.7] {
+        let g = gradient(sin_exp::<f64>, (x,)).unwrap().scalars()[0].unwrap();
+        let truth = (x.cos() + x.sin()) * x.exp();
+        assert!((g - truth).abs() < 1e-15, "{g} {truth}");
+    }
+}

@@ -1521,9 +1521,59 @@ impl Lowerer {
         });
         // A place receiver is read once more, for its type only, before the call: it has no
         // side effects (`pure_place`), and the borrow ends before the call borrows it.
+        // In generic code a method named as a float method of one operand may be a trait's
+        // own (`sin` of `T: Angle`, in degrees): it is run near the point to tell
+        // (`Receiver::unless_float_method`).
+        let float_named = matches!(
+            method.to_string().as_str(),
+            "sin"
+                | "cos"
+                | "tan"
+                | "asin"
+                | "acos"
+                | "atan"
+                | "sinh"
+                | "cosh"
+                | "tanh"
+                | "asinh"
+                | "acosh"
+                | "atanh"
+                | "exp"
+                | "exp2"
+                | "exp_m1"
+                | "ln"
+                | "ln_1p"
+                | "log10"
+                | "log2"
+                | "sqrt"
+                | "cbrt"
+                | "abs"
+                | "recip"
+                | "to_degrees"
+                | "to_radians"
+                | "signum"
+                | "floor"
+                | "ceil"
+                | "round"
+                | "round_ties_even"
+                | "trunc"
+                | "fract"
+        );
+        let tell_apart = if self.generic && float_named && m.args.is_empty() && turbofish.is_none()
+        {
+            let r = private_ident("__irtrack_r");
+            quote!(
+                let #recv_ty = #recv_ty.unless_float_method(
+                    ::core::stringify!(#method), &#receiver, |#r| #r #dot #method (),
+                );
+            )
+        } else {
+            quote!()
+        };
         let call = if probe {
             quote!({
                 let #recv_ty = (&&&&::irtrack::__private::ReceiverProbe(&#receiver)).receiver();
+                #tell_apart
                 #read_receiver
                 #call
             })

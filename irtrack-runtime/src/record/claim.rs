@@ -40,6 +40,40 @@ pub struct Receiver {
     pub(crate) fat: bool,
 }
 
+/// A type no value has: a receiver whose method is known not to be the float method of its
+/// name ([`Receiver::unless_float_method`]) is announced as one of this type, which no rule
+/// or operation takes for a float.
+struct NotTheFloatMethod;
+
+impl Receiver {
+    /// This receiver, or one of no float type where the method `name` (a float method of one
+    /// operand by its name: `sin`, `exp`, …) called on `value` by `call` is not the float
+    /// type's own. In generic code (`T: Angle` with a `sin` of its own, in degrees) and on a
+    /// reference (`(&x).exp()` with a trait for `&f64`) the method resolution may find a
+    /// method of that name that is not the float's; its result at the recorded point is the
+    /// only witness the rules read, and it agreed by chance where both give 0 or 1 (`sin` of
+    /// 0 degrees, `2ˣ` at 0: the gradient was the float method's). So `call` is run at two
+    /// points near `value` and compared with the float method there, bit for bit (a panic
+    /// there is a difference). A `value` or a result of another type than `f64` or `f32` (a
+    /// reference) leaves the recorded point as the witness.
+    #[doc(hidden)]
+    pub fn unless_float_method<R, O>(self, name: &str, value: &R, call: fn(R) -> O) -> Receiver {
+        let Some(f) = crate::core::op::FloatFn::from_name(name, 1) else {
+            return self;
+        };
+        let not_float = Receiver {
+            ty: typeid::of::<NotTheFloatMethod>(),
+            ..self
+        };
+        match probe::agrees(f, value, call) {
+            Some(false) => not_float,
+            // Another type of receiver (a reference in generic code): the result at the point
+            // stays the witness.
+            _ => self,
+        }
+    }
+}
+
 /// Who a call was announced to.
 // A tag as wide as the alignment: in Rust's layout the method's `operator` flag sits beside a
 // one-byte tag, and a key is moved as one span from the byte after the tag, whose loads
@@ -261,6 +295,70 @@ pub mod probe {
 
     /// Wraps a reference to a receiver place.
     pub struct ReceiverProbe<'a, T: ?Sized>(pub &'a T);
+
+    /// Whether `call` (a method named as the float method `f`) gives what `f` gives at two
+    /// points near `value`, where `value` is an `f64` or an `f32` (a generic `T` instantiated
+    /// with one) and so is the result; `None` for other types.
+    pub(super) fn agrees<R, O>(
+        f: crate::core::op::FloatFn,
+        value: &R,
+        call: fn(R) -> O,
+    ) -> Option<bool> {
+        let (r, o) = (typeid::of::<R>(), typeid::of::<O>());
+        let wide = r == typeid::of::<f64>() && o == typeid::of::<f64>();
+        let narrow = r == typeid::of::<f32>() && o == typeid::of::<f32>();
+        if !wide && !narrow {
+            return None;
+        }
+        let x = match wide {
+            true => bits_as::<R, f64>(value),
+            false => f64::from(bits_as::<R, f32>(value)),
+        };
+        // Near the point, off the values where many functions agree (0, ±1).
+        let step = (x.abs() + 1.0) * 0.0173;
+        for p in [x + step * 1.618_033_988_749_895, x - step] {
+            // A panic where the float method has a value: not the float method.
+            let run = |r: R| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(r)));
+            let same = match wide {
+                true => {
+                    let Ok(out) = run(bits_as::<f64, R>(&p)) else {
+                        return Some(false);
+                    };
+                    let mine = bits_as::<O, f64>(&out);
+                    let std = f.eval_f64(&[p], None)?;
+                    mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                }
+                false => {
+                    let q = p as f32;
+                    let Ok(out) = run(bits_as::<f32, R>(&q)) else {
+                        return Some(false);
+                    };
+                    let mine = bits_as::<O, f32>(&out);
+                    let std = f.eval_f32(&[q], None)?;
+                    mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                }
+            };
+            if !same {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+
+    /// `value` as a `B`, where `A` and `B` are one float type (`f64` or `f32`) by their type
+    /// ids, which `agrees` checks first; `A` is generic there, so no safe cast names it.
+    #[allow(unsafe_code)]
+    fn bits_as<A, B>(value: &A) -> B {
+        assert!(
+            typeid::of::<A>() == typeid::of::<B>()
+                && (typeid::of::<B>() == typeid::of::<f64>()
+                    || typeid::of::<B>() == typeid::of::<f32>()),
+            "irtrack bug: a float read as another type"
+        );
+        // SAFETY: `A` and `B` are the same type, `f64` or `f32` (asserted above): a copy of a
+        // float's bits as its own type.
+        unsafe { std::mem::transmute_copy::<A, B>(value) }
+    }
 
     fn info<R: ?Sized, V: ?Sized>(value: &V) -> Receiver {
         Receiver {

@@ -279,6 +279,9 @@ impl<'t> NodeRef<'t> {
                     Receiver::Unknown if matches!(entry.operands[0], Operand::Const(_)) => {
                         Ok(Operation::Builtin(b))
                     }
+                    // A method the recording ran near the point and found another than the
+                    // float's (`Receiver::unless_float_method`): no witness makes it one.
+                    Receiver::Other => err(Reason::UnprovenMethod),
                     // Another method's bool or integer agrees with the std one's by chance too
                     // often to witness which ran (`is_nan` of a user's trait on a generic `T`):
                     // a query is proven by the receiver's type only.
