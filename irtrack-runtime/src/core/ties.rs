@@ -73,7 +73,7 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
 pub(crate) fn jump_margin(op: Builtin, x: f64) -> Option<f64> {
     use super::op::FloatFn::*;
     use super::op::FloatQuery::*;
-    if !x.is_finite() {
+    if !x.is_finite() || !jumps(op) {
         return None;
     }
     let to_integer = (x - x.round()).abs();
@@ -85,6 +85,22 @@ pub(crate) fn jump_margin(op: Builtin, x: f64) -> Option<f64> {
         Builtin::Cast(t) if !t.is_float() => Some(to_integer),
         Builtin::Method(Round | RoundTiesEven) => Some((x - (x.floor() + 0.5)).abs()),
         _ => None,
+    }
+}
+
+/// Whether `op` jumps somewhere (see [`jump_margin`]).
+#[inline]
+pub(crate) fn jumps(op: Builtin) -> bool {
+    use super::op::FloatFn::*;
+    use super::op::FloatQuery::*;
+    match op {
+        Builtin::Method(f) => matches!(
+            f,
+            Signum | Floor | Ceil | Trunc | Fract | Round | RoundTiesEven
+        ),
+        Builtin::Query(q) => matches!(q, IsSignNegative | IsSignPositive | ToBits),
+        Builtin::Cast(t) => !t.is_float(),
+        _ => false,
     }
 }
 

@@ -896,18 +896,6 @@ impl<'s> Builder<'s> {
             }
         }
         let a = refs.iter().any(|&r| self.is_active(r));
-        // A jump (`signum`, `floor`, a cast to an integer) of an active operand: how far it is
-        // from jumping is read with the orderings' margins (`forward_checks`).
-        if let (true, Some(op)) = (a, plan.builtin) {
-            let x = refs
-                .first()
-                .filter(|r| self.is_active(**r))
-                .and(self.float_operand(refs, plan, 0));
-            let margin = x.and_then(|x| crate::core::ties::jump_margin(op, x));
-            if let Some(m) = margin.filter(|&m| m > 0.0) {
-                self.orderings.push(([refs[0], NodeId::NONE], [m, 0.0]));
-            }
-        }
         if a && plan.next && node.kind == NodeKind::PrimitiveCall {
             // The elements of an iterator over an input: the general sweep numbers the `next`
             // calls to know which element each one yields. A `next` on an iterator that does
@@ -971,6 +959,7 @@ impl<'s> Builder<'s> {
                     if crate::core::ties::at_jump(b, &[x]) {
                         return None;
                     }
+                    self.jump(b, refs, x);
                 }
                 // Counts and comparisons of active values: constants only when they depend on
                 // them piecewise-constantly.
@@ -1091,6 +1080,9 @@ impl<'s> Builder<'s> {
                     Receiver::Float | Receiver::FloatRef | Receiver::Generic
                 ) {
                     return None;
+                }
+                if crate::core::ties::jumps(Builtin::Method(f)) {
+                    self.jump(Builtin::Method(f), refs, self.float_operand(refs, plan, 0));
                 }
                 if f == FloatFn::Powi {
                     if n != 2 {
@@ -1215,6 +1207,19 @@ impl<'s> Builder<'s> {
             _ => return None,
         }
         Some(())
+    }
+
+    /// A jump (`signum`, `floor`, a cast to an integer) of the active operand `refs[0]`, of
+    /// value `x`: how far it is from jumping is read with the orderings' margins
+    /// ([`forward_checks`](Self::forward_checks)); at the jump itself, `at_jump` declined.
+    fn jump(&mut self, op: Builtin, refs: &[NodeId], x: Option<f64>) {
+        let Some(&r) = refs.first().filter(|&&r| self.is_active(r)) else {
+            return;
+        };
+        let margin = x.and_then(|x| crate::core::ties::jump_margin(op, x));
+        if let Some(m) = margin.filter(|&m| m > 0.0) {
+            self.orderings.push(([r, NodeId::NONE], [m, 0.0]));
+        }
     }
 
     /// `*r`, `x as f64`, `e?`, a binding: operand 0's sensitivity is the value's.

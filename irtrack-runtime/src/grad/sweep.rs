@@ -2998,7 +2998,7 @@ fn jumps_at(store: &Store, id: NodeId, parent: NodeId) -> bool {
         return false;
     };
     ir.builtin(store.node(id).entry as usize)
-        .is_some_and(|op| crate::core::ties::jump_margin(op, 0.0).is_some())
+        .is_some_and(crate::core::ties::jumps)
 }
 
 fn may_pin(store: &Store, id: NodeId, parent: NodeId) -> bool {
