@@ -771,31 +771,13 @@ pub struct Cube {
 #[tracked]
 fn cbrt_of_field(c: Cube) -> f64 {
     let a = c.volume;
-    let (mut lo, mut hi) = (0.0, 2.0);
-    for _ in 0..80 {
-        let m = 0.5 * (lo + hi);
-        if m * m * m > a {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    lo
+    cbrt_halving(a)
 }
 
 #[tracked]
 fn cbrt_of_tuple(t: (f64, f64)) -> f64 {
     let a = t.0;
-    let (mut lo, mut hi) = (0.0, 2.0);
-    for _ in 0..80 {
-        let m = 0.5 * (lo + hi);
-        if m * m * m > a {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    lo
+    cbrt_halving(a)
 }
 
 #[tracked]
@@ -932,16 +914,7 @@ fn cbrt_by_signum(a: f64) -> f64 {
 fn cbrts_of_elements(v: Vec<f64>) -> f64 {
     let mut s = 0.0;
     for &a in &v {
-        let (mut lo, mut hi) = (0.0, 2.0);
-        for _ in 0..80 {
-            let m = 0.5 * (lo + hi);
-            if m * m * m > a {
-                hi = m;
-            } else {
-                lo = m;
-            }
-        }
-        s += lo;
+        s += cbrt_halving(a);
     }
     s
 }
@@ -957,17 +930,7 @@ fn cbrt_of_sum(v: Vec<f64>) -> f64 {
 #[tracked]
 fn cbrt_of_made_vector(x: f64) -> f64 {
     let w = vec![x, 1.0];
-    let a = w[0];
-    let (mut lo, mut hi) = (0.0, 2.0);
-    for _ in 0..80 {
-        let m = 0.5 * (lo + hi);
-        if m * m * m > a {
-            hi = m;
-        } else {
-            lo = m;
-        }
-    }
-    lo
+    cbrt_halving(w[0])
 }
 
 #[tracked]

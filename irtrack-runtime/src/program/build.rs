@@ -175,6 +175,14 @@ impl Builder<'_> {
     }
 }
 
+/// The node operand `k` of `n` refers to, if it is one.
+fn operand_node(n: NodeRef<'_>, k: usize) -> Option<NodeId> {
+    match n.arguments().get(k) {
+        Some(Arg::Node(m)) => Some(m.id()),
+        _ => None,
+    }
+}
+
 fn builtin_of(n: NodeRef<'_>) -> Option<Builtin> {
     n.ir()?.builtin(n.trace().store.node(n.id()).entry as usize)
 }
@@ -705,6 +713,13 @@ impl<'t> Builder<'t> {
         !tests.is_empty() && tests.iter().all(|e| nameless(&e.head))
     }
 
+    /// A placeholder for `n` (an iterator, what `next` gave): building fails with `why` where
+    /// anything uses it.
+    fn placeholder(&mut self, n: NodeRef<'_>, args: &[Src], why: String) {
+        let e = unsupported(n, why);
+        self.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
+    }
+
     /// Iteration over a range with a constant start and a dynamic end (`for i in 0..n`): the
     /// path is told by the range's length, which each call checks (a guard that the end is
     /// the recorded one, or, for an empty range, not past the start), so the `k`-th `next`
@@ -715,19 +730,13 @@ impl<'t> Builder<'t> {
         let Some(entry) = n.entry() else {
             return false;
         };
-        let operand_node = |k: usize| match n.arguments().get(k) {
-            Some(Arg::Node(m)) => Some(m.id()),
-            _ => None,
-        };
+        let operand_node = |k: usize| operand_node(n, k);
         let placeholder = |b: &mut Self, what: &str| {
-            let e = unsupported(
-                n,
-                format!(
-                    "{what} of a range with a dynamic end, used otherwise than by a `for` loop \
-                     binding its elements: loop with `for i in a..n`"
-                ),
+            let why = format!(
+                "{what} of a range with a dynamic end, used otherwise than by a `for` loop \
+                 binding its elements: loop with `for i in a..n`"
             );
-            b.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
+            b.placeholder(n, args, why);
         };
         if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Range) {
             let (Some(start), Some(end)) = (args.first(), args.get(1)) else {
@@ -823,20 +832,14 @@ impl<'t> Builder<'t> {
         let Some(entry) = n.entry() else {
             return Ok(false);
         };
-        let operand_node = |k: usize| match n.arguments().get(k) {
-            Some(Arg::Node(m)) => Some(m.id()),
-            _ => None,
-        };
+        let operand_node = |k: usize| operand_node(n, k);
         let placeholder = |b: &mut Self, what: &str| {
-            let e = unsupported(
-                n,
-                format!(
-                    "{what} of a dynamic input's vector, used otherwise than by a `for` loop \
-                     binding its elements or by `sum`: bind the elements in a `for` loop, or \
-                     loop over the indices (`for i in 0..v.len()`)"
-                ),
+            let why = format!(
+                "{what} of a dynamic input's vector, used otherwise than by a `for` loop \
+                 binding its elements or by `sum`: bind the elements in a `for` loop, or loop \
+                 over the indices (`for i in 0..v.len()`)"
             );
-            b.push_op(n, OpKind::Tuple(Box::new(e)), args.to_vec());
+            b.placeholder(n, args, why);
         };
         // A `for` loop's `into_iter` is a path call (`IntoIterator::into_iter(&v)`): one of the
         // std's by its key, not a function of the same name (`fn into_iter(v: &Vec<f64>)`).
