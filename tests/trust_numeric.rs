@@ -951,7 +951,9 @@ fn after_threshold(t: f64) -> f64 {
 #[test]
 fn a_bisection_the_pass_cannot_follow_is_still_refused() {
     assert!(near_tie(&gradient(cbrt_by_closure, (0.5,)).unwrap_err()));
-    assert!(near_tie(&gradient(cbrt_by_untracked, (0.5,)).unwrap_err()));
+    // Through an untracked helper the residual's rate is unknown: not read (its size is no
+    // stand-in for it: a difference of timestamps of 10¹² over 8.64·10⁷ moves by far less).
+    assert!(gradient(cbrt_by_untracked, (0.5,)).is_ok());
     assert!(near_tie(&gradient(cbrt_by_signum, (0.5,)).unwrap_err()));
     let e = gradient(cbrts_of_elements, (vec![0.5, 0.3],)).unwrap_err();
     assert!(near_tie(&e), "{e}");

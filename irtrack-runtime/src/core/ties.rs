@@ -65,41 +65,23 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     }
 }
 
-/// How far the operand `x` of `op` is from the nearest point where `op` jumps: `signum`, the
-/// sign queries and `to_bits` (its sign) at 0; `floor`, `ceil`, `trunc`, `fract` and a cast to
-/// an integer at the integers; `round` at the halves. `None` for an operation that does not
-/// jump, or a non-finite operand. (0 is at a jump: what that says is the ties' reading,
-/// [`jump_sides`].)
+/// How far the operand `x` of `op` is from the point where its sign flips what `op` gives:
+/// `signum`, the sign queries and `to_bits` (its sign bit) at 0. `None` for another operation,
+/// or a non-finite operand. (0 is at the jump: what that says is the ties' reading,
+/// [`jump_sides`].) The jumps at the integers (`floor`, `fract`, a cast to an integer) are not
+/// read here: a table lookup or a sawtooth a sliver from a knot has the slope of its side,
+/// which is its slope there (an audit of the first form, which read them, 2026-11-28).
 pub(crate) fn jump_margin(op: Builtin, x: f64) -> Option<f64> {
-    use super::op::FloatFn::*;
-    use super::op::FloatQuery::*;
-    if !x.is_finite() || !jumps(op) {
-        return None;
-    }
-    let to_integer = (x - x.round()).abs();
-    match op {
-        Builtin::Method(Signum) | Builtin::Query(IsSignNegative | IsSignPositive | ToBits) => {
-            Some(x.abs())
-        }
-        Builtin::Method(Floor | Ceil | Trunc | Fract) => Some(to_integer),
-        Builtin::Cast(t) if !t.is_float() => Some(to_integer),
-        Builtin::Method(Round | RoundTiesEven) => Some((x - (x.floor() + 0.5)).abs()),
-        _ => None,
-    }
+    (x.is_finite() && jumps(op)).then_some(x.abs())
 }
 
-/// Whether `op` jumps somewhere (see [`jump_margin`]).
+/// Whether `op` jumps at 0 by its operand's sign (see [`jump_margin`]).
 #[inline]
 pub(crate) fn jumps(op: Builtin) -> bool {
-    use super::op::FloatFn::*;
     use super::op::FloatQuery::*;
     match op {
-        Builtin::Method(f) => matches!(
-            f,
-            Signum | Floor | Ceil | Trunc | Fract | Round | RoundTiesEven
-        ),
+        Builtin::Method(f) => f == super::op::FloatFn::Signum,
         Builtin::Query(q) => matches!(q, IsSignNegative | IsSignPositive | ToBits),
-        Builtin::Cast(t) => !t.is_float(),
         _ => false,
     }
 }

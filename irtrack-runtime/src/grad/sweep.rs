@@ -2311,8 +2311,9 @@ impl<'s> Sweep<'s> {
                 let closed = match (jump, site.scalar(0), site.scalar(1), rate(0), rate(1)) {
                     (None, Some(a), Some(b), Some((ta, true)), Some((tb, true))) => {
                         let f32 = f32(0) || f32(1);
-                        closes(a, b, ta, tb, f32)
-                            || (ta != tb && within_rounding(a, b, f32, 1024.0))
+                        // 4 ulps of an `f32` are 2⁻²¹ of it already.
+                        let ulps = if f32 { 4.0 } else { 1024.0 };
+                        closes(a, b, ta, tb, f32) || (ta != tb && within_rounding(a, b, f32, ulps))
                     }
                     // Sizes, not rates: they do not cancel.
                     (None, Some(a), Some(b), Some((ta, _)), Some((tb, _))) => {
@@ -2430,8 +2431,15 @@ impl<'s> Sweep<'s> {
                 Some(out)
             };
             let passed = || vec![(0, Contribution::Whole(Tangent::Scalar(1.0)))];
+            // No rule (an untracked call): not read. Its result's size says nothing of its
+            // rate (`(now_ms - birth_ms) / 8.64e7` of operands 10¹² was read as moving by
+            // 10¹²: its comparisons with 30 days were refused; an audit, 2026-11-28).
             let Some(contributions) = unit().or_else(|| passes.then(passed)) else {
-                unknown(&mut estimate);
+                // An iterator's `sum` or `product` (the sweep's `iter` rules, not a rule per
+                // node) passes the elements' sizes on.
+                if matches!(site.head(), "sum" | "product") {
+                    unknown(&mut estimate);
+                }
                 continue;
             };
             let mut partials = vec![0.0; site.len().max(1)];
@@ -2509,12 +2517,12 @@ impl<'s> Sweep<'s> {
         None
     }
 
-    /// The size of what made the node at `site`, whose tangent the forward pass cannot follow
-    /// (an untracked call's result, an element of a vector or a field of a struct the
-    /// computation made): the largest of its value and its operands' rates, estimates or
-    /// values (a vector's largest element), a stand-in for its rate along the direction that
-    /// moves every input by its own size. A residual of an untracked call (`resid(m, a)`,
-    /// 10⁻¹⁶) is then a sliver of the terms it came from.
+    /// The size of what made the node at `site`, a known operation whose operand's tangent the
+    /// forward pass cannot follow (an element read through an iterator, of a `vec![…]` or a
+    /// struct's field the computation made, a `sum` of them): the largest of its value and its
+    /// operands' rates, estimates or values (a vector's largest element), a stand-in for its
+    /// rate along the direction that moves every input by its own size, as these operations
+    /// pass their operands' values on.
     fn estimated(&self, site: &Site<'_>, tangent: &[Option<f64>], estimate: &[f64]) -> f64 {
         // An integer made from the inputs (their bits, `x.to_bits() + 1`) stands for what is
         // unknown, and so does what is made from it: 0, not read.

@@ -53,8 +53,9 @@ impl Receiver {
     /// method of that name that is not the float's; its result at the recorded point is the
     /// only witness the rules read, and it agreed by chance where both give 0 or 1 (`sin` of
     /// 0 degrees, `2ˣ` at 0: the gradient was the float method's). So `call` is run at two
-    /// points near `value` and compared with the float method there, bit for bit (a panic
-    /// there is a difference). A `value` or a result of another type than `f64` or `f32` (a
+    /// points near `value` (further from 0) and compared with the float method there, bit for
+    /// bit (a panic there is a difference): the method runs twice more while a trace is
+    /// recorded. A `value` or a result of another type than `f64` or `f32` (a
     /// reference) leaves the recorded point as the witness.
     #[doc(hidden)]
     pub fn unless_float_method<R, O>(self, name: &str, value: &R, call: fn(R) -> O) -> Receiver {
@@ -314,9 +315,10 @@ pub mod probe {
             true => bits_as::<R, f64>(value),
             false => f64::from(bits_as::<R, f32>(value)),
         };
-        // Near the point, off the values where many functions agree (0, ±1).
-        let step = (x.abs() + 1.0) * 0.0173;
-        for p in [x + step * 1.618_033_988_749_895, x - step] {
+        // Near the point, off the values where many functions agree (0, ±1), away from 0 on
+        // the point's side (a method checking its domain, `sqrt` of `x >= 0`, is run inside it).
+        let step = (x.abs() + 1.0) * 0.0173 * if x < 0.0 { -1.0 } else { 1.0 };
+        for p in [x + step * 1.618_033_988_749_895, x + step * 0.5] {
             // A panic where the float method has a value: not the float method.
             let run = |r: R| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(r)));
             let same = match wide {
