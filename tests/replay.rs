@@ -1733,3 +1733,63 @@ fn a_for_loop_over_a_dynamic_range_replays_its_length() {
     let e = Program::from_trace(&track(mapped_range, (1.5, 4)), &[Dynamic, Dynamic]).unwrap_err();
     assert!(e.to_string().contains("a range with a dynamic end"), "{e}");
 }
+
+#[tracked]
+fn last_part(x: f64, y: f64, z: f64) -> f64 {
+    let t = (x, (y, z));
+    let (.., a) = t;
+    a.0 * 3.0
+}
+
+#[tracked]
+fn part_of_a_pair(x: f64, y: f64) -> f64 {
+    let arr = [(1.0, 2.0), (3.0, y)];
+    let (_, [_, a]) = (x, arr);
+    a.1 - y + x
+}
+
+#[tracked]
+fn usize_range(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x * i as f64;
+    }
+    s
+}
+
+/// A binding in a part of a tuple pattern the lowering cannot name (`let (.., a) = t`, a
+/// struct or array pattern inside a tuple) has no path: it was taken for the whole tuple, and
+/// `a.0` replayed `x` where it is `y`, at the recorded point too (a tester, 2026-11-28, third
+/// stop). A part is taken only where it holds what the binding recorded; else the tuple is
+/// refused, naming it. And an empty range whose start is an unsuffixed literal checks its end
+/// in the end's type (`0..n` with `n: usize` recorded at 0 failed every call on `i32`).
+#[test]
+fn a_tuple_part_is_taken_only_where_it_holds_what_was_bound() {
+    match Program::from_trace(
+        &track(last_part, (1.0, 2.0, 3.0)),
+        &[Dynamic, Dynamic, Dynamic],
+    ) {
+        Ok(p) => {
+            for (x, y, z) in [(1.0, 2.0, 3.0), (4.0, 5.0, 6.0)] {
+                let got = p.call((x, y, z)).unwrap().as_f64();
+                assert_eq!(got, Some(last_part(x, y, z)));
+            }
+        }
+        Err(e) => assert!(e.to_string().contains("tuple"), "{e}"),
+    }
+    match Program::from_trace(&track(part_of_a_pair, (10.0, 0.5)), &[Dynamic, Dynamic]) {
+        Ok(p) => {
+            for (x, y) in [(10.0, 0.5), (-1.0, 4.0)] {
+                let got = p.call((x, y)).unwrap().as_f64();
+                assert_eq!(got, Some(part_of_a_pair(x, y)));
+            }
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    let p = Program::from_trace(&track(usize_range, (1.5, 0usize)), &[Dynamic, Dynamic]).unwrap();
+    assert_eq!(p.call((2.0, 0usize)).unwrap().as_f64(), Some(0.0));
+    assert!(matches!(
+        p.call((2.0, 3usize)),
+        Err(ReplayError::Guard { .. })
+    ));
+}

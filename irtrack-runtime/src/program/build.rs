@@ -161,17 +161,29 @@ impl Builder<'_> {
             Builtin::Deref | Builtin::Clone => None,
             _ => return None,
         };
-        // The whole tuple bound, borrowed or cloned (`let t = (x, y)`): the same tuple.
-        let Some(path) = path else {
-            let Src::Op(op) = part else { return None };
-            return self.tuples.contains_key(&op).then_some(part);
-        };
-        for step in path.split('.') {
-            let k: usize = step.parse().ok()?;
-            let Src::Op(op) = part else { return None };
-            part = self.tuples.get(&op)?.get(k)?.clone();
+        // The whole tuple bound, borrowed or cloned (`let t = (x, y)`): the same tuple. (A
+        // binding with no path may also be in a part the lowering could not name, `let (..,
+        // a) = t`: the witness below tells.)
+        if let Some(path) = path {
+            for step in path.split('.') {
+                let k: usize = step.parse().ok()?;
+                let Src::Op(op) = part else { return None };
+                part = self.tuples.get(&op)?.get(k)?.clone();
+            }
+        } else if !matches!(part, Src::Op(op) if self.tuples.contains_key(&op)) {
+            return None;
         }
-        Some(part)
+        // A witness: the part holds what the node recorded (`a` of `let (.., a) = (x, (y,
+        // z))` is `(y, z)`, not the tuple; it read `x` for `a.0`, a tester, 2026-11-28).
+        let held = match &part {
+            Src::Op(k) => self.ops.get(*k)?.recorded.clone(),
+            Src::Const(v) => v.clone(),
+            Src::Input(k) => match n.trace().node(self.root)?.arguments().get(*k)? {
+                Arg::Node(a) => a.raw_value(),
+                Arg::Const(_) => return None,
+            },
+        };
+        (held.exact_eq(&n.raw_value()) == Some(true)).then_some(part)
     }
 }
 
@@ -733,8 +745,8 @@ impl<'t> Builder<'t> {
         let operand_node = |k: usize| operand_node(n, k);
         let placeholder = |b: &mut Self, what: &str| {
             let why = format!(
-                "{what} of a range with a dynamic end, used otherwise than by a `for` loop \
-                 binding its elements: loop with `for i in a..n`"
+                "{what} with a dynamic end, used otherwise than by a `for` loop binding its \
+                 elements: loop with `for i in a..n`"
             );
             b.placeholder(n, args, why);
         };
@@ -763,9 +775,22 @@ impl<'t> Builder<'t> {
             let Ok(len) = usize::try_from((b - a).max(0)) else {
                 return false;
             };
-            // The end the path needs: the recorded one, or any not past the start.
+            // The end the path needs: the recorded one, or any not past the start (of the
+            // end's type: an unsuffixed literal start is recorded as an `i32`).
             let (op, bound) = match len {
-                0 => (CmpOp::Le, start.clone()),
+                0 => {
+                    let Some(ty) = recorded_end.scalar_type() else {
+                        return false;
+                    };
+                    let cast = crate::core::eval::eval_builtin(
+                        Builtin::Cast(ty),
+                        std::slice::from_ref(first),
+                    );
+                    let Ok(start) = cast else {
+                        return false;
+                    };
+                    (CmpOp::Le, Src::Const(start))
+                }
                 _ => (CmpOp::Eq, Src::Const(recorded_end)),
             };
             let k = self.ops.len();
@@ -807,14 +832,14 @@ impl<'t> Builder<'t> {
                     ..walk
                 };
                 self.ranges.insert(n.id(), walk);
-                placeholder(self, "an iterator");
+                placeholder(self, "an iterator of a range");
                 true
             }
             "next" if call => {
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
                 self.range_elements.insert(n.id(), (i, walk));
-                placeholder(self, "an element read by `next`");
+                placeholder(self, "an element read by `next` of a range");
                 true
             }
             _ => false,
