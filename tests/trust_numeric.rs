@@ -939,6 +939,16 @@ fn field_read_twice(c: Cube) -> f64 {
 }
 
 #[tracked]
+fn cbrt_by_sign_steps(a: f64) -> f64 {
+    let (mut m, mut step): (f64, f64) = (1.0, 0.5);
+    for _ in 0..80 {
+        m -= step.copysign(m * m * m - a);
+        step *= 0.5;
+    }
+    m
+}
+
+#[tracked]
 fn after_threshold(t: f64) -> f64 {
     let dt = t - 1.7e9;
     if dt > 0.5 {
@@ -955,6 +965,9 @@ fn a_bisection_the_pass_cannot_follow_is_still_refused() {
     // stand-in for it: a difference of timestamps of 10¹² over 8.64·10⁷ moves by far less).
     assert!(gradient(cbrt_by_untracked, (0.5,)).is_ok());
     assert!(near_tie(&gradient(cbrt_by_signum, (0.5,)).unwrap_err()));
+    // The sign a `copysign` takes (it answered 0, and `jvp` 0; an audit, 2026-11-28).
+    assert!((cbrt_by_sign_steps(0.5) - 0.5f64.cbrt()).abs() < 1e-12);
+    assert!(near_tie(&gradient(cbrt_by_sign_steps, (0.5,)).unwrap_err()));
     let e = gradient(cbrts_of_elements, (vec![0.5, 0.3],)).unwrap_err();
     assert!(near_tie(&e), "{e}");
     assert!(near_tie(

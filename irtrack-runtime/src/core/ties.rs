@@ -65,8 +65,15 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
     }
 }
 
-/// How far the operand `x` of `op` is from the point where its sign flips what `op` gives:
-/// `signum`, the sign queries and `to_bits` (its sign bit) at 0. `None` for another operation,
+/// The operand whose sign a jump of `op` reads: the second of `copysign` (`1.0.copysign(r)`,
+/// the sign of `r`), else the first.
+pub(crate) fn jump_operand(op: Builtin) -> usize {
+    usize::from(op == Builtin::Method(super::op::FloatFn::Copysign))
+}
+
+/// How far the operand `x` of `op` ([`jump_operand`]) is from the point where its sign flips
+/// what `op` gives: `signum`, `copysign`'s sign, the sign queries and `to_bits` (its sign bit)
+/// at 0. `None` for another operation,
 /// or a non-finite operand. (0 is at the jump: what that says is the ties' reading,
 /// [`jump_sides`].) The jumps at the integers (`floor`, `fract`, a cast to an integer) are not
 /// read here: a table lookup or a sawtooth a sliver from a knot has the slope of its side,
@@ -75,12 +82,15 @@ pub(crate) fn jump_margin(op: Builtin, x: f64) -> Option<f64> {
     (x.is_finite() && jumps(op)).then_some(x.abs())
 }
 
-/// Whether `op` jumps at 0 by its operand's sign (see [`jump_margin`]).
+/// Whether `op` jumps at 0 by an operand's sign (see [`jump_margin`]; that operand is
+/// [`jump_operand`]).
 #[inline]
 pub(crate) fn jumps(op: Builtin) -> bool {
     use super::op::FloatQuery::*;
     match op {
-        Builtin::Method(f) => f == super::op::FloatFn::Signum,
+        Builtin::Method(f) => {
+            matches!(f, super::op::FloatFn::Signum | super::op::FloatFn::Copysign)
+        }
         Builtin::Query(q) => matches!(q, IsSignNegative | IsSignPositive | ToBits),
         _ => false,
     }

@@ -422,8 +422,8 @@ impl fmt::Display for GradError {
                 cause: Indeterminacy::NearTie,
             } => write!(
                 f,
-                "the gradient is indeterminate at {at}: this comparison of values that depend on \
-                 the inputs holds by a margin that moving the inputs by 2^-36 of their size \
+                "the gradient is indeterminate at {at}: this comparison (or sign test) of values \
+                 that depend on the inputs holds by a margin that moving the inputs by 2^-36 of their size \
                  (2^-20 for f32) closes, so the path it chose holds within rounding of these \
                  inputs only, and the path's slope is not \
                  the function's (an iteration that converges by comparisons, a bisection, has \

@@ -1082,7 +1082,12 @@ impl<'s> Builder<'s> {
                     return None;
                 }
                 if crate::core::ties::jumps(Builtin::Method(f)) {
-                    self.jump(Builtin::Method(f), refs, self.float_operand(refs, plan, 0));
+                    let k = crate::core::ties::jump_operand(Builtin::Method(f));
+                    self.jump(
+                        Builtin::Method(f),
+                        refs.get(k..).unwrap_or(&[]),
+                        self.float_operand(refs, plan, k),
+                    );
                 }
                 if f == FloatFn::Powi {
                     if n != 2 {
@@ -1209,8 +1214,8 @@ impl<'s> Builder<'s> {
         Some(())
     }
 
-    /// A jump (`signum`, `floor`, a cast to an integer) of the active operand `refs[0]`, of
-    /// value `x`: how far it is from jumping is read with the orderings' margins
+    /// A jump at 0 (`signum`, a sign query) of the active operand `refs[0]` (the one the jump
+    /// reads), of value `x`: how far it is from jumping is read with the orderings' margins
     /// ([`forward_checks`](Self::forward_checks)); at the jump itself, `at_jump` declined.
     fn jump(&mut self, op: Builtin, refs: &[NodeId], x: Option<f64>) {
         let Some(&r) = refs.first().filter(|&&r| self.is_active(r)) else {

@@ -2320,9 +2320,13 @@ impl<'s> Sweep<'s> {
                         closes(a, b, ta.abs() + tb.abs(), 0.0, f32(0) || f32(1))
                     }
                     // At the jump itself, the ties' reading decides (`sweep/pins.rs`).
-                    (Some(op), Some(x), _, Some((t, _)), _) => {
-                        crate::core::ties::jump_margin(op, x)
-                            .is_some_and(|m| m > 0.0 && closes(m, 0.0, t.abs(), 0.0, f32(0)))
+                    (Some(op), ..) => {
+                        let k = crate::core::ties::jump_operand(op);
+                        match (site.scalar(k), rate(k)) {
+                            (Some(x), Some((t, _))) => crate::core::ties::jump_margin(op, x)
+                                .is_some_and(|m| m > 0.0 && closes(m, 0.0, t.abs(), 0.0, f32(k))),
+                            _ => false,
+                        }
                     }
                     _ => false,
                 };
@@ -2574,9 +2578,10 @@ impl<'s> Sweep<'s> {
                 .is_some_and(|&r| !r.is_none() && self.is_active(r))
         };
         if let Some(op) = site.builtin().filter(|b| !matches!(b, Builtin::Compare(_))) {
-            return active(0)
+            let k = crate::core::ties::jump_operand(op);
+            return active(k)
                 && site
-                    .scalar(0)
+                    .scalar(k)
                     .is_some_and(|x| crate::core::ties::jump_margin(op, x).is_some());
         }
         let Some(Builtin::Compare(op)) = site.builtin() else {
