@@ -949,6 +949,24 @@ fn cbrt_by_sign_steps(a: f64) -> f64 {
 }
 
 #[tracked]
+fn bisect_on<F: Fn(f64) -> f64>(f: F, mut lo: f64, mut hi: f64) -> f64 {
+    for _ in 0..80 {
+        let m = 0.5 * (lo + hi);
+        if f(m) > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    lo
+}
+
+#[tracked]
+fn cbrt_by_handed_closure(a: f64) -> f64 {
+    bisect_on(|m: f64| m * m * m - a, 0.0, 2.0)
+}
+
+#[tracked]
 fn after_threshold(t: f64) -> f64 {
     let dt = t - 1.7e9;
     if dt > 0.5 {
@@ -965,6 +983,11 @@ fn a_bisection_the_pass_cannot_follow_is_still_refused() {
     // stand-in for it: a difference of timestamps of 10¹² over 8.64·10⁷ moves by far less).
     assert!(gradient(cbrt_by_untracked, (0.5,)).is_ok());
     assert!(near_tie(&gradient(cbrt_by_signum, (0.5,)).unwrap_err()));
+    // A closure handed to a tracked bisection, its input a capture the trace does not link
+    // (it answered 0; an audit, 2026-11-28).
+    assert!(near_tie(
+        &gradient(cbrt_by_handed_closure, (0.5,)).unwrap_err()
+    ));
     // The sign a `copysign` takes (it answered 0, and `jvp` 0; an audit, 2026-11-28).
     assert!((cbrt_by_sign_steps(0.5) - 0.5f64.cbrt()).abs() < 1e-12);
     assert!(near_tie(&gradient(cbrt_by_sign_steps, (0.5,)).unwrap_err()));

@@ -2347,8 +2347,18 @@ impl<'s> Sweep<'s> {
             let copy_from = match node.kind {
                 NodeKind::Argument => Some(self.argument_source(id)),
                 NodeKind::Return => Some(store.ref_at(id, 0)),
-                // A closure's captured variable: the node it was captured from.
-                NodeKind::Constant => self.captures.get(&id).copied(),
+                // A closure's captured variable: the node it was captured from. One the trace
+                // does not link (a closure handed to a tracked helper, `bisect(|m| m * m * m -
+                // a, …)`) passes its value on: read by its size, as an element is.
+                NodeKind::Constant => match self.captures.get(&id) {
+                    Some(&source) => Some(source),
+                    None => {
+                        if let Some(x) = store.value_cow(id).as_f64() {
+                            estimate[i] = x.abs();
+                        }
+                        None
+                    }
+                },
                 _ => None,
             };
             if let Some(src) = copy_from {
@@ -2376,6 +2386,7 @@ impl<'s> Sweep<'s> {
                         tangent[call.index()] = t;
                         through[call.index()] = r;
                         origin[call.index()] = o;
+                        estimate[call.index()] = estimate[i];
                         if let Some(v) = v {
                             vectors.insert(call, v);
                         }
