@@ -654,8 +654,8 @@ impl<'s> Builder<'s> {
         let by_size = |w: f64, x: f64| w * if x == 0.0 { 1.0 } else { x };
         let n = self.tape.nodes;
         let mut t = vec![0.0f64; n];
-        // The part of each tangent that came through a coarse rounding.
-        let mut through = vec![0.0f64; if self.coarse.is_empty() { 0 } else { n }];
+        // The part of each tangent that came through a coarse rounding (0 where none did).
+        let mut through = vec![0.0f64; n];
         let mut rounded: HashMap<u32, (u32, f64, f64)> = HashMap::new();
         for &(sum, operand, partial, y) in &self.coarse {
             rounded.entry(sum).or_insert((operand, partial, y));
@@ -685,28 +685,23 @@ impl<'s> Builder<'s> {
             while i < edges.len() && edges[i].from as usize == from {
                 let e = &edges[i];
                 let to = e.to as usize;
+                // An element of a vector input is no rounding's.
                 let (c, r) = match e.how {
-                    How::Pass => (t[to], through.get(to).copied().unwrap_or(0.0)),
-                    How::Scale(d) => (d * t[to], d * through.get(to).copied().unwrap_or(0.0)),
+                    How::Pass => (t[to], through[to]),
+                    How::Scale(d) => (d * t[to], d * through[to]),
                     How::At { vector, index } => {
                         (*elements.get(vector as usize)?.get(index as usize)?, 0.0)
                     }
                 };
                 t[from] += c;
-                if let Some(slot) = through.get_mut(from) {
-                    *slot += r;
-                }
+                through[from] += r;
                 i += 1;
             }
-            let Some(&(operand, partial, y)) = rounded.get(&(from as u32)) else {
-                if through.get(from).is_some_and(|&r| cancelled(t[from], r)) {
-                    return Some(true);
+            if let Some(&(operand, partial, y)) = rounded.get(&(from as u32)) {
+                let ta = t[operand as usize];
+                if coarse_grid(y, ta, false) {
+                    through[from] += partial * ta;
                 }
-                continue;
-            };
-            let ta = t[operand as usize];
-            if coarse_grid(y, ta, false) {
-                through[from] += partial * ta;
             }
             if cancelled(t[from], through[from]) {
                 return Some(true);

@@ -187,6 +187,14 @@ impl Builder<'_> {
     }
 }
 
+/// Whether `v` is a `Range` (`a..b`, not `a..=b`) of one of the integer types, by its type.
+fn is_integer_range(v: &Value) -> bool {
+    macro_rules! any_of {
+        ($($t:ty),*) => { false $(|| v.downcast_ref::<std::ops::Range<$t>>().is_some())* };
+    }
+    any_of!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize)
+}
+
 /// The node operand `k` of `n` refers to, if it is one.
 fn operand_node(n: NodeRef<'_>, k: usize) -> Option<NodeId> {
     match n.arguments().get(k) {
@@ -754,12 +762,8 @@ impl<'t> Builder<'t> {
             let (Some(start), Some(end)) = (args.first(), args.get(1)) else {
                 return false;
             };
-            let value = n.raw_value();
             // `a..n` only (`a..=n` counts otherwise), of an integer type.
-            if start.is_dynamic()
-                || !end.is_dynamic()
-                || !value.type_name().starts_with("core::ops::range::Range<")
-            {
+            if start.is_dynamic() || !end.is_dynamic() || !is_integer_range(&n.raw_value()) {
                 return false;
             }
             let recorded_end = match n.arguments().get(1) {
