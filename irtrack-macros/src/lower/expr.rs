@@ -1136,6 +1136,10 @@ impl Lowerer {
                         format!("bind {ident}"),
                         vec![rhs.op.clone()],
                     );
+                    if let Some(path) = scan::assigned_path(left, &ident).filter(|p| !p.is_empty())
+                    {
+                        self.ir.bind_path(id, path);
+                    }
                     rec.extend(self.record_ref(id, &ident.to_token_stream()));
                     self.set(&ident.to_string(), op);
                 }

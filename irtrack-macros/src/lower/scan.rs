@@ -301,6 +301,24 @@ pub fn binding_path(pat: &Pat, ident: &syn::Ident) -> Option<String> {
     }
 }
 
+/// The path to `ident` in the left side of a destructuring assignment (`(a, (b, c)) = …`),
+/// as [`binding_path`] gives it for a pattern: `None` where the place is not a tuple part
+/// (an element of an array, a field of a struct literal) or follows a `..`.
+pub fn assigned_path(e: &Expr, ident: &syn::Ident) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() && p.path.is_ident(ident) => Some(String::new()),
+        Expr::Paren(p) => assigned_path(&p.expr, ident),
+        Expr::Tuple(t) if t.elems.iter().any(|e| matches!(e, Expr::Range(_))) => None,
+        Expr::Tuple(t) => t.elems.iter().enumerate().find_map(|(k, e)| {
+            assigned_path(e, ident).map(|rest| match rest.is_empty() {
+                true => k.to_string(),
+                false => format!("{k}.{rest}"),
+            })
+        }),
+        _ => None,
+    }
+}
+
 /// Whether a pattern always matches (a binding, `_`, or a tuple of those).
 pub fn is_irrefutable(pat: &Pat) -> bool {
     match pat {

@@ -103,6 +103,7 @@ float_fns! {
     Trunc = "trunc" / 1, Fract = "fract" / 1, Powi = "powi" / 2, Powf = "powf" / 2,
     Max = "max" / 2, Min = "min" / 2, Atan2 = "atan2" / 2, Hypot = "hypot" / 2,
     Log = "log" / 2, Copysign = "copysign" / 2, MulAdd = "mul_add" / 3, Clamp = "clamp" / 3,
+    RemEuclid = "rem_euclid" / 2, DivEuclid = "div_euclid" / 2,
 }
 
 /// A method of the float types that reads its receiver's representation instead of computing
@@ -212,6 +213,8 @@ macro_rules! float_eval {
                 FloatFn::Log => a(0)?.log(a(1)?),
                 FloatFn::Copysign => a(0)?.copysign(a(1)?),
                 FloatFn::MulAdd => a(0)?.mul_add(a(1)?, a(2)?),
+                FloatFn::RemEuclid => a(0)?.rem_euclid(a(1)?),
+                FloatFn::DivEuclid => a(0)?.div_euclid(a(1)?),
                 FloatFn::Clamp => {
                     let (x, lo, hi) = (a(0)?, a(1)?, a(2)?);
                     // `clamp` panics unless lo <= hi; re-execution refuses instead.
@@ -231,6 +234,26 @@ macro_rules! float_eval {
 impl FloatFn {
     float_eval!(f64, eval_f64);
     float_eval!(f32, eval_f32);
+}
+
+/// The parts of `x.sin_cos()` recorded as `y`, when `y` is the float method's pair of `x`, bit
+/// for bit, in the type `y` holds (`f64` or `f32`): the witness that a call named `sin_cos`
+/// on a float reached the float method on current operands.
+pub(crate) fn sin_cos_parts(
+    x: f64,
+    y: &super::value::Value,
+) -> Option<(super::value::Value, super::value::Value)> {
+    use super::value::Value;
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    if let Some(&(s, c)) = y.downcast_ref::<(f64, f64)>() {
+        let (s2, c2) = x.sin_cos();
+        return (same(s, s2) && same(c, c2)).then(|| (Value::snapshot(s), Value::snapshot(c)));
+    }
+    let &(s, c) = y.downcast_ref::<(f32, f32)>()?;
+    let x = x as f32;
+    let (s2, c2) = x.sin_cos();
+    let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    (same32(s, s2) && same32(c, c2)).then(|| (Value::snapshot(s), Value::snapshot(c)))
 }
 
 /// The float functions and representation queries named by path (`f64::sin`, `f32::max`,
@@ -312,7 +335,9 @@ fn float_paths() -> &'static std::collections::HashMap<std::any::TypeId, (Builti
             log = Log,
             copysign = Copysign,
             mul_add = MulAdd,
-            clamp = Clamp
+            clamp = Clamp,
+            rem_euclid = RemEuclid,
+            div_euclid = DivEuclid
         );
         add!(
             Query(FloatQuery):
@@ -474,6 +499,10 @@ pub enum Builtin {
     /// `x.is_nan()`, `x.to_bits()` and the other representation queries of the float types,
     /// under the same condition as [`Builtin::Method`]; `f64::from_bits(u)` by path.
     Query(FloatQuery),
+    /// `x.sin_cos()`, under the same condition as [`Builtin::Method`]: the pair `(x.sin(),
+    /// x.cos())`. Its parts are what is read (`let (s, c) = x.sin_cos()`): gradients take
+    /// each part's slope, programs run `sin` and `cos`.
+    SinCos,
     /// `x as T` for a scalar `T`.
     Cast(ScalarType),
     /// `v[i]`, `v[a..b]` read for a value.
@@ -540,6 +569,8 @@ impl Builtin {
                     | Min
                     | Copysign
                     | Clamp
+                    | RemEuclid
+                    | DivEuclid
             ),
             _ => false,
         }
@@ -578,6 +609,7 @@ impl Builtin {
             EntryKind::Operator => operator(head, arity),
             EntryKind::MethodCall => match head {
                 "clone" | "to_owned" if arity == 1 => Some(Builtin::Clone),
+                "sin_cos" if arity == 1 => Some(Builtin::SinCos),
                 _ => FloatFn::from_name(head, arity)
                     .map(Builtin::Method)
                     .or_else(|| FloatQuery::from_name(head, arity).map(Builtin::Query)),
@@ -712,6 +744,7 @@ impl std::fmt::Display for Builtin {
             Builtin::Compare(c) => f.write_str(c.symbol()),
             Builtin::Method(m) => f.write_str(m.name()),
             Builtin::Query(q) => f.write_str(q.name()),
+            Builtin::SinCos => f.write_str("sin_cos"),
             Builtin::Cast(t) => write!(f, "as {}", t.name()),
             Builtin::Index => f.write_str("index"),
             Builtin::Question => f.write_str("?"),

@@ -45,6 +45,8 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             // The ends of their domains, past which they are NaN.
             Asin | Acos | Atanh => a.is_some_and(|v| v.abs() == 1.0),
             Acosh => a == Some(1.0),
+            // Where they wrap: `a` a nonzero multiple of `b`.
+            RemEuclid | DivEuclid => euclid_wraps(a, b),
             _ => false,
         },
         // The sign of a float, read at ±0 (`x.is_sign_negative()`, the sign bit): what it
@@ -61,6 +63,16 @@ pub(crate) fn at_kink(op: Builtin, x: &[Option<f64>], y: Option<f64>) -> bool {
             BinOp::Rem => zero(y) && a.is_some_and(|v| v != 0.0 && v.is_finite()),
             _ => false,
         },
+        _ => false,
+    }
+}
+
+/// Whether `a.rem_euclid(b)` wraps at `(a, b)`: `a` a nonzero multiple of a nonzero `b`.
+fn euclid_wraps(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) if a.is_finite() && b.is_finite() => {
+            a != 0.0 && b != 0.0 && a.rem_euclid(b) == 0.0
+        }
         _ => false,
     }
 }
@@ -101,7 +113,10 @@ pub(crate) fn jumps(op: Builtin) -> bool {
 /// move with its operand.
 pub(crate) fn constant_between_jumps(f: super::op::FloatFn) -> bool {
     use super::op::FloatFn::*;
-    matches!(f, Floor | Ceil | Trunc | Round | RoundTiesEven | Signum)
+    matches!(
+        f,
+        Floor | Ceil | Trunc | Round | RoundTiesEven | Signum | DivEuclid
+    )
 }
 
 /// Where `op` jumps at its operands `x` (`floor` at an integer, `round` at a half, `signum`,
@@ -148,6 +163,19 @@ pub(crate) fn jump_sides(op: Builtin, x: &[Option<f64>]) -> [Option<(usize, u8)>
                 at(0).filter(|&v| v == 0.0).map(|v| (0, by_sign(v))),
                 at(1).filter(|&v| v == 0.0).map(|v| (1, by_sign(v))),
             ],
+            // `a - |b| floor(a / |b|)` (and its quotient): where `a` is a multiple `k |b|`,
+            // k ≠ 0, the value holds where `a` grows, and where `|b|` shrinks for k > 0 (grows
+            // for k < 0: `floor(a / |b|)` stays k as `a / |b|` moves towards 0 from below).
+            RemEuclid | DivEuclid => match (at(0), at(1)) {
+                (Some(a), Some(b)) if euclid_wraps(Some(a), Some(b)) => {
+                    let shrinks = if b > 0.0 { AT_MOST } else { AT_LEAST };
+                    [
+                        Some((0, AT_LEAST)),
+                        Some((1, if a > 0.0 { shrinks } else { flip(shrinks) })),
+                    ]
+                }
+                _ => [None, None],
+            },
             // On its cut (`y = ±0`, `x < 0`) it is ±π by the sign of `y`.
             Atan2 => one(at(0)
                 .filter(|&y| y == 0.0 && at(1).is_some_and(|x| x < 0.0))

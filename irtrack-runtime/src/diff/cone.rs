@@ -8,7 +8,7 @@
 use super::error::DiffError;
 use super::graph::Graph;
 use crate::core::cone::{cone, Cone};
-use crate::core::op::{BinOp, Builtin, UnOp};
+use crate::core::op::{BinOp, Builtin, FloatFn, UnOp};
 use crate::core::ties::{self, AT_MOST};
 use crate::program::{PartInput, Src};
 use crate::view::operation::Operation;
@@ -203,7 +203,9 @@ impl<'g> Slopes<'g> {
             Operation::Builtin(Builtin::Method(f)) if ties::constant_between_jumps(f) => {
                 return Some(Slope::new())
             }
-            Operation::Builtin(Builtin::Binary(BinOp::Rem)) => return None,
+            Operation::Builtin(
+                Builtin::Binary(BinOp::Rem) | Builtin::Method(FloatFn::RemEuclid),
+            ) => return None,
             _ => {}
         }
         let d = super::pins::partials(g, &k)?;

@@ -443,6 +443,10 @@ impl<'p> Emitter<'p> {
             (Builtin::Cast(t), [a]) if !t.is_float() && float_operands => {
                 Some(format!("{a}.fract() == 0.0"))
             }
+            // Where they wrap: `a` a nonzero multiple of `b` (`core::ties::jump_sides`).
+            (Builtin::Method(FloatFn::RemEuclid | FloatFn::DivEuclid), [a, b]) => Some(format!(
+                "{a} != 0.0 && {b} != 0.0 && {a}.rem_euclid({b}) == 0.0"
+            )),
             (Builtin::Method(FloatFn::Clamp), [a, lo, hi]) => {
                 Some(format!("{a} == {lo} || {a} == {hi}"))
             }

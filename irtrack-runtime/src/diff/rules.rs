@@ -751,6 +751,22 @@ fn float_method(
             }
             None => None,
         },
+        // a - q b with q = a.div_euclid(b), an integer constant between the wraps: (a - y) / b
+        // rounded, as for `%`.
+        FloatFn::RemEuclid => {
+            let q = d(1)
+                .map(|db| -> Result<Src, DiffError> {
+                    let multiple = sub(g, a, y)?;
+                    let ratio = div(g, &multiple, b)?;
+                    let n = m1(g, FloatFn::Round, &ratio)?;
+                    let nq = mul(g, &n, &db)?;
+                    neg(g, &nq)
+                })
+                .transpose()?;
+            sum(g, vec![d(0), q])?
+        }
+        // Piecewise constant, as `floor`.
+        FloatFn::DivEuclid => None,
         FloatFn::MulAdd => {
             let first = scaled(g, b, &d(0))?;
             let second = scaled(g, a, &d(1))?;

@@ -52,6 +52,8 @@ pub(crate) enum Rule {
     Ternary(TernaryDerivative),
     /// `x.powi(n)`: the exponent is an integer.
     PowI,
+    /// `x.sin_cos()`: its sensitivity names its parts (`"0"`, the sine; `"1"`, the cosine).
+    SinCos,
     /// The value is operand 0's (casts between floats, `?`, `Ok`, `Some`, `*r`, bindings).
     PassThrough,
     /// `v[i]` or `v[a..b]` on a vector of floats.
@@ -218,6 +220,9 @@ fn binary(f: FloatFn) -> Option<BinaryDerivative> {
             let same = a.is_sign_negative() == b.is_sign_negative();
             (if same { 1.0 } else { -1.0 }, 0.0)
         },
+        // `a - q b` with `q = a.div_euclid(b)` an integer, constant between the wraps.
+        RemEuclid => |a, b, y| (1.0, -rem_quotient(a, b, y)),
+        DivEuclid => |_, _, _| (0.0, 0.0),
         _ => return None,
     })
 }
@@ -415,6 +420,13 @@ pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {
     }
 }
 
+/// Whether the recorded pair of a `sin_cos` call is `(x.sin(), x.cos())` of its recorded
+/// operand, bit for bit (`core::op::sin_cos_parts`).
+pub(crate) fn sin_cos_reached(site: &Site<'_>) -> bool {
+    site.scalar(0)
+        .is_some_and(|x| crate::core::op::sin_cos_parts(x, &site.output()).is_some())
+}
+
 /// Why a method call named like a float method has no rule, for the error.
 pub(crate) fn unproven_method(site: &Site<'_>, f: FloatFn) -> Option<String> {
     match site.receiver() {
@@ -563,6 +575,15 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
                 reaches(site, f).then(|| float_method(f)).flatten()
             }
             _ => array_rule(site),
+        },
+        // Only on a float itself: a reference or a generic receiver may reach a trait method
+        // of that name, which one recorded pair does not tell from the float method.
+        (EntryKind::MethodCall, Some(Builtin::SinCos)) => match site.receiver() {
+            Receiver::Float => sin_cos_reached(site).then_some(Rule::SinCos),
+            Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => {
+                sin_cos_reached(site).then_some(Rule::SinCos)
+            }
+            _ => None,
         },
         (EntryKind::MethodCall, Some(Builtin::Clone)) => {
             witness_pass_through(site).then_some(Rule::PassThrough)
@@ -775,6 +796,29 @@ pub(crate) fn apply(
                     out.push((i, Contribution::Whole(Tangent::Scalar(times(g, d)))));
                 }
             }
+        }
+        Rule::SinCos => {
+            let Tangent::Fields(parts) = dy else {
+                return Err(format!(
+                    "its sensitivity is a {}, where a pair's names its parts",
+                    dy.shape()
+                ));
+            };
+            let x = site
+                .scalar(0)
+                .ok_or_else(|| "its operand is not a float".to_string())?;
+            let mut g = 0.0;
+            for (path, t) in parts {
+                let t = t
+                    .as_scalar()
+                    .ok_or_else(|| format!("its part `{path}` has a {}", t.shape()))?;
+                g += match path.as_str() {
+                    "0" => times(t, x.cos()),
+                    "1" => -times(t, x.sin()),
+                    _ => return Err(format!("a pair has no part `{path}`")),
+                };
+            }
+            out.push((0, Contribution::Whole(Tangent::Scalar(g))));
         }
         Rule::PassThrough => {
             // A wrapper (`Some(x)`, `Ok(x)`, a reference) has its content's sensitivity; a value

@@ -14,7 +14,7 @@ use super::custom::{self};
 use super::error::{GradError, Indeterminacy, Place};
 use super::indeterminate::Watch;
 use super::primal::{is_differentiable, primal, Primal};
-use super::rules::{self, Contribution, Out};
+use super::rules::{self, Contribution, Out, Rule};
 use super::site::Site;
 use super::tangent::Tangent;
 use super::{iter, options, parts};
@@ -2422,6 +2422,38 @@ impl<'s> Sweep<'s> {
                     }
                     continue;
                 }
+            }
+            // A part of `x.sin_cos()` (`let (s, c) = x.sin_cos()`, `t.0`): `x`'s, times the
+            // part's slope.
+            let part = match site.builtin() {
+                Some(Builtin::Bind) => site.ir.bind_path(site.index),
+                Some(Builtin::Field) => site.head().strip_prefix('.'),
+                _ => None,
+            };
+            let pair = site
+                .refs
+                .first()
+                .filter(|r| !r.is_none() && part.is_some())
+                .and_then(|&r| self.site(r))
+                .filter(|t| {
+                    t.builtin() == Some(Builtin::SinCos)
+                        && rules::builtin(t).is_some_and(|r| matches!(r, Rule::SinCos))
+                });
+            if let (Some(k @ ("0" | "1")), Some(pair)) = (part, pair) {
+                let src = pair.refs.first().copied().unwrap_or(NodeId::NONE);
+                if src.is_none() || !self.is_active(src) {
+                    tangent[i] = Some(0.0);
+                    continue;
+                }
+                let Some((x, ts)) = pair.scalar(0).zip(tangent[src.index()]) else {
+                    unknown(&mut estimate);
+                    continue;
+                };
+                let d = if k == "0" { x.cos() } else { -x.sin() };
+                tangent[i] = Some(d * ts);
+                through[i] = d * through[src.index()];
+                origin[i] = origin[src.index()];
+                continue;
             }
             // A float cast, a deref, a binding passes its operand on.
             let passes = matches!(

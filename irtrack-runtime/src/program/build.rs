@@ -6,7 +6,7 @@ use super::control::{Control, ControlKind};
 use super::{Guard, InputSlot, Op, OpKind, Origin, Program, ReplayError, Src, Step};
 use crate::core::ids::NodeId;
 use crate::core::ir::{Entry, EntryKind, Operand};
-use crate::core::op::{BinOp, Builtin, CmpOp};
+use crate::core::op::{BinOp, Builtin, CmpOp, FloatFn};
 use crate::core::tape::NodeKind;
 use crate::core::trace::Trace;
 use crate::core::value::Value;
@@ -185,6 +185,56 @@ impl Builder<'_> {
         };
         (held.exact_eq(&n.raw_value()) == Some(true)).then_some(part)
     }
+}
+
+impl Builder<'_> {
+    /// `x.sin_cos()`: `x.sin()` and `x.cos()`, each an operation of its own with the part it
+    /// recorded, and the pair as a tuple of them, which the reads of its parts take apart
+    /// (`let (s, c) = x.sin_cos()`): what runs, differentiates and compiles are the two float
+    /// methods.
+    fn sin_cos(&mut self, n: NodeRef<'_>, args: Vec<Src>, parts: (Value, Value)) {
+        let mut pair = Vec::with_capacity(2);
+        for (f, recorded) in [(FloatFn::Sin, parts.0), (FloatFn::Cos, parts.1)] {
+            let k = self.ops.len();
+            self.ops.push(Op {
+                kind: OpKind::Run(Operation::Builtin(Builtin::Method(f))),
+                args: args.clone(),
+                origin: origin(n),
+                recorded,
+                derived: false,
+            });
+            self.steps.push(Step::Op(k));
+            pair.push(Src::Op(k));
+        }
+        let whole = unsupported(
+            n,
+            "is the pair `sin_cos` gives, used whole: a program runs its parts; bind them \
+             (`let (s, c) = x.sin_cos()`) or read them (`t.0`) where the pair is made",
+        );
+        self.tuples.insert(self.ops.len(), pair.clone());
+        self.push_op(n, OpKind::Tuple(Box::new(whole)), pair);
+    }
+}
+
+/// The parts of the pair `x.sin_cos()` recorded at `n`, when `n` is that call on a float
+/// receiver (its type, or a literal) and the pair is the float method's of the recorded `x`
+/// (`core::op::sin_cos_parts`).
+fn sin_cos_parts(n: NodeRef<'_>) -> Option<(Value, Value)> {
+    use crate::core::op::Receiver;
+    let entry = n.entry()?;
+    if n.kind() != NodeKind::PrimitiveCall
+        || entry.kind != EntryKind::MethodCall
+        || builtin_of(n) != Some(Builtin::SinCos)
+    {
+        return None;
+    }
+    match n.store().node(n.id()).receiver {
+        Receiver::Float => {}
+        Receiver::Unknown if matches!(entry.operands.first(), Some(Operand::Const(_))) => {}
+        _ => return None,
+    }
+    let x = n.operand_values().first()?.by_value().as_f64()?;
+    crate::core::op::sin_cos_parts(x, &n.raw_value())
 }
 
 /// Whether `v` is a `Range` (`a..b`, not `a..=b`) of one of the integer types, by its type.
@@ -570,6 +620,10 @@ impl<'t> Builder<'t> {
         if let Some((k, len)) = length_read(n, &args) {
             self.lengths.entry(k).or_insert((len, origin(n)));
             self.set(n.id(), Src::Const(n.raw_value()));
+            return Ok(());
+        }
+        if let Some(parts) = sin_cos_parts(n) {
+            self.sin_cos(n, args, parts);
             return Ok(());
         }
         let operation = match n.operation() {

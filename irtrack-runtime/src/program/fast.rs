@@ -188,6 +188,8 @@ fn f64_binary(f: FloatFn) -> Option<fn(f64, f64) -> f64> {
         FloatFn::Hypot => f64::hypot,
         FloatFn::Log => f64::log,
         FloatFn::Copysign => f64::copysign,
+        FloatFn::RemEuclid => f64::rem_euclid,
+        FloatFn::DivEuclid => f64::div_euclid,
         _ => return None,
     })
 }

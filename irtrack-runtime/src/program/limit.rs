@@ -275,6 +275,7 @@ fn point_zero(
                 | FloatFn::Round
                 | FloatFn::RoundTiesEven
                 | FloatFn::Trunc
+                | FloatFn::DivEuclid
                 | FloatFn::Signum
         )
     };
@@ -367,7 +368,7 @@ fn size(kind: Option<&Operation>) -> Size {
             use crate::core::op::FloatFn::*;
             match f {
                 Abs | Floor | Ceil | Round | RoundTiesEven | Trunc | Signum | Max | Min
-                | Copysign | Clamp => Size::Keeps,
+                | Copysign | Clamp | RemEuclid | DivEuclid => Size::Keeps,
                 _ => Size::Changes,
             }
         }

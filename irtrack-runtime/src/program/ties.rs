@@ -65,6 +65,7 @@ fn can_tie(op: &Operation) -> bool {
                         | FloatFn::Clamp
                         | FloatFn::Fract
                         | FloatFn::Copysign
+                        | FloatFn::RemEuclid
                 )
         }
         _ => false,

@@ -253,7 +253,10 @@ impl Sweep<'_> {
         let jumps = matches!(
             op,
             Builtin::Method(f) if ties::constant_between_jumps(f)
-                || matches!(f, FloatFn::Fract | FloatFn::Copysign | FloatFn::Atan2)
+                || matches!(
+                    f,
+                    FloatFn::Fract | FloatFn::Copysign | FloatFn::Atan2 | FloatFn::RemEuclid
+                )
         ) || matches!(
             op,
             Builtin::Query(_)

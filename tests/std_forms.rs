@@ -1,0 +1,221 @@
+//! Forms of the standard library and of the language that numeric code writes and that were
+//! refused until 2026-11-28 (a tester's round of "Rust as written"): `sin_cos`, `rem_euclid`
+//! and `div_euclid` on floats, and destructuring assignment (`(a, b) = (b, a + b)`). Each is
+//! checked through every entry point: the gradient against central finite differences of the
+//! plain function, a program replayed at other points against the plain function bit for bit,
+//! and `jvp` and the Hessian against finite differences of the gradient.
+
+use irtrack::diff::{hessian, jvp};
+use irtrack::program::{Input, Program};
+use irtrack::{gradient, track, tracked, Tangent};
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[track_caller]
+fn close(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-6 * want.abs().max(1.0),
+        "{what}: got {got}, finite differences {want}"
+    );
+}
+
+/// The gradient of `f` at `x`, which must be `Ok` and a scalar.
+macro_rules! grad {
+    ($f:expr, $x:expr) => {{
+        let x: f64 = $x;
+        let g = gradient($f, (x,)).unwrap_or_else(|e| panic!("gradient at {x}: {e}"));
+        g.wrt[0]
+            .as_ref()
+            .and_then(Tangent::as_scalar)
+            .expect("a scalar gradient")
+    }};
+}
+
+/// The gradient, `jvp` and the Hessian at each point, and a program recorded at the first
+/// point replayed at the others (where it takes the same path: no point here crosses a wrap).
+macro_rules! every_entry_point {
+    ($f:expr, $points:expr) => {{
+        let points: &[f64] = &$points;
+        let p = Program::from_trace(&track($f, (points[0],)), &[Input::Dynamic])
+            .unwrap_or_else(|e| panic!("program: {e}"));
+        for &x in points {
+            close(grad!($f, x), fd($f, x), &format!("gradient at {x}"));
+            let j = jvp($f, (x,), (1.0,)).unwrap_or_else(|e| panic!("jvp at {x}: {e}"));
+            close(
+                j.tangent.as_f64().unwrap(),
+                fd($f, x),
+                &format!("jvp at {x}"),
+            );
+            let h = hessian($f, (x,)).unwrap_or_else(|e| panic!("hessian at {x}: {e}"));
+            close(
+                h.row(0)[0],
+                fd(|y| grad!($f, y), x),
+                &format!("hessian at {x}"),
+            );
+            let replayed = p
+                .call((x,))
+                .unwrap_or_else(|e| panic!("replay at {x}: {e}"));
+            assert_eq!(
+                replayed.as_f64().map(f64::to_bits),
+                Some($f(x).to_bits()),
+                "replay at {x}"
+            );
+        }
+    }};
+}
+
+// A rotation by an angle the input makes, its parts bound by a pattern.
+#[tracked]
+fn rotate(x: f64) -> f64 {
+    let (s, c) = (2.0 * x).sin_cos();
+    let (px, py) = (1.5, -0.5);
+    (c * px - s * py) * (s * px + c * py) + s
+}
+
+#[test]
+fn sin_cos_bound_by_a_pattern() {
+    every_entry_point!(rotate, [0.7, 0.71, -1.3 + 1e-3, 2.0]);
+}
+
+// The pair kept whole, its parts read by position.
+#[tracked]
+fn polar(r: f64) -> f64 {
+    let t = r.sin_cos();
+    r * t.1 + t.0 * t.0
+}
+
+#[test]
+fn sin_cos_read_by_position() {
+    every_entry_point!(polar, [0.3, 0.35, 1.7]);
+}
+
+#[tracked]
+fn sin_cos_f32(x: f32) -> f32 {
+    let (s, c) = x.sin_cos();
+    s * c
+}
+
+#[test]
+fn sin_cos_of_f32() {
+    let g = gradient(sin_cos_f32, (0.7f32,)).unwrap();
+    let g = g.wrt[0].as_ref().and_then(Tangent::as_scalar).unwrap();
+    // d/dx sin x cos x = cos 2x, at the f32 point.
+    close(g, (2.0 * f64::from(0.7f32)).cos(), "gradient");
+    let p = Program::from_trace(&track(sin_cos_f32, (0.7f32,)), &[Input::Dynamic]).unwrap();
+    let v = p.call((0.9f32,)).unwrap();
+    assert_eq!(v.downcast_ref::<f32>(), Some(&sin_cos_f32(0.9)));
+}
+
+// A bisection on the sine part: the near-tie reading follows the part (its slope is the
+// path's, 0, not the inverse sine's).
+#[tracked]
+fn arcsine_by_bisection(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 1.5f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        let (s, _) = mid.sin_cos();
+        if s > a {
+            hi = mid
+        } else {
+            lo = mid
+        }
+    }
+    lo
+}
+
+#[test]
+fn a_bisection_on_a_sin_cos_part_is_refused() {
+    let e = gradient(arcsine_by_bisection, (0.5,)).unwrap_err();
+    assert!(e.to_string().contains("2^-36"), "{e}");
+}
+
+/// A pair returned whole is not a program's output (its parts are).
+#[tracked]
+fn pair(x: f64) -> (f64, f64) {
+    x.sin_cos()
+}
+
+#[test]
+fn a_pair_used_whole_is_refused_by_programs() {
+    let e = Program::from_trace(&track(pair, (0.7,)), &[Input::Dynamic])
+        .and_then(|p| p.call((0.9,)))
+        .unwrap_err();
+    assert!(e.to_string().contains("used whole"), "{e}");
+}
+
+// An angle wrapped into [0, 2π) (`rem_euclid`) and the turns it took (`div_euclid`).
+#[tracked]
+fn wrapped_angle(x: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let a = (3.0 * x).rem_euclid(tau);
+    let turns = (3.0 * x).div_euclid(tau);
+    a * a + turns * x + x.rem_euclid(-0.75)
+}
+
+#[test]
+fn rem_euclid_and_div_euclid() {
+    every_entry_point!(wrapped_angle, [2.5, 2.51, 2.6]);
+    every_entry_point!(wrapped_angle, [-2.5, -2.45]);
+}
+
+// In the divisor too: `a - q b` moves with `b` by `-q`.
+#[tracked]
+fn by_divisor(b: f64) -> f64 {
+    7.3f64.rem_euclid(b) * b
+}
+
+#[test]
+fn rem_euclid_in_its_divisor() {
+    every_entry_point!(by_divisor, [1.1, 1.15, -1.1]);
+}
+
+// Where it wraps (`a` a multiple of `b`), the value holds on one side: a branch taken there is
+// the side's, and the gradient is that side's slope.
+#[tracked]
+fn sawtooth_branch(x: f64) -> f64 {
+    if x.rem_euclid(1.0) < 0.5 {
+        2.0 * x
+    } else {
+        3.0 * x
+    }
+}
+
+#[test]
+fn at_a_wrap_the_side_that_holds() {
+    // x.rem_euclid(1.0) is 0 at 3 and near 0 just above it: the first branch, slope 2.
+    assert_eq!(grad!(sawtooth_branch, 3.0), 2.0);
+    assert_eq!(grad!(sawtooth_branch, -3.0), 2.0);
+    assert_eq!(grad!(sawtooth_branch, 2.75), 3.0);
+    // A program recorded at 3 replays the branch where it holds and is guarded elsewhere.
+    let p = Program::from_trace(&track(sawtooth_branch, (3.0,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(p.call((3.25,)).unwrap().as_f64(), Some(6.5));
+    assert!(p.call((2.75,)).is_err());
+}
+
+// Fibonacci-like updates by destructuring assignment.
+#[tracked]
+fn fibonacci_like(x: f64) -> f64 {
+    let (mut a, mut b) = (x, 1.0);
+    for _ in 0..4 {
+        (a, b) = (b, a + b * x);
+    }
+    a * b
+}
+
+// Nested, with a `_` place and a swap.
+#[tracked]
+fn swaps(x: f64) -> f64 {
+    let (mut p, mut q, mut r) = (x, 2.0 * x, 0.5);
+    ((p, _), r) = ((q, p), r * x);
+    (p, q) = (q * r, p);
+    p - q * r
+}
+
+#[test]
+fn destructuring_assignment() {
+    every_entry_point!(fibonacci_like, [0.7, 0.8, -1.3]);
+    every_entry_point!(swaps, [0.7, -0.2, 3.0]);
+}
