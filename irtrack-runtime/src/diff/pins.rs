@@ -240,7 +240,11 @@ pub(crate) fn refuse_point_path(g: &Graph, wrt: &[usize]) -> Result<(), DiffErro
         }
         let (ka, kb) = (key(g, a), key(g, b));
         let pinned = match op {
-            CmpOp::Eq | CmpOp::Ne => held == (op == CmpOp::Eq) && ka != kb,
+            // One value on both sides around the point (`max == r` where `r` is the largest,
+            // `x.clamp(0.0, 1.0) == x` inside the bounds): no point.
+            CmpOp::Eq | CmpOp::Ne => {
+                held == (op == CmpOp::Eq) && ka != kb && selected(g, a) != selected(g, b)
+            }
             _ => {
                 // Integers at a tie, one made from a float where it jumps (`(x as i64) >= 1`
                 // at 1): what `Sweep::tie_of_counts` refuses on a trace.

@@ -363,10 +363,7 @@ impl Sweep<'_> {
         let (a, b) = (site.refs[0], site.refs[1]);
         // A value against itself, also through copies (`c = a; fc = fa;` then `fa != fc`, as
         // Brent's method starts): equal everywhere, no point.
-        if !a.is_none()
-            && !b.is_none()
-            && self.exactly_copied_from(a) == self.exactly_copied_from(b)
-        {
+        if !a.is_none() && !b.is_none() && self.selected_from(a) == self.selected_from(b) {
             return false;
         }
         self.depends(a) || self.depends(b)
@@ -851,6 +848,48 @@ impl Sweep<'_> {
     /// f32) as f64 == x` holds where `x` is an `f32`, not everywhere).
     fn exactly_copied_from(&self, r: NodeId) -> (NodeId, bool) {
         self.copy_of(r, true)
+    }
+
+    /// [`exactly_copied_from`](Self::exactly_copied_from), also through what `max`, `min`
+    /// and `clamp` selected away from a tie (`r.max(g)` with `r > g` is `r` around the
+    /// point) and `abs` away from 0 (`x` or `-x`): a value it is on a neighbourhood, so that
+    /// `max == r` (HSV's hue) or `x.clamp(0.0, 1.0) == x` inside the bounds is no point.
+    fn selected_from(&self, r: NodeId) -> (NodeId, bool) {
+        let (mut base, mut negated) = self.exactly_copied_from(r);
+        for _ in 0..64 {
+            let Some(site) = Site::new(self.store, base) else {
+                break;
+            };
+            let y = site.output().as_f64();
+            let next = match self.float_fn(&site) {
+                Some(f @ (FloatFn::Min | FloatFn::Max | FloatFn::Clamp)) => {
+                    let x: Vec<Option<f64>> =
+                        (0..site.len().min(3)).map(|k| site.scalar(k)).collect();
+                    // The operand selected holds the value, bit for bit (a witness that the
+                    // method is the float one).
+                    ties::selected_operand(f, &x, y)
+                        .filter(|&k| x[k].map(f64::to_bits) == y.map(f64::to_bits))
+                        .and_then(|k| site.refs.get(k).copied())
+                }
+                Some(FloatFn::Abs) => match (site.scalar(0), y) {
+                    (Some(x), Some(y)) if x != 0.0 && x.abs().to_bits() == y.to_bits() => {
+                        negated ^= x < 0.0;
+                        site.refs.first().copied()
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            match next {
+                Some(n) if !n.is_none() => {
+                    let (b, neg) = self.exactly_copied_from(n);
+                    base = b;
+                    negated ^= neg;
+                }
+                _ => break,
+            }
+        }
+        (base, negated)
     }
 
     fn copy_of(&self, mut r: NodeId, exact: bool) -> (NodeId, bool) {
