@@ -219,3 +219,93 @@ fn destructuring_assignment() {
     every_entry_point!(fibonacci_like, [0.7, 0.8, -1.3]);
     every_entry_point!(swaps, [0.7, -0.2, 3.0]);
 }
+
+// Loops over a dynamic vector through the std's iterator adaptors.
+#[tracked]
+fn weighted(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (i, &x) in v.iter().enumerate() {
+        s += x * x * i as f64;
+    }
+    s
+}
+
+#[tracked]
+fn dot_zip(v: Vec<f64>, w: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in v.iter().zip(&w) {
+        s += a * b.sin();
+    }
+    s
+}
+
+#[tracked]
+fn horner_rev(v: Vec<f64>, x: f64) -> f64 {
+    let mut s = 0.0;
+    for c in v.iter().rev().copied() {
+        s = s * x + c;
+    }
+    s
+}
+
+#[tracked]
+fn every_other(v: Vec<f64>) -> f64 {
+    let mut s = 1.0;
+    for (k, x) in v.iter().rev().step_by(2).enumerate() {
+        s = s * x + k as f64;
+    }
+    s + v.iter().skip(1).sum::<f64>()
+}
+
+/// `enumerate`, `zip` (with an iterator or a vector), `rev`, `copied`, `step_by` and `skip`
+/// on a dynamic input's vector replay (each program refused them: "an iterator of a dynamic
+/// input's vector, used otherwise than by a `for` loop", a tester, 2026-11-28), and their
+/// derivative programs agree with the gradient.
+#[test]
+fn iterator_adaptors_in_programs() {
+    use irtrack::diff::jvp;
+    let v = vec![1.0, 2.0, 3.0, 4.5, -0.5];
+    let u = vec![1.5, -2.0, 3.25, -1.0, 7.0];
+    let dyn1 = [Input::Dynamic];
+    let dyn2 = [Input::Dynamic, Input::Dynamic];
+    let p = Program::from_trace(&track(weighted, (v.clone(),)), &dyn1).unwrap();
+    assert_eq!(
+        p.call((u.clone(),)).unwrap().as_f64(),
+        Some(weighted(u.clone()))
+    );
+    let p = Program::from_trace(&track(dot_zip, (v.clone(), v.clone())), &dyn2).unwrap();
+    assert_eq!(
+        p.call((u.clone(), v.clone())).unwrap().as_f64(),
+        Some(dot_zip(u.clone(), v.clone()))
+    );
+    // The pair is as long as the shorter vector: another length is another path.
+    assert!(p.call((u.clone(), vec![1.0])).is_err());
+    let p = Program::from_trace(&track(horner_rev, (v.clone(), 0.5)), &dyn2).unwrap();
+    assert_eq!(
+        p.call((u.clone(), -1.25)).unwrap().as_f64(),
+        Some(horner_rev(u.clone(), -1.25))
+    );
+    let p = Program::from_trace(&track(every_other, (v.clone(),)), &dyn1).unwrap();
+    assert_eq!(
+        p.call((u.clone(),)).unwrap().as_f64(),
+        Some(every_other(u.clone()))
+    );
+    assert!(p.call((vec![1.0, 2.0],)).is_err());
+    // jvp along a direction against the gradient's inner product with it.
+    let d = vec![0.5, -1.0, 0.25, 2.0, 1.0];
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let g = gradient(weighted, (u.clone(),)).unwrap();
+    let j = jvp(weighted, (u.clone(),), (d.clone(),)).unwrap();
+    let want = dot(g.wrt[0].as_ref().unwrap().as_slice().unwrap(), &d);
+    assert!((j.tangent.as_f64().unwrap() - want).abs() < 1e-12);
+    let g = gradient(dot_zip, (u.clone(), v.clone())).unwrap();
+    let j = jvp(dot_zip, (u.clone(), v.clone()), (d.clone(), d.clone())).unwrap();
+    let want = dot(g.wrt[0].as_ref().unwrap().as_slice().unwrap(), &d)
+        + dot(g.wrt[1].as_ref().unwrap().as_slice().unwrap(), &d);
+    assert!((j.tangent.as_f64().unwrap() - want).abs() < 1e-12);
+    let g = gradient(horner_rev, (u.clone(), -1.25)).unwrap();
+    let j = jvp(horner_rev, (u.clone(), -1.25), (d.clone(), 1.0)).unwrap();
+    let want = dot(g.wrt[0].as_ref().unwrap().as_slice().unwrap(), &d)
+        + g.wrt[1].as_ref().unwrap().as_scalar().unwrap();
+    assert!((j.tangent.as_f64().unwrap() - want).abs() < 1e-9 * want.abs().max(1.0));
+}

@@ -470,34 +470,70 @@ fn tuple_component(pattern: &str, name: &str) -> Option<usize> {
     })
 }
 
-/// Where the sensitivity of a binding `a` in `for (a, b) in x.iter().zip(&y)` or
-/// `for (i, a) in x.iter().enumerate()` goes: element `k` of the vector that component walks,
-/// as `(node, len, k)`, where the `k`-th `next` produced it. `Some(None)` when the component is
-/// the index of `enumerate` (no sensitivity); `None` when the binding is not such a component.
-pub(crate) fn tuple_binding(
-    site: &Site<'_>,
-    next_position: impl Fn(NodeId) -> Option<usize>,
-) -> Option<Option<(NodeId, usize, usize)>> {
-    let name = site.head().strip_prefix("bind ")?;
-    let store = site.store;
-    let next = *site.refs.first()?;
-    if call_head(store, next)? != "next" {
-        return None;
+/// What the `k`-th item of an iterator gave to a binding: an element of a vector, or the
+/// position `enumerate` counted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Item {
+    /// Element `index` of the vector node `vector`, of `len` elements.
+    Element {
+        vector: NodeId,
+        len: usize,
+        index: usize,
+    },
+    /// The `k` of `enumerate`.
+    Position(usize),
+}
+
+/// How many items the iterator node `node` yields (a vector's iterator through the adaptors
+/// [`walk`] reads, a `zip` or an `enumerate` of such).
+pub(crate) fn items(store: &Store, node: NodeId) -> Option<usize> {
+    let w = walk(store, node)?;
+    Some(w.len(base_len(store, w.base)?))
+}
+
+/// The vector node and the index of the element the `k`-th item of the iterator node `node`
+/// is, where its items are elements of one vector (no `zip` or `enumerate`).
+pub(crate) fn walked_element(store: &Store, node: NodeId, k: usize) -> Option<(NodeId, usize)> {
+    let (w, len) = vector_walk(store, node)?;
+    let index = w.item(k)?;
+    (index < len).then_some((w.base, index))
+}
+
+/// What the binding `bind` took from the `k`-th item of the iterator `next` was called on:
+/// the element of the vector the item walks (through the adaptors), or for a `zip` or an
+/// `enumerate`, the part its pattern names (`for (i, &x) in v.iter().enumerate()`). Not
+/// checked against the bound value: the caller's witness.
+pub(crate) fn bound_item(store: &Store, bind: NodeId, next: NodeId, k: usize) -> Option<Item> {
+    let outer = walk(store, store.ref_at(next, 0))?;
+    if !matches!(call_head(store, outer.base), Some("zip" | "enumerate")) {
+        let len = store.value_cow(outer.base).floats()?.len();
+        let index = outer.item(k)?;
+        return (index < len).then_some(Item::Element {
+            vector: outer.base,
+            len,
+            index,
+        });
     }
-    let k = next_position(next)?;
+    pair_item(store, bind, next, k)
+}
+
+/// [`bound_item`] for an iterator of pairs (`zip`, `enumerate`): the part the binding's
+/// pattern names.
+fn pair_item(store: &Store, bind: NodeId, next: NodeId, k: usize) -> Option<Item> {
+    let (_, entry) = store.entry_of(bind)?;
+    let name = entry.head.strip_prefix("bind ")?;
     // The pattern is the head of the `if … matches` branch taken just before the binding
     // (the nearest: an item matched twice, `if let Some((_, b)) = item` then `if let Some((b,
     // _)) = item`, binds `b` by each pattern in turn), on the same item.
-    let parent = store.parent(site.node);
-    let pattern = (next.0 + 1..site.node.0).rev().find_map(|i| {
+    let parent = store.parent(bind);
+    let (jump, pattern) = (next.0 + 1..bind.0).rev().find_map(|i| {
         let id = NodeId(i);
         if store.node(id).kind != NodeKind::Jump || store.parent(id) != parent {
             return None;
         }
         let (_, entry) = store.entry_of(id)?;
         (entry.kind == EntryKind::JumpIfMatches).then_some((id, entry.head.as_str()))
-    });
-    let (jump, pattern) = pattern?;
+    })?;
     let scrutinee = store.ref_at(jump, 0);
     if !scrutinee.is_none() && scrutinee != next {
         return None;
@@ -508,7 +544,7 @@ pub(crate) fn tuple_binding(
     let outer = walk(store, store.ref_at(next, 0))?;
     let k = outer.item(k)?;
     let walked = match (call_head(store, outer.base)?, component) {
-        ("enumerate", 0) => return Some(None),
+        ("enumerate", 0) => return Some(Item::Position(k)),
         ("enumerate", 1) => store.ref_at(outer.base, 0),
         ("zip", c) => store.ref_at(outer.base, c),
         _ => return None,
@@ -520,6 +556,27 @@ pub(crate) fn tuple_binding(
         Some((inner, len)) => (inner.base, len, inner.item(k)?),
         // `x.iter().zip(&y)`: the second component walks `y` itself.
         None => (walked, store.value_cow(walked).floats()?.len(), k),
+    };
+    (index < len).then_some(Item::Element { vector, len, index })
+}
+
+/// Where the sensitivity of a binding `a` in `for (a, b) in x.iter().zip(&y)` or
+/// `for (i, a) in x.iter().enumerate()` goes: element `k` of the vector that component walks,
+/// as `(node, len, k)`, where the `k`-th `next` produced it. `Some(None)` when the component is
+/// the index of `enumerate` (no sensitivity); `None` when the binding is not such a component.
+pub(crate) fn tuple_binding(
+    site: &Site<'_>,
+    next_position: impl Fn(NodeId) -> Option<usize>,
+) -> Option<Option<(NodeId, usize, usize)>> {
+    let store = site.store;
+    let next = *site.refs.first()?;
+    if call_head(store, next)? != "next" {
+        return None;
+    }
+    let k = next_position(next)?;
+    let (vector, len, index) = match pair_item(store, site.node, next, k)? {
+        Item::Position(_) => return Some(None),
+        Item::Element { vector, len, index } => (vector, len, index),
     };
     // The witness: the value bound is the recorded vector's element (a user's `iter` that
     // walks another way, or an item matched by another pattern, would not be).

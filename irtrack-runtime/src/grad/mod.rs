@@ -36,7 +36,7 @@ mod custom;
 mod error;
 mod fast;
 mod indeterminate;
-mod iter;
+pub(crate) mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod options;

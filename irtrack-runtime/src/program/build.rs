@@ -73,11 +73,13 @@ struct Element {
     index: usize,
 }
 
-/// An iterator over a dynamic input's vector of `f64`: the input, its length, and the cursor
-/// (`Builder::cursors`) counting what it gave.
+/// An iterator over a dynamic input's vector of `f64` (through adaptors: `rev`, `skip`, `take`,
+/// `step_by`, `copied`, `cloned`, `enumerate`, a `zip` with another such vector): the node that
+/// made it, which `grad::iter` reads the adaptors from, how many items it yields, and the
+/// cursor (`Builder::cursors`) counting what it gave.
 #[derive(Clone, Copy)]
 struct Walk {
-    input: usize,
+    node: NodeId,
     len: usize,
     cursor: usize,
     /// Made by a `for` loop's own `into_iter`: its `next`s are the loop's.
@@ -946,8 +948,9 @@ impl<'t> Builder<'t> {
                             return Ok(false);
                         };
                         self.cursors.push(0);
+                        self.lengths.entry(*k).or_insert((len, origin(n)));
                         Walk {
-                            input: *k,
+                            node: n.id(),
                             len,
                             cursor: self.cursors.len() - 1,
                             for_loop: false,
@@ -967,9 +970,48 @@ impl<'t> Builder<'t> {
                         && !n.store().callees.contains_key(&n.id()),
                     ..walk
                 };
-                self.lengths
-                    .entry(walk.input)
-                    .or_insert((walk.len, origin(n)));
+                self.walks.insert(n.id(), walk);
+                placeholder(self, "an iterator");
+                Ok(true)
+            }
+            // An adaptor of such an iterator not yet walked (`v.iter().rev()`, `.enumerate()`,
+            // `.zip(&w)` with `w` another dynamic input's vector or its iterator): an iterator
+            // of its own, whose items `grad::iter` reads through the adaptors.
+            head @ ("rev" | "skip" | "take" | "step_by" | "copied" | "cloned" | "enumerate"
+            | "zip")
+                if n.kind() == NodeKind::PrimitiveCall && entry.kind == EntryKind::MethodCall =>
+            {
+                let fresh = |b: &Self, m: Option<NodeId>| {
+                    m.and_then(|m| b.walks.get(&m).copied())
+                        .filter(|w| b.cursors[w.cursor] == 0)
+                };
+                if fresh(self, operand_node(0)).is_none() {
+                    return Ok(false);
+                }
+                if head == "zip" && fresh(self, operand_node(1)).is_none() {
+                    // `zip(&w)`: the other vector itself, a dynamic input's of `f64`s.
+                    let len = n
+                        .operand_values()
+                        .get(1)
+                        .filter(|v| !is_array(v) && holds_f64s(v))
+                        .and_then(|v| v.floats().map(|f| f.len()));
+                    match (args.get(1), len) {
+                        (Some(Src::Input(j)), Some(len)) => {
+                            self.lengths.entry(*j).or_insert((len, origin(n)));
+                        }
+                        _ => return Ok(false),
+                    }
+                }
+                let Some(len) = crate::grad::iter::items(n.store(), n.id()) else {
+                    return Ok(false);
+                };
+                self.cursors.push(0);
+                let walk = Walk {
+                    node: n.id(),
+                    len,
+                    cursor: self.cursors.len() - 1,
+                    for_loop: false,
+                };
                 self.walks.insert(n.id(), walk);
                 placeholder(self, "an iterator");
                 Ok(true)
@@ -992,13 +1034,28 @@ impl<'t> Builder<'t> {
                 let Some(y) = recorded.as_f64() else {
                     return Ok(false);
                 };
-                let Some(elements) = self.input_floats(n, walk.input) else {
-                    return Ok(false);
-                };
-                // What is left of the walk: from its cursor to the end, which it consumes.
+                // What is left of the walk: from its cursor to the end, which it consumes, each
+                // an element of one dynamic input's vector (not a pair).
                 let from = self.cursors[walk.cursor].min(walk.len);
+                let mut read = Vec::with_capacity(walk.len - from);
+                for p in from..walk.len {
+                    let item = crate::grad::iter::walked_element(n.store(), walk.node, p);
+                    let Some((input, index)) = item.and_then(|(v, i)| match self.src_of(v) {
+                        Src::Input(k) => Some((k, i)),
+                        _ => None,
+                    }) else {
+                        return Ok(false);
+                    };
+                    let Some(e) = self
+                        .input_floats(n, input)
+                        .and_then(|e| e.get(index).copied())
+                    else {
+                        return Ok(false);
+                    };
+                    read.push((input, index, e));
+                }
                 self.cursors[walk.cursor] = walk.len;
-                let rest = &elements[from..walk.len.min(elements.len())];
+                let rest: Vec<f64> = read.iter().map(|r| r.2).collect();
                 // `f64`'s `Sum` folds from -0.0 (from 0.0 before Rust 1.81): the start that gives
                 // the recorded value.
                 let fold = |start: f64| rest.iter().fold(start, |a, b| a + b);
@@ -1014,14 +1071,11 @@ impl<'t> Builder<'t> {
                     ));
                 };
                 let mut acc = Src::Const(Value::snapshot(start));
-                for (i, &e) in rest.iter().enumerate() {
+                for &(input, index, e) in &read {
                     let element = self.push_plain(
                         n,
                         Operation::Builtin(Builtin::Index),
-                        vec![
-                            Src::Input(walk.input),
-                            Src::Const(Value::snapshot(from + i)),
-                        ],
+                        vec![Src::Input(input), Src::Const(Value::snapshot(index))],
                         Value::snapshot(e),
                     );
                     acc = self.push_plain(
@@ -1059,30 +1113,47 @@ impl<'t> Builder<'t> {
                 Ok(true)
             }
             _ if n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Bind) => {
-                let Some(&Element {
-                    walk: Walk { input: k, .. },
-                    index: i,
-                }) = operand_node(0).and_then(|m| self.elements.get(&m))
+                let Some((next, &Element { index: i, .. })) =
+                    operand_node(0).and_then(|m| self.elements.get(&m).map(|e| (m, e)))
                 else {
                     return Ok(false);
                 };
-                // The element itself (`Some(x)`, `Some(&x)`), checked against the vector's.
-                let bound = n.raw_value().by_value().as_f64();
-                let element = self.input_floats(n, k).and_then(|e| e.get(i).copied());
-                match (bound, element) {
-                    (Some(b), Some(e)) if b.to_bits() == e.to_bits() => {}
-                    _ => return Err(unsupported(
+                let not_the_element = || {
+                    unsupported(
                         n,
                         "binds a part of an element of a dynamic vector's iterator that is not \
-                             the element itself",
-                    )),
+                         the element itself (or, of a `zip` or `enumerate`, one of its parts)",
+                    )
+                };
+                let bound = n.raw_value().by_value();
+                match crate::grad::iter::bound_item(n.store(), n.id(), next, i) {
+                    // `enumerate`'s count: the position, which the lengths' guards keep.
+                    Some(crate::grad::iter::Item::Position(k)) => {
+                        if bound.as_i128() != i128::try_from(k).ok() {
+                            return Err(not_the_element());
+                        }
+                        self.set(n.id(), Src::Const(n.raw_value()));
+                    }
+                    Some(crate::grad::iter::Item::Element { vector, index, .. }) => {
+                        let Src::Input(k) = self.src_of(vector) else {
+                            return Err(not_the_element());
+                        };
+                        // The element itself (`Some(x)`, `Some(&x)`, a part of a pair), checked
+                        // against the vector's.
+                        let element = self.input_floats(n, k).and_then(|e| e.get(index).copied());
+                        match (bound.as_f64(), element) {
+                            (Some(b), Some(e)) if b.to_bits() == e.to_bits() => {}
+                            _ => return Err(not_the_element()),
+                        }
+                        let index = Src::Const(Value::snapshot(index));
+                        self.push_op(
+                            n,
+                            OpKind::Run(Operation::Builtin(Builtin::Index)),
+                            vec![Src::Input(k), index],
+                        );
+                    }
+                    None => return Err(not_the_element()),
                 }
-                let index = Src::Const(Value::snapshot(i));
-                self.push_op(
-                    n,
-                    OpKind::Run(Operation::Builtin(Builtin::Index)),
-                    vec![Src::Input(k), index],
-                );
                 Ok(true)
             }
             _ => Ok(false),
