@@ -309,3 +309,83 @@ fn iterator_adaptors_in_programs() {
         + g.wrt[1].as_ref().unwrap().as_scalar().unwrap();
     assert!((j.tangent.as_f64().unwrap() - want).abs() < 1e-9 * want.abs().max(1.0));
 }
+
+#[derive(Clone, Copy, Debug)]
+struct V3 {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+#[tracked]
+impl V3 {
+    fn new(x: f64, y: f64, z: f64) -> V3 {
+        V3 { x, y, z }
+    }
+
+    fn dot(&self, o: &V3) -> f64 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    fn scale(self, k: f64) -> V3 {
+        V3 {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k,
+        }
+    }
+}
+
+#[tracked]
+fn geometry(t: f64) -> f64 {
+    let a = V3::new(t, 2.0 * t.sin(), 1.0);
+    let b = a.scale(0.5 + t);
+    a.dot(&b) + b.z
+}
+
+#[derive(Clone, Debug)]
+struct Body {
+    pos: f64,
+    vel: f64,
+}
+
+#[tracked]
+fn euler_step(b: Body, dt: f64) -> Body {
+    Body {
+        vel: b.vel - 9.8 * dt,
+        pos: b.pos + b.vel * dt,
+    }
+}
+
+#[tracked]
+fn fall(v0: f64) -> f64 {
+    let mut b = Body { pos: 0.0, vel: v0 };
+    for _ in 0..3 {
+        b = euler_step(b, 0.1);
+    }
+    b.pos * b.vel
+}
+
+#[tracked]
+fn written_into(v0: f64, y: f64) -> f64 {
+    let mut b = Body { pos: 0.0, vel: v0 };
+    b.pos = b.vel * y;
+    b.pos + b.vel
+}
+
+/// Struct literals of the trace, read by their fields (also in tracked methods and through
+/// tracked functions that take and return them), replay and differentiate: programs refused
+/// every struct literal ("struct and tuple literals … cannot be re-executed", a tester,
+/// 2026-11-28). A struct written into is still refused, saying so.
+#[test]
+fn struct_literals_in_programs() {
+    every_entry_point!(geometry, [0.7, 0.9, -1.2]);
+    every_entry_point!(fall, [0.7, 0.9, -1.2]);
+    let e = Program::from_trace(
+        &track(written_into, (0.7, 1.0)),
+        &[Input::Dynamic, Input::Dynamic],
+    )
+    .and_then(|p| p.call((0.9, 2.0)))
+    .unwrap_err();
+    assert!(e.to_string().contains("struct literal used whole"), "{e}");
+}

@@ -41,6 +41,9 @@ struct Builder<'t> {
     any_dynamic: bool,
     /// The elements of each tuple placeholder (`OpKind::Tuple`), by operation.
     tuples: HashMap<usize, Vec<Src>>,
+    /// The fields' names of the placeholders among those that are struct literals, in the
+    /// order of their elements.
+    fields: HashMap<usize, Vec<String>>,
     /// The length of each dynamic input's vector the path read (`v.len()`), and where.
     lengths: HashMap<usize, (usize, Origin)>,
     /// Iterators over a dynamic input's vector of floats: the input and its length.
@@ -168,8 +171,12 @@ impl Builder<'_> {
         // a) = t`: the witness below tells.)
         if let Some(path) = path {
             for step in path.split('.') {
-                let k: usize = step.parse().ok()?;
                 let Src::Op(op) = part else { return None };
+                // A position of a tuple, or a field of a struct literal by its name.
+                let k = match step.parse::<usize>() {
+                    Ok(k) if !self.fields.contains_key(&op) => k,
+                    _ => self.fields.get(&op)?.iter().position(|f| f == step)?,
+                };
                 part = self.tuples.get(&op)?.get(k)?.clone();
             }
         } else if !matches!(part, Src::Op(op) if self.tuples.contains_key(&op)) {
@@ -630,10 +637,31 @@ impl<'t> Builder<'t> {
         }
         let operation = match n.operation() {
             Ok(o) => o,
-            Err(e) if builtin == Some(Builtin::Tuple) => {
+            Err(e) if matches!(builtin, Some(Builtin::Tuple | Builtin::Struct)) => {
                 let k = self.ops.len();
+                if builtin == Some(Builtin::Struct) {
+                    // Its fields' names, in operand order; a `..base` operand after them is
+                    // not named, and a field it gave is not found (refused where read).
+                    let names = n.ir().and_then(|ir| {
+                        ir.struct_fields(n.store().node(n.id()).entry as usize)
+                            .map(|f| f.map(str::to_string).collect())
+                    });
+                    let Some(names) = names else {
+                        return Err(ReplayError::NotReexecutable(e));
+                    };
+                    self.fields.insert(k, names);
+                }
                 self.tuples.insert(k, args.clone());
-                let e = ReplayError::NotReexecutable(e);
+                let e = match builtin {
+                    Some(Builtin::Struct) => unsupported(
+                        n,
+                        "is a struct literal used whole (written into, passed to code irtrack \
+                         does not see, or returned): a program takes apart only the fields read \
+                         from it (`p.x`, also in tracked methods); build a new struct instead of \
+                         writing into one",
+                    ),
+                    _ => ReplayError::NotReexecutable(e),
+                };
                 self.push_op(n, OpKind::Tuple(Box::new(e)), args);
                 return Ok(());
             }
@@ -1385,6 +1413,7 @@ impl Program {
             guards: Vec::new(),
             any_dynamic: false,
             tuples: HashMap::new(),
+            fields: HashMap::new(),
             lengths: HashMap::new(),
             walks: HashMap::new(),
             cursors: Vec::new(),
