@@ -1678,9 +1678,10 @@ impl<'s> Sweep<'s> {
             at: self.place(id),
             reason: Some(
                 "the field it read is not the field of the value it read from, as recorded: the \
-                 value was changed after it was recorded, by a call the trace does not show \
-                 (your own `&mut self` method, untracked), so its edge is stale; read the field \
-                 before the call, or make the method `#[tracked]`"
+                 value was changed in place after it was recorded (by a `&mut self` method, \
+                 tracked or not: gradients do not follow writes into a struct's fields), so its \
+                 edge is stale; read the field before the call, or have the method return the \
+                 new value (`p = p.step(dt)` with `fn step(self, dt: f64) -> Self`)"
                     .to_string(),
             ),
         })
