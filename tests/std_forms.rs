@@ -389,3 +389,91 @@ fn struct_literals_in_programs() {
     .unwrap_err();
     assert!(e.to_string().contains("struct literal used whole"), "{e}");
 }
+
+#[tracked]
+fn safe_ln(x: f64) -> Option<f64> {
+    if x > 0.0 {
+        Some(x.ln())
+    } else {
+        None
+    }
+}
+
+#[tracked]
+fn ln_or_zero(x: f64) -> f64 {
+    match safe_ln(x) {
+        Some(v) => v * x,
+        None => 0.0,
+    }
+}
+
+#[tracked]
+fn ln_if_let(x: f64) -> f64 {
+    let shifted = safe_ln(x + 2.0).unwrap() + safe_ln(x + 1.0).unwrap_or(0.5);
+    if let Some(v) = safe_ln(x) {
+        v * shifted
+    } else {
+        -1.0
+    }
+}
+
+#[tracked]
+fn ln_squared(x: f64) -> Option<f64> {
+    let v = safe_ln(x)?;
+    Some(v * v)
+}
+
+#[tracked]
+fn through_question_mark(x: f64) -> f64 {
+    ln_squared(x).unwrap_or(0.0) * x
+}
+
+// The variant asked for (`is_some`): a gradient refuses the test (an `Option` may come from code
+// it does not see), a program replays it where its path made the `Some`.
+#[tracked]
+fn variant_tested(x: f64) -> f64 {
+    let known = safe_ln(x).is_some();
+    if known {
+        x * 2.0
+    } else {
+        0.0
+    }
+}
+
+const ONE: f64 = 1.0;
+
+// An arm before the one taken tests the content (`Some(ONE)`, a constant): the path holds only
+// while the content is not 1, which the variant does not say.
+#[tracked]
+fn content_tested(x: f64) -> f64 {
+    match safe_ln(x) {
+        Some(ONE) => 5.0,
+        Some(v) => v,
+        None => 0.0,
+    }
+}
+
+/// `Some(x)` of a dynamic value, read back by `match`, `if let`, `?`, `unwrap`, `unwrap_or` and
+/// `is_some` in programs (each refused: "`Some` … calls a function irtrack cannot run again", a
+/// tester, 2026-11-28); the variant is the path's, whose branch is guarded, so an input that
+/// makes `None` is a guard error. A pattern that tests the content is refused.
+#[test]
+fn options_in_programs() {
+    every_entry_point!(ln_or_zero, [0.7, 0.9, 3.0]);
+    every_entry_point!(ln_if_let, [0.7, 0.9, 3.0]);
+    every_entry_point!(through_question_mark, [0.7, 0.9, 3.0]);
+    macro_rules! guarded_at_none {
+        ($($f:ident),*) => {$(
+            let p = Program::from_trace(&track($f, (0.7,)), &[Input::Dynamic]).unwrap();
+            assert!(p.call((-0.5,)).is_err());
+        )*};
+    }
+    guarded_at_none!(ln_or_zero, ln_if_let, through_question_mark);
+    let p = Program::from_trace(&track(variant_tested, (0.7,)), &[Input::Dynamic]).unwrap();
+    assert_eq!(p.call((0.9,)).unwrap().as_f64(), Some(1.8));
+    assert!(p.call((-0.9,)).is_err());
+    let e = Program::from_trace(&track(content_tested, (0.7,)), &[Input::Dynamic])
+        .and_then(|p| p.call((0.9,)))
+        .unwrap_err();
+    assert!(e.to_string().contains("pattern"), "{e}");
+}

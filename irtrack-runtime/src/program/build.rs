@@ -44,6 +44,9 @@ struct Builder<'t> {
     /// The fields' names of the placeholders among those that are struct literals, in the
     /// order of their elements.
     fields: HashMap<usize, Vec<String>>,
+    /// The placeholders that are `Some(x)` or `Ok(x)` of a dynamic `x` (their one element),
+    /// with the variant.
+    wrappers: HashMap<usize, Variant>,
     /// The length of each dynamic input's vector the path read (`v.len()`), and where.
     lengths: HashMap<usize, (usize, Origin)>,
     /// Iterators over a dynamic input's vector of floats: the input and its length.
@@ -67,6 +70,58 @@ struct Builder<'t> {
     dynamic_writes: std::collections::HashSet<NodeId>,
     /// The writes of `written`, to look a node up among them.
     writes: std::collections::HashSet<NodeId>,
+}
+
+/// The variant of an `Option` or `Result` a program made from a dynamic value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Variant {
+    Some,
+    Ok,
+}
+
+impl Variant {
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Some => "Some",
+            Variant::Ok => "Ok",
+        }
+    }
+
+    /// Whether `pattern`, an arm before the one taken, can never match this variant: each of
+    /// its alternatives is the other variant (`None`, `Err(…)`; `?` is lowered to a test of
+    /// `Err(_) | None` on either type).
+    fn excludes(self, pattern: &str) -> bool {
+        let _ = self;
+        pattern.split('|').all(|alt| {
+            let a = alt.trim();
+            a == "None" || a.starts_with("Err(") && a.ends_with(')')
+        })
+    }
+
+    /// Whether `pattern`, the arm taken, matches every value of this variant: `Some(v)` (or
+    /// `Some(_)`, `Some(..)`, `Some(ref v)`, `Some(mut v)`) where `v` is in `names` (the names
+    /// the arm bound: a name it did not bind is a constant, which tests the value), `_`, or a
+    /// name bound to the whole.
+    fn always_matches(self, pattern: &str, names: &[&str]) -> bool {
+        let p = pattern.trim();
+        if p == "_" || names.contains(&p) {
+            return true;
+        }
+        let Some(inner) = p
+            .strip_prefix(self.name())
+            .and_then(|r| r.trim().strip_prefix('('))
+            .and_then(|r| r.strip_suffix(')'))
+        else {
+            return false;
+        };
+        let inner = inner.trim();
+        let name = inner
+            .strip_prefix("ref ")
+            .or_else(|| inner.strip_prefix("mut "))
+            .unwrap_or(inner)
+            .trim();
+        matches!(inner, "_" | "..") || names.contains(&name)
+    }
 }
 
 /// What a `next` on a walk returned: element `index` of the walk (`None` past its end).
@@ -222,6 +277,153 @@ impl Builder<'_> {
         );
         self.tuples.insert(self.ops.len(), pair.clone());
         self.push_op(n, OpKind::Tuple(Box::new(whole)), pair);
+    }
+}
+
+impl Builder<'_> {
+    /// `Some(x)` and `Ok(x)` of a dynamic `x` (a placeholder holding `x`, which a use of the
+    /// whole refuses), and what reads them: `?`, `unwrap`, `expect`, `unwrap_or…` (the
+    /// content), `is_some`, `is_ok` (true). The variant is the path's: the branch that made it
+    /// is guarded where it depends on a dynamic input. `true` where `n` was one of these.
+    fn wrapping(&mut self, n: NodeRef<'_>, args: &[Src]) -> Result<bool, ReplayError> {
+        let Some(entry) = n.entry() else {
+            return Ok(false);
+        };
+        let wrapper = |b: &Self| match args.first() {
+            Some(Src::Op(k)) => b.wrappers.get(k).map(|&v| (v, b.tuples[k][0].clone())),
+            _ => None,
+        };
+        // A constructor, proven by its value: the operand wrapped, bit for bit.
+        let head = entry.head.rsplit("::").next().unwrap_or("");
+        if entry.kind == EntryKind::Call
+            && args.len() == 1
+            && args[0].is_dynamic()
+            && matches!(head, "Some" | "Ok")
+        {
+            let variant = if head == "Some" {
+                Variant::Some
+            } else {
+                Variant::Ok
+            };
+            let wrapped = n.raw_value().wrapped();
+            let content = n.operand_values().into_iter().next();
+            let holds = match (wrapped, content) {
+                (Some(Some(inner)), Some(x)) => inner.exact_eq(&x.by_value()) == Some(true),
+                _ => false,
+            };
+            if !holds {
+                return Ok(false);
+            }
+            let k = self.ops.len();
+            self.tuples.insert(k, args.to_vec());
+            self.wrappers.insert(k, variant);
+            let why = format!(
+                "is `{}(…)` of a value that depends on a dynamic input, used whole (returned, or \
+                 passed to code irtrack does not see): a program reads its content (`match`, \
+                 `if let`, `?`, `unwrap`)",
+                variant.name()
+            );
+            self.placeholder(n, args, why);
+            return Ok(true);
+        }
+        let Some((variant, content)) = wrapper(self) else {
+            return Ok(false);
+        };
+        let recorded = n.raw_value();
+        let reads_content = match (entry.kind, builtin_of(n)) {
+            // `?`, and a pattern's binding of the content (`Some(v)`): the witness below tells
+            // it from a binding of the whole (`w @ Some(_)`).
+            (EntryKind::Special, Some(Builtin::Question)) => true,
+            (EntryKind::Special, Some(Builtin::Bind)) => n.ir().is_some_and(|ir| {
+                ir.bind_path(n.store().node(n.id()).entry as usize)
+                    .is_none()
+            }),
+            (EntryKind::MethodCall, _) => match entry.head.as_str() {
+                "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else" => true,
+                "is_some" | "is_ok" | "is_none" | "is_err" => {
+                    let answer = matches!(entry.head.as_str(), "is_some" | "is_ok");
+                    let fits = matches!(
+                        (variant, entry.head.as_str()),
+                        (Variant::Some, "is_some" | "is_none") | (Variant::Ok, "is_ok" | "is_err")
+                    );
+                    if !fits || recorded.by_value().downcast_ref::<bool>() != Some(&answer) {
+                        return Ok(false);
+                    }
+                    self.set(n.id(), Src::Const(recorded));
+                    return Ok(true);
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !reads_content {
+            return Ok(false);
+        }
+        // The witness: what the read gave is the content, as recorded.
+        let held = match &content {
+            Src::Op(k) => self.ops[*k].recorded.clone(),
+            Src::Const(v) => v.clone(),
+            Src::Input(_) => return Ok(false),
+        };
+        if held.exact_eq(&recorded.by_value()) != Some(true) {
+            return Ok(false);
+        }
+        self.set(n.id(), content);
+        Ok(true)
+    }
+
+    /// Whether the branch `n`, a pattern's test of `Some(x)` or `Ok(x)` the program made
+    /// (`Builder::wrapping`), is decided by the variant, which the path fixed: the arms tested
+    /// before it can match only the other variant (`None`, `Err(…)`), and the one taken, if it
+    /// is, matches every value of this one (`Some(v)` binding `v`, `Some(_)`, `_`).
+    fn decided_by_variant(&self, n: NodeRef<'_>, scrutinee: &Src) -> bool {
+        let Src::Op(k) = scrutinee else {
+            return false;
+        };
+        let Some(&variant) = self.wrappers.get(k) else {
+            return false;
+        };
+        let (Some(entry), Some(ir)) = (n.entry(), n.parent().and_then(|p| p.callee_ir())) else {
+            return false;
+        };
+        let taken = entry.kind == EntryKind::JumpIfMatches;
+        let tested = if taken {
+            &entry.condition
+        } else {
+            &entry.control
+        };
+        let mut binds = Vec::new();
+        for e in &ir.entries {
+            if e.location.block != entry.location.block {
+                continue;
+            }
+            if e.location == entry.location {
+                break;
+            }
+            match e.kind {
+                EntryKind::JumpIfMatches if &e.condition == tested => {
+                    if !variant.excludes(&e.head) {
+                        return false;
+                    }
+                    binds.clear();
+                }
+                EntryKind::Jump | EntryKind::JumpUnless | EntryKind::JumpIfMatches => return false,
+                _ => {}
+            }
+        }
+        if !taken {
+            return true;
+        }
+        // The names the taken arm binds: the `bind` entries of its block from the scrutinee.
+        for (i, e) in ir.entries.iter().enumerate() {
+            if e.location.block == entry.target
+                && ir.builtin(i) == Some(Builtin::Bind)
+                && e.operands.first() == Some(&entry.condition)
+            {
+                binds.push(e.head.trim_start_matches("bind ").trim());
+            }
+        }
+        variant.always_matches(&entry.head, &binds)
     }
 }
 
@@ -490,6 +692,9 @@ impl<'t> Builder<'t> {
             self.set(n.id(), part);
             return Ok(());
         }
+        if self.wrapping(n, &args)? {
+            return Ok(());
+        }
         // A tuple a program cannot build, used by anything but a `switch`, a part's read or
         // a tuple around it: its own error.
         let nested = n.kind() == NodeKind::Special && builtin_of(n) == Some(Builtin::Tuple);
@@ -754,6 +959,9 @@ impl<'t> Builder<'t> {
         if kind == Some(EntryKind::Jump) && self.is_loop(&condition) && falls_through_question(n) {
             // A program's `while_loop` gives only `Ok` (it fails instead of giving `Err`), so
             // the `?` after it falls through as it did when recorded.
+            return Ok(());
+        }
+        if self.decided_by_variant(n, &condition) {
             return Ok(());
         }
         // A pattern's test is not a recorded value (and a `match` arm's guard is not the
@@ -1414,6 +1622,7 @@ impl Program {
             any_dynamic: false,
             tuples: HashMap::new(),
             fields: HashMap::new(),
+            wrappers: HashMap::new(),
             lengths: HashMap::new(),
             walks: HashMap::new(),
             cursors: Vec::new(),
