@@ -167,7 +167,9 @@ fn the_functions_own_nan_passes_through() {
     let g = gradient(root, (-1.0,)).unwrap();
     assert!(g.value.is_nan());
     assert!(g.scalars()[0].unwrap().is_nan());
-    // A NaN argument: d(x²)/dx = 2x is NaN; d(2x)/dx = 2 is not.
+    // A NaN argument: d(x²)/dx = 2x is NaN; so is d(2x)/dx, whose formula is 2: at a NaN
+    // the function has no value, and no derivative (it was 2 until 2026-11-28, when the same
+    // rule gave `x.min(f64::NAN)` at a NaN the slope 1).
     #[tracked]
     fn square(x: f64) -> f64 {
         x * x
@@ -178,10 +180,9 @@ fn the_functions_own_nan_passes_through() {
     fn double(x: f64) -> f64 {
         x * 2.0
     }
-    assert_eq!(
-        gradient(double, (f64::NAN,)).unwrap().scalars(),
-        [Some(2.0)]
-    );
+    assert!(gradient(double, (f64::NAN,)).unwrap().scalars()[0]
+        .unwrap()
+        .is_nan());
     // A NaN seed.
     let (_, back) = pullback(double, (1.0,));
     assert!(back.call(f64::NAN).unwrap()[0]
@@ -1093,4 +1094,170 @@ fn a_product_that_underflowed_in_part_is_refused() {
         (s[0] - 0.6).abs() < 1e-12 && (s[1] - 0.8).abs() < 1e-12,
         "{s:?}"
     );
+}
+
+// Functions with no value at the point whose formulas' terms are numbers there: a term with
+// a NaN slope dropped by a second derivative, a constant 0 times a NaN, ∞ − ∞, `min`/`clamp`
+// of a NaN (a tester's adversarial round, 2026-11-28: finite gradients, `jvp`s, `vjp`s and
+// Hessians for all of these).
+#[tracked]
+fn log_plus_square(x: f64) -> f64 {
+    x.ln() + x * x
+}
+
+#[tracked]
+fn zero_times_nan(x: f64) -> f64 {
+    0.0 * (x - 1.0).sqrt() + x
+}
+
+#[tracked]
+fn overflow_difference(x: f64) -> f64 {
+    x.exp() - x.exp()
+}
+
+#[tracked]
+fn squares_cancelled(x: f64) -> f64 {
+    x * x - x * x + x
+}
+
+#[tracked]
+fn min_of_nan(x: f64) -> f64 {
+    x.min(f64::NAN) + x.clamp(0.0, 1.0)
+}
+
+#[tracked]
+fn two_logs(v: Vec<f64>) -> f64 {
+    v[0].exp2() * v[1].log2() + v[0].log10() * v[1].exp()
+}
+
+/// A function whose value is NaN has no derivative: every entry point gives NaN (or refuses),
+/// never the number its formula's other terms make.
+#[test]
+fn no_value_no_derivative() {
+    let nan_or_refused_scalar = |r: Result<f64, String>, what: &str| {
+        if let Ok(v) = r {
+            assert!(v.is_nan(), "{what}: {v}");
+        }
+    };
+    macro_rules! every {
+        ($f:ident, $x:expr) => {{
+            let x: f64 = $x;
+            assert!($f(x).is_nan());
+            let what = concat!(stringify!($f), " at ");
+            nan_or_refused_scalar(
+                gradient($f, (x,))
+                    .map(|g| g.scalars()[0].unwrap())
+                    .map_err(|e| e.to_string()),
+                &format!("gradient {what}{x}"),
+            );
+            nan_or_refused_scalar(
+                jvp($f, (x,), (1.0,))
+                    .map(|j| j.tangent.as_f64().unwrap())
+                    .map_err(|e| e.to_string()),
+                &format!("jvp {what}{x}"),
+            );
+            nan_or_refused_scalar(
+                vjp($f, (x,), 1.0)
+                    .map(|v| v.cotangents[0].as_ref().unwrap().as_f64().unwrap())
+                    .map_err(|e| e.to_string()),
+                &format!("vjp {what}{x}"),
+            );
+            for method in [
+                HessianMethod::ForwardOverReverse,
+                HessianMethod::ForwardOverForward,
+            ] {
+                nan_or_refused_scalar(
+                    hessian_by($f, (x,), method)
+                        .map(|h| h.row(0)[0])
+                        .map_err(|e| e.to_string()),
+                    &format!("hessian {what}{x}"),
+                );
+            }
+            let (_, back) = pullback($f, (x,));
+            nan_or_refused_scalar(
+                back.call(1.0)
+                    .map(|g| g[0].as_ref().unwrap().as_scalar().unwrap())
+                    .map_err(|e| e.to_string()),
+                &format!("pullback {what}{x}"),
+            );
+        }};
+    }
+    every!(log_plus_square, -2.0);
+    every!(zero_times_nan, 0.0);
+    every!(overflow_difference, 1000.0);
+    every!(squares_cancelled, 1e200);
+    every!(min_of_nan, f64::NAN);
+    // Two arguments: the whole Hessian.
+    let h = hessian(two_logs, (vec![-1.0, 2.0],)).unwrap();
+    assert!((0..2).all(|i| h.row(i).iter().all(|v| v.is_nan())), "{h:?}");
+    // A derivative program built by hand, differentiated twice, at the point.
+    use irtrack::diff::differentiate;
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(&track(log_plus_square, (2.0,)), &[Input::Dynamic]).unwrap();
+    let d2 = differentiate(&differentiate(&p, &[0]).unwrap(), &[0]).unwrap();
+    let v = d2.call((-2.0, 1.0, 1.0)).unwrap().as_f64().unwrap();
+    assert!(v.is_nan(), "{v}");
+    // Where it has a value, the derivatives are the formula's.
+    assert_eq!(d2.call((2.0, 1.0, 1.0)).unwrap().as_f64(), Some(2.0 - 0.25));
+}
+
+#[tracked]
+fn overflowed_norm(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for x in &v {
+        s += x * x;
+    }
+    s.sqrt()
+}
+
+#[tracked]
+fn root_of_square(x: f64) -> f64 {
+    (x * x).sqrt()
+}
+
+#[tracked]
+fn fourth_root(x: f64) -> f64 {
+    (x * x * x * x).powf(0.25)
+}
+
+/// An infinite output reached by a zero slope that is a limit (`sqrt`'s slope at ∞, where a
+/// product overflowed) is refused: it gave the gradient 0 where the slope is 1 (a tester,
+/// 2026-11-28). An infinite output with its own slope (`exp` overflowing, a pole) keeps it.
+#[test]
+fn an_overflowed_value_has_no_zero_slope() {
+    for e in [
+        gradient(root_of_square, (1e160,)).err(),
+        gradient(fourth_root, (1e80,)).err(),
+        gradient(overflowed_norm, (vec![1e155, 1.0],)).err(),
+    ] {
+        let e = e.expect("refused");
+        assert!(
+            matches!(
+                e,
+                GradError::Indeterminate {
+                    cause: Indeterminacy::InfiniteValue { .. },
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+    assert!(jvp(root_of_square, (1e160,), (1.0,)).is_err());
+    assert!(vjp(root_of_square, (1e160,), 1.0).is_err());
+    assert!(hessian(fourth_root, (1e80,)).is_err());
+    // In range, the slope.
+    assert_eq!(
+        gradient(root_of_square, (1e150,)).unwrap().scalars(),
+        [Some(1.0)]
+    );
+    // An infinite value with a slope of its own.
+    assert_eq!(
+        gradient(overflow_exp, (1000.0,)).unwrap().scalars(),
+        [Some(f64::INFINITY)]
+    );
+}
+
+#[tracked]
+fn overflow_exp(x: f64) -> f64 {
+    x.exp()
 }

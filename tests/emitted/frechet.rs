@@ -54,10 +54,14 @@ pub fn frechet_g_d2(
 > {
     let s1 = x1.clone();
     let s2 = roll(s1, 1_i32);
-    let s3 = match x1.get(0_usize) {
+    let s3 = &x1 * &s2;
+    let s4 = match x1.get(0_usize) {
         Some(&r) => r,
         None => return Err("frechet_g [§1:%5]: an index out of bounds on these inputs"),
     };
+    let s5 = s3.sum();
+    let s6 = s4 * s5;
+    let s7 = s6 != s6;
     Ok(move |
         v1: ndarray::Array1<f64>,
     | -> Box<dyn Fn(ndarray::Array1<f64>) -> Result<f64, &'static str>> {
@@ -65,12 +69,17 @@ pub fn frechet_g_d2(
         if v1.len() != x1.len() {
             panic!("{}", "frechet_g'': v1 must have the length of x1");
         }
-        let s4 = roll(v1.clone(), 1_i32);
-        let s5 = noted1.times(&v1, &s2);
-        let s6 = noted1.times(&x1, &s4);
-        let s7 = s5 + s6;
-        let s8 = v1[0_usize];
-        let s9 = s7.sum();
+        let s8 = roll(v1.clone(), 1_i32);
+        let s9 = noted1.times(&v1, &s2);
+        let s10 = noted1.times(&x1, &s8);
+        let s11 = s9 + s10;
+        let s12 = v1[0_usize];
+        let s13 = s11.sum();
+        let s14 = noted1.times(s5, s12);
+        let s15 = noted1.times(s4, s13);
+        let s16 = s14 + s15;
+        let s17 = if s7 { f64::NAN } else { s16 };
+        let s18 = s17 != s17;
         let s2 = s2.clone();
         let x1 = x1.clone();
         Box::new(move |v2: ndarray::Array1<f64>| -> Result<f64, &'static str> {
@@ -78,11 +87,11 @@ pub fn frechet_g_d2(
             if v2.len() != x1.len() {
                 return Err("frechet_g'': v2 must have the length of x1");
             }
-            let s10 = roll(v2.clone(), 1_i32);
-            let s11 = noted2.times(&v2, &s2);
-            let s12 = noted2.times(&x1, &s10);
-            let s13 = s11 + s12;
-            let s14 = match v2.get(0_usize) {
+            let s19 = roll(v2.clone(), 1_i32);
+            let s20 = noted2.times(&v2, &s2);
+            let s21 = noted2.times(&x1, &s19);
+            let s22 = s20 + s21;
+            let s23 = match v2.get(0_usize) {
                 Some(&r) => r,
                 None => {
                     return Err(
@@ -90,19 +99,21 @@ pub fn frechet_g_d2(
                     );
                 }
             };
-            let s15 = s13.sum();
-            let s16 = noted2.times(&v1, &s10);
-            let s17 = noted2.times(&v2, &s4);
-            let s18 = s16 + s17;
-            let s19 = s18.sum();
-            let s20 = noted2.times(s8, s15);
-            let s21 = noted2.times(s9, s14);
-            let s22 = noted2.times(s3, s19);
-            let s23 = s21 + s22;
-            let s24 = s20 + s23;
+            let s24 = s22.sum();
+            let s25 = noted2.times(&v1, &s19);
+            let s26 = noted2.times(&v2, &s8);
+            let s27 = s25 + s26;
+            let s28 = s27.sum();
+            let s29 = noted2.times(s12, s24);
+            let s30 = noted2.times(s13, s23);
+            let s31 = noted2.times(s4, s28);
+            let s32 = s30 + s31;
+            let s33 = s29 + s32;
+            let s34 = if s7 { 0.0_f64 } else { s33 };
+            let s35 = if s18 { f64::NAN } else { s34 };
             noted2
                 .checked(
-                    s24,
+                    s35,
                     "frechet_g'': the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
                 )
         })

@@ -16,6 +16,7 @@ pub(crate) mod tape;
 pub(crate) mod ties;
 pub(crate) mod trace;
 pub mod value;
+pub(crate) mod walks;
 pub(crate) mod writes;
 
 pub use ids::NodeId;

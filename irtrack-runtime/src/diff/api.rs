@@ -285,6 +285,7 @@ where
     call.extend(wrt.iter().map(|&k| tangents[k].clone()));
     let tangent = d.call(call.clone())?;
     numbers(&d, &call, &trace, &tangent)?;
+    let tangent = none_without_value(tangent, &trace.root().raw_value());
     Ok(Jvp { value, tangent })
 }
 
@@ -328,6 +329,16 @@ where
         let cotangent = r.call(call.clone())?;
         numbers(&r, &call, &trace, &cotangent)?;
         cotangents[k] = Some(cotangent);
+    }
+    // An output element with no value that `u` reads: no derivative of the whole.
+    let read_without_value = match (elements(&out), elements(&u)) {
+        (Some(y), Some(u)) => y.iter().zip(&u).any(|(y, u)| y.is_nan() && *u != 0.0),
+        _ => false,
+    };
+    if read_without_value {
+        for c in cotangents.iter_mut().flatten() {
+            *c = all_nan(c);
+        }
     }
     Ok(Vjp { value, cotangents })
 }
@@ -470,7 +481,77 @@ where
         }
         columns.push(c);
     }
+    // The rows of output elements with no value: no derivative.
+    if let Some(y) = elements(&trace.root().raw_value()) {
+        for c in &mut columns {
+            for (v, y) in c.iter_mut().zip(&y) {
+                if y.is_nan() {
+                    *v = f64::NAN;
+                }
+            }
+        }
+    }
     Ok(Matrix::from_columns(rows, columns))
+}
+
+/// The float elements of a float, a vector or an array of floats.
+fn elements(v: &Value) -> Option<Vec<f64>> {
+    match v.by_value().as_f64() {
+        Some(x) => Some(vec![x]),
+        None => v.float_elements(),
+    }
+}
+
+/// `v` with every float element NaN (a float, a `Vec` of `f64` or `f32`, an array).
+fn all_nan(v: &Value) -> Value {
+    let v = v.by_value();
+    if let Some(&x) = v.downcast_ref::<f32>() {
+        return (x * f32::NAN).snapshot();
+    }
+    if v.as_f64().is_some() {
+        return f64::NAN.snapshot();
+    }
+    if let Some(x) = v.downcast_ref::<Vec<f64>>() {
+        return Value::snapshot(vec![f64::NAN; x.len()]);
+    }
+    if let Some(x) = v.downcast_ref::<Vec<f32>>() {
+        return Value::snapshot(vec![f32::NAN; x.len()]);
+    }
+    #[cfg(feature = "ndarray")]
+    if let Some(a) = crate::core::arrays::array_primal(&v) {
+        let nan = a.mapv(|_| f64::NAN);
+        if let Ok(a1) = nan.clone().into_dimensionality::<ndarray::Ix1>() {
+            return crate::core::arrays::array_value(a1);
+        }
+        if let Ok(a2) = nan.into_dimensionality::<ndarray::Ix2>() {
+            return crate::core::arrays::array_value(a2);
+        }
+    }
+    v
+}
+
+/// A derivative `t` of the output `y`, NaN where `y` has no value (its elements that are NaN;
+/// all of it for a float output): `differentiate` does it for a float output, this for the
+/// elements of vectors.
+fn none_without_value(t: Value, y: &Value) -> Value {
+    let Some(ys) = elements(y) else {
+        return t;
+    };
+    if !ys.iter().any(|y| y.is_nan()) {
+        return t;
+    }
+    if ys.len() == 1 {
+        return all_nan(&t);
+    }
+    match t.by_value().downcast_ref::<Vec<f64>>() {
+        Some(ts) if ts.len() == ys.len() => Value::snapshot(
+            ts.iter()
+                .zip(&ys)
+                .map(|(t, y)| if y.is_nan() { f64::NAN } else { *t })
+                .collect::<Vec<f64>>(),
+        ),
+        _ => all_nan(&t),
+    }
 }
 
 /// Checks a derivative computed in stages (`Staged`, which keeps none of the bookkeeping of
@@ -590,6 +671,15 @@ where
     let basis = Basis::of(&values[0])?;
     let n = basis.len;
     let v = values.len();
+    // No value, no derivative (the formula's other terms may be numbers: `x.ln() + x * x` at
+    // -2 had the Hessian 2).
+    if out.by_value().as_f64().is_some_and(f64::is_nan) {
+        return Ok(Matrix {
+            rows: n,
+            cols: n,
+            data: vec![f64::NAN; n * n],
+        });
+    }
     match method {
         HessianMethod::ForwardOverReverse => {
             // (x…, u) ↦ uᵀ f'(x), then (x…, u, w) ↦ u f''(x) w.

@@ -48,8 +48,10 @@ use std::fmt::Write;
 /// let p = Program::from_trace(&track(f, (1.0,)), &[Input::Dynamic]).unwrap();
 /// let src = emit_rust(&differentiate(&p, &[0]).unwrap(), "df").unwrap();
 /// assert!(src.contains("pub fn df(x1: f64) -> Result<impl Fn(f64) -> Result<f64, &'static str>, &'static str>"), "{src}");
-/// assert!(src.contains("let s3 = noted1.times(v1, s2);"), "{src}");
 /// assert!(src.contains("let s1 = x1.sin();"), "{src}");
+/// assert!(src.contains("let s5 = noted1.times(v1, s3);"), "{src}");
+/// // NaN where `f` has no value (`x.sin() * x` at a NaN), whatever the formula gives.
+/// assert!(src.contains("let s9 = if s4 { f64::NAN } else { s8 };"), "{src}");
 /// ```
 ///
 /// # Errors

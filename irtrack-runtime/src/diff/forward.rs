@@ -241,10 +241,11 @@ pub fn differentiate_with(
         .map(|i| product_rule(&g.nodes[i].op) && t.nodes.get(i).is_some_and(Option::is_some))
         .collect();
     let out = g.output.clone();
-    g.output = match t.of(&out) {
+    let d = match t.of(&out) {
         Some(d) => d,
         None => rules::zero(&mut g, &out)?,
     };
+    g.output = rules::none_without_value(&mut g, &out, d, None)?;
     g.name = format!("{}'", g.name);
     let primal_wrt = g.primal_wrt();
     Ok(Program::from_parts(g.into_parts())

@@ -90,10 +90,11 @@ pub fn reverse_with(program: &Program, wrt: usize, rules: &Rules) -> Result<Prog
         Some(t_out) => Transpose::run(&mut g, v, wrt, &t_out, &u, rules)?,
         None => None,
     };
-    g.output = match ct {
+    let ct = match ct {
         Some(c) => c,
         None => rules::zero(&mut g, &Src::Input(wrt))?,
     };
+    g.output = rules::none_without_value(&mut g, &out, ct, Some(&u))?;
     g.name = format!("{}*", g.name);
     let primal_wrt = g.primal_wrt();
     let mut parts = g.into_parts();

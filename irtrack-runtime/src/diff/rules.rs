@@ -324,6 +324,29 @@ fn scaled(g: &mut Graph, coefficient: &Src, dx: &Option<Src>) -> Result<Option<S
     dx.as_ref().map(|d| mul(g, coefficient, d)).transpose()
 }
 
+/// The derivative `d` of the float output `y`, made NaN where `y` is NaN: a function with no
+/// value has no derivative, though its formula's terms may all be numbers there (`x.ln() + x *
+/// x` at -2 had the second derivative 2, the slope of `x * x` alone; a tester, 2026-11-28).
+/// `scale` (a cotangent) keeps a zero one's derivative 0, as a zero seed of the gradient does.
+/// Other outputs (vectors, arrays) are left as they are.
+pub(crate) fn none_without_value(
+    g: &mut Graph,
+    y: &Src,
+    d: Src,
+    scale: Option<&Src>,
+) -> Result<Src, DiffError> {
+    if !matches!(g.kind(y), Kind::Float(_)) || !matches!(g.kind(&d), Kind::Float(_)) {
+        return Ok(d);
+    }
+    let nan = c(g, &d, f64::NAN);
+    let nan = match scale {
+        Some(u) if matches!(g.kind(u), Kind::Float(_)) => mul(g, &nan, u)?,
+        _ => nan,
+    };
+    let no_value = cmp(g, CmpOp::Ne, y, y)?;
+    kernel(g, Kernel::Select, vec![no_value, nan, d])
+}
+
 /// A zero tangent of `like`'s type and shape.
 pub(crate) fn zero(g: &mut Graph, like: &Src) -> Result<Src, DiffError> {
     match g.kind(like) {

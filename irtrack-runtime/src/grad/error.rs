@@ -213,6 +213,14 @@ pub enum Indeterminacy {
     /// brought back into range (`1 / (1 / x)` at 10⁻¹⁶⁰ has the slope 1), or for a derivative
     /// that is itself past the range: which one, `f64` cannot tell.
     Overflow,
+    /// The output is infinite, and a sensitivity of 0 reached an argument through an
+    /// operation whose slope is 0 only as a limit at an infinite operand or value (`sqrt`'s
+    /// `1 / (2 √∞)`): where that ∞ is an overflow of finite numbers, the real slope is a number
+    /// the 0 does not say (`(x * x).sqrt()` at 10¹⁶⁰, where `x * x` overflows, has the slope 1).
+    InfiniteValue {
+        /// The operation whose slope at ∞ made the zero.
+        zero: Box<Place>,
+    },
     /// An ordering of values that depend on the inputs holds by a sliver: a margin that moving
     /// the inputs by 2⁻³⁶ of their size closes (2⁻²⁰ for `f32`). The path holds within
     /// rounding of the point only, and its slope is the path's, not the function's — where an
@@ -385,6 +393,18 @@ impl fmt::Display for GradError {
                  slope 1, `1 / (x * x)` at 0 has none): keep the computation away from vanishing \
                  and infinite intermediate values (`x` for `ln(exp(x))`, `ln_1p`/`exp_m1` and \
                  log-sum-exp forms)"
+            ),
+            GradError::Indeterminate {
+                at,
+                cause: Indeterminacy::InfiniteValue { zero },
+            } => write!(
+                f,
+                "the gradient is indeterminate at {at}: the output is infinite, and the \
+                 sensitivity that reached this argument is 0 only as a limit (the slope of \
+                 {zero} at an infinite operand or value, like 1 / ∞); where that ∞ is an \
+                 overflow of finite numbers the real slope is another number (`(x * x).sqrt()` \
+                 at 1e160 has the slope 1): keep intermediate values in range (`x.abs()` for \
+                 `sqrt(x * x)`, `x.hypot(y)` for `sqrt(x * x + y * y)`)"
             ),
             GradError::Indeterminate {
                 at,

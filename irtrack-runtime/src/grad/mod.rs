@@ -36,7 +36,7 @@ mod custom;
 mod error;
 mod fast;
 mod indeterminate;
-pub(crate) mod iter;
+mod iter;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 mod options;
@@ -112,7 +112,8 @@ where
 {
     let (value, trace) = track_output(f, args);
     let seed = scalar_seed(&trace)?;
-    if fast::enabled() {
+    let output = output_class(&trace, &seed);
+    if fast::enabled() && output == Output::Finite {
         if let Some(tape) = fast::tape(&trace.store, tracked_root(&trace)?.id()) {
             let fast = tape.sweep(1.0);
             // A NaN or an underflow is rare, and the general sweep says what it means.
@@ -131,7 +132,88 @@ where
     let wrt = argument_gradients(&sweep);
     numbers(&trace, &seed, &wrt)?;
     underflow(&sweep, &wrt)?;
+    let wrt = output.check(&sweep, wrt)?;
     Ok(Gradient { value, wrt })
+}
+
+/// What the output is where the seed reads it (an element with a nonzero sensitivity).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Output {
+    Finite,
+    /// ±∞: a slope of 0 that reached an argument through an infinite value may be a limit.
+    Infinite,
+    /// NaN: the function has no value, and no derivative.
+    NoValue,
+}
+
+impl Output {
+    /// The arguments' sensitivities `wrt` as the output allows them: all NaN where the function
+    /// has no value (a NaN the function computed: `x.ln() + x * x` at -2 had the slope of
+    /// `x * x` alone, a tester, 2026-11-28), an error where its value is infinite and a zero
+    /// that is only a limit reached an argument (`(x * x).sqrt()` at 10¹⁶⁰, where `x * x`
+    /// overflowed: slope 0 for 1).
+    fn check(
+        self,
+        sweep: &Sweep<'_>,
+        wrt: Vec<Option<Tangent>>,
+    ) -> Result<Vec<Option<Tangent>>, GradError> {
+        match self {
+            Output::Finite => Ok(wrt),
+            Output::NoValue => Ok(wrt
+                .into_iter()
+                .map(|t| t.map(|t| t.scaled(f64::NAN)))
+                .collect()),
+            Output::Infinite => match sweep.soft_argument() {
+                Some((argument, origin)) => Err(GradError::Indeterminate {
+                    at: sweep.place(argument),
+                    cause: Indeterminacy::InfiniteValue {
+                        zero: sweep.place(origin),
+                    },
+                }),
+                None => Ok(wrt),
+            },
+        }
+    }
+}
+
+/// The class of the output's elements that `seed` reads (a nonzero sensitivity): NaN before ±∞.
+fn output_class(trace: &Trace, seed: &Tangent) -> Output {
+    let out = trace.root().raw_value();
+    let read: Vec<f64> = match seed {
+        Tangent::Scalar(s) if *s != 0.0 => out
+            .by_value()
+            .as_f64()
+            .or_else(|| out.wrapped_float().flatten())
+            .into_iter()
+            .collect(),
+        Tangent::Vector(s) => match out.floats() {
+            Some(y) => y
+                .iter()
+                .zip(s)
+                .filter(|(_, s)| **s != 0.0)
+                .map(|(y, _)| *y)
+                .collect(),
+            None => Vec::new(),
+        },
+        #[cfg(feature = "ndarray")]
+        Tangent::Array(a) => match out.float_elements() {
+            Some(y) => y
+                .iter()
+                .zip(a.iter())
+                .filter(|(_, s)| **s != 0.0)
+                .map(|(y, _)| *y)
+                .collect(),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    if read.iter().any(|y| y.is_nan()) {
+        Output::NoValue
+    } else if read.iter().any(|y| y.is_infinite()) {
+        Output::Infinite
+    } else {
+        Output::Finite
+    }
 }
 
 /// The first call of `trace` a rule registered with [`register_rule`] applies to, with the
@@ -204,7 +286,8 @@ impl Pullback {
     /// The sensitivities of the arguments for the sensitivity `seed` of the output.
     pub fn call(&self, seed: impl Into<Tangent>) -> Result<Vec<Option<Tangent>>, GradError> {
         let seed = seed.into();
-        if let (Tangent::Scalar(s), true) = (&seed, fast::enabled()) {
+        let output = output_class(&self.trace, &seed);
+        if let (Tangent::Scalar(s), true, Output::Finite) = (&seed, fast::enabled(), output) {
             let tape = self.tape.get_or_init(|| {
                 let root = tracked_root(&self.trace).ok()?;
                 fast::tape(&self.trace.store, root.id())
@@ -223,7 +306,7 @@ impl Pullback {
         let wrt = argument_gradients(&sweep);
         numbers(&self.trace, &seed, &wrt)?;
         underflow(&sweep, &wrt)?;
-        Ok(wrt)
+        output.check(&sweep, wrt)
     }
 
     /// The recorded trace.
@@ -390,11 +473,16 @@ fn underflow(sweep: &Sweep<'_>, grads: &[Option<Tangent>]) -> Result<(), GradErr
 pub(crate) fn limit(trace: &Trace) -> Option<GradError> {
     let seed = scalar_seed(trace).ok()?;
     let mut sweep = Sweep::new(trace, tracked_root(trace).ok()?.id()).ok()?;
+    let output = output_class(trace, &seed);
     let run = sweep.run(seed);
     // A sum that rounds coarsely where the output depends on the rounding: the path's
-    // derivative is a staircase's at this point, whatever the kernels compute.
+    // derivative is a staircase's at this point, whatever the kernels compute. An infinite
+    // output reached by a zero that is only a limit: the gradient's refusal.
     if run.is_ok() {
-        return sweep.forward_checks();
+        return sweep.forward_checks().or_else(|| match output {
+            Output::Infinite => output.check(&sweep, Vec::new()).err(),
+            _ => None,
+        });
     }
     match run {
         Err(

@@ -1071,7 +1071,7 @@ impl<'s> Sweep<'s> {
         let makes = kind == NodeKind::PrimitiveCall
             && matches!(head, Some((EntryKind::MethodCall | EntryKind::Call, h))
             if h.rsplit("::").next().is_some_and(|h| {
-                iter::makes_iterator(h) && (!matches!(h, "cloned" | "copied") || of_iterator())
+                crate::core::walks::makes_iterator(h) && (!matches!(h, "cloned" | "copied") || of_iterator())
             }));
         if makes {
             self.iterators.insert(id);
@@ -2864,6 +2864,24 @@ impl<'s> Sweep<'s> {
 
     /// The adjoint of a function argument of the root, `None` when it is not differentiable;
     /// a differentiable argument the output does not depend on gets zeros of its shape.
+    /// A function argument whose sensitivity carries a zero that is only a limit (see
+    /// [`soften`](Self::soften)) made by an operation at an infinite operand (`sqrt` of an ∞
+    /// that a product made), with that operation. (An operation whose own value is a pole at
+    /// finite operands, `0.0.powf(-1.0)`, is ∞ exactly, and its zero slope in the exponent is
+    /// exact there.)
+    pub(crate) fn soft_argument(&self) -> Option<(NodeId, NodeId)> {
+        if self.soft.is_empty() {
+            return None;
+        }
+        self.function_arguments().find_map(|a| {
+            let &origin = self.soft.get(&a)?;
+            let site = self.site(origin)?;
+            (0..site.len())
+                .any(|k| site.scalar(k).is_some_and(f64::is_infinite))
+                .then_some((a, origin))
+        })
+    }
+
     pub(crate) fn argument_gradient(&self, id: NodeId) -> Option<Tangent> {
         if !self.active[id.index()] {
             return self.fields_gradient(id);

@@ -1238,7 +1238,7 @@ impl<'t> Builder<'t> {
                         _ => return Ok(false),
                     }
                 }
-                let Some(len) = crate::grad::iter::items(n.store(), n.id()) else {
+                let Some(len) = crate::core::walks::items(n.store(), n.id()) else {
                     return Ok(false);
                 };
                 self.cursors.push(0);
@@ -1275,7 +1275,7 @@ impl<'t> Builder<'t> {
                 let from = self.cursors[walk.cursor].min(walk.len);
                 let mut read = Vec::with_capacity(walk.len - from);
                 for p in from..walk.len {
-                    let item = crate::grad::iter::walked_element(n.store(), walk.node, p);
+                    let item = crate::core::walks::walked_element(n.store(), walk.node, p);
                     let Some((input, index)) = item.and_then(|(v, i)| match self.src_of(v) {
                         Src::Input(k) => Some((k, i)),
                         _ => None,
@@ -1362,15 +1362,15 @@ impl<'t> Builder<'t> {
                     )
                 };
                 let bound = n.raw_value().by_value();
-                match crate::grad::iter::bound_item(n.store(), n.id(), next, i) {
+                match crate::core::walks::bound_item(n.store(), n.id(), next, i) {
                     // `enumerate`'s count: the position, which the lengths' guards keep.
-                    Some(crate::grad::iter::Item::Position(k)) => {
+                    Some(crate::core::walks::Item::Position(k)) => {
                         if bound.as_i128() != i128::try_from(k).ok() {
                             return Err(not_the_element());
                         }
                         self.set(n.id(), Src::Const(n.raw_value()));
                     }
-                    Some(crate::grad::iter::Item::Element { vector, index, .. }) => {
+                    Some(crate::core::walks::Item::Element { vector, index, .. }) => {
                         let Src::Input(k) = self.src_of(vector) else {
                             return Err(not_the_element());
                         };
