@@ -477,3 +477,48 @@ fn options_in_programs() {
         .unwrap_err();
     assert!(e.to_string().contains("pattern"), "{e}");
 }
+
+#[tracked]
+fn simpson<F: Fn(f64) -> f64>(f: F, a: f64, b: f64, n: usize) -> f64 {
+    let h = (b - a) / n as f64;
+    let mut s = f(a) + f(b);
+    for i in 1..n {
+        let t = a + i as f64 * h;
+        s += if i % 2 == 1 { 4.0 * f(t) } else { 2.0 * f(t) };
+    }
+    s * h / 3.0
+}
+
+// A closure written as the argument, capturing the input (and a local made from it).
+#[tracked]
+fn integral(k: f64) -> f64 {
+    let shift = k * k;
+    simpson(|t| (k * t).sin() + shift, 0.0, 1.0, 10)
+}
+
+struct Integrator {
+    n: usize,
+}
+
+#[tracked]
+impl Integrator {
+    fn run<F: Fn(f64) -> f64>(&self, f: F) -> f64 {
+        simpson(f, 0.0, 2.0, self.n)
+    }
+}
+
+// Through a tracked method, the closure passed on.
+#[tracked]
+fn integral_by_method(k: f64) -> f64 {
+    let i = Integrator { n: 8 };
+    i.run(|t| (k - t).exp())
+}
+
+/// A closure written as a call's argument links its captures to the variables they hold, as
+/// one bound by `let` does: gradients, programs and derivative programs follow them (the
+/// gradient refused, "the closure … uses the captured variable `k`", a tester, 2026-11-28).
+#[test]
+fn closures_written_as_arguments() {
+    every_entry_point!(integral, [0.7, 0.9, -1.3]);
+    every_entry_point!(integral_by_method, [0.7, 0.9, -1.3]);
+}

@@ -1176,34 +1176,61 @@ impl Lowerer {
         &self,
         id: EntryId,
         announce: &Announce,
+        parts: Vec<Part>,
+        build: impl FnOnce(&[TokenStream]) -> TokenStream,
+    ) -> TokenStream {
+        self.announced_with(id, announce, &[], parts, build)
+    }
+
+    /// [`announced`](Self::announced) for a method call passing `closures` written in its
+    /// arguments (position among the operands, the receiver 0; static of their IR).
+    fn announced_with(
+        &self,
+        id: EntryId,
+        announce: &Announce,
+        closures: &[(usize, syn::Ident)],
         mut parts: Vec<Part>,
         build: impl FnOnce(&[TokenStream]) -> TokenStream,
     ) -> TokenStream {
         let f = frame();
         let var = self.ir.site(id);
+        let with_closures = |a: TokenStream| {
+            if closures.is_empty() {
+                return a;
+            }
+            let list = closures.iter().map(|(k, ident)| {
+                let k = proc_macro2::Literal::usize_unsuffixed(*k);
+                quote!((#k, &#ident))
+            });
+            quote!(#f.closure_arguments(#var, &[#(#list),*], #a))
+        };
         // `at` is the part the announcement wraps (its value passes through), if any.
-        let announcement = |pass: TokenStream, at: Option<usize>| match announce {
-            Announce::Fn(key, closures) if closures.is_empty() => {
-                quote!(#f.call(#var, #key, #pass))
-            }
-            Announce::Fn(key, closures) => {
-                let list = closures.iter().map(|(k, ident)| {
-                    let k = proc_macro2::Literal::usize_unsuffixed(*k);
-                    quote!((#k, &#ident))
-                });
-                quote!(#f.call_with_closures(#var, #key, &[#(#list),*], #pass))
-            }
-            Announce::Method { .. } if at == Some(0) => quote!(#f.method_on(#var, #pass)),
-            Announce::Method { exact: true } => quote!(#f.method_of_recorded(#var, false, #pass)),
-            Announce::MethodOf(recv) => quote!(#f.method(#var, #recv, #pass)),
-            Announce::Operator { .. } if at == Some(0) => quote!(#f.operator_on(#var, #pass)),
-            Announce::Operator { exact: true } => {
-                quote!(#f.method_of_recorded(#var, true, #pass))
-            }
-            Announce::Method { exact: false }
-            | Announce::Operator { exact: false }
-            | Announce::None => quote!(#f.announce(#var, #pass)),
-            Announce::InCallee => pass,
+        let announcement = |pass: TokenStream, at: Option<usize>| {
+            with_closures(match announce {
+                Announce::Fn(key, closures) if closures.is_empty() => {
+                    quote!(#f.call(#var, #key, #pass))
+                }
+                Announce::Fn(key, closures) => {
+                    let list = closures.iter().map(|(k, ident)| {
+                        let k = proc_macro2::Literal::usize_unsuffixed(*k);
+                        quote!((#k, &#ident))
+                    });
+                    quote!(#f.call_with_closures(#var, #key, &[#(#list),*], #pass))
+                }
+                Announce::Method { .. } if at == Some(0) => quote!(#f.method_on(#var, #pass)),
+                Announce::Method { exact: true } => {
+                    quote!(#f.method_of_recorded(#var, false, #pass))
+                }
+                Announce::MethodOf(recv) => quote!(#f.method(#var, #recv, #pass)),
+                Announce::Operator { .. } if at == Some(0) => quote!(#f.operator_on(#var, #pass)),
+                Announce::Operator { exact: true } => {
+                    quote!(#f.method_of_recorded(#var, true, #pass))
+                }
+                Announce::Method { exact: false }
+                | Announce::Operator { exact: false }
+                | Announce::None => quote!(#f.announce(#var, #pass)),
+                Announce::InCallee => pass,
+            })
         };
         let last_loud = parts.iter().rposition(|p| p.lowered.loud);
         match last_loud {
@@ -1303,8 +1330,30 @@ impl Lowerer {
     fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<Part> {
         args.iter()
             .map(|a| {
-                let lowered = self.expr(a, Ctx::Value);
+                let mut lowered = self.expr(a, Ctx::Value);
                 let wrappable = !matches!(a, Expr::Closure(_) | Expr::Path(_)) && lowered.loud;
+                // A closure written here that captures variables: a node `$(closure)` whose
+                // operands are those variables (as for a closure bound by `let`), recorded
+                // just before it, so that its calls in the callee link its captures' uses to
+                // them (`simpson(|t| (k * t).sin(), …)`). The block keeps the closure where
+                // its parameters take their types from the callee's bounds.
+                let captures = self
+                    .closure_static(a)
+                    .and_then(|_| self.closure_captures(a))
+                    .filter(|c| !c.is_empty());
+                if let Some(captures) = captures {
+                    let ops = captures
+                        .iter()
+                        .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
+                        .collect();
+                    let (id, op) =
+                        self.ir
+                            .define(self.block, Slot::Var, Kind::Special, "closure", ops);
+                    let (f, site) = (frame(), self.ir.site(id));
+                    let t = lowered.tokens;
+                    lowered.tokens = quote!({ #f.closure_argument(#site); #t });
+                    lowered.op = op;
+                }
                 Part { lowered, wrappable }
             })
             .collect()
@@ -1519,7 +1568,14 @@ impl Lowerer {
         };
         let dot = &m.dot_token;
         let receiver = &m.receiver;
-        let call = self.announced(id, &announce, parts, |toks| {
+        // The closures written in the arguments, by their positions among the callee's
+        // parameters (`self` first).
+        let closures: Vec<(usize, syn::Ident)> = self
+            .closure_arguments(&m.args)
+            .into_iter()
+            .map(|(k, ident)| (k + 1, ident))
+            .collect();
+        let call = self.announced_with(id, &announce, &closures, parts, |toks| {
             let (r, args) = toks.split_first().expect("receiver");
             quote!(#r #dot #method #turbofish (#(#args),*))
         });

@@ -544,9 +544,14 @@ impl<'t> Builder<'t> {
         if !s.is_dynamic() {
             return Ok(Src::Const(at.raw_value()));
         }
-        // A closure passed on: its value (by its type only) is no number to compare, and it
-        // is used only by the calls that follow its captures.
-        if !from.store().makes_closure(from.id()) && !same(&from.raw_value(), &at.raw_value()) {
+        // A closure passed on (also on from an argument that held it: a closure written as a
+        // call's argument is recorded by a marker, not by its type): its value is no number to
+        // compare, and it is used only by the calls that follow its captures.
+        let closure = from.store().makes_closure(from.id())
+            || self
+                .op_of(&s)
+                .is_some_and(|op| from.store().makes_closure(op.origin.node));
+        if !closure && !same(&from.raw_value(), &at.raw_value()) {
             return Err(unsupported(
                 at,
                 format!(

@@ -248,6 +248,7 @@ impl Frame {
     fn announce_fn(&self, var: u32, key: &CalleeKey) {
         self.with(|r| {
             r.closure_args.clear();
+            r.closure_args_site = None;
             r.announce(var, Key::Fn(*key))
         });
     }
@@ -264,13 +265,36 @@ impl Frame {
         pass: T,
     ) -> T {
         self.with(|r| {
-            r.closure_args.clear();
-            r.closure_args.extend(
+            r.set_closure_args(
+                var,
                 closures
                     .iter()
                     .map(|(k, ir)| (*k as usize, *ir as *const StaticIr as usize)),
             );
             r.announce(var, Key::Fn(key));
+        });
+        pass
+    }
+
+    /// For a method call `%var` that passes closures written in the caller (argument `k`, the
+    /// receiver counted as 0, is the closure of `ir`): what [`call_with_closures`] notes, for
+    /// a call announced otherwise.
+    ///
+    /// [`call_with_closures`]: Frame::call_with_closures
+    #[inline(never)]
+    pub fn closure_arguments<T>(
+        &self,
+        var: u32,
+        closures: &[(u32, &'static StaticIr)],
+        pass: T,
+    ) -> T {
+        self.with(|r| {
+            r.set_closure_args(
+                var,
+                closures
+                    .iter()
+                    .map(|(k, ir)| (*k as usize, *ir as *const StaticIr as usize)),
+            )
         });
         pass
     }
@@ -378,6 +402,21 @@ impl Frame {
         if self.rec.is_some() {
             // By its type: a unit value would read as a write into the captured variables.
             self.put(Site::var(var), Value::opaque::<F>());
+        }
+    }
+
+    /// Records the node `$(closure)` defining `%var` for a closure written as a call's argument
+    /// (`simpson(|t| (k * t).sin(), …)`), whose references are the variables it captured: the
+    /// callee's calls of it link to it, as to a closure bound by `let` ([`closure_made`]). Its
+    /// value is a marker (the closure is not yet made where this runs, before the argument).
+    ///
+    /// [`closure_made`]: Frame::closure_made
+    #[inline]
+    pub fn closure_argument(&self, var: u32) {
+        /// What the node of a closure argument holds: the closure itself is the call's.
+        struct ClosureArgument;
+        if self.rec.is_some() {
+            self.put(Site::var(var), Value::opaque::<ClosureArgument>());
         }
     }
 

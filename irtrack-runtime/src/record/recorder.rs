@@ -97,6 +97,9 @@ pub(crate) struct Recorder {
     pub(crate) next_byte_check: usize,
     /// The statement whose closure arguments a claimed callee registers (caller's IR and var).
     pub(crate) closure_args: Vec<(usize, usize)>,
+    /// The call `closure_args` are for: its site and the depth of its caller's frame (only
+    /// that call's claim takes them; another clears them).
+    pub(crate) closure_args_site: Option<(u32, usize)>,
     /// The announced call (by `var` and frame depth) during which another recording started:
     /// its node is marked `Node::RECORDS_INSIDE`.
     pub(crate) recorded_inside: Option<(u32, usize)>,
@@ -129,6 +132,7 @@ impl Recorder {
             byte_budget: usize::MAX,
             next_byte_check: usize::MAX,
             closure_args: Vec::new(),
+            closure_args_site: None,
             recorded_inside: None,
         }
     }
@@ -708,6 +712,18 @@ impl Recorder {
 
     /// Announces the call made by the statement defining `var`; a context sees it first.
     #[inline]
+    /// Notes that argument `k` of the call `%var` (about to be announced or announced) is the
+    /// closure of the IR at `ir`, for each pair, so that its claim registers their types.
+    pub(crate) fn set_closure_args(
+        &mut self,
+        var: u32,
+        closures: impl Iterator<Item = (usize, usize)>,
+    ) {
+        self.closure_args.clear();
+        self.closure_args.extend(closures);
+        self.closure_args_site = Some((var, self.frames.len()));
+    }
+
     pub(crate) fn announce(&mut self, var: u32, key: Key) {
         let depth = self.frames.len();
         self.pending = Pending::Announced { var, depth };
@@ -946,7 +962,13 @@ impl Recorder {
         let mut latest = self.spare.pop().unwrap_or_default();
         latest.clear();
         latest.resize(ir.var_count as usize + 1, NodeId::NONE);
-        let closure_params = std::mem::take(&mut self.closure_args);
+        // The closures its caller wrote in this call's arguments, if they were given for it.
+        let closure_params = if self.closure_args_site.take() == Some((var, depth)) {
+            std::mem::take(&mut self.closure_args)
+        } else {
+            self.closure_args.clear();
+            Vec::new()
+        };
         self.frames.push(FrameState {
             node,
             call,
