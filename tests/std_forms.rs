@@ -522,3 +522,55 @@ fn closures_written_as_arguments() {
     every_entry_point!(integral, [0.7, 0.9, -1.3]);
     every_entry_point!(integral_by_method, [0.7, 0.9, -1.3]);
 }
+
+#[tracked]
+fn first_n(v: Vec<f64>, n: usize) -> f64 {
+    let mut s = 0.0;
+    for x in v.iter().take(n) {
+        s = s * 2.0 + x;
+    }
+    s + v.iter().skip(n).step_by(n).sum::<f64>()
+}
+
+#[tracked]
+fn walked_on_after_take(v: Vec<f64>) -> f64 {
+    let mut it = v.iter();
+    let mut s = 0.0;
+    for x in (&mut it).take(2) {
+        s += x;
+    }
+    let mut t = 0.0;
+    for x in it {
+        t = t * 3.0 + x;
+    }
+    s * 10.0 + t
+}
+
+/// A count given to `take`, `skip` or `step_by` that depends on a dynamic input is guarded
+/// (the program kept the recorded count: `take(n)` recorded at 3 gave 7 at `n = 2` for 0; an
+/// audit, 2026-11-28), and an iterator walked on after an adaptor took it by reference is
+/// refused (its walk started again at element 0, unseen where the elements were equal).
+#[test]
+fn iterator_adaptors_are_guarded() {
+    let v = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+    let u = vec![0.5, -1.0, 7.0, 2.5, 3.25];
+    let p = Program::from_trace(
+        &track(first_n, (v.clone(), 3)),
+        &[Input::Dynamic, Input::Dynamic],
+    )
+    .unwrap();
+    assert_eq!(
+        p.call((u.clone(), 3usize)).unwrap().as_f64(),
+        Some(first_n(u.clone(), 3))
+    );
+    assert!(p.call((u.clone(), 2usize)).is_err());
+    assert!(p.call((u.clone(), 4usize)).is_err());
+    for recorded in [vec![0.0; 5], v.clone()] {
+        let r = Program::from_trace(&track(walked_on_after_take, (recorded,)), &[Input::Dynamic])
+            .and_then(|p| p.call((u.clone(),)));
+        match r {
+            Ok(x) => assert_eq!(x.as_f64(), Some(walked_on_after_take(u.clone()))),
+            Err(e) => assert!(e.to_string().contains("adaptor took it"), "{e}"),
+        }
+    }
+}

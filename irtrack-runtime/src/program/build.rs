@@ -56,6 +56,9 @@ struct Builder<'t> {
     cursors: Vec<usize>,
     /// What each `next` on such an iterator returned.
     elements: HashMap<NodeId, Element>,
+    /// The cursors of walks an adaptor took (`v.iter().rev()`, `(&mut it).take(2)`): walking
+    /// one on afterwards is refused (its cursor does not count what the adaptor gave).
+    taken: std::collections::HashSet<usize>,
     /// Ranges with a constant start and a dynamic end (`0..n`), and the iterators made from
     /// them (`Builder::range_iteration`).
     ranges: HashMap<NodeId, RangeWalk>,
@@ -454,6 +457,17 @@ fn is_integer_range(v: &Value) -> bool {
         ($($t:ty),*) => { false $(|| v.downcast_ref::<std::ops::Range<$t>>().is_some())* };
     }
     any_of!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize)
+}
+
+/// The refusal of a walk on an iterator after an adaptor took it (`(&mut it).take(2)`, then
+/// `for x in it`).
+fn taken(n: NodeRef<'_>) -> ReplayError {
+    unsupported(
+        n,
+        "walks an iterator of a dynamic input's vector on after an adaptor took it by reference \
+         (`(&mut it).take(2)` then `for x in it`): the program cannot tell where the adaptor \
+         left it; loop over the indices (`for i in 2..v.len()`)",
+    )
 }
 
 /// The node operand `k` of `n` refers to, if it is one.
@@ -1200,6 +1214,9 @@ impl<'t> Builder<'t> {
                     // An iterator of an iterator (the `into_iter` a `for` loop adds, `&mut
                     // it`) walks on from where that one is: the same cursor.
                     (_, Some(m)) => match self.walks.get(&m) {
+                        Some(&w) if self.taken.contains(&w.cursor) => {
+                            return Err(taken(n));
+                        }
                         Some(&w) => w,
                         None => return Ok(false),
                     },
@@ -1224,12 +1241,39 @@ impl<'t> Builder<'t> {
             {
                 let fresh = |b: &Self, m: Option<NodeId>| {
                     m.and_then(|m| b.walks.get(&m).copied())
-                        .filter(|w| b.cursors[w.cursor] == 0)
+                        .filter(|w| b.cursors[w.cursor] == 0 && !b.taken.contains(&w.cursor))
                 };
-                if fresh(self, operand_node(0)).is_none() {
+                let Some(inner) = fresh(self, operand_node(0)) else {
                     return Ok(false);
+                };
+                let other = fresh(self, operand_node(1));
+                // A count that depends on a dynamic input (`take(n)`): the path's items are the
+                // recorded count's, which each call checks (it was kept unchecked: `take(n)`
+                // replayed the recorded `n`; an audit, 2026-11-28).
+                if matches!(head, "take" | "skip" | "step_by") {
+                    if let Some(count) = args.get(1).filter(|c| c.is_dynamic()) {
+                        let Some(recorded) = n.operand_values().get(1).map(Value::by_value) else {
+                            return Ok(false);
+                        };
+                        let k = self.ops.len();
+                        self.ops.push(Op {
+                            kind: OpKind::Run(Operation::Builtin(Builtin::Compare(CmpOp::Eq))),
+                            args: vec![count.clone(), Src::Const(recorded)],
+                            origin: origin(n),
+                            recorded: Value::snapshot(true),
+                            derived: false,
+                        });
+                        self.steps.push(Step::Op(k));
+                        self.push_guard(Src::Op(k), true, n, n);
+                    }
                 }
-                if head == "zip" && fresh(self, operand_node(1)).is_none() {
+                // The walks it takes are the adaptor's now: one walked on afterwards (through
+                // `&mut it`) would start where its own cursor is, not after what the adaptor gave.
+                self.taken.insert(inner.cursor);
+                if let (true, Some(w)) = (head == "zip", other) {
+                    self.taken.insert(w.cursor);
+                }
+                if head == "zip" && other.is_none() {
                     // `zip(&w)`: the other vector itself, a dynamic input's of `f64`s.
                     let len = n
                         .operand_values()
@@ -1261,6 +1305,9 @@ impl<'t> Builder<'t> {
                 let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
                     return Ok(false);
                 };
+                if self.taken.contains(&walk.cursor) {
+                    return Err(taken(n));
+                }
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
                 self.elements.insert(n.id(), Element { walk, index: i });
@@ -1271,6 +1318,9 @@ impl<'t> Builder<'t> {
                 let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
                     return Ok(false);
                 };
+                if self.taken.contains(&walk.cursor) {
+                    return Err(taken(n));
+                }
                 let recorded = n.raw_value().by_value();
                 let Some(y) = recorded.as_f64() else {
                     return Ok(false);
@@ -1627,6 +1677,7 @@ impl Program {
             any_dynamic: false,
             tuples: HashMap::new(),
             fields: HashMap::new(),
+            taken: std::collections::HashSet::new(),
             wrappers: HashMap::new(),
             lengths: HashMap::new(),
             walks: HashMap::new(),
