@@ -574,3 +574,27 @@ fn iterator_adaptors_are_guarded() {
         }
     }
 }
+
+#[tracked]
+fn on_pair<F: Fn((f64, f64)) -> f64>(f: F, t: f64) -> f64 {
+    f((t, 2.0)) + f((1.0, t))
+}
+
+// A closure whose parameter is a typed tuple pattern, written as an argument.
+#[tracked]
+fn pair_closure(x: f64) -> f64 {
+    let k = 1.5;
+    on_pair(|(a, b): (f64, f64)| a * b * k + a.sin(), x)
+}
+
+/// A closure's typed pattern parameter is one argument, bound by a `let` (it made one argument
+/// per binding: a call of one argument met a closure of two, a malformed trace; an audit,
+/// 2026-11-28). (A program refuses it: the tuple made in the generic `on_pair` is recorded by
+/// its type only.)
+#[test]
+fn a_closures_pattern_parameter_is_one_argument() {
+    for x in [0.7, 0.9, -1.3] {
+        track(pair_closure, (x,)).verify().unwrap();
+        close(grad!(pair_closure, x), fd(pair_closure, x), "gradient");
+    }
+}

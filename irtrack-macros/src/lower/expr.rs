@@ -1342,13 +1342,7 @@ impl Lowerer {
                     .and_then(|_| self.closure_captures(a))
                     .filter(|c| !c.is_empty());
                 if let Some(captures) = captures {
-                    let ops = captures
-                        .iter()
-                        .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
-                        .collect();
-                    let (id, op) =
-                        self.ir
-                            .define(self.block, Slot::Var, Kind::Special, "closure", ops);
+                    let (id, op) = self.closure_node(&captures);
                     let (f, site) = (frame(), self.ir.site(id));
                     let t = lowered.tokens;
                     lowered.tokens = quote!({ #f.closure_argument(#site); #t });
@@ -1665,10 +1659,14 @@ impl Lowerer {
     /// // and, with the enclosing function's statics:
     /// static __IRTRACK_CLOSURE_1: StaticIr = StaticIr::new("{{closure}}", module_path!(), "…");
     /// ```
-    fn closure(&mut self, c: &syn::ExprClosure) -> Lowered {
-        if crate::closure::value_type_differs_per_copy(c) {
-            return Lowered::quiet(c.to_token_stream(), Operand::None);
+    fn closure(&mut self, original: &syn::ExprClosure) -> Lowered {
+        if crate::closure::value_type_differs_per_copy(original) {
+            return Lowered::quiet(original.to_token_stream(), Operand::None);
         }
+        // Keyed by the closure as written (a call site finds its static by that address).
+        let key = original as *const syn::ExprClosure;
+        let named = name_typed_pattern_parameters(original);
+        let c = named.as_ref().unwrap_or(original);
         let captured: Vec<String> = self
             .scopes
             .iter()
@@ -1691,10 +1689,8 @@ impl Lowerer {
             let stat = lowered.ir.closure_static(&ident, c.span())?;
             let mut all = closures.borrow_mut();
             all.statics.push(stat);
-            all.idents
-                .push((c as *const syn::ExprClosure, ident.clone()));
-            all.captures
-                .push((c as *const syn::ExprClosure, lowered.captures));
+            all.idents.push((key, ident.clone()));
+            all.captures.push((key, lowered.captures));
             Ok((ident, lowered.body))
         });
         match stat {
@@ -1747,6 +1743,37 @@ impl Lowerer {
         };
         lowerer.lower_fn(&params, &body_block)
     }
+}
+
+/// The closure `c` with each parameter written as a typed pattern other than a name (`|(a, b):
+/// (f64, f64)|`) given a name of its own and the pattern bound to it by a `let` at the top of the
+/// body, as `#[tracked]` does for a function's: one argument node per parameter (a pattern's
+/// bindings each made one, and a call of one argument met a closure of two: a malformed trace).
+/// `None` when no parameter needs it. An untyped pattern (`|(a, b)|`) stays: its type may be
+/// known only from the pattern, which a `let` of an untyped name would not tell.
+fn name_typed_pattern_parameters(c: &syn::ExprClosure) -> Option<syn::ExprClosure> {
+    let mut c = c.clone();
+    let mut lets: Vec<syn::Stmt> = Vec::new();
+    for (k, input) in c.inputs.iter_mut().enumerate() {
+        let syn::Pat::Type(t) = input else { continue };
+        if matches!(&*t.pat, syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
+            continue;
+        }
+        let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
+        let replacement: syn::Pat = if super::binds_ref_mut(&t.pat) {
+            syn::parse_quote!(mut #name)
+        } else {
+            syn::parse_quote!(#name)
+        };
+        let pat = std::mem::replace(&mut *t.pat, replacement);
+        lets.push(syn::parse_quote!(let #pat = #name;));
+    }
+    if lets.is_empty() {
+        return None;
+    }
+    let body = &c.body;
+    c.body = Box::new(syn::parse_quote!({ #(#lets)* #body }));
+    Some(c)
 }
 
 /// Functions and methods whose return type is usually decided by how the result is used:

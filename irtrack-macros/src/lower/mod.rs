@@ -1146,13 +1146,7 @@ impl Lowerer {
             let f = frame();
             let (register, op) = match (stat, captures) {
                 (Some(stat), Some(captures)) => {
-                    let ops = captures
-                        .iter()
-                        .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
-                        .collect();
-                    let (id, op) =
-                        self.ir
-                            .define(self.block, Slot::Var, Kind::Special, "closure", ops);
+                    let (id, op) = self.closure_node(&captures);
                     let site = self.ir.site(id);
                     (Some(quote!(#f.closure_made(#site, &#ident, &#stat);)), op)
                 }
@@ -1178,6 +1172,17 @@ impl Lowerer {
         }
         let after = cfg_gated(attrs, rec);
         quote!(#(#attrs)* let #pat = #init_tokens; #after)
+    }
+
+    /// Defines the entry `$(closure)` whose operands are the variables `captures` a closure
+    /// captured (those its uses link to).
+    fn closure_node(&mut self, captures: &[String]) -> (EntryId, Operand) {
+        let ops = captures
+            .iter()
+            .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
+            .collect();
+        self.ir
+            .define(self.block, Slot::Var, Kind::Special, "closure", ops)
     }
 
     /// The closure expression `e` is (through parentheses), by its address in the syntax tree.

@@ -561,27 +561,37 @@ fn binary(
             }
             (None, None) => return Ok(None),
         },
-        // x % z = x - n z, with n the integer quotient the remainder was computed with:
-        // (x - y) / z rounded. Not trunc(x / z), which is n + 1 where x / z rounds up to an
-        // integer (`1.0 % 0.1` is 1 - 9 · 0.1, but `1.0 / 0.1` is 10).
-        BinOp::Rem => {
-            let q = dz
-                .map(|q| -> Result<Src, DiffError> {
-                    let multiple = sub(g, x, y)?;
-                    let ratio = div(g, &multiple, z)?;
-                    let n = m1(g, FloatFn::Round, &ratio)?;
-                    let nq = mul(g, &n, &q)?;
-                    neg(g, &nq)
-                })
-                .transpose()?;
-            match sum(g, vec![dx, q])? {
-                Some(t) => t,
-                None => return Ok(None),
-            }
-        }
+        BinOp::Rem => match remainder(g, x, z, y, dx, dz)? {
+            Some(t) => t,
+            None => return Ok(None),
+        },
         // Bitwise operators on floats do not compile; on integers there is no tangent.
         _ => return Ok(None),
     }))
+}
+
+/// The tangent of a remainder `y = x - n z` (`%`, `rem_euclid`) with `n` the integer quotient it
+/// was computed with, constant between the wraps: `(x - y) / z` rounded (not `trunc(x / z)`,
+/// which is `n + 1` where `x / z` rounds up to an integer: `1.0 % 0.1` is `1 - 9 · 0.1`, but
+/// `1.0 / 0.1` is 10), so `dx - n dz`.
+fn remainder(
+    g: &mut Graph,
+    x: &Src,
+    z: &Src,
+    y: &Src,
+    dx: Option<Src>,
+    dz: Option<Src>,
+) -> Result<Option<Src>, DiffError> {
+    let q = dz
+        .map(|q| -> Result<Src, DiffError> {
+            let multiple = sub(g, x, y)?;
+            let ratio = div(g, &multiple, z)?;
+            let n = m1(g, FloatFn::Round, &ratio)?;
+            let nq = mul(g, &n, &q)?;
+            neg(g, &nq)
+        })
+        .transpose()?;
+    sum(g, vec![dx, q])
 }
 
 fn float_method(
@@ -774,20 +784,8 @@ fn float_method(
             }
             None => None,
         },
-        // a - q b with q = a.div_euclid(b), an integer constant between the wraps: (a - y) / b
-        // rounded, as for `%`.
-        FloatFn::RemEuclid => {
-            let q = d(1)
-                .map(|db| -> Result<Src, DiffError> {
-                    let multiple = sub(g, a, y)?;
-                    let ratio = div(g, &multiple, b)?;
-                    let n = m1(g, FloatFn::Round, &ratio)?;
-                    let nq = mul(g, &n, &db)?;
-                    neg(g, &nq)
-                })
-                .transpose()?;
-            sum(g, vec![d(0), q])?
-        }
+        // a - q b with q = a.div_euclid(b).
+        FloatFn::RemEuclid => remainder(g, a, b, y, d(0), d(1))?,
         // Piecewise constant, as `floor`.
         FloatFn::DivEuclid => None,
         FloatFn::MulAdd => {

@@ -264,15 +264,8 @@ impl Frame {
         closures: &[(u32, &'static StaticIr)],
         pass: T,
     ) -> T {
-        self.with(|r| {
-            r.set_closure_args(
-                var,
-                closures
-                    .iter()
-                    .map(|(k, ir)| (*k as usize, *ir as *const StaticIr as usize)),
-            );
-            r.announce(var, Key::Fn(key));
-        });
+        self.note_closures(var, closures);
+        self.with(|r| r.announce(var, Key::Fn(key)));
         pass
     }
 
@@ -288,6 +281,11 @@ impl Frame {
         closures: &[(u32, &'static StaticIr)],
         pass: T,
     ) -> T {
+        self.note_closures(var, closures);
+        pass
+    }
+
+    fn note_closures(&self, var: u32, closures: &[(u32, &'static StaticIr)]) {
         self.with(|r| {
             r.set_closure_args(
                 var,
@@ -296,7 +294,6 @@ impl Frame {
                     .map(|(k, ir)| (*k as usize, *ir as *const StaticIr as usize)),
             )
         });
-        pass
     }
 
     /// Announces the method call made by `%var` on a receiver place described by `receiver`.
