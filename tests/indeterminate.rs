@@ -1261,3 +1261,41 @@ fn an_overflowed_value_has_no_zero_slope() {
 fn overflow_exp(x: f64) -> f64 {
     x.exp()
 }
+
+#[tracked]
+fn with_a_nan_element(x: f64) -> Vec<f64> {
+    vec![2.0 * x, (x - 1.0).ln(), x.sin()]
+}
+
+/// A vector output with an element that has no value: that element's row of the Jacobian is
+/// NaN, a cotangent that reads it gives NaN, one that does not gives the others' derivative;
+/// programs replay it (its `vec!` was refused as "does not give its recorded value": NaN is not
+/// equal to NaN; an audit, 2026-11-28).
+#[test]
+fn a_vector_output_with_an_element_without_value() {
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(&track(with_a_nan_element, (0.5,)), &[Input::Dynamic]).unwrap();
+    let v = p.call((0.25,)).unwrap();
+    let v = v.downcast_ref::<Vec<f64>>().unwrap();
+    assert_eq!(v[0], 0.5);
+    assert!(v[1].is_nan());
+    assert_eq!(v[2], 0.25f64.sin());
+    let j = jacobian(with_a_nan_element, (0.5,)).unwrap();
+    assert_eq!(j.row(0), vec![2.0]);
+    assert!(j.row(1)[0].is_nan());
+    assert_eq!(j.row(2), vec![0.5f64.cos()]);
+    let reads_others = vjp(with_a_nan_element, (0.5,), vec![1.0, 0.0, 1.0]).unwrap();
+    let c = reads_others.cotangents[0]
+        .as_ref()
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!((c - (2.0 + 0.5f64.cos())).abs() < 1e-15, "{c}");
+    let reads_it = vjp(with_a_nan_element, (0.5,), vec![1.0, 1.0, 1.0]).unwrap();
+    assert!(reads_it.cotangents[0]
+        .as_ref()
+        .unwrap()
+        .as_f64()
+        .unwrap()
+        .is_nan());
+}

@@ -502,7 +502,18 @@ pub(crate) fn run_operation(op: Operation, operands: &[Value]) -> Result<Value, 
 
 /// Whether two values are the same: scalars and floats bit for bit, arrays by shape and bits.
 fn same_value(a: &Value, b: &Value) -> bool {
-    if a.same_scalar(b) || (a.floats().is_some() && a.floats() == b.floats()) {
+    // Element by element, bit for bit, a NaN the same as a NaN (a vector made with a NaN
+    // element, `vec![x.ln(), …]` at a negative `x`, gives a NaN again: not a stale operand).
+    let same_floats = match (a.floats(), b.floats()) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        }
+        _ => false,
+    };
+    if a.same_scalar(b) || same_floats {
         return true;
     }
     #[cfg(feature = "ndarray")]
