@@ -598,3 +598,20 @@ fn a_closures_pattern_parameter_is_one_argument() {
         close(grad!(pair_closure, x), fd(pair_closure, x), "gradient");
     }
 }
+
+#[tracked]
+fn mean_of<F: Fn(f64) -> f64>(f: F, n: usize) -> f64 {
+    let mut s = 0.0;
+    (0..n).for_each(|i| s += f(i as f64));
+    s / n as f64 + (0..n).map(|i| f(i as f64)).fold(0.0, f64::max)
+}
+
+/// A closure inside a tracked function calling a callable the function took (`f: F`) compiles:
+/// the macro passed the captured `f` by value to its key reader, a move out of an `FnMut`
+/// closure (E0507; an audit, 2026-11-28). Its value is the plain function's.
+#[test]
+fn a_closure_calling_a_captured_callable_compiles() {
+    let (v, t) = irtrack::track_output(mean_of, (|t: f64| t * 0.5, 4));
+    t.verify().unwrap();
+    assert_eq!(v, 0.75 + 1.5);
+}

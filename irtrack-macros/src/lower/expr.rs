@@ -1373,10 +1373,15 @@ impl Lowerer {
         let mut keyed = None;
         let (head, binding, callee_tokens) = match &*c.func {
             Expr::Path(p) => {
+                // A local callable, or one a closure captured (`|i| f(i as f64)` in a
+                // function taking `f: F`): its key is read through a reference, and it is
+                // called in place (passed by value to `keyed`, a captured `f` would be moved
+                // out of an `FnMut` closure: E0507).
                 let local = p.qself.is_none()
                     && p.path
                         .get_ident()
-                        .is_some_and(|i| self.is_local(&i.to_string()));
+                        .is_some_and(|i| self.is_local(&i.to_string()))
+                    || self.is_capture(p);
                 if local {
                     let func = &c.func;
                     (
