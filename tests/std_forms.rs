@@ -615,3 +615,15 @@ fn a_closure_calling_a_captured_callable_compiles() {
     t.verify().unwrap();
     assert_eq!(v, 0.75 + 1.5);
 }
+
+// `sin_cos` called by its path.
+#[tracked]
+fn by_path(x: f64) -> f64 {
+    let (s, c) = f64::sin_cos(x * 1.5);
+    s * x - c
+}
+
+#[test]
+fn sin_cos_by_its_path() {
+    every_entry_point!(by_path, [0.7, 0.75, -1.3]);
+}

@@ -351,8 +351,21 @@ fn float_paths() -> &'static std::collections::HashMap<std::any::TypeId, (Builti
             to_bits = ToBits,
             from_bits = FromBits
         );
+        t.insert(
+            super::ids::key_of(&f64::sin_cos).id,
+            (Builtin::SinCos, false),
+        );
+        t.insert(
+            super::ids::key_of(&f32::sin_cos).id,
+            (Builtin::SinCos, true),
+        );
         t
     })
+}
+
+/// Whether the callee `item` is `f64::sin_cos` or `f32::sin_cos`, by its fn item type.
+pub(crate) fn is_sin_cos_path(item: std::any::TypeId) -> bool {
+    float_path_of(item) == Some(Builtin::SinCos)
 }
 
 /// The float function named by the path whose fn item type is `item` (`f64::sin`).

@@ -420,6 +420,13 @@ pub(crate) fn reaches(site: &Site<'_>, f: FloatFn) -> bool {
     }
 }
 
+/// Whether `site` calls `sin_cos` on a float: by method syntax (`x.sin_cos()`, its receiver
+/// checked by [`builtin`]) or by its path (`f64::sin_cos(x)`).
+pub(crate) fn names_sin_cos(site: &Site<'_>) -> bool {
+    site.builtin() == Some(Builtin::SinCos)
+        || matches!(site.callee(), Some(Callee::Item(t)) if crate::core::op::is_sin_cos_path(t.id))
+}
+
 /// Whether the recorded pair of a `sin_cos` call is `(x.sin(), x.cos())` of its recorded
 /// operand, bit for bit (`core::op::sin_cos_parts`).
 pub(crate) fn sin_cos_reached(site: &Site<'_>) -> bool {
@@ -604,6 +611,9 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
         }
         (EntryKind::Call, _) => match site.callee()? {
             Callee::Item(t) => {
+                if crate::core::op::is_sin_cos_path(t.id) {
+                    return sin_cos_reached(site).then_some(Rule::SinCos);
+                }
                 if let Some(f) = float_fn_of(t.id) {
                     // The callee is exact; the witness checks the operands are current.
                     return reaches(site, f).then(|| float_method(f)).flatten();

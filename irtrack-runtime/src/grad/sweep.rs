@@ -2437,7 +2437,7 @@ impl<'s> Sweep<'s> {
                 .filter(|r| !r.is_none() && part.is_some())
                 .and_then(|&r| self.site(r))
                 .filter(|t| {
-                    t.builtin() == Some(Builtin::SinCos)
+                    rules::names_sin_cos(t)
                         && rules::builtin(t).is_some_and(|r| matches!(r, Rule::SinCos))
                 });
             if let (Some(k @ ("0" | "1")), Some(pair)) = (part, pair) {

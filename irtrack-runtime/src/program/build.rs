@@ -436,15 +436,23 @@ impl Builder<'_> {
 fn sin_cos_parts(n: NodeRef<'_>) -> Option<(Value, Value)> {
     use crate::core::op::Receiver;
     let entry = n.entry()?;
-    if n.kind() != NodeKind::PrimitiveCall
-        || entry.kind != EntryKind::MethodCall
-        || builtin_of(n) != Some(Builtin::SinCos)
-    {
+    if n.kind() != NodeKind::PrimitiveCall {
         return None;
     }
-    match n.store().node(n.id()).receiver {
-        Receiver::Float => {}
-        Receiver::Unknown if matches!(entry.operands.first(), Some(Operand::Const(_))) => {}
+    match entry.kind {
+        // By method syntax, on a float receiver (its type, or a literal).
+        EntryKind::MethodCall if builtin_of(n) == Some(Builtin::SinCos) => {
+            match n.store().node(n.id()).receiver {
+                Receiver::Float => {}
+                Receiver::Unknown if matches!(entry.operands.first(), Some(Operand::Const(_))) => {}
+                _ => return None,
+            }
+        }
+        // By its path (`f64::sin_cos(x)`), by the fn item's key.
+        EntryKind::Call => match n.store().callees.get(&n.id()) {
+            Some(crate::core::tape::Callee::Item(k)) if crate::core::op::is_sin_cos_path(k.id) => {}
+            _ => return None,
+        },
         _ => return None,
     }
     let x = n.operand_values().first()?.by_value().as_f64()?;
