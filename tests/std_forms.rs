@@ -627,3 +627,31 @@ fn by_path(x: f64) -> f64 {
 fn sin_cos_by_its_path() {
     every_entry_point!(by_path, [0.7, 0.75, -1.3]);
 }
+
+// `sin_cos` on the elements of a vector, through references.
+#[tracked]
+fn angles(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for t in v.iter() {
+        let (a, b) = t.sin_cos();
+        s += a * b + a;
+    }
+    s
+}
+
+/// `sin_cos` on a reference to a float is the float method where the recorded pair says so,
+/// as `sin` on one is (it had no rule, and programs could not run it again; a tester,
+/// 2026-11-28).
+#[test]
+fn sin_cos_on_a_reference() {
+    let v = vec![0.3, -1.2, 2.5];
+    let g = gradient(angles, (v.clone(),)).unwrap();
+    let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+    for (k, &x) in v.iter().enumerate() {
+        let want = (2.0 * x).cos() + x.cos();
+        assert!((g[k] - want).abs() < 1e-12, "{k}: {} vs {want}", g[k]);
+    }
+    let p = Program::from_trace(&track(angles, (v.clone(),)), &[Input::Dynamic]).unwrap();
+    let u = vec![0.1, 0.2, 0.4];
+    assert_eq!(p.call((u.clone(),)).unwrap().as_f64(), Some(angles(u)));
+}

@@ -583,10 +583,11 @@ pub(crate) fn builtin(site: &Site<'_>) -> Option<Rule> {
             }
             _ => array_rule(site),
         },
-        // Only on a float itself: a reference or a generic receiver may reach a trait method
-        // of that name, which one recorded pair does not tell from the float method.
+        // On a float, or a reference to one (as for the other float methods: the recorded pair
+        // is the witness); not on a generic receiver, whose trait method of that name one
+        // recorded pair does not tell from the float method.
         (EntryKind::MethodCall, Some(Builtin::SinCos)) => match site.receiver() {
-            Receiver::Float => sin_cos_reached(site).then_some(Rule::SinCos),
+            Receiver::Float | Receiver::FloatRef => sin_cos_reached(site).then_some(Rule::SinCos),
             Receiver::Unknown if site.value(0).is_none() && site.is_float(0) => {
                 sin_cos_reached(site).then_some(Rule::SinCos)
             }

@@ -443,7 +443,7 @@ fn sin_cos_parts(n: NodeRef<'_>) -> Option<(Value, Value)> {
         // By method syntax, on a float receiver (its type, or a literal).
         EntryKind::MethodCall if builtin_of(n) == Some(Builtin::SinCos) => {
             match n.store().node(n.id()).receiver {
-                Receiver::Float => {}
+                Receiver::Float | Receiver::FloatRef => {}
                 Receiver::Unknown if matches!(entry.operands.first(), Some(Operand::Const(_))) => {}
                 _ => return None,
             }
