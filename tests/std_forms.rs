@@ -655,3 +655,37 @@ fn sin_cos_on_a_reference() {
     let u = vec![0.1, 0.2, 0.4];
     assert_eq!(p.call((u.clone(),)).unwrap().as_f64(), Some(angles(u)));
 }
+
+// A nested pattern over a pair of walks: consecutive differences, weighted by position.
+#[tracked]
+fn weighted_steps(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (i, (a, b)) in v.iter().zip(v.iter().skip(1)).enumerate() {
+        s += (b - a) * (b - a) * (i + 1) as f64;
+    }
+    s
+}
+
+/// A nested pattern in a loop (`for (i, (a, b)) in ….zip(…).enumerate()`) binds the parts it
+/// names (the gradient and programs refused it: "binds a part of an element … that is not the
+/// element itself"; tester E and audit C, 2026-11-28).
+#[test]
+fn nested_patterns_over_zip_and_enumerate() {
+    let v = vec![1.0, 2.5, 2.0, 4.0];
+    let g = gradient(weighted_steps, (v.clone(),)).unwrap();
+    let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+    let h = 1e-6;
+    for k in 0..v.len() {
+        let (mut up, mut down) = (v.clone(), v.clone());
+        up[k] += h;
+        down[k] -= h;
+        let want = (weighted_steps(up) - weighted_steps(down)) / (2.0 * h);
+        assert!((g[k] - want).abs() < 1e-6, "{k}: {} vs {want}", g[k]);
+    }
+    let p = Program::from_trace(&track(weighted_steps, (v.clone(),)), &[Input::Dynamic]).unwrap();
+    let u = vec![0.5, -1.0, 3.0, 2.0];
+    assert_eq!(
+        p.call((u.clone(),)).unwrap().as_f64(),
+        Some(weighted_steps(u))
+    );
+}

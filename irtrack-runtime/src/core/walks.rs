@@ -205,26 +205,62 @@ pub(crate) fn call_head(store: &Store, node: NodeId) -> Option<&str> {
     matches!(entry.kind, EntryKind::MethodCall | EntryKind::Call).then_some(entry.head.as_str())
 }
 
-/// Which element of a pattern `Some((a, b))` (or `(a, b)`) the binding `name` is, for
-/// two-element tuples.
-pub(crate) fn tuple_component(pattern: &str, name: &str) -> Option<usize> {
-    let inner = pattern.trim();
-    let inner = inner
+/// Where the binding `name` is in a pattern of pairs `Some((a, b))` (or `(a, b)`), nested
+/// (`Some((i, (a, b)))`: `[1, 0]` for `a`): the position in each pair, outermost first.
+pub(crate) fn tuple_path(pattern: &str, name: &str) -> Option<Vec<usize>> {
+    let p = pattern.trim();
+    let p = p
         .strip_prefix("Some")
         .map(str::trim)
         .and_then(|p| p.strip_prefix('(')?.strip_suffix(')'))
-        .unwrap_or(inner)
+        .unwrap_or(p)
         .trim();
-    let inner = inner.strip_prefix('(')?.strip_suffix(')')?;
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    if parts.len() != 2 || parts.iter().any(|p| p.contains(['(', '[', '{'])) {
+    let path = path_in(p, name)?;
+    (!path.is_empty()).then_some(path)
+}
+
+fn path_in(p: &str, name: &str) -> Option<Vec<usize>> {
+    let p = p.trim();
+    if let Some(inner) = p.strip_prefix('(').and_then(|q| q.strip_suffix(')')) {
+        let parts = split_top_level(inner)?;
+        if parts.len() != 2 {
+            return None;
+        }
+        return parts.iter().enumerate().find_map(|(k, part)| {
+            let mut rest = path_in(part, name)?;
+            rest.insert(0, k);
+            Some(rest)
+        });
+    }
+    if p.contains(['(', ')', '[', '{', ',']) {
         return None;
     }
-    parts.iter().position(|p| {
-        let p = p.trim_start_matches('&');
-        let p = p.strip_prefix("mut ").unwrap_or(p);
-        let p = p.strip_prefix("ref ").unwrap_or(p);
-        p.trim() == name
+    let p = p.trim_start_matches('&');
+    let p = p.strip_prefix("mut ").unwrap_or(p);
+    let p = p.strip_prefix("ref ").unwrap_or(p);
+    (p.trim() == name).then(Vec::new)
+}
+
+/// The parts of `s` separated by commas outside parentheses; `None` when they do not balance.
+fn split_top_level(s: &str) -> Option<Vec<&str>> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+    }
+    (depth == 0).then(|| {
+        parts.push(&s[start..]);
+        parts
     })
 }
 
@@ -296,24 +332,34 @@ pub(crate) fn pair_item(store: &Store, bind: NodeId, next: NodeId, k: usize) -> 
     if !scrutinee.is_none() && scrutinee != next {
         return None;
     }
-    let component = tuple_component(pattern, name)?;
+    let path = tuple_path(pattern, name)?;
     // Through the `into_iter` a `for` loop adds and the adaptors outside, to the `zip` or
-    // `enumerate`, and which of its items the `k`-th is.
-    let outer = walk(store, store.ref_at(next, 0))?;
-    let k = outer.item(k)?;
-    let walked = match (call_head(store, outer.base)?, component) {
-        ("enumerate", 0) => return Some(Item::Position(k)),
-        ("enumerate", 1) => store.ref_at(outer.base, 0),
-        ("zip", c) => store.ref_at(outer.base, c),
-        _ => return None,
-    };
-    if walked.is_none() {
-        return None;
+    // `enumerate`, and which of its items the `k`-th is; then, for a nested pattern
+    // (`for (i, (a, b)) in x.iter().zip(&y).enumerate()`), into the part at each position.
+    let (mut node, mut k) = (store.ref_at(next, 0), k);
+    for (depth, &c) in path.iter().enumerate() {
+        let last = depth + 1 == path.len();
+        let outer = walk(store, node)?;
+        let item = outer.item(k)?;
+        let walked = match (call_head(store, outer.base)?, c) {
+            ("enumerate", 0) => return last.then_some(Item::Position(item)),
+            ("enumerate", 1) => store.ref_at(outer.base, 0),
+            ("zip", c) => store.ref_at(outer.base, c),
+            _ => return None,
+        };
+        if walked.is_none() {
+            return None;
+        }
+        if !last {
+            (node, k) = (walked, item);
+            continue;
+        }
+        let (vector, len, index) = match vector_walk(store, walked) {
+            Some((inner, len)) => (inner.base, len, inner.item(item)?),
+            // `x.iter().zip(&y)`: the second component walks `y` itself.
+            None => (walked, store.value_cow(walked).floats()?.len(), item),
+        };
+        return (index < len).then_some(Item::Element { vector, len, index });
     }
-    let (vector, len, index) = match vector_walk(store, walked) {
-        Some((inner, len)) => (inner.base, len, inner.item(k)?),
-        // `x.iter().zip(&y)`: the second component walks `y` itself.
-        None => (walked, store.value_cow(walked).floats()?.len(), k),
-    };
-    (index < len).then_some(Item::Element { vector, len, index })
+    None
 }

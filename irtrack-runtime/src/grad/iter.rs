@@ -281,14 +281,18 @@ pub(crate) fn tuple_binding(
 
 #[cfg(test)]
 mod tests {
-    use crate::core::walks::tuple_component;
+    use crate::core::walks::tuple_path;
 
     #[test]
-    fn components_of_tuple_patterns() {
-        assert_eq!(tuple_component("Some((a, b))", "b"), Some(1));
-        assert_eq!(tuple_component("Some((i, &x))", "x"), Some(1));
-        assert_eq!(tuple_component("Some((mut a, b))", "a"), Some(0));
-        assert_eq!(tuple_component("Some(((a, b), c))", "a"), None);
-        assert_eq!(tuple_component("Some(x)", "x"), None);
+    fn paths_in_tuple_patterns() {
+        assert_eq!(tuple_path("Some((a, b))", "b"), Some(vec![1]));
+        assert_eq!(tuple_path("Some((i, &x))", "x"), Some(vec![1]));
+        assert_eq!(tuple_path("Some((mut a, b))", "a"), Some(vec![0]));
+        assert_eq!(tuple_path("Some(((a, b), c))", "a"), Some(vec![0, 0]));
+        assert_eq!(tuple_path("Some((i, (a, b)))", "b"), Some(vec![1, 1]));
+        assert_eq!(tuple_path("Some((i, (&a, &b)))", "a"), Some(vec![1, 0]));
+        assert_eq!(tuple_path("Some(x)", "x"), None);
+        assert_eq!(tuple_path("Some((a, b, c))", "a"), None);
+        assert_eq!(tuple_path("Some(([a, b], c))", "a"), None);
     }
 }
