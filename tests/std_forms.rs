@@ -689,3 +689,44 @@ fn nested_patterns_over_zip_and_enumerate() {
         Some(weighted_steps(u))
     );
 }
+
+#[tracked]
+fn through_deref(v: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for t in v.iter() {
+        s += (*t).sin();
+        let (a, b) = (*t).sin_cos();
+        s += a * b;
+    }
+    let r = &s;
+    (*r).exp()
+}
+
+/// A float method called on what a reference points at (`(*r).sin()`, which the README
+/// advises where a trait of the reference type could be found first) is recorded with its
+/// receiver: it was not ("takes a closure, or another value the trace did not record"), so
+/// the README's advice led to a refusal (a tester, 2026-11-28).
+#[test]
+fn a_method_on_what_a_reference_points_at() {
+    let v = vec![0.5, 1.0];
+    let g = gradient(through_deref, (v.clone(),)).unwrap();
+    let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+    let h = 1e-6;
+    for k in 0..v.len() {
+        let (mut up, mut down) = (v.clone(), v.clone());
+        up[k] += h;
+        down[k] -= h;
+        let want = (through_deref(up) - through_deref(down)) / (2.0 * h);
+        assert!(
+            (g[k] - want).abs() < 1e-6 * want.abs().max(1.0),
+            "{k}: {} vs {want}",
+            g[k]
+        );
+    }
+    let p = Program::from_trace(&track(through_deref, (v,)), &[Input::Dynamic]).unwrap();
+    let u = vec![0.25, 2.0];
+    assert_eq!(
+        p.call((u.clone(),)).unwrap().as_f64(),
+        Some(through_deref(u))
+    );
+}

@@ -87,6 +87,11 @@ fn pure_place(e: &Expr, is_local: &dyn Fn(&str) -> bool) -> bool {
         Expr::Path(_) => true,
         Expr::Field(f) => pure_place(&f.base, is_local),
         Expr::Paren(p) => pure_place(&p.expr, is_local),
+        // What a variable refers to (`(*r).sin()`, the README's advice for a float method on a
+        // reference): read through the reference, no code runs.
+        Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => {
+            matches!(&*u.expr, Expr::Path(p) if p.path.get_ident().is_some_and(|i| is_local(&i.to_string())))
+        }
         Expr::Index(i) => pure_place(&i.expr, is_local) && pure_index(&i.index, is_local),
         _ => false,
     }
@@ -568,7 +573,24 @@ impl Lowerer {
                 )
             }
             Expr::Paren(p) => return self.shared_place_parts(&p.expr),
-            _ => unreachable!("shared_place is called on paths, fields and indexing"),
+            // `*r` of a variable `r`: a node `$(*)(r)` holding what it refers to.
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => {
+                let inner = self.expr(&u.expr, Ctx::Place);
+                let t = inner.tokens;
+                let (id, op) =
+                    self.ir
+                        .define(self.block, Slot::Var, Kind::Special, "*", vec![inner.op]);
+                (
+                    id,
+                    op,
+                    Lowered {
+                        tokens: quote!((*#t)),
+                        op: Operand::None,
+                        loud: inner.loud,
+                    },
+                )
+            }
+            _ => unreachable!("shared_place is called on paths, fields, indexing and derefs"),
         })
     }
 
