@@ -67,6 +67,28 @@ macro_rules! every_entry_point {
     }};
 }
 
+/// The gradient of `f` in its one `Vec<f64>` argument at `v` against central finite
+/// differences of the plain function, element by element.
+macro_rules! vector_gradient_matches {
+    ($f:expr, $v:expr) => {{
+        let v: Vec<f64> = $v.clone();
+        let g = gradient($f, (v.clone(),)).unwrap();
+        let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
+        let h = 1e-6;
+        for k in 0..v.len() {
+            let (mut up, mut down) = (v.clone(), v.clone());
+            up[k] += h;
+            down[k] -= h;
+            let want = ($f(up) - $f(down)) / (2.0 * h);
+            assert!(
+                (g[k] - want).abs() < 1e-6 * want.abs().max(1.0),
+                "{k}: {} vs {want}",
+                g[k]
+            );
+        }
+    }};
+}
+
 // A rotation by an angle the input makes, its parts bound by a pattern.
 #[tracked]
 fn rotate(x: f64) -> f64 {
@@ -672,16 +694,7 @@ fn weighted_steps(v: Vec<f64>) -> f64 {
 #[test]
 fn nested_patterns_over_zip_and_enumerate() {
     let v = vec![1.0, 2.5, 2.0, 4.0];
-    let g = gradient(weighted_steps, (v.clone(),)).unwrap();
-    let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
-    let h = 1e-6;
-    for k in 0..v.len() {
-        let (mut up, mut down) = (v.clone(), v.clone());
-        up[k] += h;
-        down[k] -= h;
-        let want = (weighted_steps(up) - weighted_steps(down)) / (2.0 * h);
-        assert!((g[k] - want).abs() < 1e-6, "{k}: {} vs {want}", g[k]);
-    }
+    vector_gradient_matches!(weighted_steps, v);
     let p = Program::from_trace(&track(weighted_steps, (v.clone(),)), &[Input::Dynamic]).unwrap();
     let u = vec![0.5, -1.0, 3.0, 2.0];
     assert_eq!(
@@ -709,20 +722,7 @@ fn through_deref(v: Vec<f64>) -> f64 {
 #[test]
 fn a_method_on_what_a_reference_points_at() {
     let v = vec![0.5, 1.0];
-    let g = gradient(through_deref, (v.clone(),)).unwrap();
-    let g = g.wrt[0].as_ref().unwrap().as_slice().unwrap().to_vec();
-    let h = 1e-6;
-    for k in 0..v.len() {
-        let (mut up, mut down) = (v.clone(), v.clone());
-        up[k] += h;
-        down[k] -= h;
-        let want = (through_deref(up) - through_deref(down)) / (2.0 * h);
-        assert!(
-            (g[k] - want).abs() < 1e-6 * want.abs().max(1.0),
-            "{k}: {} vs {want}",
-            g[k]
-        );
-    }
+    vector_gradient_matches!(through_deref, v);
     let p = Program::from_trace(&track(through_deref, (v,)), &[Input::Dynamic]).unwrap();
     let u = vec![0.25, 2.0];
     assert_eq!(
