@@ -1187,6 +1187,22 @@ fn no_value_no_derivative() {
     every!(overflow_difference, 1000.0);
     every!(squares_cancelled, 1e200);
     every!(min_of_nan, f64::NAN);
+    // Not refused where the function has no value: the NaN is the answer (∞ − ∞ at 1000 was
+    // refused as a NaN made from numbers).
+    for (f, x) in [
+        (overflow_difference as fn(f64) -> f64, 1000.0),
+        (squares_cancelled, 1e200),
+    ] {
+        assert!(f(x).is_nan());
+    }
+    assert!(
+        gradient(overflow_difference, (1000.0,)).unwrap().scalars()[0]
+            .unwrap()
+            .is_nan()
+    );
+    assert!(gradient(squares_cancelled, (1e200,)).unwrap().scalars()[0]
+        .unwrap()
+        .is_nan());
     // Two arguments: the whole Hessian.
     let h = hessian(two_logs, (vec![-1.0, 2.0],)).unwrap();
     assert!((0..2).all(|i| h.row(i).iter().all(|v| v.is_nan())), "{h:?}");

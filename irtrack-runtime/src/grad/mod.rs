@@ -130,8 +130,12 @@ where
     }
     let sweep = run(&trace, seed.clone())?;
     let wrt = argument_gradients(&sweep);
-    numbers(&trace, &seed, &wrt)?;
-    underflow(&sweep, &wrt)?;
+    // Where the function has no value, every sensitivity is NaN: no NaN or ∞ in them is to
+    // be explained.
+    if output != Output::NoValue {
+        numbers(&trace, &seed, &wrt)?;
+        underflow(&sweep, &wrt)?;
+    }
     let wrt = output.check(&sweep, wrt)?;
     Ok(Gradient { value, wrt })
 }
@@ -304,8 +308,10 @@ impl Pullback {
         }
         let sweep = run(&self.trace, seed.clone())?;
         let wrt = argument_gradients(&sweep);
-        numbers(&self.trace, &seed, &wrt)?;
-        underflow(&sweep, &wrt)?;
+        if output != Output::NoValue {
+            numbers(&self.trace, &seed, &wrt)?;
+            underflow(&sweep, &wrt)?;
+        }
         output.check(&sweep, wrt)
     }
 
