@@ -730,3 +730,33 @@ fn a_method_on_what_a_reference_points_at() {
         Some(through_deref(u))
     );
 }
+
+#[derive(Clone, Copy, Debug)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+#[tracked]
+fn make_pt(t: f64) -> Pt {
+    Pt {
+        x: t * 2.0,
+        y: t.sin(),
+    }
+}
+
+// A struct taken apart by a pattern (`let Pt { x, y } = …`, also renamed and with `..`).
+#[tracked]
+fn struct_pattern(t: f64) -> f64 {
+    let Pt { x, y } = make_pt(t);
+    let Pt { y: w, .. } = make_pt(x);
+    x * y + w
+}
+
+/// A struct pattern's bindings name their fields (`FnIr::bind_path`), as a read `p.x` does:
+/// gradients and programs follow them (each binding was refused: "a part of a struct"; an
+/// audit, 2026-11-28).
+#[test]
+fn struct_patterns() {
+    every_entry_point!(struct_pattern, [0.7, 0.9, -1.3]);
+}

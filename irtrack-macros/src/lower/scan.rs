@@ -297,6 +297,17 @@ pub fn binding_path(pat: &Pat, ident: &syn::Ident) -> Option<String> {
                 false => format!("{k}.{rest}"),
             })
         }),
+        // A struct's field by its name (`let P { x, y: w } = p`), as a read `p.x` names it.
+        Pat::Struct(s) if s.qself.is_none() => s.fields.iter().find_map(|f| {
+            let member = match &f.member {
+                syn::Member::Named(i) => i.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            binding_path(&f.pat, ident).map(|rest| match rest.is_empty() {
+                true => member.clone(),
+                false => format!("{member}.{rest}"),
+            })
+        }),
         _ => None,
     }
 }

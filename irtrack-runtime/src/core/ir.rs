@@ -1051,10 +1051,11 @@ impl FnIr {
                     return Err(bad());
                 };
                 let e = e.parse::<usize>().map_err(|_| bad())?;
+                // Positions of tuples and names of structs' fields (`1.0`, `p.x`).
                 let valid = !path.is_empty()
-                    && path
-                        .split('.')
-                        .all(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+                    && path.split('.').all(|k| {
+                        !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    });
                 if fields.len() != 3 || !valid {
                     return Err(bad());
                 }
