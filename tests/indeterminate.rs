@@ -1315,3 +1315,19 @@ fn a_vector_output_with_an_element_without_value() {
         .unwrap()
         .is_nan());
 }
+
+/// A derivative program built by hand and called where an intermediate overflows: its zero
+/// slope is only a limit, refused as the entry points refuse it (it gave 0 for 1; an audit,
+/// 2026-11-28). Elsewhere it answers.
+#[test]
+fn a_derivative_program_refuses_a_zero_slope_at_an_overflow() {
+    use irtrack::diff::{differentiate, reverse};
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(&track(root_of_square, (3.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    let r = reverse(&p, 0).unwrap();
+    assert!(d.call((1e160, 1.0)).is_err());
+    assert!(r.call((1e160, 1.0)).is_err());
+    assert_eq!(d.call((2.0, 1.0)).unwrap().as_f64(), Some(1.0));
+    assert_eq!(r.call((-2.0, 1.0)).unwrap().as_f64(), Some(-1.0));
+}

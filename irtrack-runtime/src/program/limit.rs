@@ -40,7 +40,7 @@ impl Program {
     /// indeterminate: an absorbing product meets ∞ with such a zero (a quotient 0), or the
     /// result is infinite because of one. As an error naming it and the operation that
     /// made the limit.
-    pub(super) fn limit_error(&self, args: &[Value]) -> Option<ReplayError> {
+    pub(super) fn limit_error(&self, args: &[Value], at_infinity: bool) -> Option<ReplayError> {
         // For each operation: the one whose limit zero its value carries (a zero it passed
         // on, or an infinity made from it: `1 / 0`), if any. An infinity made from finite
         // numbers is an overflow, whose derivative overflows too: not a limit.
@@ -168,9 +168,10 @@ impl Program {
                 operation: self.ops[o].kind.to_string(),
             });
         }
-        // The run above gave the result too: an infinite one made from a limit zero.
+        // The run above gave the result too: an infinite one made from a limit zero, or a
+        // zero that is a limit where the recorded function's value is infinite.
         if let (None, Src::Op(k), Ok(out)) = (found, &self.output, &out) {
-            if out.any_float(f64::is_infinite) {
+            if out.any_float(f64::is_infinite) || at_infinity && out.any_float(|v| v == 0.0) {
                 found = limit[*k].map(|z| (*k, z));
             }
         }
@@ -207,6 +208,26 @@ impl Program {
             limit: made.origin.clone(),
             limit_operation: made.kind.to_string(),
         })))
+    }
+
+    /// Whether a derivative program's float result `out` on `args` is 0 where the recorded
+    /// function's value is infinite: that zero may be only a limit (the slope of `sqrt` at an
+    /// overflowed `x * x`: `(x * x).sqrt()` at 10¹⁶⁰ has the slope 1, and the program gave 0; an
+    /// audit, 2026-11-28), which [`limit_error`](Program::limit_error) then reads. The primal
+    /// runs again only at such a zero.
+    pub(super) fn zero_at_infinity(&self, args: &[Value], out: &Value) -> bool {
+        let derivative = self.stages.iter().any(|&s| s > 0);
+        if !derivative || out.by_value().as_f64() != Some(0.0) {
+            return false;
+        }
+        let Some(primal) = &self.primal else {
+            return false;
+        };
+        let n = primal.inputs.len().min(args.len());
+        matches!(
+            primal.call_general(&args[..n]),
+            Ok(y) if y.by_value().as_f64().is_some_and(f64::is_infinite)
+        )
     }
 
     /// [`ReplayError::NotANumber`] when a derivative's result `out` on `args` has a NaN that

@@ -71,8 +71,9 @@ impl Program {
         if let Some(e) = self.nan_error(args, &v) {
             return Err(e);
         }
-        if self.limits_to_check(absorbed, &v) {
-            if let Some(e) = self.limit_error(args) {
+        let at_infinity = self.zero_at_infinity(args, &v);
+        if at_infinity || self.limits_to_check(absorbed, &v) {
+            if let Some(e) = self.limit_error(args, at_infinity) {
                 return Err(e);
             }
         }
