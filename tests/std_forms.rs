@@ -759,4 +759,23 @@ fn struct_pattern(t: f64) -> f64 {
 #[test]
 fn struct_patterns() {
     every_entry_point!(struct_pattern, [0.7, 0.9, -1.3]);
+    // An argument taken apart: each field's slope, by its name.
+    let g = gradient(argument_pattern, (Pt { x: 2.0, y: 3.0 },)).unwrap();
+    let Some(Tangent::Fields(fields)) = &g.wrt[0] else {
+        panic!("{:?}", g.wrt)
+    };
+    let slope = |name: &str| {
+        fields
+            .iter()
+            .find(|(p, _)| p == name)
+            .and_then(|(_, t)| t.as_scalar())
+    };
+    assert_eq!(slope("x"), Some(3.0 + 2.0f64.cos()));
+    assert_eq!(slope("y"), Some(2.0));
+}
+
+#[tracked]
+fn argument_pattern(p: Pt) -> f64 {
+    let Pt { x, y: w } = p;
+    x * w + x.sin()
 }

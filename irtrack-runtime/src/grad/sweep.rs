@@ -784,10 +784,19 @@ impl<'s> Sweep<'s> {
         if self.containers.is_empty() {
             return false;
         }
-        let Some((_, entry)) = self.entry_of(id) else {
+        let Some((ir, entry)) = self.entry_of(id) else {
             return false;
         };
-        let Some(field) = entry.head.strip_prefix('.') else {
+        // A read `c.f`, or a struct pattern's binding of a field (`let P { x, .. } = p`: its
+        // path names the field; a tuple pattern's positions keep the parts' rule).
+        let bound = || {
+            let index = self.store.node(id).entry as usize;
+            (ir.builtin(index) == Some(Builtin::Bind))
+                .then(|| ir.bind_path(index))
+                .flatten()
+                .filter(|p| !p.split('.').all(|k| k.bytes().all(|b| b.is_ascii_digit())))
+        };
+        let Some(field) = entry.head.strip_prefix('.').or_else(bound) else {
             return false;
         };
         let base = self.store.ref_at(id, 0);
