@@ -779,3 +779,24 @@ fn argument_pattern(p: Pt) -> f64 {
     let Pt { x, y: w } = p;
     x * w + x.sin()
 }
+
+#[tracked]
+fn ln_or(x: f64, fallback: f64) -> f64 {
+    safe_ln(x).unwrap_or(fallback * 2.0) + fallback
+}
+
+/// `unwrap_or` of an `Option` that is `None` on the path, with a dynamic default: the default
+/// (it was "cannot run again"; an audit, 2026-11-28). Where the path makes `Some`, a guard.
+#[test]
+fn unwrap_or_of_none_replays_its_default() {
+    let p = Program::from_trace(
+        &track(ln_or, (-1.0, 0.5)),
+        &[Input::Dynamic, Input::Dynamic],
+    )
+    .unwrap();
+    assert_eq!(
+        p.call((-2.0, 1.5)).unwrap().as_f64(),
+        Some(ln_or(-2.0, 1.5))
+    );
+    assert!(p.call((2.0, 1.5)).is_err());
+}

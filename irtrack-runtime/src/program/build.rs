@@ -329,6 +329,24 @@ impl Builder<'_> {
             self.placeholder(n, args, why);
             return Ok(true);
         }
+        // `o.unwrap_or(d)` of an `o` that is `None` whatever the inputs (a constant of the
+        // path) and a dynamic default: the default, checked against what the call gave.
+        if entry.kind == EntryKind::MethodCall
+            && entry.head == "unwrap_or"
+            && args.len() == 2
+            && args[1].is_dynamic()
+        {
+            let none = match &args[0] {
+                Src::Const(v) => v.wrapped().is_some_and(|w| w.is_none()),
+                _ => false,
+            };
+            let default = n.operand_values().get(1).map(Value::by_value);
+            if none && default.is_some_and(|d| d.exact_eq(&n.raw_value().by_value()) == Some(true))
+            {
+                self.set(n.id(), args[1].clone());
+                return Ok(true);
+            }
+        }
         let Some((variant, content)) = wrapper(self) else {
             return Ok(false);
         };
