@@ -567,18 +567,7 @@ fn bind_pattern_parameters(f: &mut TrackedFn) {
     let mut lets: Vec<syn::Stmt> = Vec::new();
     for (k, arg) in f.sig.inputs.iter_mut().enumerate() {
         let syn::FnArg::Typed(t) = arg else { continue };
-        if matches!(&*t.pat, syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
-            continue;
-        }
-        let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
-        // A `ref mut` binding borrows the parameter mutably (`fn f(ref mut r: f64)`).
-        let replacement: syn::Pat = if crate::lower::binds_ref_mut(&t.pat) {
-            syn::parse_quote!(mut #name)
-        } else {
-            syn::parse_quote!(#name)
-        };
-        let pat = std::mem::replace(&mut *t.pat, replacement);
-        lets.push(syn::parse_quote!(let #pat = #name;));
+        lets.extend(crate::lower::name_pattern_parameter(t, k));
     }
     if !lets.is_empty() {
         lets.append(&mut f.block.stmts);

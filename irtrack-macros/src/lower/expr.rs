@@ -1783,17 +1783,7 @@ fn name_typed_pattern_parameters(c: &syn::ExprClosure) -> Option<syn::ExprClosur
     let mut lets: Vec<syn::Stmt> = Vec::new();
     for (k, input) in c.inputs.iter_mut().enumerate() {
         let syn::Pat::Type(t) = input else { continue };
-        if matches!(&*t.pat, syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
-            continue;
-        }
-        let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
-        let replacement: syn::Pat = if super::binds_ref_mut(&t.pat) {
-            syn::parse_quote!(mut #name)
-        } else {
-            syn::parse_quote!(#name)
-        };
-        let pat = std::mem::replace(&mut *t.pat, replacement);
-        lets.push(syn::parse_quote!(let #pat = #name;));
+        lets.extend(super::name_pattern_parameter(t, k));
     }
     if lets.is_empty() {
         return None;

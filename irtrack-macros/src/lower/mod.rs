@@ -11,8 +11,6 @@ mod expr;
 mod scan;
 pub mod text;
 
-pub use scan::binds_ref_mut;
-
 use crate::ir::{EntryId, IrBuilder, Kind, Operand, Slot};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -204,6 +202,25 @@ pub struct Lowerer {
     /// Whether the function takes `&mut self` or `mut self`: its methods' receivers rooted in
     /// `self` may be written (`Lowerer::may_write_receiver`).
     mut_self: bool,
+}
+
+/// Gives parameter `k`, written as a pattern other than a name (`(a, b): (f64, f64)`, `_: f64`,
+/// `&x: &f64`), a name of its own (`__irtrack_arg{k}`) and returns the `let` binding the pattern
+/// to it, for the top of the body: one argument node per parameter, at the position the caller
+/// passes it. `None` for a parameter written as a name. Shared by functions and closures.
+pub fn name_pattern_parameter(t: &mut syn::PatType, k: usize) -> Option<Stmt> {
+    if matches!(&*t.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
+        return None;
+    }
+    let name = syn::Ident::new(&format!("__irtrack_arg{k}"), Span::mixed_site());
+    // A `ref mut` binding borrows the parameter mutably (`fn f(ref mut r: f64)`).
+    let replacement: Pat = if scan::binds_ref_mut(&t.pat) {
+        syn::parse_quote!(mut #name)
+    } else {
+        syn::parse_quote!(#name)
+    };
+    let pat = std::mem::replace(&mut *t.pat, replacement);
+    Some(syn::parse_quote!(let #pat = #name;))
 }
 
 /// The frame ident in generated code; hygienic, so user code cannot name it.

@@ -285,7 +285,7 @@ where
     call.extend(wrt.iter().map(|&k| tangents[k].clone()));
     let tangent = d.call(call.clone())?;
     numbers(&d, &call, &trace, &tangent)?;
-    let tangent = none_without_value(tangent, &trace.root().raw_value());
+    let tangent = nan_where_no_value(tangent, &trace.root().raw_value());
     Ok(Jvp { value, tangent })
 }
 
@@ -494,12 +494,9 @@ where
     Ok(Matrix::from_columns(rows, columns))
 }
 
-/// The float elements of a float, a vector or an array of floats.
+/// The float elements of a float, a vector or an array of floats (as a matrix's column).
 fn elements(v: &Value) -> Option<Vec<f64>> {
-    match v.by_value().as_f64() {
-        Some(x) => Some(vec![x]),
-        None => v.float_elements(),
-    }
+    column(v, "").ok()
 }
 
 /// `v` with every float element NaN (a float, a `Vec` of `f64` or `f32`, an array).
@@ -533,7 +530,7 @@ fn all_nan(v: &Value) -> Value {
 /// A derivative `t` of the output `y`, NaN where `y` has no value (its elements that are NaN;
 /// all of it for a float output): `differentiate` does it for a float output, this for the
 /// elements of vectors.
-fn none_without_value(t: Value, y: &Value) -> Value {
+fn nan_where_no_value(t: Value, y: &Value) -> Value {
     let Some(ys) = elements(y) else {
         return t;
     };

@@ -2313,11 +2313,9 @@ impl<'s> Sweep<'s> {
                     site.value(k)
                         .is_some_and(|v| v.downcast_ref::<f32>().is_some())
                 };
-                let jump = match site.builtin() {
-                    Some(Builtin::Compare(_)) => None,
-                    Some(op) => Some(op),
-                    None => None,
-                };
+                let jump = site
+                    .builtin()
+                    .filter(|op| !matches!(op, Builtin::Compare(_)));
                 let closed = match (jump, site.scalar(0), site.scalar(1), rate(0), rate(1)) {
                     (None, Some(a), Some(b), Some((ta, true)), Some((tb, true))) => {
                         let f32 = f32(0) || f32(1);
@@ -2455,11 +2453,19 @@ impl<'s> Sweep<'s> {
                     tangent[i] = Some(0.0);
                     continue;
                 }
-                let Some((x, ts)) = pair.scalar(0).zip(tangent[src.index()]) else {
+                // The part's slope, by the pair's rule given the part's unit sensitivity.
+                let unit = Tangent::Fields(vec![(k.to_string(), Tangent::Scalar(1.0))]);
+                let mut slope = Vec::new();
+                let d = rules::apply(&Rule::SinCos, &pair, &unit, &mut slope)
+                    .ok()
+                    .and_then(|()| match slope.first() {
+                        Some((0, Contribution::Whole(t))) => t.as_scalar(),
+                        _ => None,
+                    });
+                let (Some(d), Some(ts)) = (d, tangent[src.index()]) else {
                     unknown(&mut estimate);
                     continue;
                 };
-                let d = if k == "0" { x.cos() } else { -x.sin() };
                 tangent[i] = Some(d * ts);
                 through[i] = d * through[src.index()];
                 origin[i] = origin[src.index()];

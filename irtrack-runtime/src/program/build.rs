@@ -90,11 +90,10 @@ impl Variant {
         }
     }
 
-    /// Whether `pattern`, an arm before the one taken, can never match this variant: each of
-    /// its alternatives is the other variant (`None`, `Err(…)`; `?` is lowered to a test of
-    /// `Err(_) | None` on either type).
-    fn excludes(self, pattern: &str) -> bool {
-        let _ = self;
+    /// Whether `pattern`, an arm before the one taken, can never match a `Some(x)` or `Ok(x)`:
+    /// each of its alternatives is the other variant (`None`, `Err(…)`; `?` is lowered to a test
+    /// of `Err(_) | None` on either type).
+    fn other_variant(pattern: &str) -> bool {
         pattern.split('|').all(|alt| {
             let a = alt.trim();
             a == "None" || a.starts_with("Err(") && a.ends_with(')')
@@ -242,15 +241,25 @@ impl Builder<'_> {
         }
         // A witness: the part holds what the node recorded (`a` of `let (.., a) = (x, (y,
         // z))` is `(y, z)`, not the tuple; it read `x` for `a.0`, a tester, 2026-11-28).
-        let held = match &part {
-            Src::Op(k) => self.ops.get(*k)?.recorded.clone(),
-            Src::Const(v) => v.clone(),
-            Src::Input(k) => match n.trace().node(self.root)?.arguments().get(*k)? {
-                Arg::Node(a) => a.raw_value(),
-                Arg::Const(_) => return None,
+        self.holds(&part, &n.raw_value()).then_some(part)
+    }
+
+    /// Whether the source `s` recorded `value`, exactly: the witness that a read of a part
+    /// (of a tuple, a struct, `Some(x)`) gave what that part's source made.
+    fn holds(&self, s: &Src, value: &Value) -> bool {
+        let recorded = match s {
+            Src::Op(k) => self.ops.get(*k).map(|op| op.recorded.clone()),
+            Src::Const(v) => Some(v.clone()),
+            Src::Input(k) => match self
+                .trace
+                .node(self.root)
+                .and_then(|r| r.arguments().get(*k).copied())
+            {
+                Some(Arg::Node(a)) => Some(a.raw_value()),
+                _ => None,
             },
         };
-        (held.exact_eq(&n.raw_value()) == Some(true)).then_some(part)
+        recorded.is_some_and(|r| r.by_value().exact_eq(&value.by_value()) == Some(true))
     }
 }
 
@@ -260,19 +269,13 @@ impl Builder<'_> {
     /// (`let (s, c) = x.sin_cos()`): what runs, differentiates and compiles are the two float
     /// methods.
     fn sin_cos(&mut self, n: NodeRef<'_>, args: Vec<Src>, parts: (Value, Value)) {
-        let mut pair = Vec::with_capacity(2);
-        for (f, recorded) in [(FloatFn::Sin, parts.0), (FloatFn::Cos, parts.1)] {
-            let k = self.ops.len();
-            self.ops.push(Op {
-                kind: OpKind::Run(Operation::Builtin(Builtin::Method(f))),
-                args: args.clone(),
-                origin: origin(n),
-                recorded,
-                derived: false,
-            });
-            self.steps.push(Step::Op(k));
-            pair.push(Src::Op(k));
-        }
+        let pair: Vec<Src> = [(FloatFn::Sin, parts.0), (FloatFn::Cos, parts.1)]
+            .into_iter()
+            .map(|(f, recorded)| {
+                let op = Operation::Builtin(Builtin::Method(f));
+                self.push_plain(n, op, args.clone(), recorded)
+            })
+            .collect();
         let whole = unsupported(
             n,
             "is the pair `sin_cos` gives, used whole: a program runs its parts; bind them \
@@ -381,12 +384,7 @@ impl Builder<'_> {
             return Ok(false);
         }
         // The witness: what the read gave is the content, as recorded.
-        let held = match &content {
-            Src::Op(k) => self.ops[*k].recorded.clone(),
-            Src::Const(v) => v.clone(),
-            Src::Input(_) => return Ok(false),
-        };
-        if held.exact_eq(&recorded.by_value()) != Some(true) {
+        if !self.holds(&content, &recorded) {
             return Ok(false);
         }
         self.set(n.id(), content);
@@ -413,7 +411,6 @@ impl Builder<'_> {
         } else {
             &entry.control
         };
-        let mut binds = Vec::new();
         for e in &ir.entries {
             if e.location.block != entry.location.block {
                 continue;
@@ -422,12 +419,8 @@ impl Builder<'_> {
                 break;
             }
             match e.kind {
-                EntryKind::JumpIfMatches if &e.condition == tested => {
-                    if !variant.excludes(&e.head) {
-                        return false;
-                    }
-                    binds.clear();
-                }
+                EntryKind::JumpIfMatches
+                    if &e.condition == tested && Variant::other_variant(&e.head) => {}
                 EntryKind::Jump | EntryKind::JumpUnless | EntryKind::JumpIfMatches => return false,
                 _ => {}
             }
@@ -436,14 +429,14 @@ impl Builder<'_> {
             return true;
         }
         // The names the taken arm binds: the `bind` entries of its block from the scrutinee.
-        for (i, e) in ir.entries.iter().enumerate() {
-            if e.location.block == entry.target
-                && ir.builtin(i) == Some(Builtin::Bind)
-                && e.operands.first() == Some(&entry.condition)
-            {
-                binds.push(e.head.trim_start_matches("bind ").trim());
-            }
-        }
+        let binds: Vec<&str> = (ir.entries.iter().enumerate())
+            .filter(|&(i, e)| {
+                e.location.block == entry.target
+                    && ir.builtin(i) == Some(Builtin::Bind)
+                    && e.operands.first() == Some(&entry.condition)
+            })
+            .map(|(_, e)| e.head.trim_start_matches("bind ").trim())
+            .collect();
         variant.always_matches(&entry.head, &binds)
     }
 }
@@ -1134,16 +1127,7 @@ impl<'t> Builder<'t> {
                 }
                 _ => (CmpOp::Eq, Src::Const(recorded_end)),
             };
-            let k = self.ops.len();
-            self.ops.push(Op {
-                kind: OpKind::Run(Operation::Builtin(Builtin::Compare(op))),
-                args: vec![end.clone(), bound],
-                origin: origin(n),
-                recorded: Value::snapshot(true),
-                derived: false,
-            });
-            self.steps.push(Step::Op(k));
-            self.push_guard(Src::Op(k), true, n, n);
+            self.guard_comparison(n, op, end.clone(), bound);
             self.cursors.push(0);
             let walk = RangeWalk {
                 len,
@@ -1239,11 +1223,8 @@ impl<'t> Builder<'t> {
                     }
                     // An iterator of an iterator (the `into_iter` a `for` loop adds, `&mut
                     // it`) walks on from where that one is: the same cursor.
-                    (_, Some(m)) => match self.walks.get(&m) {
-                        Some(&w) if self.taken.contains(&w.cursor) => {
-                            return Err(taken(n));
-                        }
-                        Some(&w) => w,
+                    (_, Some(m)) => match self.walk_at(n, Some(m))? {
+                        Some(w) => w,
                         None => return Ok(false),
                     },
                     _ => return Ok(false),
@@ -1281,16 +1262,7 @@ impl<'t> Builder<'t> {
                         let Some(recorded) = n.operand_values().get(1).map(Value::by_value) else {
                             return Ok(false);
                         };
-                        let k = self.ops.len();
-                        self.ops.push(Op {
-                            kind: OpKind::Run(Operation::Builtin(Builtin::Compare(CmpOp::Eq))),
-                            args: vec![count.clone(), Src::Const(recorded)],
-                            origin: origin(n),
-                            recorded: Value::snapshot(true),
-                            derived: false,
-                        });
-                        self.steps.push(Step::Op(k));
-                        self.push_guard(Src::Op(k), true, n, n);
+                        self.guard_comparison(n, CmpOp::Eq, count.clone(), Src::Const(recorded));
                     }
                 }
                 // The walks it takes are the adaptor's now: one walked on afterwards (through
@@ -1328,12 +1300,9 @@ impl<'t> Builder<'t> {
                 Ok(true)
             }
             "next" if call => {
-                let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
+                let Some(walk) = self.walk_at(n, operand_node(0))? else {
                     return Ok(false);
                 };
-                if self.taken.contains(&walk.cursor) {
-                    return Err(taken(n));
-                }
                 let i = self.cursors[walk.cursor];
                 self.cursors[walk.cursor] = (i + 1).min(walk.len);
                 self.elements.insert(n.id(), Element { walk, index: i });
@@ -1341,12 +1310,9 @@ impl<'t> Builder<'t> {
                 Ok(true)
             }
             "sum" if call => {
-                let Some(walk) = operand_node(0).and_then(|m| self.walks.get(&m).copied()) else {
+                let Some(walk) = self.walk_at(n, operand_node(0))? else {
                     return Ok(false);
                 };
-                if self.taken.contains(&walk.cursor) {
-                    return Err(taken(n));
-                }
                 let recorded = n.raw_value().by_value();
                 let Some(y) = recorded.as_f64() else {
                     return Ok(false);
@@ -1477,6 +1443,15 @@ impl<'t> Builder<'t> {
         }
     }
 
+    /// The walk the iterator node `m` is, if it is one; refused where an adaptor took it
+    /// before (`(&mut it).take(2)`, then `for x in it`).
+    fn walk_at(&self, n: NodeRef<'_>, m: Option<NodeId>) -> Result<Option<Walk>, ReplayError> {
+        match m.and_then(|m| self.walks.get(&m).copied()) {
+            Some(w) if self.taken.contains(&w.cursor) => Err(taken(n)),
+            w => Ok(w),
+        }
+    }
+
     /// The recorded elements of dynamic input `k`'s vector of floats.
     fn input_floats(&self, n: NodeRef<'_>, k: usize) -> Option<Vec<f64>> {
         let root = n.trace().node(self.root)?;
@@ -1499,6 +1474,14 @@ impl<'t> Builder<'t> {
         });
         self.steps.push(Step::Op(k));
         Src::Op(k)
+    }
+
+    /// A guard at `n` that `a op b` holds on every call, as it did when recorded (a length, a
+    /// count the path was taken with).
+    fn guard_comparison(&mut self, n: NodeRef<'_>, op: CmpOp, a: Src, b: Src) {
+        let operation = Operation::Builtin(Builtin::Compare(op));
+        let holds = self.push_plain(n, operation, vec![a, b], Value::snapshot(true));
+        self.push_guard(holds, true, n, n);
     }
 
     /// Guards for the arm a `match` took at branch `n` on the value of `scrutinee` (node `c`),
