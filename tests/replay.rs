@@ -416,6 +416,91 @@ proptest::proptest! {
     }
 }
 
+/// A sum of terms with a slope each: the gradient program sums `times(cotangent, slope)`
+/// over the terms, and the primal's own sum is computed between the terms (`r += …`).
+#[tracked]
+fn weighted_powers(x: f64, n: i32) -> f64 {
+    let mut r = 0.0;
+    let mut i = 1;
+    while i < n {
+        r += (x * f64::from(i)).sin() * x.powi(i);
+        i += 1;
+    }
+    r
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// The `f64` form runs chains of sums as loops (a primal's `r += x.powi(i)`, a gradient's
+    /// `g += times(d, slope)`, gathered where other instructions were written between them):
+    /// bit for bit the interpreter's results, with a zero cotangent absorbing an infinite
+    /// slope and its limit checked as the interpreter checks it, and the closed forms.
+    #[test]
+    fn chains_of_sums_agree_with_the_interpreter(x in -3.0f64..3.0, n in 1i32..14, d in -2.0f64..2.0) {
+        let mut programs = Vec::new();
+        for p in [
+            Program::from_trace(&track(h, (1.5, n)), &[Dynamic, Static]).unwrap(),
+            Program::from_trace(&track(weighted_powers, (1.5, n)), &[Dynamic, Static]).unwrap(),
+        ] {
+            programs.push(irtrack::diff::reverse(&p, 0).unwrap());
+            programs.push(p);
+        }
+        for (k, q) in programs.iter().enumerate() {
+            proptest::prop_assert_eq!(q.compiled_form(), "f64 lanes", "{}", q);
+            // The gradient programs take the cotangent after the function's arguments.
+            let args = |x: f64, d: f64| match k % 2 {
+                0 => vec![Value::snapshot(x), Value::snapshot(n), Value::snapshot(d)],
+                _ => vec![Value::snapshot(x), Value::snapshot(n)],
+            };
+            for (x, d) in [(x, d), (x, 0.0), (1e200, 0.0), (1e200, d), (f64::INFINITY, 0.0), (-0.0, d), (f64::NAN, d)] {
+                let fast = q.call(args(x, d));
+                let slow = q.call_interpreted(args(x, d));
+                proptest::prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{} at {}", q, x);
+            }
+        }
+        let g = programs[0].call((x, n, d)).unwrap().as_f64().unwrap();
+        let want = d * (1..n).map(|i| f64::from(i) * x.powi(i - 1)).sum::<f64>();
+        proptest::prop_assert!((g - want).abs() <= 1e-9 * want.abs().max(1.0), "{g} vs {want}");
+    }
+}
+
+/// A bisection of 200 steps: its derivative programs have more guards than registers.
+#[tracked]
+fn cube_root_by_halving(a: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 10.0);
+    let mut i = 0;
+    while i < 200 {
+        let m = 0.5 * (lo + hi);
+        if m * m * m - a > 0.0 {
+            hi = m
+        } else {
+            lo = m
+        }
+        i += 1;
+    }
+    0.5 * (lo + hi)
+}
+
+/// The `f64` form read a guard's number as a register: a derivative program with more guards
+/// than registers, run first on a thread (whose register file was still empty), panicked with
+/// an index out of bounds (a tester, 2026-11-28). It answers as the interpreter does.
+#[test]
+fn a_guard_number_is_not_a_register() {
+    let p = Program::from_trace(&track(cube_root_by_halving, (2.0,)), &[Dynamic]).unwrap();
+    for q in [
+        irtrack::diff::differentiate(&p, &[0]).unwrap(),
+        irtrack::diff::reverse(&p, 0).unwrap(),
+    ] {
+        assert_eq!(q.compiled_form(), "f64 lanes");
+        let slow = format!("{:?}", q.call_interpreted((2.0, 1.0)));
+        let fast = std::thread::spawn(move || format!("{:?}", q.call((2.0, 1.0))))
+            .join()
+            .expect("no panic");
+        assert_eq!(fast, slow);
+    }
+}
+
 /// No branch on the inputs and no integer input: every value of its programs is an `f64`.
 #[tracked]
 fn smooth(x: f64, y: f64, m: i32) -> f64 {

@@ -36,7 +36,7 @@ enum Op {
     Not,
     /// `a` when the condition `c` (a comparison's register) is 1.0, else `b`.
     Select,
-    /// The condition `a` (a comparison's register) must be this; else the guard numbered `b`
+    /// The condition `a` (a comparison's register) must be this; else the guard numbered `c`
     /// fails.
     Guard(bool),
     /// `a + b * c` (or `b * c + a`, the sum's operands in the order written: where both are
@@ -44,7 +44,10 @@ enum Op {
     /// read, fused into it ([`fuse_products`]); the product is rounded, then the sum, as the
     /// two instructions were.
     MulAdd(Order),
-    /// A run of `MulAdd`s ([`Run`]), the one numbered `a` in `Lanes::runs`.
+    /// `a + times(b, c)`: as `MulAdd`, for a derivative program's absorbing product (a
+    /// cotangent times a slope, summed into a gradient).
+    TimesAdd(Order),
+    /// A run of summing instructions ([`Run`]), the one numbered `c` in `Lanes::runs`.
     Run,
 }
 
@@ -65,15 +68,39 @@ impl Order {
     }
 }
 
-/// Consecutive `MulAdd` instructions whose registers step by constant strides, run as one
-/// loop ([`find_runs`]): a dot product (each sum adds to the previous one's result, which
-/// nothing else reads: `s += w[i] * x[i]`) or independent sums (`dx[i] += w[i] * d`, the
-/// transposed product of a gradient). The same operations in the same order as the
+/// What a summing instruction adds to its addend `a`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Term {
+    /// `b * c` (`MulAdd`).
+    Product,
+    /// `times(b, c)` (`TimesAdd`).
+    Absorbing,
+    /// `b` (`Add`).
+    Alone,
+}
+
+/// The order and term of a summing instruction: `MulAdd`, `TimesAdd` or `Add`, whose addend
+/// is `a`.
+fn summing(op: Op) -> Option<(Order, Term)> {
+    match op {
+        Op::MulAdd(o) => Some((o, Term::Product)),
+        Op::TimesAdd(o) => Some((o, Term::Absorbing)),
+        Op::Add => Some((Order::AddendFirst, Term::Alone)),
+        _ => None,
+    }
+}
+
+/// Consecutive summing instructions of one kind ([`summing`]) whose registers step by
+/// constant strides, run as one loop ([`find_runs`]): a dot product (each sum adds to the
+/// previous one's result, which nothing else reads: `s += w[i] * x[i]`, a primal's `r +=
+/// x.powi(i)`, a gradient's `g += times(d, slope)`) or independent sums (`dx[i] += w[i] * d`,
+/// the transposed product of a gradient). The same operations in the same order as the
 /// instructions they replace, so the same bits; a loop instead of a dispatch per instruction.
 #[derive(Clone, Copy, Debug)]
 struct Run {
     dot: bool,
     order: Order,
+    term: Term,
     len: u32,
     /// First register and stride of the addend (for a dot product, the first one only), the
     /// two factors and the result (for a dot product, only the last one is written).
@@ -183,7 +210,8 @@ impl Lanes {
                     let (a, b, out) = (float(ins.b)?, float(ins.c)?, float(ins.out)?);
                     (Op::Select, (a, b, out), boolean(ins.a)?)
                 }
-                Code::Guard(expected) => (Op::Guard(expected), (boolean(ins.a)?, ins.step, 0), 0),
+                // The guard's number in `c`, which only the operations that read it load.
+                Code::Guard(expected) => (Op::Guard(expected), (boolean(ins.a)?, 0, 0), ins.step),
                 _ => return None,
             };
             lanes.push(LaneInstr { op, a, b, c, out });
@@ -193,6 +221,7 @@ impl Lanes {
         }
         let lanes = fuse_scaled_powi(lanes, template.len(), base, &variable, outputs);
         let lanes = fuse_products(lanes, template.len(), outputs);
+        let lanes = gather_chains(lanes, template.len(), outputs);
         let (lanes, runs) = find_runs(lanes, template.len(), outputs);
         let template = template
             .iter()
@@ -286,13 +315,16 @@ impl Lanes {
                 },
                 Op::Guard(expected) => {
                     if (a != 0.0) != expected {
-                        return Some(Err(ins.b));
+                        return Some(Err(ins.c));
                     }
                     continue;
                 }
                 Op::MulAdd(order) => order.sum(a, b * regs[ins.c as usize]),
+                Op::TimesAdd(order) => {
+                    order.sum(a, crate::core::eval::times_f64(b, regs[ins.c as usize]))
+                }
                 Op::Run => {
-                    run(&self.runs[ins.a as usize], regs);
+                    run(&self.runs[ins.c as usize], regs);
                     continue;
                 }
             };
@@ -301,18 +333,31 @@ impl Lanes {
     }
 }
 
-/// Runs `r` on the registers `regs`.
-#[inline]
+/// Runs `r` on the registers `regs`. Not inlined: the dispatch loop of [`Lanes::run_in`]
+/// compiles tighter without the loops' five forms in it (`h`'s gradient program: 13.6k → 12.8k
+/// instructions a call, callgrind).
+#[inline(never)]
 fn run(r: &Run, regs: &mut [f64]) {
-    // The order of the sums decided once, outside the loops.
-    match r.order {
-        Order::AddendFirst => run_summing(r, regs, |addend, product| addend + product),
-        Order::ProductFirst => run_summing(r, regs, |addend, product| product + addend),
+    use crate::core::eval::times_f64;
+    // The order of the sums and their term decided once, outside the loops.
+    let first = |a: f64, t: f64| a + t;
+    let second = |a: f64, t: f64| t + a;
+    match (r.order, r.term) {
+        (Order::AddendFirst, Term::Product) => run_summing(r, regs, first, |b, c| b * c),
+        (Order::ProductFirst, Term::Product) => run_summing(r, regs, second, |b, c| b * c),
+        (Order::AddendFirst, Term::Absorbing) => run_summing(r, regs, first, times_f64),
+        (Order::ProductFirst, Term::Absorbing) => run_summing(r, regs, second, times_f64),
+        (_, Term::Alone) => run_summing(r, regs, first, |b, _| b),
     }
 }
 
 #[inline(always)]
-fn run_summing(r: &Run, regs: &mut [f64], sum: impl Fn(f64, f64) -> f64) {
+fn run_summing(
+    r: &Run,
+    regs: &mut [f64],
+    sum: impl Fn(f64, f64) -> f64,
+    term: impl Fn(f64, f64) -> f64,
+) {
     let len = r.len as usize;
     let (mut b, mut c) = (r.b.0 as isize, r.c.0 as isize);
     let (sb, sc) = (r.b.1 as isize, r.c.1 as isize);
@@ -320,12 +365,12 @@ fn run_summing(r: &Run, regs: &mut [f64], sum: impl Fn(f64, f64) -> f64) {
         let mut acc = regs[r.acc.0 as usize];
         if sb == 1 && sc == 1 {
             let (b, c) = (b as usize, c as usize);
-            for (x, y) in regs[b..b + len].iter().zip(&regs[c..c + len]) {
-                acc = sum(acc, x * y);
+            for (&x, &y) in regs[b..b + len].iter().zip(&regs[c..c + len]) {
+                acc = sum(acc, term(x, y));
             }
         } else {
             for _ in 0..len {
-                acc = sum(acc, regs[b as usize] * regs[c as usize]);
+                acc = sum(acc, term(regs[b as usize], regs[c as usize]));
                 b += sb;
                 c += sc;
             }
@@ -336,7 +381,7 @@ fn run_summing(r: &Run, regs: &mut [f64], sum: impl Fn(f64, f64) -> f64) {
         let (mut a, mut o) = (r.acc.0 as isize, r.out.0 as isize);
         let (sa, so) = (r.acc.1 as isize, r.out.1 as isize);
         for _ in 0..len {
-            regs[o as usize] = sum(regs[a as usize], regs[b as usize] * regs[c as usize]);
+            regs[o as usize] = sum(regs[a as usize], term(regs[b as usize], regs[c as usize]));
             a += sa;
             b += sb;
             c += sc;
@@ -349,7 +394,7 @@ fn run_summing(r: &Run, regs: &mut [f64], sum: impl Fn(f64, f64) -> f64) {
 fn reads(op: Op) -> [bool; 3] {
     match op {
         Op::Neg | Op::Unary(_) | Op::Powi(_) | Op::Not | Op::Guard(_) => [true, false, false],
-        Op::Select | Op::MulAdd(_) => [true, true, true],
+        Op::Select | Op::MulAdd(_) | Op::TimesAdd(_) => [true, true, true],
         Op::Run => [false, false, false],
         _ => [true, true, false],
     }
@@ -380,14 +425,14 @@ fn live(lanes: Vec<LaneInstr>, dead: &[bool]) -> Vec<LaneInstr> {
         .collect()
 }
 
-/// Fuses each product that only one sum reads into that sum, at the sum's place (`MulAdd`):
-/// half the instructions of a dot product. The same two operations on the same values
-/// (registers are written once).
+/// Fuses each product (`*`, or a derivative program's `times`) that only one sum reads into
+/// that sum, at the sum's place (`MulAdd`, `TimesAdd`): half the instructions of a dot
+/// product. The same two operations on the same values (registers are written once).
 fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -> Vec<LaneInstr> {
     let uses = uses_of(&lanes, registers, outputs);
     let mut product: Vec<Option<usize>> = vec![None; registers];
     for (i, l) in lanes.iter().enumerate() {
-        if matches!(l.op, Op::Mul) {
+        if matches!(l.op, Op::Mul | Op::Times) {
             product[l.out as usize] = Some(i);
         }
     }
@@ -406,7 +451,10 @@ fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -
         };
         let m = lanes[i];
         lanes[j] = LaneInstr {
-            op: Op::MulAdd(order),
+            op: match m.op {
+                Op::Times => Op::TimesAdd(order),
+                _ => Op::MulAdd(order),
+            },
             a: addend,
             b: m.a,
             c: m.b,
@@ -417,8 +465,8 @@ fn fuse_products(mut lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -
     live(lanes, &dead)
 }
 
-/// Replaces runs of at least [`MIN_RUN`] consecutive `MulAdd`s whose registers step by
-/// constant strides with one [`Run`] each.
+/// Replaces runs of at least [`MIN_RUN`] consecutive summing instructions of one kind whose
+/// registers step by constant strides with one [`Run`] each.
 fn find_runs(
     lanes: Vec<LaneInstr>,
     registers: usize,
@@ -431,14 +479,12 @@ fn find_runs(
     let mut i = 0;
     while i < lanes.len() {
         let first = lanes[i];
-        let Op::MulAdd(order) = first.op else {
+        let Some(kind) = summing(first.op) else {
             out.push(first);
             i += 1;
             continue;
         };
-        let next = lanes
-            .get(i + 1)
-            .filter(|l| matches!(l.op, Op::MulAdd(o) if o == order));
+        let next = lanes.get(i + 1).filter(|l| summing(l.op) == Some(kind));
         let Some(second) = next.copied() else {
             out.push(first);
             i += 1;
@@ -469,7 +515,7 @@ fn find_runs(
         let mut len = 1;
         while let Some(l) = lanes.get(i + len) {
             let k = len;
-            let fits = matches!(l.op, Op::MulAdd(o) if o == order)
+            let fits = summing(l.op) == Some(kind)
                 && l.b as i64 == at((first.b, sb), k)
                 && l.c as i64 == at((first.c, sc), k)
                 && l.out as i64 == at((first.out, so), k)
@@ -498,14 +544,15 @@ fn find_runs(
         }
         out.push(LaneInstr {
             op: Op::Run,
-            a: runs.len() as u32,
+            a: 0,
             b: 0,
-            c: 0,
+            c: runs.len() as u32,
             out: lanes[i + len - 1].out,
         });
         runs.push(Run {
             dot,
-            order,
+            order: kind.0,
+            term: kind.1,
             len: len as u32,
             acc: (first.a, sa),
             b: (first.b, sb),
@@ -515,6 +562,86 @@ fn find_runs(
         i += len;
     }
     (out, runs)
+}
+
+/// Moves the members of each chain of sums (each one's addend the result of the one before,
+/// which nothing else reads) to the place of the last one, where other instructions were
+/// written between them: a primal's `r += x.powi(i)` computes each power between two sums.
+/// The chain is then consecutive, one [`Run`] for [`find_runs`]; chains whose registers do not
+/// step by constant strides (which no run could take) stay as written. The same values: each
+/// member reads registers written before its own place (registers are written once) or the
+/// member before it, and only the member after it reads its result; a guard between them
+/// fails the call whatever the sums gave.
+fn gather_chains(lanes: Vec<LaneInstr>, registers: usize, outputs: &[u32]) -> Vec<LaneInstr> {
+    let uses = uses_of(&lanes, registers, outputs);
+    let mut writer: Vec<Option<usize>> = vec![None; registers];
+    for (i, l) in lanes.iter().enumerate() {
+        if summing(l.op).is_some() {
+            writer[l.out as usize] = Some(i);
+        }
+    }
+    // Each sum's member before it in its chain, and whether one comes after it.
+    let mut before: Vec<Option<usize>> = vec![None; lanes.len()];
+    let mut followed = vec![false; lanes.len()];
+    for (j, l) in lanes.iter().enumerate() {
+        let Some(kind) = summing(l.op) else { continue };
+        if let Some(i) = writer[l.a as usize] {
+            if uses[l.a as usize] == 1 && summing(lanes[i].op) == Some(kind) {
+                before[j] = Some(i);
+                followed[i] = true;
+            }
+        }
+    }
+    let mut moved = vec![false; lanes.len()];
+    let mut chains = std::collections::HashMap::new();
+    for last in 0..lanes.len() {
+        if followed[last] || before[last].is_none() {
+            continue;
+        }
+        let (mut members, mut k) = (vec![last], last);
+        while let Some(i) = before[k] {
+            members.push(i);
+            k = i;
+        }
+        members.reverse();
+        let consecutive = members.windows(2).all(|w| w[1] == w[0] + 1);
+        // A member beside a sum of its kind may already be in a run of independent sums
+        // (`dx[i] += w[j][i] * d[j]` for each `j`, the chains running across them): that run
+        // is faster than the chains' dot products, whose sums wait on each other.
+        let alone = |m: usize| {
+            let kind = summing(lanes[m].op);
+            let beside = |k: Option<usize>| k.and_then(|k| lanes.get(k)).map(|l| summing(l.op));
+            beside(m.checked_sub(1)) != Some(kind) && beside(Some(m + 1)) != Some(kind)
+        };
+        let strided = |r: fn(&LaneInstr) -> u32| {
+            let step = |w: &[usize]| r(&lanes[w[1]]) as i64 - r(&lanes[w[0]]) as i64;
+            let first = step(&members[..2]);
+            members.windows(2).all(|w| step(w) == first)
+        };
+        if members.len() < MIN_RUN
+            || consecutive
+            || !members.iter().all(|&m| alone(m))
+            || !(strided(|l| l.b) && strided(|l| l.c) && strided(|l| l.out))
+        {
+            continue;
+        }
+        for &m in &members[..members.len() - 1] {
+            moved[m] = true;
+        }
+        chains.insert(last, members);
+    }
+    if chains.is_empty() {
+        return lanes;
+    }
+    let mut out = Vec::with_capacity(lanes.len());
+    for (i, l) in lanes.iter().enumerate() {
+        match chains.get(&i) {
+            Some(members) => out.extend(members.iter().map(|&m| lanes[m])),
+            None if !moved[i] => out.push(*l),
+            None => {}
+        }
+    }
+    out
 }
 
 /// The fewest instructions a [`Run`] replaces: below, the dispatch it saves does not pay for
