@@ -1640,12 +1640,39 @@ impl Lowerer {
                 | "trunc"
                 | "fract"
         );
-        let tell_apart = if self.generic && float_named && m.args.is_empty() && turbofish.is_none()
-        {
+        // And one of two operands (`atan2` of a trait taking `(y, x)`), where the operand can
+        // be read once more without running code (a variable, a field, a literal).
+        let float_named_of_two = matches!(
+            method.to_string().as_str(),
+            "powf"
+                | "max"
+                | "min"
+                | "atan2"
+                | "hypot"
+                | "log"
+                | "copysign"
+                | "rem_euclid"
+                | "div_euclid"
+        );
+        let arg_readable = m.args.len() == 1
+            && (matches!(unparen(&m.args[0]), Expr::Lit(_))
+                || pure_place(&m.args[0], &|n| self.is_local(n)));
+        let tell_apart = if !self.generic || turbofish.is_some() {
+            quote!()
+        } else if float_named && m.args.is_empty() {
             let r = private_ident("__irtrack_r");
             quote!(
                 let #recv_ty = #recv_ty.unless_float_method(
                     ::core::stringify!(#method), &#receiver, |#r| #r #dot #method (),
+                );
+            )
+        } else if float_named_of_two && arg_readable {
+            let (r, a) = (private_ident("__irtrack_r"), private_ident("__irtrack_a"));
+            let arg = &m.args[0];
+            quote!(
+                let #recv_ty = #recv_ty.unless_float_method_of_two(
+                    ::core::stringify!(#method), &#receiver, &#arg,
+                    |#r, #a| #r #dot #method (#a),
                 );
             )
         } else {

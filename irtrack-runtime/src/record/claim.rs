@@ -73,6 +73,34 @@ impl Receiver {
             _ => self,
         }
     }
+
+    /// As [`unless_float_method`](Receiver::unless_float_method), for a float method of two
+    /// operands (`powf`, `atan2`, `hypot`, `max`, `min`, `copysign`, `log`, `rem_euclid`,
+    /// `div_euclid`) called on `value` with `arg`: a trait's own method of that name may take
+    /// its operands the other way round (`atan2(y, x)`), which gives the float method's result
+    /// wherever the two are equal, as at a recorded point `(1, 1)` (the gradient was the float
+    /// method's with its partials swapped, and a program replayed it at other points). It is
+    /// run at two points that move each operand by a different amount, so no such symmetry
+    /// holds.
+    #[doc(hidden)]
+    pub fn unless_float_method_of_two<R, A, O>(
+        self,
+        name: &str,
+        value: &R,
+        arg: &A,
+        call: fn(R, A) -> O,
+    ) -> Receiver {
+        let Some(f) = crate::core::op::FloatFn::from_name(name, 2) else {
+            return self;
+        };
+        match probe::agrees_of_two(f, value, arg, call) {
+            Some(false) => Receiver {
+                ty: typeid::of::<NotTheFloatMethod>(),
+                ..self
+            },
+            _ => self,
+        }
+    }
 }
 
 /// Who a call was announced to.
@@ -339,6 +367,60 @@ pub mod probe {
                     let std = f.eval_f32(&[q], None)?;
                     mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
                 }
+            };
+            if !same {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+
+    /// [`agrees`] for a method of two operands of the receiver's float type: its operands are
+    /// moved by different fractions of their sizes (`(x + 1.618 s, y + 0.5 t)`, then `(x + 0.5
+    /// s, y + 1.618 t)`), so a method taking them the other way round differs where the
+    /// recorded point was symmetric. `None` where an operand or the result is of another type
+    /// (`powi`'s `i32`).
+    pub(super) fn agrees_of_two<R, A, O>(
+        f: crate::core::op::FloatFn,
+        value: &R,
+        arg: &A,
+        call: fn(R, A) -> O,
+    ) -> Option<bool> {
+        let of = |t: std::any::TypeId| {
+            [typeid::of::<R>(), typeid::of::<A>(), typeid::of::<O>()]
+                .iter()
+                .all(|&u| u == t)
+        };
+        let wide = of(typeid::of::<f64>());
+        if !wide && !of(typeid::of::<f32>()) {
+            return None;
+        }
+        let (x, y) = match wide {
+            true => (bits_as::<R, f64>(value), bits_as::<A, f64>(arg)),
+            false => (
+                f64::from(bits_as::<R, f32>(value)),
+                f64::from(bits_as::<A, f32>(arg)),
+            ),
+        };
+        let step = |v: f64| (v.abs() + 1.0) * 0.0173 * if v < 0.0 { -1.0 } else { 1.0 };
+        let (s, t) = (step(x), step(y));
+        let golden = 1.618_033_988_749_895;
+        for (p, q) in [(x + s * golden, y + t * 0.5), (x + s * 0.5, y + t * golden)] {
+            let run =
+                |r: R, a: A| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(r, a)));
+            let same = if wide {
+                let Ok(out) = run(bits_as::<f64, R>(&p), bits_as::<f64, A>(&q)) else {
+                    return Some(false);
+                };
+                let (mine, std) = (bits_as::<O, f64>(&out), f.eval_f64(&[p, q], None)?);
+                mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+            } else {
+                let (p, q) = (p as f32, q as f32);
+                let Ok(out) = run(bits_as::<f32, R>(&p), bits_as::<f32, A>(&q)) else {
+                    return Some(false);
+                };
+                let (mine, std) = (bits_as::<O, f32>(&out), f.eval_f32(&[p, q], None)?);
+                mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
             };
             if !same {
                 return Some(false);
