@@ -1227,3 +1227,80 @@ fn an_equality_with_a_selected_operand_holds_around_the_point() {
     // At the bound, `c == x` holds on one side only.
     assert!(gradient(inside_unit, (1.0,)).is_err());
 }
+
+/// A bisection generic in its residual, as root-finding crates write it.
+#[tracked]
+fn bisect_by<F: Fn(f64) -> f64>(f: F, lo0: f64, hi0: f64) -> f64 {
+    let (mut lo, mut hi) = (lo0, hi0);
+    for _ in 0..200 {
+        let m = 0.5 * (lo + hi);
+        if f(m) > 0.0 {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[tracked]
+fn cbrt_by_generic_bisection(a: f64) -> f64 {
+    bisect_by(|t: f64| t * t * t - a, 0.0, 10.0)
+}
+
+/// Derivative programs of converged bisections, built where the gradient refuses (a near
+/// tie), gave the path's slope when called there or elsewhere: `cbrt` by halvings 0.7071 for
+/// 0.3536 at 2 (and its second derivative 0), by a closure's residual 0 for 0.2100, a bracket
+/// moving with `a` 0.4 for 0 (a tester, 2026-11-28). Each call now runs the recorded
+/// function's program at the inputs moved by 2⁻³⁶ of their size where an ordering holds by
+/// a sliver, and refuses (`ReplayError::NoDerivative`) where that takes another branch.
+/// A few halvings, whose orderings hold by margins, keep their slope (the function's).
+#[test]
+fn derivative_programs_of_converged_bisections_are_refused() {
+    use irtrack::diff::{differentiate, reverse};
+    use irtrack::program::{Input, Program, ReplayError};
+    let refused = |r: Result<irtrack::Value, ReplayError>, what: &str| match r {
+        Err(ReplayError::NoDerivative { reason, .. }) => {
+            assert!(reason.contains("within rounding"), "{what}: {reason}")
+        }
+        other => panic!("{what}: {other:?}"),
+    };
+    macro_rules! check {
+        ($f:ident, $at:expr, $calls:expr) => {{
+            let p = Program::from_trace(&irtrack::track($f, ($at,)), &[Input::Dynamic]).unwrap();
+            let (d, r) = (differentiate(&p, &[0]).unwrap(), reverse(&p, 0).unwrap());
+            for x in $calls {
+                // Only points on the recorded path answer at all; there, no number.
+                if p.call((x,)).is_ok() {
+                    refused(d.call((x, 1.0)), stringify!($f));
+                    refused(r.call((x, 1.0)), stringify!($f));
+                }
+            }
+            refused(d.call(($at, 1.0)), stringify!($f));
+            let dd = differentiate(&d, &[0]).unwrap();
+            assert!(dd.call(($at, 1.0, 1.0)).is_err(), stringify!($f));
+        }};
+    }
+    check!(cbrt_by_bisection, 2.0, [2.0 + 1e-15, 0.5]);
+    check!(cbrt_by_generic_bisection, 2.0, [2.0 - 1e-15, 3.0]);
+    check!(cbrt_by_closure, 2.0, [2.0 - 1e-15]);
+    check!(implied_rate, 80.0, [80.0 + 1e-12]);
+    check!(root_by_product, 2.0, [2.0 + 1e-15]);
+    check!(root_by_tolerance, 3.0, [3.0 + 1e-13]);
+    check!(cbrt_halving, 0.7, [0.7 + 1e-15]);
+    let p = Program::from_trace(
+        &irtrack::track(root_by_sign, (1.0, 2.0)),
+        &[Input::Dynamic; 2],
+    )
+    .unwrap();
+    let d = differentiate(&p, &[0, 1]).unwrap();
+    refused(d.call((1.0, 2.0, 1.0, 0.0)), "root_by_sign");
+    // A few halvings: the path holds around the point, and its slope is the function's.
+    let p =
+        Program::from_trace(&irtrack::track(a_few_halvings, (2.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap();
+    let g = d.call((2.0, 1.0)).unwrap().as_f64().unwrap();
+    let h = 1e-6;
+    let fd = (a_few_halvings(2.0 + h) - a_few_halvings(2.0 - h)) / (2.0 * h);
+    assert!((g - fd).abs() < 1e-6, "{g} {fd}");
+}

@@ -329,6 +329,15 @@ impl CmpOp {
     }
 }
 
+/// The weight of element `i` of input `k` (`i` = 0 for a scalar) in the direction the checks
+/// for near ties and roundings move the inputs along (the gradient's forward checks, a
+/// derivative program's near ties), in [1, 2): unequal weights, so that an expression of
+/// degree 0 (`x / (x + y)`) does not have the tangent 0, which would read as cancelled, and
+/// two inputs at a tie do not move together.
+pub(crate) fn direction_weight(k: usize, i: usize) -> f64 {
+    1.0 + (k as f64 * 0.618_033_988_749_895 + i as f64 * 0.414_213_562_373_095).fract()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{flip, Side, Ties, AT_LEAST, AT_MOST};

@@ -3308,9 +3308,4 @@ pub(crate) fn within_rounding(a: f64, b: f64, f32: bool, ulps: f64) -> bool {
     (a - b).abs() <= ulps * ulp(a.abs().max(b.abs()), f32)
 }
 
-/// The weight of element `i` of input `k` (`i` = 0 for a scalar) in the forward checks'
-/// direction, in [1, 2): unequal weights, so that an expression of degree 0 (`x / (x + y)`)
-/// does not have the tangent 0, which would read as cancelled.
-pub(crate) fn direction_weight(k: usize, i: usize) -> f64 {
-    1.0 + (k as f64 * 0.618_033_988_749_895 + i as f64 * 0.414_213_562_373_095).fract()
-}
+pub(crate) use crate::core::ties::direction_weight;

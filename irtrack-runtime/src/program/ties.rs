@@ -147,18 +147,138 @@ impl Program {
     /// Where this derivative program holds a check of its path and, on `args`, one of the
     /// recorded function's watched operations is at its tie: the building check's refusal at
     /// these inputs, if it refuses.
+    ///
+    /// And where a watched ordering holds by a sliver ([`slim`]): the recorded path may hold
+    /// within rounding of these inputs only, as where an iteration converged by comparisons (a
+    /// bisection), whose path's slope is no derivative of the function (0 for `cbrt`'s 0.21, a
+    /// tester, 2026-11-28). The gradient refuses there (`Indeterminacy::NearTie`: a margin
+    /// that moving the inputs by 2⁻³⁶ of their size closes); here the recorded function's
+    /// program runs at the inputs so moved, both ways, and a guard that fails there is the
+    /// same refusal.
     pub(super) fn path_error(&self, args: &[Value]) -> Option<ReplayError> {
         let (check, primal) = (self.path_check.as_ref()?, self.primal.as_ref()?);
         let args = &args[..primal.inputs.len().min(args.len())];
-        let mut tied = false;
+        let (mut tied, mut sliver) = (false, false);
+        // Each operation's size: the largest magnitude among its value and what made it (a
+        // residual `m³ - a` near 0 has the size of `m³`).
+        let mut sizes = vec![0.0f64; primal.ops.len()];
         let _ = primal.evaluate(args, &mut |k, operands, result| {
-            tied = tied
-                || (check.watched.get(k).copied().unwrap_or(false)
-                    && matches!(&primal.ops[k].kind, OpKind::Run(o) if at_tie(o, operands, result)));
+            let made = (primal.ops[k].args.iter().zip(operands)).map(|(s, v)| match s {
+                Src::Op(j) => sizes.get(*j).copied().unwrap_or(0.0),
+                _ => magnitude(v),
+            });
+            let size = made.fold(magnitude(result), f64::max);
+            if let Some(s) = sizes.get_mut(k) {
+                *s = size;
+            }
+            if !check.watched.get(k).copied().unwrap_or(false) {
+                return;
+            }
+            let OpKind::Run(o) = &primal.ops[k].kind else {
+                return;
+            };
+            tied = tied || at_tie(o, operands, result);
+            sliver = sliver || slim(o, operands, size);
         });
-        if !tied {
+        if tied {
+            if let Some(e) = (check.refusal)(primal, args, &check.wrt) {
+                return Some(e);
+            }
+        }
+        // A tie the building check lets pass holds on a side that is an open region (the
+        // apex of a wedge): its one-sided slope stands, unless other orderings hold by a
+        // sliver (a bisection whose `m³ < a` met `m³ == a` exactly on the way).
+        if !sliver {
             return None;
         }
-        (check.refusal)(primal, args, &check.wrt)
+        for sign in [1.0, -1.0] {
+            let moved = moved(args, &check.wrt, sign)?;
+            if let Err(ReplayError::Guard { at, condition }) = primal.call_general(&moved) {
+                return Some(ReplayError::NoDerivative {
+                    at,
+                    reason: format!(
+                        "the recorded path holds within rounding of these inputs only: moving the \
+                         differentiated inputs by 2^-36 of their size (2^-20 for `f32`) takes \
+                         another branch here ({condition}), as where an iteration converged by \
+                         comparisons (a bisection), so its slope is no derivative of the \
+                         function; differentiate what the iteration solves (for a root r of \
+                         f(r, x) = 0, dr/dx = -(df/dx) / (df/dr))"
+                    ),
+                });
+            }
+        }
+        None
     }
+}
+
+/// Whether an ordering holds by a sliver, not at a tie: its sides' difference within 2⁻²⁰ of
+/// the size of what made them (`size`), the only ones a move of the inputs by 2⁻³⁶ of their size (at
+/// rates up to 2¹⁶ times that size) can close.
+fn slim(op: &Operation, operands: &[Value], size: f64) -> bool {
+    let Operation::Builtin(Builtin::Compare(_)) = op else {
+        return false;
+    };
+    match operands {
+        [a, b] => match (a.as_f64(), b.as_f64()) {
+            // Finite sides: `x == f64::NEG_INFINITY` is no sliver.
+            (Some(a), Some(b)) => {
+                a != b && (a - b).is_finite() && (a - b).abs() <= size / (1u64 << 20) as f64
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The largest magnitude of a value's floats (0 for one without floats).
+fn magnitude(v: &Value) -> f64 {
+    match v.as_f64() {
+        Some(x) => x.abs(),
+        None => v
+            .floats()
+            .map_or(0.0, |xs| xs.iter().fold(0.0, |m, x| m.max(x.abs()))),
+    }
+}
+
+/// `args` with each float of the inputs `wrt` (a scalar `f64` or `f32`, the elements of a
+/// `Vec<f64>`) moved by `sign` times 2⁻³⁶ (2⁻²⁰ for an `f32`) of its size (of 1 where it is 0),
+/// each by a weight of its own (`core::ties::direction_weight`); `None` where no input moves.
+fn moved(args: &[Value], wrt: &[usize], sign: f64) -> Option<Vec<Value>> {
+    use crate::core::value::{Repr, Scalar};
+    let by = |x: f64, w: f64, shift: u32| {
+        x + sign * w * if x == 0.0 { 1.0 } else { x.abs() } / (1u64 << shift) as f64
+    };
+    let mut any = false;
+    let moved = args
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            if !wrt.contains(&k) {
+                return v.clone();
+            }
+            let w = |i: usize| ties::direction_weight(k, i);
+            match &v.0 {
+                Repr::Scalar(Scalar::F64(x), form) => {
+                    any = true;
+                    Value(Repr::Scalar(Scalar::F64(by(*x, w(0), 36)), *form))
+                }
+                Repr::Scalar(Scalar::F32(x), form) => {
+                    any = true;
+                    let x = by(f64::from(*x), w(0), 20) as f32;
+                    Value(Repr::Scalar(Scalar::F32(x), *form))
+                }
+                _ => match v.downcast_ref::<Vec<f64>>() {
+                    Some(xs) => {
+                        any = true;
+                        let xs: Vec<f64> = (xs.iter().enumerate())
+                            .map(|(i, &x)| by(x, w(i), 36))
+                            .collect();
+                        Value::snapshot(xs)
+                    }
+                    None => v.clone(),
+                },
+            }
+        })
+        .collect();
+    any.then_some(moved)
 }
