@@ -346,3 +346,63 @@ fn keep_unchanged_reruns_a_call_whose_arguments_it_cannot_compare() {
     m.update([Change::argument(0, 2.0)]).unwrap();
     assert_eq!(m.trace().root().value::<f64>(), Some(&hidden_text(2.0)));
 }
+
+#[tracked]
+fn weighted_rows(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut j = 0;
+    while j < w.len() {
+        s += w[j][0] * x[0] + 1.0 / w[j][1];
+        j += 1;
+    }
+    s
+}
+
+/// A static argument a call passes by reference (a slice of rows, a slice of floats) is
+/// compared with the recorded one in place rather than copied at each call: still bit for
+/// bit, so one ulp, the sign of a zero, a NaN's sign and a row's length each make it
+/// another value, and the same values (in another allocation) are the recorded ones.
+#[test]
+fn a_static_slice_of_rows_is_compared_in_place_bit_for_bit() {
+    let w = vec![vec![0.5, -0.0], vec![2.0, 4.0]];
+    let p = Program::from_trace(
+        &track(weighted_rows, (&w[..], &[1.0][..])),
+        &[Static, Dynamic],
+    )
+    .unwrap();
+    let same = w.clone();
+    assert_eq!(
+        f64_of(p.call((&same[..], &[3.0][..]))),
+        weighted_rows(&same, &[3.0])
+    );
+    let mut changed = Vec::new();
+    for (j, i, v) in [(0, 0, 0.5f64.next_up()), (0, 1, 0.0), (1, 1, -f64::NAN)] {
+        let mut w2 = w.clone();
+        w2[j][i] = v;
+        changed.push(w2);
+    }
+    let mut longer = w.clone();
+    longer[1].push(1.0);
+    changed.push(longer);
+    changed.push(w[..1].to_vec());
+    for w2 in &changed {
+        let e = p.call((&w2[..], &[3.0][..])).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReplayError::Static { index: 0, .. } | ReplayError::Guard { .. }
+            ),
+            "{w2:?}: {e}"
+        );
+    }
+    // A static slice of floats alike.
+    #[tracked]
+    fn scaled(v: &[f64], x: f64) -> f64 {
+        x / v[1]
+    }
+    let p =
+        Program::from_trace(&track(scaled, (&[1.0, -0.0][..], 2.0)), &[Static, Dynamic]).unwrap();
+    assert_eq!(f64_of(p.call((&[1.0, -0.0][..], 3.0))), f64::NEG_INFINITY);
+    let e = p.call((&[1.0, 0.0][..], 3.0)).unwrap_err();
+    assert!(matches!(e, ReplayError::Static { index: 0, .. }), "{e}");
+}

@@ -565,6 +565,20 @@ impl std::error::Error for ReplayError {}
 pub trait Args {
     /// The arguments as values.
     fn into_values(self) -> Vec<Value>;
+
+    /// The arguments as values, where `recorded[k]` is a value argument `k` must equal: an
+    /// argument proved equal to it without a snapshot ([`Snapshot`]'s `same_as_recorded`) is
+    /// that very value (a program's static weights are compared, not copied).
+    ///
+    /// [`Snapshot`]: crate::core::value::Snapshot
+    #[doc(hidden)]
+    fn into_values_like(self, recorded: &[Option<&Value>]) -> Vec<Value>
+    where
+        Self: Sized,
+    {
+        let _ = recorded;
+        self.into_values()
+    }
 }
 
 impl Args for Vec<Value> {
@@ -590,6 +604,12 @@ macro_rules! args_tuple {
         impl<$($t: crate::core::value::Snapshot),+> Args for ($($t,)+) {
             fn into_values(self) -> Vec<Value> {
                 vec![$(self.$i.snapshot()),+]
+            }
+            fn into_values_like(self, recorded: &[Option<&Value>]) -> Vec<Value> {
+                vec![$(match recorded.get($i).copied().flatten() {
+                    Some(r) if self.$i.same_as_recorded(r) == Some(true) => r.clone(),
+                    _ => self.$i.snapshot(),
+                }),+]
             }
         }
     )*};

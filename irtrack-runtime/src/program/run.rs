@@ -19,7 +19,13 @@ impl Program {
     /// the inputs take another path than the recorded one, [`ReplayError::Eval`] when an
     /// operation fails on the new values (integer overflow, an index out of bounds).
     pub fn call(&self, args: impl Args) -> Result<Value, ReplayError> {
-        let args = args.into_values();
+        let statics: Vec<Option<&Value>> = (self.inputs.iter())
+            .map(|slot| match slot {
+                InputSlot::Static(v) => Some(v),
+                InputSlot::Dynamic { .. } => None,
+            })
+            .collect();
+        let args = args.into_values_like(&statics);
         self.check(&args, false)?;
         self.run_checked(args)
     }
