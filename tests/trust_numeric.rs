@@ -1295,6 +1295,10 @@ fn derivative_programs_of_converged_bisections_are_refused() {
     .unwrap();
     let d = differentiate(&p, &[0, 1]).unwrap();
     refused(d.call((1.0, 2.0, 1.0, 0.0)), "root_by_sign");
+    // At 0, where the bisection's sides are tiny (`m³` near 0): the gradient refuses, and so
+    // do the programs (an audit found them answering 0; the function has no derivative there).
+    assert!(gradient(cbrt_halving, (0.0,)).is_err());
+    check!(cbrt_halving, 0.0, [0.0]);
     // A few halvings: the path holds around the point, and its slope is the function's.
     let p =
         Program::from_trace(&irtrack::track(a_few_halvings, (2.0,)), &[Input::Dynamic]).unwrap();
@@ -1303,4 +1307,57 @@ fn derivative_programs_of_converged_bisections_are_refused() {
     let h = 1e-6;
     let fd = (a_few_halvings(2.0 + h) - a_few_halvings(2.0 - h)) / (2.0 * h);
     assert!((g - fd).abs() < 1e-6, "{g} {fd}");
+}
+
+#[tracked]
+fn sinc_at_one(x: f64) -> f64 {
+    let d = x - 1.0;
+    if d * d < 1e-30 {
+        1.0 - d * d / 6.0
+    } else {
+        d.sin() / d
+    }
+}
+
+#[tracked]
+fn divided_square(x: f64, y: f64) -> f64 {
+    // x + y everywhere.
+    let d = x - y;
+    if d * d < 1e-28 {
+        x + y
+    } else {
+        (x * x - y * y) / d
+    }
+}
+
+/// A special case guarded by a side of second order at the point (`d * d < ε` at `d = 0`)
+/// holds around it to first order, and the gradient answers there (0, and [1, 1]): so do the
+/// derivative programs. Moving the inputs by 2⁻³⁶ of their size crosses `ε`, and the first
+/// form of the programs' near-tie check, which looked for a guard failing there, refused (an
+/// audit, 2026-11-28); the margins' central differences do not move.
+#[test]
+fn a_second_order_guard_at_its_point_is_no_near_tie() {
+    use irtrack::diff::{differentiate, reverse};
+    use irtrack::program::{Input, Program};
+    let g = gradient(sinc_at_one, (1.0,)).unwrap().scalars()[0].unwrap();
+    assert_eq!(g, 0.0);
+    let p = Program::from_trace(&irtrack::track(sinc_at_one, (1.0,)), &[Input::Dynamic]).unwrap();
+    let d = differentiate(&p, &[0]).unwrap().call((1.0, 1.0)).unwrap();
+    assert_eq!(d.as_f64(), Some(0.0));
+    let r = reverse(&p, 0).unwrap().call((1.0, 1.0)).unwrap();
+    assert_eq!(r.as_f64(), Some(0.0));
+    for at in [1.0, 3.0] {
+        let g = gradient(divided_square, (at, at)).unwrap().scalars();
+        assert_eq!(g, [Some(1.0), Some(1.0)]);
+        let p = Program::from_trace(
+            &irtrack::track(divided_square, (at, at)),
+            &[Input::Dynamic; 2],
+        )
+        .unwrap();
+        let d = differentiate(&p, &[0, 1])
+            .unwrap()
+            .call((at, at, 1.0, 0.0))
+            .unwrap();
+        assert_eq!(d.as_f64(), Some(1.0));
+    }
 }

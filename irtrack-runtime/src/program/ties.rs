@@ -148,62 +148,68 @@ impl Program {
     /// recorded function's watched operations is at its tie: the building check's refusal at
     /// these inputs, if it refuses.
     ///
-    /// And where a watched ordering holds by a sliver ([`slim`]): the recorded path may hold
-    /// within rounding of these inputs only, as where an iteration converged by comparisons (a
+    /// And where a watched ordering holds by a margin that moving the inputs by 2⁻³⁶ of their
+    /// size (2⁻²⁰ for `f32`) closes, to first order: the recorded path may hold within
+    /// rounding of these inputs only, as where an iteration converged by comparisons (a
     /// bisection), whose path's slope is no derivative of the function (0 for `cbrt`'s 0.21, a
-    /// tester, 2026-11-28). The gradient refuses there (`Indeterminacy::NearTie`: a margin
-    /// that moving the inputs by 2⁻³⁶ of their size closes); here the recorded function's
-    /// program runs at the inputs so moved, both ways, and a guard that fails there is the
-    /// same refusal.
+    /// tester, 2026-11-28). The gradient refuses there (`Indeterminacy::NearTie`, the margin
+    /// against its sides' rates); here the recorded function's program runs at the inputs so
+    /// moved, both ways, and each ordering's margin moves by half the difference of the two
+    /// (a central difference: a side of second order at the point, `d * d` at `d = 0`, does
+    /// not move it), or by the one run that reached it. An exact tie is the building check's
+    /// (above).
     pub(super) fn path_error(&self, args: &[Value]) -> Option<ReplayError> {
         let (check, primal) = (self.path_check.as_ref()?, self.primal.as_ref()?);
         let args = &args[..primal.inputs.len().min(args.len())];
-        let (mut tied, mut sliver) = (false, false);
-        // Each operation's size: the largest magnitude among its value and what made it (a
-        // residual `m³ - a` near 0 has the size of `m³`).
-        let mut sizes = vec![0.0f64; primal.ops.len()];
-        let _ = primal.evaluate(args, &mut |k, operands, result| {
-            let made = (primal.ops[k].args.iter().zip(operands)).map(|(s, v)| match s {
-                Src::Op(j) => sizes.get(*j).copied().unwrap_or(0.0),
-                _ => magnitude(v),
+        let watched_ordering = |k: usize| match &primal.ops[k].kind {
+            OpKind::Run(o) if check.watched.get(k).copied().unwrap_or(false) => Some(o),
+            _ => None,
+        };
+        let margins_at = |args: &[Value]| {
+            let mut margins: Vec<Option<f64>> = vec![None; primal.ops.len()];
+            let mut tied = false;
+            let _ = primal.evaluate(args, &mut |k, operands, result| {
+                if let Some(o) = watched_ordering(k) {
+                    tied = tied || at_tie(o, operands, result);
+                    margins[k] = margin(o, operands);
+                }
             });
-            let size = made.fold(magnitude(result), f64::max);
-            if let Some(s) = sizes.get_mut(k) {
-                *s = size;
-            }
-            if !check.watched.get(k).copied().unwrap_or(false) {
-                return;
-            }
-            let OpKind::Run(o) = &primal.ops[k].kind else {
-                return;
-            };
-            tied = tied || at_tie(o, operands, result);
-            sliver = sliver || slim(o, operands, size);
-        });
+            (margins, tied)
+        };
+        let (margins, tied) = margins_at(args);
         if tied {
             if let Some(e) = (check.refusal)(primal, args, &check.wrt) {
                 return Some(e);
             }
         }
-        // A tie the building check lets pass holds on a side that is an open region (the
-        // apex of a wedge): its one-sided slope stands, unless other orderings hold by a
-        // sliver (a bisection whose `m³ < a` met `m³ == a` exactly on the way).
-        if !sliver {
+        if margins.iter().all(Option::is_none) {
             return None;
         }
-        for sign in [1.0, -1.0] {
-            let moved = moved(args, &check.wrt, sign)?;
-            if let Err(ReplayError::Guard { at, condition }) = primal.call_general(&moved) {
+        let (up, _) = margins_at(&moved(args, &check.wrt, 1.0)?);
+        let (down, _) = margins_at(&moved(args, &check.wrt, -1.0)?);
+        for (k, &m) in margins.iter().enumerate() {
+            let Some(m) = m.filter(|m| *m != 0.0) else {
+                continue;
+            };
+            let moves = match (up[k], down[k]) {
+                // Within rounding of the moved inputs (2⁻⁵² of them against a move of 2⁻³⁶,
+                // and what the sides make of that) the two runs differ by noise alone: a side
+                // of second order (`d * d` moved to 10⁻²² both ways) is no first-order move.
+                (Some(u), Some(d)) if (u - d).abs() <= (u.abs() + d.abs()) / 4096.0 => continue,
+                (Some(u), Some(d)) => (u - d).abs() / 2.0,
+                (Some(e), None) | (None, Some(e)) => (e - m).abs(),
+                (None, None) => continue,
+            };
+            if m.abs() <= moves {
                 return Some(ReplayError::NoDerivative {
-                    at,
-                    reason: format!(
-                        "the recorded path holds within rounding of these inputs only: moving the \
-                         differentiated inputs by 2^-36 of their size (2^-20 for `f32`) takes \
-                         another branch here ({condition}), as where an iteration converged by \
-                         comparisons (a bisection), so its slope is no derivative of the \
-                         function; differentiate what the iteration solves (for a root r of \
-                         f(r, x) = 0, dr/dx = -(df/dx) / (df/dr))"
-                    ),
+                    at: primal.ops[k].origin.clone(),
+                    reason: "the recorded path holds within rounding of these inputs only: this \
+                             ordering holds by a margin that moving the differentiated inputs \
+                             by 2^-36 of their size (2^-20 for `f32`) closes, as where an \
+                             iteration converged by comparisons (a bisection), so its slope is \
+                             no derivative of the function; differentiate what the iteration \
+                             solves (for a root r of f(r, x) = 0, dr/dx = -(df/dx) / (df/dr))"
+                        .into(),
                 });
             }
         }
@@ -211,32 +217,14 @@ impl Program {
     }
 }
 
-/// Whether an ordering holds by a sliver, not at a tie: its sides' difference within 2⁻²⁰ of
-/// the size of what made them (`size`), the only ones a move of the inputs by 2⁻³⁶ of their size (at
-/// rates up to 2¹⁶ times that size) can close.
-fn slim(op: &Operation, operands: &[Value], size: f64) -> bool {
+/// An ordering's margin: the difference of its sides, where both are finite floats.
+fn margin(op: &Operation, operands: &[Value]) -> Option<f64> {
     let Operation::Builtin(Builtin::Compare(_)) = op else {
-        return false;
+        return None;
     };
     match operands {
-        [a, b] => match (a.as_f64(), b.as_f64()) {
-            // Finite sides: `x == f64::NEG_INFINITY` is no sliver.
-            (Some(a), Some(b)) => {
-                a != b && (a - b).is_finite() && (a - b).abs() <= size / (1u64 << 20) as f64
-            }
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// The largest magnitude of a value's floats (0 for one without floats).
-fn magnitude(v: &Value) -> f64 {
-    match v.as_f64() {
-        Some(x) => x.abs(),
-        None => v
-            .floats()
-            .map_or(0.0, |xs| xs.iter().fold(0.0, |m, x| m.max(x.abs()))),
+        [a, b] => Some(a.as_f64()? - b.as_f64()?).filter(|m| m.is_finite()),
+        _ => None,
     }
 }
 
