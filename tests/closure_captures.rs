@@ -233,3 +233,98 @@ fn the_listing_shows_what_a_closure_captured() {
         .to_string();
     assert!(listing.contains("$(closure)(@1)"), "{listing}");
 }
+
+// ---- A closure written inside a closure, reading what the outer one captured (the random
+// program tester, seed 70, minimised): the inner closure's capture was an operand of no node,
+// and the gradient through the `sum` it feeds was 0 for 4.
+
+#[tracked]
+fn summed_in_a_closure(x1: f64) -> f64 {
+    let c9 = |_p2: f64| -> f64 { (0..4_i64).map(|_k8| x1).sum::<f64>() };
+    c9(x1)
+}
+
+#[tracked]
+fn summed_by_a_bound_closure(x1: f64) -> f64 {
+    let c = |p: f64| -> f64 {
+        let inner = |k: i64| x1 * k as f64;
+        (0..4_i64).map(inner).sum::<f64>() + p
+    };
+    c(1.0)
+}
+
+#[test]
+fn a_capture_read_by_a_closure_inside_a_closure_is_a_use() {
+    // Right or refused: never the 0 the gradient gave.
+    match gradient(summed_in_a_closure, (0.39,)) {
+        Ok(g) => assert_eq!(g.scalars(), [Some(4.0)]),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    match gradient(summed_by_a_bound_closure, (0.39,)) {
+        Ok(g) => assert_eq!(g.scalars(), [Some(6.0)]),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    for (t, x, plain) in [
+        (
+            track(summed_in_a_closure, (0.39,)),
+            1.5,
+            summed_in_a_closure(1.5),
+        ),
+        (
+            track(summed_by_a_bound_closure, (0.39,)),
+            1.5,
+            summed_by_a_bound_closure(1.5),
+        ),
+    ] {
+        t.verify().unwrap();
+        if let Ok(p) = Program::from_trace(&t, &[Input::Dynamic]) {
+            if let Ok(v) = p.call((x,)) {
+                assert_eq!(v.as_f64(), Some(plain));
+            }
+        }
+    }
+}
+
+// ---- A `let` with a declared type whose `if` or `match` arms make values that Rust coerces to
+// it (a tester, 2026-11-28): the arms pass their values through a local, which now has the
+// declared type, so the arm's `Box` of a closure becomes a `Box<dyn Fn>` there (E0308 before)
+// and its recording knows the type (E0277 before: `dyn Fn` has no `Debug`).
+
+#[tracked]
+fn chosen_closure(x: f64) -> f64 {
+    let f: Option<Box<dyn Fn(f64) -> f64>> = if x > 0.0 {
+        Some(Box::new(move |t| t * x))
+    } else {
+        None
+    };
+    match f {
+        Some(g) => g(x),
+        None => 0.0,
+    }
+}
+
+#[tracked]
+fn matched_closure(x: f64, k: u8) -> f64 {
+    let f: Box<dyn Fn(f64) -> f64> = match k {
+        0 => Box::new(move |t| t * x),
+        _ => Box::new(|t| t + 1.0),
+    };
+    let v: Vec<_> = if x > 1.0 { vec![x] } else { Vec::new() };
+    f(x) + v.len() as f64
+}
+
+#[test]
+fn a_declared_type_reaches_the_arms_of_an_if_or_match() {
+    for x in [2.0, -1.0] {
+        let t = track(chosen_closure, (x,));
+        t.verify().unwrap();
+        assert_eq!(t.root().value::<f64>(), Some(&chosen_closure(x)));
+    }
+    for (x, k) in [(2.0, 0), (0.5, 3)] {
+        let t = track(matched_closure, (x, k));
+        t.verify().unwrap();
+        assert_eq!(t.root().value::<f64>(), Some(&matched_closure(x, k)));
+    }
+    // Called through `Box<dyn Fn>`, the closure runs untracked: refused, not 0.
+    assert!(gradient(chosen_closure, (2.0,)).is_err());
+}

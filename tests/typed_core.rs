@@ -791,3 +791,65 @@ fn a_generic_method_of_two_operands_taken_the_other_way_is_not_the_float_method(
         }
     }
 }
+
+/// Generic code calling methods named as float methods that are no float methods: one taking
+/// `&mut self` (a running maximum), one returning a reference (a logger), of one operand and
+/// of two. The check that runs such a method near the point must compile for them (the first
+/// form of the two-operand check did not: E0596 and E0515, an audit, 2026-11-28) and leave
+/// them alone.
+pub trait Running {
+    fn max(&mut self, v: f64);
+    fn floor(&mut self);
+}
+pub struct Peak(pub f64);
+impl Running for Peak {
+    fn max(&mut self, v: f64) {
+        if v > self.0 {
+            self.0 = v
+        }
+    }
+    fn floor(&mut self) {
+        self.0 = self.0.floor()
+    }
+}
+pub trait Logger {
+    fn log(&self, m: &str) -> &Self;
+    fn round(&self) -> &Self;
+}
+pub struct Quiet;
+impl Logger for Quiet {
+    fn log(&self, _m: &str) -> &Self {
+        self
+    }
+    fn round(&self) -> &Self {
+        self
+    }
+}
+
+#[tracked]
+fn running_peak<A: Running>(mut a: A, v: f64) -> A {
+    a.max(v);
+    a.floor();
+    a
+}
+
+#[tracked]
+fn chatty<L: Logger>(l: L, x: f64) -> f64 {
+    let msg = "hello";
+    l.log(msg);
+    l.round();
+    x * 2.0
+}
+
+#[test]
+fn methods_named_as_float_methods_that_take_mut_self_or_return_references_compile() {
+    assert_eq!(running_peak(Peak(1.0), 2.5).0, 2.0);
+    let t = track(running_peak::<Peak>, (Peak(1.0), 2.5));
+    t.verify().unwrap();
+    assert_eq!(
+        track(chatty::<Quiet>, (Quiet, 1.5)).root().value::<f64>(),
+        Some(&3.0)
+    );
+    let g = gradient(chatty::<Quiet>, (Quiet, 1.5)).unwrap();
+    assert_eq!(g.scalars().last().copied().flatten(), Some(2.0));
+}

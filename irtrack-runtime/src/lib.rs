@@ -62,7 +62,7 @@ pub mod __private {
         LateProbe, LateViaDebug, LateViaType, Probe, ViaDebug, ViaSnapshot, ViaType,
     };
     pub use crate::core::value::{Owned, Snapshot, Value};
-    pub use crate::record::claim::probe::{ReceiverProbe, ViaRef, ViaRefRef, ViaValue};
+    pub use crate::record::claim::probe::{float_of, ReceiverProbe, ViaRef, ViaRefRef, ViaValue};
     pub use crate::record::claim::{key_of, keyed, keyed_then, unkeyed, Identity};
     pub use crate::record::frame::{Frame, RecordDebug, RecordSnapshot, RecordType};
     pub use crate::record::session::{

@@ -114,6 +114,7 @@ impl Lowerer {
             }
         }
         let value_ident = private_ident("__irtrack_value");
+        let declared = self.value_type.take().map(|t| quote!(: #t));
         let mut out = Vec::new();
         for arm in arms {
             if arm.diverges {
@@ -140,7 +141,7 @@ impl Lowerer {
                 Some((vid, _)) => {
                     let jump =
                         self.jump_with_args(j, &pairs, Some((vid, &value_ident.to_token_stream())));
-                    quote!(let #value_ident = { #inner }; #jump #value_ident)
+                    quote!(let #value_ident #declared = { #inner }; #jump #value_ident)
                 }
                 None => {
                     let jump = self.jump_with_args(j, &pairs, None);
@@ -174,6 +175,8 @@ impl Lowerer {
         if let Some(nested) = nest_let_chain(i) {
             return self.if_expr(&nested, tail);
         }
+        // The declared type is this expression's alone: arms lower other expressions first.
+        let declared = self.value_type.take();
         // Without `else` the value is `()`: no merge argument for it.
         let tail = if tail == Tail::Value && i.else_branch.is_none() {
             Tail::Discard
@@ -324,6 +327,7 @@ impl Lowerer {
                 loud: true,
             };
         }
+        self.value_type = declared;
         let (toks, value, _, _) = self.merge(arms, &merged, tail, None);
         let (t, e) = (&toks[0], &toks[1]);
         Lowered {
@@ -361,6 +365,8 @@ impl Lowerer {
     }
 
     fn match_arms(&mut self, m: &syn::ExprMatch, tail: Tail) -> Lowered {
+        // The declared type is this expression's alone: arms lower other expressions first.
+        let declared = self.value_type.take();
         let s = self.scrutinee(&m.expr);
         let start = self.block;
         let mut assigned = std::collections::BTreeSet::new();
@@ -485,6 +491,7 @@ impl Lowerer {
             let (attrs, pat) = (&arm.attrs, &arm.pat);
             heads.push(quote!(#(#attrs)* #pat #guard));
         }
+        self.value_type = declared;
         let (toks, value, _, _) = self.merge(ends, &merged, tail, None);
         let st = s.tokens;
         let arms = heads.iter().zip(&toks).map(|(h, t)| quote!(#h => { #t }));

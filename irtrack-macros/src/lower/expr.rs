@@ -152,7 +152,7 @@ fn matches_as_match(mac: &syn::Macro) -> Option<syn::ExprMatch> {
     parse.parse2(mac.tokens.clone()).ok()
 }
 
-fn unparen(e: &Expr) -> &Expr {
+pub(super) fn unparen(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => unparen(&p.expr),
         Expr::Group(g) => unparen(&g.expr),
@@ -674,6 +674,25 @@ impl Lowerer {
             op,
             loud: false,
         }
+    }
+
+    /// A read of `name` where it is a variable the closure being lowered captured: the tokens
+    /// recording it (through a reference: nothing is moved) as a constant node, as a use of
+    /// it in the closure's body is, and that node's operand.
+    pub(super) fn capture_read(&mut self, name: &str) -> Option<(TokenStream, Operand)> {
+        let p: syn::ExprPath = syn::parse_str(name).ok()?;
+        if !self.is_capture(&p) {
+            return None;
+        }
+        let head = text(&p);
+        let slot = self.capture_slot(&head);
+        let (id, op) = self
+            .ir
+            .define(self.block, Slot::Const, Kind::Constant, head, vec![]);
+        if let Some(k) = slot {
+            self.ir.captures.push((id.index(), k));
+        }
+        Some((self.record_ref(id, &p.to_token_stream()), op))
     }
 
     /// Whether `p` names a variable a closure captured.
@@ -1364,10 +1383,10 @@ impl Lowerer {
                     .and_then(|_| self.closure_captures(a))
                     .filter(|c| !c.is_empty());
                 if let Some(captures) = captures {
-                    let (id, op) = self.closure_node(&captures);
+                    let (id, op, reads) = self.closure_node(&captures);
                     let (f, site) = (frame(), self.ir.site(id));
                     let t = lowered.tokens;
-                    lowered.tokens = quote!({ #f.closure_argument(#site); #t });
+                    lowered.tokens = quote!({ #reads #f.closure_argument(#site); #t });
                     lowered.op = op;
                 }
                 Part { lowered, wrappable }
@@ -1663,7 +1682,8 @@ impl Lowerer {
             let r = private_ident("__irtrack_r");
             quote!(
                 let #recv_ty = #recv_ty.unless_float_method(
-                    ::core::stringify!(#method), &#receiver, |#r| #r #dot #method (),
+                    ::core::stringify!(#method), &#receiver,
+                    |mut #r| ::irtrack::__private::float_of(&#r #dot #method ()),
                 );
             )
         } else if float_named_of_two && arg_readable {
@@ -1672,7 +1692,7 @@ impl Lowerer {
             quote!(
                 let #recv_ty = #recv_ty.unless_float_method_of_two(
                     ::core::stringify!(#method), &#receiver, &#arg,
-                    |#r, #a| #r #dot #method (#a),
+                    |mut #r, #a| ::irtrack::__private::float_of(&#r #dot #method (#a)),
                 );
             )
         } else {

@@ -166,6 +166,12 @@ pub struct Lowerer {
     /// is read through a reference without shortening the base's temporary (which the `let`
     /// extends): see [`Lowerer::local`].
     hoist: Option<(*const Expr, syn::Ident)>,
+    /// The type a `let` declares for the `if` or `match` that initialises it (`let f:
+    /// Option<Box<dyn Fn(f64) -> f64>> = if c { Some(Box::new(…)) } else { None }`), taken
+    /// by that expression for the local its arms pass their value through: an arm's value
+    /// is coerced there, as Rust coerces it at the `let` (a `Box` of a closure to a `Box<dyn
+    /// Fn>`), and its recording knows the type it records.
+    value_type: Option<syn::Type>,
     /// The hidden local of the hoisted base and the base's lowered tokens, once lowered.
     hoisted: Option<(syn::Ident, TokenStream)>,
     /// Borrows of a place whose base is a temporary that a `let` extends, other than the
@@ -262,6 +268,7 @@ impl Lowerer {
             deferred_seen: Vec::new(),
             late_vars: Default::default(),
             hoist: None,
+            value_type: None,
             hoisted: None,
             unextended: Vec::new(),
             mut_refs: Default::default(),
@@ -1103,7 +1110,12 @@ impl Lowerer {
             }
             return quote!(#(#attrs)* let #pat;);
         };
+        self.value_type = match (pat, expr::unparen(&init.expr)) {
+            (Pat::Type(t), Expr::If(_) | Expr::Match(_)) => Some((*t.ty).clone()),
+            _ => None,
+        };
         let value = self.expr(&init.expr, Ctx::Value);
+        self.value_type = None;
         let init_tokens = value.tokens;
         if let Some((_, diverge)) = &init.diverge {
             // `let … else`: the else block runs when the pattern does not match, and diverges.
@@ -1163,9 +1175,12 @@ impl Lowerer {
             let f = frame();
             let (register, op) = match (stat, captures) {
                 (Some(stat), Some(captures)) => {
-                    let (id, op) = self.closure_node(&captures);
+                    let (id, op, reads) = self.closure_node(&captures);
                     let site = self.ir.site(id);
-                    (Some(quote!(#f.closure_made(#site, &#ident, &#stat);)), op)
+                    (
+                        Some(quote!(#reads #f.closure_made(#site, &#ident, &#stat);)),
+                        op,
+                    )
                 }
                 (Some(stat), None) => (Some(quote!(#f.closure(&#ident, &#stat);)), value.op),
                 (None, _) => (None, value.op),
@@ -1192,14 +1207,32 @@ impl Lowerer {
     }
 
     /// Defines the entry `$(closure)` whose operands are the variables `captures` a closure
-    /// captured (those its uses link to).
-    fn closure_node(&mut self, captures: &[String]) -> (EntryId, Operand) {
-        let ops = captures
-            .iter()
-            .map(|n| self.lookup(n).map_or(Operand::None, |l| l.op.clone()))
-            .collect();
-        self.ir
-            .define(self.block, Slot::Var, Kind::Special, "closure", ops)
+    /// captured (those its uses link to), and the tokens that record, before it, a read of
+    /// each that is itself a capture of the closure being lowered (a closure written inside a
+    /// closure, `|p| (0..4).map(|k| x).sum()` with `x` the outer one's capture): as an operand
+    /// of no node, the inner closure's use of `x` was no use at all, and a gradient through the
+    /// `sum` gave 0 for 4 (the random-program tester, seed 70). Such a read is a capture node
+    /// like any use of `x` in the closure, which gradients follow or refuse.
+    fn closure_node(&mut self, captures: &[String]) -> (EntryId, Operand, TokenStream) {
+        let mut reads = TokenStream::new();
+        let mut ops = Vec::with_capacity(captures.len());
+        for name in captures {
+            let op = match self.lookup(name) {
+                Some(l) => l.op.clone(),
+                None => match self.capture_read(name) {
+                    Some((tokens, op)) => {
+                        reads.extend(tokens);
+                        op
+                    }
+                    None => Operand::None,
+                },
+            };
+            ops.push(op);
+        }
+        let (id, op) = self
+            .ir
+            .define(self.block, Slot::Var, Kind::Special, "closure", ops);
+        (id, op, reads)
     }
 
     /// The closure expression `e` is (through parentheses), by its address in the syntax tree.

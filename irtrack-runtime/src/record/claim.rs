@@ -57,8 +57,17 @@ impl Receiver {
     /// bit (a panic there is a difference): the method runs twice more while a trace is
     /// recorded. A `value` or a result of another type than `f64` or `f32` (a
     /// reference) leaves the recorded point as the witness.
+    ///
+    /// `call` gives the method's result read by [`probe::float_of`] (`None` for a result of
+    /// no float type): a method taking `&mut self` or returning a reference (a logger's
+    /// `log(&self, msg) -> &Self`) is called in it without its result leaving the closure.
     #[doc(hidden)]
-    pub fn unless_float_method<R, O>(self, name: &str, value: &R, call: fn(R) -> O) -> Receiver {
+    pub fn unless_float_method<R>(
+        self,
+        name: &str,
+        value: &R,
+        call: fn(R) -> Option<f64>,
+    ) -> Receiver {
         let Some(f) = crate::core::op::FloatFn::from_name(name, 1) else {
             return self;
         };
@@ -83,12 +92,12 @@ impl Receiver {
     /// run at two points that move each operand by a different amount, so no such symmetry
     /// holds.
     #[doc(hidden)]
-    pub fn unless_float_method_of_two<R, A, O>(
+    pub fn unless_float_method_of_two<R, A>(
         self,
         name: &str,
         value: &R,
         arg: &A,
-        call: fn(R, A) -> O,
+        call: fn(R, A) -> Option<f64>,
     ) -> Receiver {
         let Some(f) = crate::core::op::FloatFn::from_name(name, 2) else {
             return self;
@@ -328,14 +337,14 @@ pub mod probe {
     /// Whether `call` (a method named as the float method `f`) gives what `f` gives at two
     /// points near `value`, where `value` is an `f64` or an `f32` (a generic `T` instantiated
     /// with one) and so is the result; `None` for other types.
-    pub(super) fn agrees<R, O>(
+    pub(super) fn agrees<R>(
         f: crate::core::op::FloatFn,
         value: &R,
-        call: fn(R) -> O,
+        call: fn(R) -> Option<f64>,
     ) -> Option<bool> {
-        let (r, o) = (typeid::of::<R>(), typeid::of::<O>());
-        let wide = r == typeid::of::<f64>() && o == typeid::of::<f64>();
-        let narrow = r == typeid::of::<f32>() && o == typeid::of::<f32>();
+        let r = typeid::of::<R>();
+        let wide = r == typeid::of::<f64>();
+        let narrow = r == typeid::of::<f32>();
         if !wide && !narrow {
             return None;
         }
@@ -354,18 +363,14 @@ pub mod probe {
                     let Ok(out) = run(bits_as::<f64, R>(&p)) else {
                         return Some(false);
                     };
-                    let mine = bits_as::<O, f64>(&out);
-                    let std = f.eval_f64(&[p], None)?;
-                    mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                    same_float(out?, f.eval_f64(&[p], None)?)
                 }
                 false => {
                     let q = p as f32;
                     let Ok(out) = run(bits_as::<f32, R>(&q)) else {
                         return Some(false);
                     };
-                    let mine = bits_as::<O, f32>(&out);
-                    let std = f.eval_f32(&[q], None)?;
-                    mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                    same_float(out?, f64::from(f.eval_f32(&[q], None)?))
                 }
             };
             if !same {
@@ -380,17 +385,13 @@ pub mod probe {
     /// s, y + 1.618 t)`), so a method taking them the other way round differs where the
     /// recorded point was symmetric. `None` where an operand or the result is of another type
     /// (`powi`'s `i32`).
-    pub(super) fn agrees_of_two<R, A, O>(
+    pub(super) fn agrees_of_two<R, A>(
         f: crate::core::op::FloatFn,
         value: &R,
         arg: &A,
-        call: fn(R, A) -> O,
+        call: fn(R, A) -> Option<f64>,
     ) -> Option<bool> {
-        let of = |t: std::any::TypeId| {
-            [typeid::of::<R>(), typeid::of::<A>(), typeid::of::<O>()]
-                .iter()
-                .all(|&u| u == t)
-        };
+        let of = |t: std::any::TypeId| typeid::of::<R>() == t && typeid::of::<A>() == t;
         let wide = of(typeid::of::<f64>());
         if !wide && !of(typeid::of::<f32>()) {
             return None;
@@ -412,21 +413,39 @@ pub mod probe {
                 let Ok(out) = run(bits_as::<f64, R>(&p), bits_as::<f64, A>(&q)) else {
                     return Some(false);
                 };
-                let (mine, std) = (bits_as::<O, f64>(&out), f.eval_f64(&[p, q], None)?);
-                mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                same_float(out?, f.eval_f64(&[p, q], None)?)
             } else {
                 let (p, q) = (p as f32, q as f32);
                 let Ok(out) = run(bits_as::<f32, R>(&p), bits_as::<f32, A>(&q)) else {
                     return Some(false);
                 };
-                let (mine, std) = (bits_as::<O, f32>(&out), f.eval_f32(&[p, q], None)?);
-                mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+                same_float(out?, f64::from(f.eval_f32(&[p, q], None)?))
             };
             if !same {
                 return Some(false);
             }
         }
         Some(true)
+    }
+
+    /// Two results equal bit for bit (an `f32`'s widened exactly), or both NaN.
+    fn same_float(mine: f64, std: f64) -> bool {
+        mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
+    }
+
+    /// A method's result as an `f64` where it is an `f64` or an `f32` (widened, exactly);
+    /// `None` for a result of another type (a reference, `()`, a user's type). The closures
+    /// handed to [`Receiver::unless_float_method`](super::Receiver::unless_float_method) read
+    /// their result through it, so that a result borrowing the receiver stays in the closure.
+    pub fn float_of<T>(v: &T) -> Option<f64> {
+        let t = typeid::of::<T>();
+        if t == typeid::of::<f64>() {
+            Some(bits_as::<T, f64>(v))
+        } else if t == typeid::of::<f32>() {
+            Some(f64::from(bits_as::<T, f32>(v)))
+        } else {
+            None
+        }
     }
 
     /// `value` as a `B`, where `A` and `B` are one float type (`f64` or `f32`) by their type
