@@ -1878,3 +1878,81 @@ fn a_tuple_part_is_taken_only_where_it_holds_what_was_bound() {
         Err(ReplayError::Guard { .. })
     ));
 }
+
+// ---- `macro_rules!` written in a tracked function's body (a tester, 2026-11-28): a call of
+// one reads what its rules mention, which its own tokens need not.
+
+#[tracked]
+fn twice_plus_one(x: f64) -> f64 {
+    macro_rules! twice {
+        () => {
+            x * 2.0
+        };
+    }
+    twice!() + 1.0
+}
+
+#[tracked]
+fn sign_by_macro(x: f64) -> f64 {
+    macro_rules! positive {
+        () => {
+            x > 0.0
+        };
+    }
+    if positive!() {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+#[tracked]
+fn squared_local(x: f64) -> f64 {
+    // A variable bound before the macro (E0425 under `#[tracked]` before: the macro was
+    // hoisted above it), and a macro that writes one.
+    let y = x + 1.0;
+    let mut z = 0.0;
+    macro_rules! square {
+        () => {
+            y * y
+        };
+    }
+    macro_rules! bump {
+        () => {
+            z += x
+        };
+    }
+    bump!();
+    square!() + z
+}
+
+/// A local macro that reads a dynamic input through its rules (`twice!()`) was a node of no
+/// operand, which programs folded into a constant and `update` kept: 4.0 for 7.0 at 3, and
+/// `sign_by_macro` had no guard (1.0 for -1.0). Now the call's node has the variables its
+/// rules mention: programs refuse or replay the function's value, and `update` runs again.
+#[test]
+fn a_local_macro_reads_what_its_rules_mention() {
+    use irtrack::program::update::{Change, Updatable};
+    macro_rules! replays_right {
+        ($f:ident, $at:expr, $points:expr) => {{
+            let t = track($f, ($at,));
+            t.verify().unwrap();
+            assert_eq!(t.root().value::<f64>(), Some(&$f($at)));
+            if let Ok(p) = Program::from_trace(&t, &[Dynamic]) {
+                for x in $points {
+                    match p.call((x,)) {
+                        Ok(v) => assert_eq!(v.as_f64(), Some($f(x)), "{} at {x}", stringify!($f)),
+                        Err(e) => assert!(!e.to_string().is_empty()),
+                    }
+                }
+            }
+            let mut m = Updatable::track($f, ($at,));
+            m.update([Change::argument(0, 3.0)]).unwrap();
+            assert_eq!(m.trace().root().value::<f64>(), Some(&$f(3.0)));
+        }};
+    }
+    replays_right!(twice_plus_one, 1.5, [3.0, -2.0, 0.0]);
+    replays_right!(sign_by_macro, 1.5, [3.0, -2.0, 0.0]);
+    replays_right!(squared_local, 1.5, [3.0, -2.0]);
+    assert_eq!(squared_local(2.0), 11.0);
+}

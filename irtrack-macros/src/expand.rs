@@ -537,6 +537,12 @@ impl VisitMut for HoistItems {
             let stmts = std::mem::take(&mut block.stmts);
             for stmt in stmts {
                 match stmt {
+                    // A `macro_rules!` stays where it is written, in both copies: its rules
+                    // see the variables bound before it (hoisted, a `let` before it was out
+                    // of its reach: E0425), and two definitions are no two of anything.
+                    syn::Stmt::Item(syn::Item::Macro(m)) if m.ident.is_some() => {
+                        block.stmts.push(syn::Stmt::Item(syn::Item::Macro(m)))
+                    }
                     syn::Stmt::Item(item) => self.items.push(item),
                     other => block.stmts.push(other),
                 }

@@ -745,6 +745,42 @@ impl Lowerer {
     }
 
     /// The operands of the local variables a macro call mentions, in order.
+    /// `mac` with the rules of the body's own `macro_rules!` it calls appended to its tokens
+    /// (its path's, and those of the local macros its tokens call, and theirs): what such a
+    /// call reads and writes is what their rules mention. A local macro reading `x` through
+    /// its rules (`twice!()`) was a node of no operand, a constant that programs folded and
+    /// updates kept (4.0 for 7.0; a tester, 2026-11-28).
+    pub(super) fn with_definitions(&self, mac: &syn::Macro) -> syn::Macro {
+        if self.local_macros.is_empty() {
+            return mac.clone();
+        }
+        let mut out = mac.clone();
+        let mut seen: Vec<&str> = Vec::new();
+        let mut pending: Vec<String> = mac
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .into_iter()
+            .collect();
+        let mut scan = vec![mac.tokens.clone()];
+        while let Some(tokens) = scan.pop() {
+            pending.extend(super::scan::idents_in(&tokens));
+            while let Some(name) = pending.pop() {
+                let Some((n, rules)) = self.local_macros.iter().rev().find(|(n, _)| *n == name)
+                else {
+                    continue;
+                };
+                if seen.contains(&n.as_str()) {
+                    continue;
+                }
+                seen.push(n);
+                out.tokens.extend(quote!(; #rules));
+                scan.push(rules.clone());
+            }
+        }
+        out
+    }
+
     pub(super) fn mentioned_operands(&self, mac: &syn::Macro) -> Vec<Operand> {
         let mentions = scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
         mentions
@@ -766,8 +802,9 @@ impl Lowerer {
         if super::scan::macro_diverges(&m.mac) {
             return Lowered::quiet(e.to_token_stream(), Operand::None);
         }
-        let (versions, lent) = self.macro_writes(&m.mac);
-        let ops = self.mentioned_operands(&m.mac);
+        let mac = self.with_definitions(&m.mac);
+        let (versions, lent) = self.macro_writes(&mac);
+        let ops = self.mentioned_operands(&mac);
         let head = format!("{}!", text(&m.mac.path));
         let mut l = self.special(head, ops, e.to_token_stream(), e.span());
         if !lent.is_empty() {

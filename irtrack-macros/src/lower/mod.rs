@@ -172,6 +172,10 @@ pub struct Lowerer {
     /// is coerced there, as Rust coerces it at the `let` (a `Box` of a closure to a `Box<dyn
     /// Fn>`), and its recording knows the type it records.
     value_type: Option<syn::Type>,
+    /// The `macro_rules!` the body defines, by name: their rules' tokens. A call of one reads
+    /// (and may write) the variables those mention, which the call's own tokens need not
+    /// (`macro_rules! twice { () => { x * 2.0 } }` then `twice!()`).
+    local_macros: Vec<(String, TokenStream)>,
     /// The hidden local of the hoisted base and the base's lowered tokens, once lowered.
     hoisted: Option<(syn::Ident, TokenStream)>,
     /// Borrows of a place whose base is a temporary that a `let` extends, other than the
@@ -269,6 +273,7 @@ impl Lowerer {
             late_vars: Default::default(),
             hoist: None,
             value_type: None,
+            local_macros: Vec::new(),
             hoisted: None,
             unextended: Vec::new(),
             mut_refs: Default::default(),
@@ -847,7 +852,15 @@ impl Lowerer {
             Stmt::Local(local) => self.local(local),
             // Items of the function's own block were hoisted by `expand`; an item in an inner
             // block stays there, in both copies (a `static` in an inner block is rejected).
-            Stmt::Item(item) => quote!(#item),
+            Stmt::Item(item) => {
+                if let syn::Item::Macro(m) = item {
+                    if let Some(name) = &m.ident {
+                        self.local_macros
+                            .push((name.to_string(), m.mac.tokens.clone()));
+                    }
+                }
+                quote!(#item)
+            }
             Stmt::Expr(e, Some(semi)) if !self.mut_borrowed_locals(e).is_empty() => {
                 self.call_statement_with_mut_locals(e, semi)
             }
@@ -867,8 +880,9 @@ impl Lowerer {
             Stmt::Macro(m) => {
                 // A statement macro may expand to statements (`let`s, items): keep it as a
                 // statement and record its special node after it.
-                let (versions, lent) = self.macro_writes(&m.mac);
-                let ops = self.mentioned_operands(&m.mac);
+                let mac = self.with_definitions(&m.mac);
+                let (versions, lent) = self.macro_writes(&mac);
+                let ops = self.mentioned_operands(&mac);
                 let head = format!("{}!", text::text(&m.mac.path));
                 let (id, _) = self
                     .ir

@@ -779,6 +779,20 @@ pub fn extending_borrows(init: &Expr) -> (Option<&Expr>, Vec<*const syn::ExprRef
     }
 }
 
+/// Every identifier in `tokens`, groups included (a local macro's name, to find the rules of
+/// the local macros a macro call's tokens call).
+pub fn idents_in(tokens: &TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in tokens.clone() {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => out.extend(idents_in(&g.stream())),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::inline_format_args;
