@@ -800,3 +800,104 @@ fn unwrap_or_of_none_replays_its_default() {
     );
     assert!(p.call((2.0, 1.5)).is_err());
 }
+
+#[tracked]
+fn integer_methods(k: i32, n: i32, x: f64) -> f64 {
+    let a = k.abs() + n.signum();
+    let b = k.max(n) - k.min(n);
+    let c = k.clamp(-3, 7) + k.rem_euclid(5) * 10 + n.div_euclid(4);
+    let u = (n as u32).max(3) - (n as u32).min(9) / 2;
+    x * (a + b + c) as f64 + u as f64
+}
+
+/// The integer methods named as float methods (`abs`, `signum`, `max`, `min`, `clamp`,
+/// `rem_euclid`, `div_euclid`) on dynamic integers replay (they were "cannot run again", a
+/// tester, 2026-11-28): the function's value at every point, bit for bit, and an error where
+/// Rust would panic (`i32::MIN.abs()` overflows, `rem_euclid` by 0 is no case here).
+#[test]
+fn integer_methods_replay() {
+    use irtrack::program::{Input, Program};
+    let p = Program::from_trace(
+        &track(integer_methods, (4, -6, 1.5)),
+        &[Input::Dynamic, Input::Dynamic, Input::Dynamic],
+    )
+    .unwrap();
+    for k in [-9, -1, 0, 3, 4, 12, 1 << 20] {
+        for n in [-7, -6, 0, 5, 11] {
+            let want = integer_methods(k, n, 2.5);
+            let got = p.call((k, n, 2.5)).unwrap().as_f64().unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "at ({k}, {n})");
+        }
+    }
+    assert!(p.call((i32::MIN, 1, 2.5)).is_err());
+    let g = irtrack::gradient(integer_methods, (4, -6, 1.5)).unwrap();
+    assert_eq!(
+        g.scalars().last().copied().flatten(),
+        Some(f64::from(4 - 1 + 10 + 4 + 40 - 2))
+    );
+    // In generic code a bound's `max` may be found instead: not replayed as `Ord::max`.
+    let p = Program::from_trace(
+        &track(larger::<i32>, (4, 9)),
+        &[Input::Dynamic, Input::Dynamic],
+    );
+    assert!(p.is_err() || p.unwrap().call((1, 5)).unwrap().downcast_ref::<i32>() == Some(&1));
+}
+
+/// A trait's `max` on `i32` (in scope beside `Ord`, a call `k.max(n)` on an `i32` would be
+/// ambiguous: E0034), reached through a generic bound.
+mod generic_max {
+    use irtrack::tracked;
+
+    pub trait Larger: Copy {
+        fn max(self, o: Self) -> Self;
+    }
+    impl Larger for i32 {
+        // Not `Ord::max`: the first operand, whatever the second.
+        fn max(self, _o: i32) -> i32 {
+            self
+        }
+    }
+
+    #[tracked]
+    pub fn larger<T: Larger>(a: T, b: T) -> T {
+        a.max(b)
+    }
+}
+use generic_max::larger;
+
+#[tracked]
+fn riemann_sum(n: u32, a: f64) -> f64 {
+    let h = 1.0 / f64::from(n);
+    let mut s = 0.0;
+    let mut i = 0u32;
+    while i < n {
+        let t = (f64::from(i) + 0.5) * h;
+        s += (a * t).sin() * h;
+        i += 1;
+    }
+    s + f64::from(2.5f32) * f64::from(-3i8)
+}
+
+/// `f64::from(i)` of an integer (and of an `f32`) is the cast `as` makes: programs replay it
+/// (it was "cannot run again"), and derivative programs take its slope.
+#[test]
+fn conversions_by_from_replay() {
+    let p = Program::from_trace(
+        &track(riemann_sum, (8, 1.5)),
+        &[Input::Static, Input::Dynamic],
+    )
+    .unwrap();
+    for a in [0.0, 1.5, -2.25, 40.0] {
+        let got = p.call((8u32, a)).unwrap().as_f64().unwrap();
+        assert_eq!(got.to_bits(), riemann_sum(8, a).to_bits(), "at {a}");
+    }
+    let d = irtrack::diff::differentiate(&p, &[1]).unwrap();
+    let g = d.call((8u32, 1.5, 1.0)).unwrap().as_f64().unwrap();
+    let want: f64 = (0..8)
+        .map(|i| {
+            let t = (f64::from(i) + 0.5) / 8.0;
+            t * (1.5 * t).cos() / 8.0
+        })
+        .sum();
+    assert!((g - want).abs() < 1e-12, "{g} {want}");
+}

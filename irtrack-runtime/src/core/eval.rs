@@ -449,11 +449,76 @@ pub fn eval_float(f: FloatFn, args: &[Value]) -> Result<Value, EvalError> {
                 .map(|r| value(Scalar::F64(r)))
                 .ok_or_else(domain)
         }
-        other => Err(EvalError::Type {
-            operand: 0,
-            expected: "an f32 or f64".into(),
-            got: type_of(other),
-        }),
+        other => match int_method(f, other, args) {
+            Some(r) => r,
+            None => Err(EvalError::Type {
+                operand: 0,
+                expected: "an f32 or f64".into(),
+                got: type_of(other),
+            }),
+        },
+    }
+}
+
+/// The integer methods named as float methods, on an integer receiver `x` with operands of its
+/// type: `abs`, `signum` (signed types), `max`, `min`, `clamp`, `rem_euclid`, `div_euclid`,
+/// as the integer types compute them, where Rust would panic (an overflow in debug builds,
+/// `clamp` with `min > max`, a remainder by 0) an error; `None` for another method, whose
+/// float name this receiver has not (`sqrt` of an `i32` is no method).
+fn int_method(f: FloatFn, x: Scalar, args: &[Value]) -> Option<Result<Value, EvalError>> {
+    use FloatFn::{Abs, Clamp, DivEuclid, Max, Min, RemEuclid, Signum};
+    if !matches!(f, Abs | Signum | Max | Min | Clamp | RemEuclid | DivEuclid) {
+        return None;
+    }
+    let fails = || {
+        EvalError::Overflow(format!(
+            "`{}` of {args:?} overflows or divides by 0",
+            f.name()
+        ))
+    };
+    macro_rules! of {
+        ($variant:ident, $abs:expr, $signum:expr) => {{
+            let Scalar::$variant(a) = x else {
+                return None;
+            };
+            let operand = |i: usize| -> Result<_, EvalError> {
+                match scalar(args, i)? {
+                    Scalar::$variant(b) => Ok(b),
+                    other => Err(mismatch(x, other)),
+                }
+            };
+            let r = (|| -> Result<Option<_>, EvalError> {
+                Ok(match f {
+                    Abs => $abs(a),
+                    Signum => $signum(a),
+                    Max => Some(a.max(operand(1)?)),
+                    Min => Some(a.min(operand(1)?)),
+                    Clamp => {
+                        let (lo, hi) = (operand(1)?, operand(2)?);
+                        (lo <= hi).then(|| a.clamp(lo, hi))
+                    }
+                    RemEuclid => a.checked_rem_euclid(operand(1)?),
+                    _ => a.checked_div_euclid(operand(1)?),
+                })
+            })();
+            Some(r.and_then(|r| r.map(|r| value(Scalar::$variant(r))).ok_or_else(fails)))
+        }};
+    }
+    match x {
+        Scalar::I8(_) => of!(I8, |a: i8| a.checked_abs(), |a: i8| Some(a.signum())),
+        Scalar::I16(_) => of!(I16, |a: i16| a.checked_abs(), |a: i16| Some(a.signum())),
+        Scalar::I32(_) => of!(I32, |a: i32| a.checked_abs(), |a: i32| Some(a.signum())),
+        Scalar::I64(_) => of!(I64, |a: i64| a.checked_abs(), |a: i64| Some(a.signum())),
+        Scalar::Isize(_) => of!(Isize, |a: isize| a.checked_abs(), |a: isize| Some(
+            a.signum()
+        )),
+        // No `abs` or `signum` on unsigned types: a call of one was no such method.
+        Scalar::U8(_) => of!(U8, |_: u8| None, |_: u8| None),
+        Scalar::U16(_) => of!(U16, |_: u16| None, |_: u16| None),
+        Scalar::U32(_) => of!(U32, |_: u32| None, |_: u32| None),
+        Scalar::U64(_) => of!(U64, |_: u64| None, |_: u64| None),
+        Scalar::Usize(_) => of!(Usize, |_: usize| None, |_: usize| None),
+        _ => None,
     }
 }
 

@@ -376,6 +376,35 @@ pub fn float_fn_of(item: std::any::TypeId) -> Option<FloatFn> {
     }
 }
 
+/// The float type a path call whose fn item type is `item` converts to without loss:
+/// `f64::from(i)` (or `<f64 as From<i32>>::from`: one fn item however the path is written)
+/// from the integer and float types with a `From` impl for `f64` or `f32`, which is what `as`
+/// computes for them.
+pub fn conversion_of(item: std::any::TypeId) -> Option<ScalarType> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<HashMap<std::any::TypeId, ScalarType>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            let mut t = HashMap::new();
+            macro_rules! add {
+                ($to:ident: $($from:ty),*) => {$(
+                    t.insert(super::ids::key_of(&<$to as From<$from>>::from).id, ScalarType::F64);
+                )*};
+            }
+            add!(f64: i8, i16, i32, u8, u16, u32, f32);
+            macro_rules! add32 {
+                ($($from:ty),*) => {$(
+                    t.insert(super::ids::key_of(&<f32 as From<$from>>::from).id, ScalarType::F32);
+                )*};
+            }
+            add32!(i8, i16, u8, u16);
+            t
+        })
+        .get(&item)
+        .copied()
+}
+
 /// The comparison a path call whose fn item type is `item` makes: `f64::eq(&a, &b)`,
 /// `PartialEq::eq(&a, &b)`, `PartialOrd::le(&a, &b)` on `f64` or `f32` (the trait methods of
 /// the float impls, one fn item each however the path is written).
@@ -467,6 +496,14 @@ impl ScalarType {
             "f64" => ScalarType::F64,
             _ => return None,
         })
+    }
+
+    /// Whether the type is one of the integer types.
+    pub fn is_integer(self) -> bool {
+        !matches!(
+            self,
+            ScalarType::Bool | ScalarType::Char | ScalarType::F32 | ScalarType::F64
+        )
     }
 
     /// Whether it is `f32` or `f64`.

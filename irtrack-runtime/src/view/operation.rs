@@ -273,6 +273,20 @@ impl<'t> NodeRef<'t> {
                     .and_then(Value::scalar_type)
                     .is_some_and(ScalarType::is_float);
                 match self.store().node(self.id()).receiver {
+                    // An integer by value in code that is not generic (`k.max(n)`, `k.abs()`
+                    // with `k: i32`): `abs`, `signum`, `rem_euclid`, `div_euclid` are the
+                    // integer type's inherent methods, found before any trait's; `max`,
+                    // `min`, `clamp` are `Ord`'s, which another trait's method of that name
+                    // taking `self` would make ambiguous (a compile error). In generic code a
+                    // bound's method may be found instead: refused, as before.
+                    _ if !float_receiver
+                        && self.integer_by_value(&operands)
+                        && self.ir().is_some_and(|ir| !ir.is_generic())
+                        && matches!(b, Builtin::Method(_))
+                        && self.reaches(b, &operands) =>
+                    {
+                        Ok(Operation::Builtin(b))
+                    }
                     _ if !float_receiver => err(Reason::Unregistered),
                     Receiver::Float => Ok(Operation::Builtin(b)),
                     // A literal receiver (`2.0f64.powi(n)`) is a float by value.
@@ -333,6 +347,13 @@ impl<'t> NodeRef<'t> {
                         if let Some(q) = float_query_of(k.id) {
                             return Ok(Operation::Builtin(Builtin::Query(q)));
                         }
+                        // `f64::from(i)`: a conversion without loss, which `as` makes too.
+                        if let Some(t) = crate::core::op::conversion_of(k.id) {
+                            let cast = Builtin::Cast(t);
+                            if operands.len() == 1 && scalars() && self.reaches(cast, &operands) {
+                                return Ok(Operation::Builtin(cast));
+                            }
+                        }
                         if registered(k.id).is_some() {
                             return Ok(Operation::Registered(*k));
                         }
@@ -372,6 +393,14 @@ impl<'t> NodeRef<'t> {
 
     /// Whether running the float method or query `op` on `operands` gives the recorded value, bit for
     /// bit: the witness that a call on a reference to a float reached the float method.
+    /// Whether the method call's receiver is an integer held by value (not behind a
+    /// reference, where a trait of the reference type could be found first).
+    fn integer_by_value(&self, operands: &[Value]) -> bool {
+        operands.first().is_some_and(|v| {
+            v.is_scalar_by_value() && v.scalar_type().is_some_and(|t| t.is_integer())
+        })
+    }
+
     fn reaches(&self, op: Builtin, operands: &[Value]) -> bool {
         match eval_builtin(op, &by_value(operands)) {
             Ok(v) => v.same_scalar(&self.raw_value()),
