@@ -328,3 +328,27 @@ fn a_declared_type_reaches_the_arms_of_an_if_or_match() {
     // Called through `Box<dyn Fn>`, the closure runs untracked: refused, not 0.
     assert!(gradient(chosen_closure, (2.0,)).is_err());
 }
+
+/// A value moved into a `move` closure written inside a closure (an audit, 2026-11-28: the
+/// read of the outer closure's capture was recorded after the `let` had moved it, E0382).
+#[tracked]
+fn moved_into_inner(x: f64) -> f64 {
+    let s = String::from("abcd");
+    let c = move |p: f64| -> f64 {
+        let g = move || s.len() as f64;
+        g() * p
+    };
+    c(x)
+}
+
+#[test]
+fn a_capture_moved_into_an_inner_closure_compiles() {
+    assert_eq!(
+        track(moved_into_inner, (1.5,)).root().value::<f64>(),
+        Some(&6.0)
+    );
+    match gradient(moved_into_inner, (1.5,)) {
+        Ok(g) => assert_eq!(g.scalars(), [Some(4.0)]),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}

@@ -1956,3 +1956,125 @@ fn a_local_macro_reads_what_its_rules_mention() {
     replays_right!(squared_local, 1.5, [3.0, -2.0]);
     assert_eq!(squared_local(2.0), 11.0);
 }
+
+// Regressions an audit found in the first form of the above (2026-11-28): an item calling the
+// local macro (it was left below the hoisted item: "cannot find macro"), a metavariable named
+// as a `mut` local borrowed elsewhere (taken for it: E0502), and a binding shadowed after the
+// macro's definition (the call read the later one: 103 for 106).
+
+#[tracked]
+fn item_calls_local_macro(x: f64) -> f64 {
+    macro_rules! sq {
+        ($e:expr) => {
+            $e * $e
+        };
+    }
+    fn helper(t: f64) -> f64 {
+        sq!(t) + 1.0
+    }
+    macro_rules! k {
+        () => {
+            3.0
+        };
+    }
+    const C: f64 = k!();
+    helper(x) * C
+}
+
+#[tracked]
+fn metavariable_named_as_a_local(y: f64) -> f64 {
+    let mut x = 1.0;
+    let mut inc = || x += 1.0;
+    macro_rules! dbl {
+        ($x:expr) => {
+            $x * 2.0
+        };
+    }
+    let z = dbl!(y);
+    inc();
+    x + z
+}
+
+#[tracked]
+fn shadowed_after_the_macro(x: f64) -> f64 {
+    let y = x * 2.0;
+    macro_rules! gy {
+        () => {
+            y
+        };
+    }
+    let y = 100.0;
+    gy!() + y
+}
+
+#[test]
+fn local_macros_keep_items_metavariables_and_hygiene() {
+    use irtrack::program::update::{Change, Updatable};
+    assert_eq!(
+        track(item_calls_local_macro, (2.0,)).root().value::<f64>(),
+        Some(&15.0)
+    );
+    assert_eq!(
+        track(metavariable_named_as_a_local, (1.5,))
+            .root()
+            .value::<f64>(),
+        Some(&5.0)
+    );
+    let t = track(shadowed_after_the_macro, (1.5,));
+    t.verify().unwrap();
+    assert_eq!(t.root().value::<f64>(), Some(&103.0));
+    match irtrack::gradient(shadowed_after_the_macro, (1.5,)) {
+        Ok(g) => assert_eq!(g.scalars(), [Some(2.0)]),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+    if let Ok(p) = Program::from_trace(&t, &[Dynamic]) {
+        for x in [3.0, -2.0] {
+            if let Ok(v) = p.call((x,)) {
+                assert_eq!(v.as_f64(), Some(shadowed_after_the_macro(x)));
+            }
+        }
+    }
+    let mut m = Updatable::track(shadowed_after_the_macro, (1.5,));
+    m.update([Change::argument(0, 3.0)]).unwrap();
+    assert_eq!(m.trace().root().value::<f64>(), Some(&106.0));
+}
+
+#[tracked]
+fn macro_scopes(w: f64, x: f64) -> f64 {
+    macro_rules! m {
+        () => {
+            w * 2.0
+        };
+    }
+    let inner = {
+        macro_rules! m {
+            () => {
+                x * 3.0
+            };
+        }
+        m!()
+    };
+    m!() + inner
+}
+
+/// A local macro is the one of its block: after an inner block that defined its own `m!`, a
+/// call of `m!` is the outer one's, reading `w` (the inner one's rules were taken: 6 for 13
+/// when replayed; an audit, 2026-11-28).
+#[test]
+fn a_local_macro_is_its_blocks() {
+    use irtrack::program::update::{Change, Updatable};
+    let t = track(macro_scopes, (1.0, 1.0));
+    if let Ok(p) = Program::from_trace(&t, &[Dynamic, Dynamic]) {
+        for (w, x) in [(5.0, 1.0), (1.0, -2.0), (-3.0, 4.0)] {
+            if let Ok(v) = p.call((w, x)) {
+                assert_eq!(v.as_f64(), Some(macro_scopes(w, x)), "at ({w}, {x})");
+            }
+        }
+    }
+    let mut m = Updatable::track(macro_scopes, (1.0, 1.0));
+    m.update([Change::argument(0, 5.0)]).unwrap();
+    assert_eq!(
+        m.trace().root().value::<f64>(),
+        Some(&macro_scopes(5.0, 1.0))
+    );
+}

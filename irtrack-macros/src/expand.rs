@@ -535,12 +535,27 @@ impl VisitMut for HoistItems {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         if self.depth == 0 {
             let stmts = std::mem::take(&mut block.stmts);
+            // A `macro_rules!` stays where it is written, in both copies: its rules see the
+            // variables bound before it (hoisted, a `let` before it was out of its reach:
+            // E0425), and two definitions are no two of anything. Unless an item the body
+            // defines calls it (`fn helper(t: f64) -> f64 { sq!(t) }`): hoisted with the items,
+            // it stays defined before them.
+            let called_by_items: Vec<String> = stmts
+                .iter()
+                .filter_map(|s| match s {
+                    syn::Stmt::Item(syn::Item::Macro(_)) => None,
+                    syn::Stmt::Item(item) => Some(item.to_token_stream()),
+                    _ => None,
+                })
+                .flat_map(|t| crate::lower::scan::idents_in(&t))
+                .collect();
             for stmt in stmts {
                 match stmt {
-                    // A `macro_rules!` stays where it is written, in both copies: its rules
-                    // see the variables bound before it (hoisted, a `let` before it was out
-                    // of its reach: E0425), and two definitions are no two of anything.
-                    syn::Stmt::Item(syn::Item::Macro(m)) if m.ident.is_some() => {
+                    syn::Stmt::Item(syn::Item::Macro(m))
+                        if m.ident
+                            .as_ref()
+                            .is_some_and(|i| !called_by_items.contains(&i.to_string())) =>
+                    {
                         block.stmts.push(syn::Stmt::Item(syn::Item::Macro(m)))
                     }
                     syn::Stmt::Item(item) => self.items.push(item),

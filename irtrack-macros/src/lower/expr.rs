@@ -750,11 +750,15 @@ impl Lowerer {
     /// call reads and writes is what their rules mention. A local macro reading `x` through
     /// its rules (`twice!()`) was a node of no operand, a constant that programs folded and
     /// updates kept (4.0 for 7.0; a tester, 2026-11-28).
-    pub(super) fn with_definitions(&self, mac: &syn::Macro) -> syn::Macro {
-        if self.local_macros.is_empty() {
-            return mac.clone();
-        }
+    pub(super) fn with_definitions(
+        &self,
+        mac: &syn::Macro,
+    ) -> (syn::Macro, Vec<(String, usize, usize)>) {
         let mut out = mac.clone();
+        let mut sites = Vec::new();
+        if self.local_macros.is_empty() {
+            return (out, sites);
+        }
         let mut seen: Vec<&str> = Vec::new();
         let mut pending: Vec<String> = mac
             .path
@@ -766,29 +770,46 @@ impl Lowerer {
         while let Some(tokens) = scan.pop() {
             pending.extend(super::scan::idents_in(&tokens));
             while let Some(name) = pending.pop() {
-                let Some((n, rules)) = self.local_macros.iter().rev().find(|(n, _)| *n == name)
-                else {
+                let Some(m) = self.local_macros.iter().rev().find(|m| m.name == name) else {
                     continue;
                 };
-                if seen.contains(&n.as_str()) {
+                if seen.contains(&m.name.as_str()) {
                     continue;
                 }
-                seen.push(n);
+                seen.push(&m.name);
+                let rules = &m.rules;
                 out.tokens.extend(quote!(; #rules));
-                scan.push(rules.clone());
+                sites.extend(m.sites.iter().cloned());
+                scan.push(m.rules.clone());
             }
         }
-        out
+        (out, sites)
     }
 
-    pub(super) fn mentioned_operands(&self, mac: &syn::Macro) -> Vec<Operand> {
+    /// The operands of a macro call's node: the variables `mac` mentions (the call's tokens,
+    /// then its local macros' rules: [`Lowerer::with_definitions`]), each at its binding now;
+    /// one only the rules mention, at the binding it had where the macro was defined
+    /// (`sites`), which a `let` of the same name after the definition does not shadow.
+    pub(super) fn mentioned_operands(
+        &self,
+        mac: &syn::Macro,
+        own: &syn::Macro,
+        sites: &[(String, usize, usize)],
+    ) -> Vec<Operand> {
         let mentions = scan::macro_mentions(&mac.tokens, &|n| self.is_local(n));
+        let called = scan::macro_mentions(&own.tokens, &|n| self.is_local(n));
         mentions
             .iter()
             .map(|n| {
-                self.lookup(n)
-                    .map(|l| l.op.clone())
-                    .unwrap_or(Operand::None)
+                let defined = (!called.contains(n))
+                    .then(|| sites.iter().find(|(s, _, _)| s == n))
+                    .flatten()
+                    .and_then(|&(_, i, j)| self.at_site(n, (i, j)));
+                defined.unwrap_or_else(|| {
+                    self.lookup(n)
+                        .map(|l| l.op.clone())
+                        .unwrap_or(Operand::None)
+                })
             })
             .collect()
     }
@@ -802,9 +823,9 @@ impl Lowerer {
         if super::scan::macro_diverges(&m.mac) {
             return Lowered::quiet(e.to_token_stream(), Operand::None);
         }
-        let mac = self.with_definitions(&m.mac);
+        let (mac, sites) = self.with_definitions(&m.mac);
         let (versions, lent) = self.macro_writes(&mac);
-        let ops = self.mentioned_operands(&mac);
+        let ops = self.mentioned_operands(&mac, &m.mac, &sites);
         let head = format!("{}!", text(&m.mac.path));
         let mut l = self.special(head, ops, e.to_token_stream(), e.span());
         if !lent.is_empty() {
@@ -1842,17 +1863,40 @@ impl Lowerer {
             use syn::visit::Visit;
             v.visit_expr(&c.body)
         });
+        let outer = captured.clone();
         let lowerer = Lowerer::new(captured)
             .generic(generic, type_params)
             .for_closure()
             .with_closures(closures)
             .with_return_type(ret_ty);
-        let lowerer = if super::scan::has_closure(&c.body) {
-            lowerer
-        } else {
+        let linking = !super::scan::has_closure(&c.body);
+        let lowerer = if linking {
             lowerer.linking_captures(assigned)
+        } else {
+            lowerer
         };
-        lowerer.lower_fn(&params, &body_block)
+        let mut lowered = lowerer.lower_fn(&params, &body_block)?;
+        // The `$(closure)` node made of the captures stands for everything the closure reads
+        // of the enclosing function: a capture read only as a place (`x[0]`, `v.len()`, `p.a`),
+        // which makes no node of its own, is one of its operands too. Without it, a closure
+        // `|_| x[0] * k` given to `map` depended on `k` alone, and a gradient through the
+        // `collect` was 0 for 2 (a tester, 2026-11-28).
+        if linking {
+            let own: Vec<String> = params
+                .iter()
+                .flat_map(super::scan::pattern_bindings)
+                .map(|i| i.to_string())
+                .collect();
+            let read = super::scan::macro_mentions(&c.body.to_token_stream(), &|n| {
+                outer.iter().any(|o| o == n) && !own.iter().any(|o| o == n)
+            });
+            for name in read {
+                if !lowered.captures.contains(&name) {
+                    lowered.captures.push(name);
+                }
+            }
+        }
+        Ok(lowered)
     }
 }
 

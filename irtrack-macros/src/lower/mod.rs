@@ -8,7 +8,7 @@
 
 mod control;
 mod expr;
-mod scan;
+pub(crate) mod scan;
 pub mod text;
 
 use crate::ir::{EntryId, IrBuilder, Kind, Operand, Slot};
@@ -26,6 +26,19 @@ struct Local {
     op: Operand,
     /// Declared with `let x;`: not yet readable, so never a block argument.
     uninit: bool,
+}
+
+/// A `macro_rules!` written in the body: its rules' tokens (metavariables taken out: `$x` names
+/// no variable), and where the variables they mention were bound when it was defined (scope,
+/// position): its rules read those bindings, which a later `let` of the same name does not
+/// change (hygiene).
+#[derive(Clone)]
+struct LocalMacro {
+    name: String,
+    /// The scope it was defined in (its block's).
+    scope: usize,
+    rules: TokenStream,
+    sites: Vec<(String, usize, usize)>,
 }
 
 /// A loop (or `while`/`for`, or a labelled block) being lowered: where `continue` and `break`
@@ -175,7 +188,7 @@ pub struct Lowerer {
     /// The `macro_rules!` the body defines, by name: their rules' tokens. A call of one reads
     /// (and may write) the variables those mention, which the call's own tokens need not
     /// (`macro_rules! twice { () => { x * 2.0 } }` then `twice!()`).
-    local_macros: Vec<(String, TokenStream)>,
+    local_macros: Vec<LocalMacro>,
     /// The hidden local of the hoisted base and the base's lowered tokens, once lowered.
     hoisted: Option<(syn::Ident, TokenStream)>,
     /// Borrows of a place whose base is a temporary that a `let` extends, other than the
@@ -415,6 +428,20 @@ impl Lowerer {
             op,
             uninit: false,
         });
+    }
+
+    /// Where the binding `name` refers to now is: its scope and position there.
+    fn binding_site(&self, name: &str) -> Option<(usize, usize)> {
+        self.scopes.iter().enumerate().rev().find_map(|(i, scope)| {
+            let j = scope.iter().rposition(|l| l.ident == name)?;
+            Some((i, j))
+        })
+    }
+
+    /// The operand of the binding at `site` now, if it is still `name`'s.
+    fn at_site(&self, name: &str, (i, j): (usize, usize)) -> Option<Operand> {
+        let l = self.scopes.get(i)?.get(j)?;
+        (l.ident == name).then(|| l.op.clone())
     }
 
     fn lookup(&self, name: &str) -> Option<&Local> {
@@ -792,6 +819,10 @@ impl Lowerer {
             out.extend(self.ret(&quote!(()), Operand::Const("()".into()), block.span()));
         }
         self.scopes.pop();
+        // A `macro_rules!` is visible in its block only: an outer one of the same name is the
+        // one called after it (an inner block's was taken, reading its variables).
+        let depth = self.scopes.len();
+        self.local_macros.retain(|m| m.scope < depth);
         (out, value)
     }
 
@@ -855,8 +886,20 @@ impl Lowerer {
             Stmt::Item(item) => {
                 if let syn::Item::Macro(m) = item {
                     if let Some(name) = &m.ident {
-                        self.local_macros
-                            .push((name.to_string(), m.mac.tokens.clone()));
+                        let rules = scan::without_metavariables(&m.mac.tokens);
+                        let sites = scan::macro_mentions(&rules, &|n| self.is_local(n))
+                            .into_iter()
+                            .filter_map(|n| {
+                                let (i, j) = self.binding_site(&n)?;
+                                Some((n, i, j))
+                            })
+                            .collect();
+                        self.local_macros.push(LocalMacro {
+                            name: name.to_string(),
+                            scope: self.scopes.len().saturating_sub(1),
+                            rules,
+                            sites,
+                        });
                     }
                 }
                 quote!(#item)
@@ -880,9 +923,9 @@ impl Lowerer {
             Stmt::Macro(m) => {
                 // A statement macro may expand to statements (`let`s, items): keep it as a
                 // statement and record its special node after it.
-                let mac = self.with_definitions(&m.mac);
+                let (mac, sites) = self.with_definitions(&m.mac);
                 let (versions, lent) = self.macro_writes(&mac);
-                let ops = self.mentioned_operands(&mac);
+                let ops = self.mentioned_operands(&mac, &m.mac, &sites);
                 let head = format!("{}!", text::text(&m.mac.path));
                 let (id, _) = self
                     .ir
@@ -1187,21 +1230,29 @@ impl Lowerer {
                 .and_then(|_| self.closure_captures(&init.expr))
                 .filter(|c| !c.is_empty());
             let f = frame();
-            let (register, op) = match (stat, captures) {
+            // The reads of what the closure captured from an enclosing closure are recorded
+            // before the `let`, which may move them into the closure (`move || s.len()`).
+            let (reads, register, op) = match (stat, captures) {
                 (Some(stat), Some(captures)) => {
                     let (id, op, reads) = self.closure_node(&captures);
                     let site = self.ir.site(id);
                     (
-                        Some(quote!(#reads #f.closure_made(#site, &#ident, &#stat);)),
+                        reads,
+                        Some(quote!(#f.closure_made(#site, &#ident, &#stat);)),
                         op,
                     )
                 }
-                (Some(stat), None) => (Some(quote!(#f.closure(&#ident, &#stat);)), value.op),
-                (None, _) => (None, value.op),
+                (Some(stat), None) => (
+                    TokenStream::new(),
+                    Some(quote!(#f.closure(&#ident, &#stat);)),
+                    value.op,
+                ),
+                (None, _) => (TokenStream::new(), None, value.op),
             };
             self.bind(ident.clone(), op);
+            let before = cfg_gated(attrs, reads);
             let after = cfg_gated(attrs, quote!(#register));
-            return quote!(#(#attrs)* let #pat = #init_tokens; #after);
+            return quote!(#before #(#attrs)* let #pat = #init_tokens; #after);
         }
         let mut rec = TokenStream::new();
         for ident in scan::pattern_bindings(pat) {

@@ -779,6 +779,31 @@ pub fn extending_borrows(init: &Expr) -> (Option<&Expr>, Vec<*const syn::ExprRef
     }
 }
 
+/// `tokens` without its metavariables (`$x`, `$crate`) and repetitions' `$`: in a
+/// `macro_rules!`'s rules, `$x` names what a call passes, no variable in scope.
+pub fn without_metavariables(tokens: &TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut dollar = false;
+    for t in tokens.clone() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '$' => dollar = true,
+            TokenTree::Ident(_) if dollar => dollar = false,
+            TokenTree::Group(g) => {
+                dollar = false;
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), without_metavariables(&g.stream()));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => {
+                dollar = false;
+                out.push(other);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Every identifier in `tokens`, groups included (a local macro's name, to find the rules of
 /// the local macros a macro call's tokens call).
 pub fn idents_in(tokens: &TokenStream) -> Vec<String> {
