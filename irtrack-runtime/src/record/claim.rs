@@ -342,42 +342,14 @@ pub mod probe {
         value: &R,
         call: fn(R) -> Option<f64>,
     ) -> Option<bool> {
-        let r = typeid::of::<R>();
-        let wide = r == typeid::of::<f64>();
-        let narrow = r == typeid::of::<f32>();
-        if !wide && !narrow {
-            return None;
-        }
-        let x = match wide {
-            true => bits_as::<R, f64>(value),
-            false => f64::from(bits_as::<R, f32>(value)),
-        };
+        let wide = float_width::<R>()?;
+        let x = read::<R>(value, wide);
         // Near the point, off the values where many functions agree (0, ±1), away from 0 on
         // the point's side (a method checking its domain, `sqrt` of `x >= 0`, is run inside it).
-        let step = (x.abs() + 1.0) * 0.0173 * if x < 0.0 { -1.0 } else { 1.0 };
-        for p in [x + step * 1.618_033_988_749_895, x + step * 0.5] {
-            // A panic where the float method has a value: not the float method.
-            let run = |r: R| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(r)));
-            let same = match wide {
-                true => {
-                    let Ok(out) = run(bits_as::<f64, R>(&p)) else {
-                        return Some(false);
-                    };
-                    same_float(out?, f.eval_f64(&[p], None)?)
-                }
-                false => {
-                    let q = p as f32;
-                    let Ok(out) = run(bits_as::<f32, R>(&q)) else {
-                        return Some(false);
-                    };
-                    same_float(out?, f64::from(f.eval_f32(&[q], None)?))
-                }
-            };
-            if !same {
-                return Some(false);
-            }
-        }
-        Some(true)
+        let (p, q) = (near(x, GOLDEN), near(x, 0.5));
+        compare_at(f, wide, &[[p, 0.0], [q, 0.0]], 1, |at| {
+            call(make::<R>(at[0], wide))
+        })
     }
 
     /// [`agrees`] for a method of two operands of the receiver's float type: its operands are
@@ -391,37 +363,86 @@ pub mod probe {
         arg: &A,
         call: fn(R, A) -> Option<f64>,
     ) -> Option<bool> {
-        let of = |t: std::any::TypeId| typeid::of::<R>() == t && typeid::of::<A>() == t;
-        let wide = of(typeid::of::<f64>());
-        if !wide && !of(typeid::of::<f32>()) {
+        let wide = float_width::<R>()?;
+        if float_width::<A>()? != wide {
             return None;
         }
-        let (x, y) = match wide {
-            true => (bits_as::<R, f64>(value), bits_as::<A, f64>(arg)),
-            false => (
-                f64::from(bits_as::<R, f32>(value)),
-                f64::from(bits_as::<A, f32>(arg)),
-            ),
-        };
-        let step = |v: f64| (v.abs() + 1.0) * 0.0173 * if v < 0.0 { -1.0 } else { 1.0 };
-        let (s, t) = (step(x), step(y));
-        let golden = 1.618_033_988_749_895;
-        for (p, q) in [(x + s * golden, y + t * 0.5), (x + s * 0.5, y + t * golden)] {
-            let run =
-                |r: R, a: A| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(r, a)));
-            let same = if wide {
-                let Ok(out) = run(bits_as::<f64, R>(&p), bits_as::<f64, A>(&q)) else {
-                    return Some(false);
-                };
-                same_float(out?, f.eval_f64(&[p, q], None)?)
-            } else {
-                let (p, q) = (p as f32, q as f32);
-                let Ok(out) = run(bits_as::<f32, R>(&p), bits_as::<f32, A>(&q)) else {
-                    return Some(false);
-                };
-                same_float(out?, f64::from(f.eval_f32(&[p, q], None)?))
+        let (x, y) = (read::<R>(value, wide), read::<A>(arg, wide));
+        let points = [
+            [near(x, GOLDEN), near(y, 0.5)],
+            [near(x, 0.5), near(y, GOLDEN)],
+        ];
+        compare_at(f, wide, &points, 2, |at| {
+            call(make::<R>(at[0], wide), make::<A>(at[1], wide))
+        })
+    }
+
+    const GOLDEN: f64 = 1.618_033_988_749_895;
+
+    /// `x` moved away from 0 on its side by `k` times a step of its size.
+    fn near(x: f64, k: f64) -> f64 {
+        x + (x.abs() + 1.0) * 0.0173 * if x < 0.0 { -k } else { k }
+    }
+
+    /// Whether `T` is `f64` (`Some(true)`) or `f32` (`Some(false)`).
+    fn float_width<T>() -> Option<bool> {
+        let t = typeid::of::<T>();
+        if t == typeid::of::<f64>() {
+            Some(true)
+        } else if t == typeid::of::<f32>() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// A float of the width [`float_width`] found, as an `f64` (exactly).
+    fn read<T>(v: &T, wide: bool) -> f64 {
+        match wide {
+            true => bits_as::<T, f64>(v),
+            false => f64::from(bits_as::<T, f32>(v)),
+        }
+    }
+
+    /// `x` as a float of that width (rounded to `f32` where it is one).
+    fn make<T>(x: f64, wide: bool) -> T {
+        match wide {
+            true => bits_as::<f64, T>(&x),
+            false => bits_as::<f32, T>(&(x as f32)),
+        }
+    }
+
+    /// Whether `run` gives the float method `f`'s result, bit for bit, at each of `points`
+    /// (their first `arity` coordinates, rounded to `f32` where `wide` is false): `Some(false)`
+    /// where it differs or panics (a panic where the float method has a value: not the float
+    /// method), `None` where its result is no float or `f` has no value to compare.
+    fn compare_at(
+        f: crate::core::op::FloatFn,
+        wide: bool,
+        points: &[[f64; 2]],
+        arity: usize,
+        run: impl Fn(&[f64]) -> Option<f64>,
+    ) -> Option<bool> {
+        for point in points {
+            let at: Vec<f64> = match wide {
+                true => point[..arity].to_vec(),
+                false => point[..arity]
+                    .iter()
+                    .map(|&x| f64::from(x as f32))
+                    .collect(),
             };
-            if !same {
+            let Ok(mine) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&at)))
+            else {
+                return Some(false);
+            };
+            let std = match wide {
+                true => f.eval_f64(&at, None)?,
+                false => {
+                    let narrow: Vec<f32> = at.iter().map(|&x| x as f32).collect();
+                    f64::from(f.eval_f32(&narrow, None)?)
+                }
+            };
+            if !same_float(mine?, std) {
                 return Some(false);
             }
         }
