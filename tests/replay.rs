@@ -2078,3 +2078,59 @@ fn a_local_macro_is_its_blocks() {
         Some(&macro_scopes(5.0, 1.0))
     );
 }
+
+#[tracked]
+fn macro_in_a_closure(x: f64) -> f64 {
+    macro_rules! twice {
+        () => {
+            x * 2.0
+        };
+    }
+    let c = |p: f64| twice!() + p;
+    c(1.0)
+}
+
+#[tracked]
+fn capture_in_a_macro_in_a_closure(x: f64) -> f64 {
+    macro_rules! plus_one {
+        ($e:expr) => {
+            $e + 1.0
+        };
+    }
+    let c = |p: f64| plus_one!(x) * p;
+    c(2.0)
+}
+
+/// A local macro called in a closure reads the closure's captures (its rules' `x`, or an `x`
+/// the call passes): a use of each, as the closure's own uses are. It was a node of no operand
+/// (gradient 0 for 2, replay and `update` the recorded 4.0 for 7.0; an audit, 2026-11-28).
+#[test]
+fn a_macro_in_a_closure_reads_its_captures() {
+    use irtrack::program::update::{Change, Updatable};
+    for (name, g, want) in [
+        ("rules", irtrack::gradient(macro_in_a_closure, (1.5,)), 2.0),
+        (
+            "call",
+            irtrack::gradient(capture_in_a_macro_in_a_closure, (1.5,)),
+            2.0,
+        ),
+    ] {
+        match g {
+            Ok(g) => assert_eq!(g.scalars(), [Some(want)], "{name}"),
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
+    }
+    let t = track(macro_in_a_closure, (1.5,));
+    t.verify().unwrap();
+    if let Ok(p) = Program::from_trace(&t, &[Dynamic]) {
+        if let Ok(v) = p.call((3.0,)) {
+            assert_eq!(v.as_f64(), Some(7.0));
+        }
+    }
+    let mut m = Updatable::track(macro_in_a_closure, (1.5,));
+    m.update([Change::argument(0, 3.0)]).unwrap();
+    assert_eq!(m.trace().root().value::<f64>(), Some(&7.0));
+    let mut m = Updatable::track(capture_in_a_macro_in_a_closure, (1.5,));
+    m.update([Change::argument(0, 3.0)]).unwrap();
+    assert_eq!(m.trace().root().value::<f64>(), Some(&8.0));
+}

@@ -272,6 +272,7 @@ fn try_tracked_fn(input: proc_macro2::TokenStream) -> Result<proc_macro2::TokenS
         closures.clone(),
         false,
         Vec::new(),
+        Vec::new(),
     )?;
     // The closure may sit in generic code the macro does not see: its receivers' types are
     // not known to be the types they have at run time.

@@ -825,7 +825,9 @@ impl Lowerer {
         }
         let (mac, sites) = self.with_definitions(&m.mac);
         let (versions, lent) = self.macro_writes(&mac);
-        let ops = self.mentioned_operands(&mac, &m.mac, &sites);
+        let mut ops = self.mentioned_operands(&mac, &m.mac, &sites);
+        let (reads, captured) = self.macro_capture_reads(&mac);
+        ops.extend(captured);
         let head = format!("{}!", text(&m.mac.path));
         let mut l = self.special(head, ops, e.to_token_stream(), e.span());
         if !lent.is_empty() {
@@ -834,11 +836,32 @@ impl Lowerer {
                 self.ir.borrow_mut(id, k);
             }
         }
-        if !versions.is_empty() {
+        if !versions.is_empty() || !reads.is_empty() {
             let t = l.tokens;
-            l.tokens = quote!(({ #versions #t }));
+            l.tokens = quote!(({ #versions #reads #t }));
         }
         l
+    }
+
+    /// In a closure, the captured variables a macro call mentions (in its tokens or its local
+    /// macro's rules: [`Lowerer::with_definitions`]), which no variable of the closure
+    /// shadows: each read as a use of the capture, recorded before the call, and its operand
+    /// (after those of the locals it mentions, whose positions `macro_writes` gave). Without
+    /// them a macro in a closure reading a capture (`|p| twice!() + p`, `twice!` reading `x`)
+    /// was a node of no operand: a constant, gradient 0 for 2 (an audit, 2026-11-28).
+    pub(super) fn macro_capture_reads(&mut self, mac: &syn::Macro) -> (TokenStream, Vec<Operand>) {
+        let names = scan::macro_mentions(&mac.tokens, &|n| {
+            self.captured.iter().any(|c| c == n) && !self.is_local(n)
+        });
+        let mut reads = TokenStream::new();
+        let mut ops = Vec::new();
+        for name in names {
+            if let Some((tokens, op)) = self.capture_read(&name) {
+                reads.extend(tokens);
+                ops.push(op);
+            }
+        }
+        (reads, ops)
     }
 
     /// What a user's macro may write (`add_to!(a, x)` may assign `a`): the positions, among
@@ -1813,6 +1836,7 @@ impl Lowerer {
                 closures.clone(),
                 self.generic,
                 self.type_params.clone(),
+                self.local_macros.clone(),
             )
         });
         let stat = lowered.and_then(|lowered| {
@@ -1847,6 +1871,7 @@ impl Lowerer {
         closures: std::rc::Rc<std::cell::RefCell<super::Closures>>,
         generic: bool,
         type_params: Vec<String>,
+        macros: Vec<super::LocalMacro>,
     ) -> Result<LoweredFn, syn::Error> {
         let params: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
         let body_block: syn::Block = match &*c.body {
@@ -1868,6 +1893,7 @@ impl Lowerer {
             .generic(generic, type_params)
             .for_closure()
             .with_closures(closures)
+            .with_local_macros(macros)
             .with_return_type(ret_ty);
         let linking = !super::scan::has_closure(&c.body);
         let lowerer = if linking {

@@ -33,7 +33,7 @@ struct Local {
 /// position): its rules read those bindings, which a later `let` of the same name does not
 /// change (hygiene).
 #[derive(Clone)]
-struct LocalMacro {
+pub(crate) struct LocalMacro {
     name: String,
     /// The scope it was defined in (its block's).
     scope: usize,
@@ -367,6 +367,20 @@ impl Lowerer {
         } else {
             quote_spanned!(span=> &&&)
         }
+    }
+
+    /// The `macro_rules!` of the enclosing function a closure's body may call: their rules'
+    /// variables are the closure's captures there (no binding sites of its own).
+    pub(crate) fn with_local_macros(mut self, macros: Vec<LocalMacro>) -> Self {
+        self.local_macros = macros
+            .into_iter()
+            .map(|m| LocalMacro {
+                scope: 0,
+                sites: Vec::new(),
+                ..m
+            })
+            .collect();
+        self
     }
 
     /// Sets the declared return type (`None` when it cannot be named, as for `impl Trait`).
@@ -925,7 +939,9 @@ impl Lowerer {
                 // statement and record its special node after it.
                 let (mac, sites) = self.with_definitions(&m.mac);
                 let (versions, lent) = self.macro_writes(&mac);
-                let ops = self.mentioned_operands(&mac, &m.mac, &sites);
+                let mut ops = self.mentioned_operands(&mac, &m.mac, &sites);
+                let (reads, captured) = self.macro_capture_reads(&mac);
+                ops.extend(captured);
                 let head = format!("{}!", text::text(&m.mac.path));
                 let (id, _) = self
                     .ir
@@ -934,7 +950,7 @@ impl Lowerer {
                     self.ir.borrow_mut(id, k);
                 }
                 let rec = self.record_ref(id, &quote!(()));
-                quote!(#versions #m #rec)
+                quote!(#versions #reads #m #rec)
             }
         }
     }
