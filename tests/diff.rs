@@ -878,6 +878,10 @@ fn emitted_derivatives_refuse_what_they_cannot_vouch_for() {
     for x in [0.5, -3.0, 1e-100, 1e100] {
         assert_eq!(recip_recip_d1(x).unwrap()(2.0), Ok(2.0), "{x}");
         assert_eq!(recip_recip_grad(x).unwrap()(-1.5), Ok(-1.5), "{x}");
+        // A cotangent of 0 gives 0: the mask that makes the derivative NaN where the function
+        // has no value took the NaN into that zero, which emitted code refused at every input
+        // (log-sum-exp's gradient never answered; a tester, 2026-11-28).
+        assert_eq!(recip_recip_grad(x).unwrap()(0.0), Ok(0.0), "{x}");
     }
     // A zero direction that meets the infinite slope at 0 is an exact zero, which the program
     // tells apart and emitted code does not: refused, not answered wrongly.

@@ -671,11 +671,12 @@ pub fn recip_recip_grad(
         let s7 = -s6;
         let s8 = noted1.over(s7, x1);
         let s9 = noted1.times(s1, s8);
-        let s10 = noted1.times((f64::NAN), v1);
-        let s11 = if s3 { s10 } else { s9 };
+        let s10 = v1 == (0.0_f64);
+        let s11 = if s10 { 0.0_f64 } else { f64::NAN };
+        let s12 = if s3 { s11 } else { s9 };
         noted1
             .checked(
-                s11,
+                s12,
                 "recip_recip*: the derivative is infinite or NaN, or took an infinity into a zero; emitted code cannot tell whether that is right: call the program, which returns it or a `ReplayError`",
             )
     })

@@ -340,7 +340,16 @@ pub(crate) fn none_without_value(
     }
     let nan = c(g, &d, f64::NAN);
     let nan = match scale {
-        Some(u) if matches!(g.kind(u), Kind::Float(_)) => mul(g, &nan, u)?,
+        // NaN where the cotangent (or direction) moves the output, 0 where it is 0 (the
+        // absorbing product `times(NaN, u)`), chosen rather than multiplied: emitted code
+        // refuses a product that absorbed a NaN into a zero (it cannot tell a limit), and so
+        // refused every call of such a program with a cotangent of 0 in it (log-sum-exp's
+        // gradient at every input; a tester, 2026-11-28).
+        Some(u) if matches!(g.kind(u), Kind::Float(_)) => {
+            let zero = c(g, u, 0.0);
+            let still = cmp(g, CmpOp::Eq, u, &zero)?;
+            kernel(g, Kernel::Select, vec![still, zero, nan])?
+        }
         _ => nan,
     };
     let no_value = cmp(g, CmpOp::Ne, y, y)?;
