@@ -1485,7 +1485,9 @@ impl Gen {
     /// `let Some(t) = o else { return …; };`
     fn let_else(&mut self) -> Vec<Stmt> {
         let o = self.expr(Ty::OptF64, 2);
-        let div = if !self.ctx.loops.is_empty() && self.p(0.5) {
+        // In a match guard only a jump of a loop inside the guard may leave the `else`
+        // (`#[tracked]` refuses a `return` out of a guard with control flow, as documented).
+        let div = if !self.ctx.loops.is_empty() && (self.ctx.in_guard || self.p(0.5)) {
             match self.ctx.loops.last().unwrap() {
                 Some(t) => Stmt::Break(Some(self.expr(*t, 1))),
                 None if self.can_continue() => self.pick(&[Stmt::Break(None), Stmt::Continue]),
