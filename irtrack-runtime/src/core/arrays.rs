@@ -322,7 +322,7 @@ pub(crate) fn same_array(a: &Value, b: &Value) -> bool {
             x.shape() == y.shape()
                 && x.iter()
                     .zip(y.iter())
-                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+                    .all(|(&p, &q)| super::value::same_f64(p, q))
         }
         _ => false,
     }

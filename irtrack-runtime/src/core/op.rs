@@ -388,17 +388,12 @@ pub fn conversion_of(item: std::any::TypeId) -> Option<ScalarType> {
         .get_or_init(|| {
             let mut t = HashMap::new();
             macro_rules! add {
-                ($to:ident: $($from:ty),*) => {$(
-                    t.insert(super::ids::key_of(&<$to as From<$from>>::from).id, ScalarType::F64);
+                ($to:ident = $ty:ident: $($from:ty),*) => {$(
+                    t.insert(super::ids::key_of(&<$to as From<$from>>::from).id, ScalarType::$ty);
                 )*};
             }
-            add!(f64: i8, i16, i32, u8, u16, u32, f32);
-            macro_rules! add32 {
-                ($($from:ty),*) => {$(
-                    t.insert(super::ids::key_of(&<f32 as From<$from>>::from).id, ScalarType::F32);
-                )*};
-            }
-            add32!(i8, i16, u8, u16);
+            add!(f64 = F64: i8, i16, i32, u8, u16, u32, f32);
+            add!(f32 = F32: i8, i16, u8, u16);
             t
         })
         .get(&item)

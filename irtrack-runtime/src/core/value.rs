@@ -671,11 +671,9 @@ impl Value {
     /// bit for bit (any NaN equal to any NaN).
     pub fn same_scalar(&self, other: &Value) -> bool {
         match (&self.0, &other.0) {
-            (Repr::Scalar(Scalar::F64(a), _), Repr::Scalar(Scalar::F64(b), _)) => {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }
+            (Repr::Scalar(Scalar::F64(a), _), Repr::Scalar(Scalar::F64(b), _)) => same_f64(*a, *b),
             (Repr::Scalar(Scalar::F32(a), _), Repr::Scalar(Scalar::F32(b), _)) => {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+                same_f64(f64::from(*a), f64::from(*b))
             }
             (Repr::Scalar(a, _), Repr::Scalar(b, _)) => a == b,
             _ => false,
@@ -1139,6 +1137,12 @@ pub trait Snapshot {
         let _ = recorded;
         None
     }
+}
+
+/// Two floats the same value: bit for bit, or both NaN (any payload). How a re-run is compared
+/// with what was recorded (witnesses, stale checks); an `f32` compares widened, exactly.
+pub(crate) fn same_f64(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
 /// `a` and `b` equal bit for bit, by the types [`Exact`] knows (a test of `T` that

@@ -1283,7 +1283,7 @@ fn same_float(a: Option<f64>, b: Option<f64>) -> bool {
 /// Bit for bit, or both NaN: how the general sweep's witnesses compare a re-run with the
 /// recorded value.
 fn same(a: f64, b: f64) -> bool {
-    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    crate::core::value::same_f64(a, b)
 }
 
 /// The first references of a node, without allocating.

@@ -129,7 +129,7 @@ pub(crate) fn sum(site: &Site<'_>, dy: &Tangent, out: &mut Out) -> Option<Result
     if let (Some(v), Some(y)) = (elements.floats(), out_value.by_value().as_f64()) {
         let sum_from = |start: f64| items.iter().fold(start, |a, &i| a + v[i]);
         let sum32_from = |start: f32| items.iter().fold(start, |a, &i| a + v[i] as f32) as f64;
-        let same = |s: f64| s.to_bits() == y.to_bits() || (s.is_nan() && y.is_nan());
+        let same = |s: f64| crate::core::value::same_f64(s, y);
         let current = match site.output_is_f32() {
             true => same(sum32_from(0.0)) || same(sum32_from(-0.0)),
             false => same(sum_from(0.0)) || same(sum_from(-0.0)),

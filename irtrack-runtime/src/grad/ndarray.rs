@@ -185,7 +185,7 @@ fn elementwise_reaches(site: &Site<'_>, f: FloatFn) -> bool {
     a.shape() == y.shape()
         && a.iter().zip(y.iter()).all(|(&x, &y)| {
             f.eval_f64(&[x], None)
-                .is_some_and(|r| r.to_bits() == y.to_bits() || (r.is_nan() && y.is_nan()))
+                .is_some_and(|r| crate::core::value::same_f64(r, y))
         })
 }
 
@@ -195,10 +195,7 @@ fn same_result(
     f: impl Fn(&ndarray::CowArray<'_, f64, ndarray::IxDyn>) -> f64,
 ) -> bool {
     match (array(site, 0), site.output().as_f64()) {
-        (Some(a), Some(y)) => {
-            let r = f(&a);
-            r.to_bits() == y.to_bits() || (r.is_nan() && y.is_nan())
-        }
+        (Some(a), Some(y)) => crate::core::value::same_f64(f(&a), y),
         _ => false,
     }
 }

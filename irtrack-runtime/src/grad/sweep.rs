@@ -1669,7 +1669,7 @@ impl<'s> Sweep<'s> {
         };
         let read = self.store.value_cow(id);
         let read = read.by_value();
-        let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+        let same = crate::core::value::same_f64;
         let agrees = match (field.as_f64(), read.as_f64()) {
             (Some(p), Some(q)) => same(p, q),
             _ => match (field.floats(), read.floats()) {

@@ -142,7 +142,7 @@ fn unchanged(new: &Value, old: &Value) -> bool {
             a.len() == b.len()
                 && a.iter()
                     .zip(b.iter())
-                    .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+                    .all(|(&x, &y)| crate::core::value::same_f64(x, y))
         }
         _ => false,
     }

@@ -156,8 +156,9 @@ impl Program {
     /// against its sides' rates); here the recorded function's program runs at the inputs so
     /// moved, both ways, and each ordering's margin moves by half the difference of the two
     /// (a central difference: a side of second order at the point, `d * d` at `d = 0`, does
-    /// not move it), or by the one run that reached it. An exact tie is the building check's
-    /// (above).
+    /// not move it), or by the one run that reached it. Only margins that are a sliver of what
+    /// made their sides ([`SLIVER`]) are read so, and only where there is one are the two runs
+    /// made. An exact tie is the building check's (above).
     pub(super) fn path_error(&self, args: &[Value]) -> Option<ReplayError> {
         let (check, primal) = (self.path_check.as_ref()?, self.primal.as_ref()?);
         let args = &args[..primal.inputs.len().min(args.len())];
@@ -165,28 +166,51 @@ impl Program {
             OpKind::Run(o) if check.watched.get(k).copied().unwrap_or(false) => Some(o),
             _ => None,
         };
-        let margins_at = |args: &[Value]| {
+        // Each operation's size: the largest magnitude among its value and what made it (a
+        // residual `m³ - a` near 0 has the size of `m³`; a differentiated input its own, or 1
+        // where it is 0, as the move takes it).
+        let size_of_input = |k: usize, v: &Value| match magnitude(v) {
+            0.0 if check.wrt.contains(&k) => 1.0,
+            m => m,
+        };
+        let margins_at = |args: &[Value], sized: bool| {
             let mut margins: Vec<Option<f64>> = vec![None; primal.ops.len()];
+            let mut sizes = vec![0.0f64; if sized { primal.ops.len() } else { 0 }];
             let mut tied = false;
             let _ = primal.evaluate(args, &mut |k, operands, result| {
+                if sized {
+                    let made = (primal.ops[k].args.iter().zip(operands)).map(|(s, v)| match s {
+                        Src::Op(j) => sizes[*j],
+                        Src::Input(i) => size_of_input(*i, v),
+                        Src::Const(_) => magnitude(v),
+                    });
+                    sizes[k] = made.fold(magnitude(result), f64::max);
+                }
                 if let Some(o) = watched_ordering(k) {
                     tied = tied || at_tie(o, operands, result);
                     margins[k] = margin(o, operands);
+                    // Only a sliver of what made the sides can a move of 2⁻³⁶ of the inputs
+                    // close (at rates up to 2¹⁶): the others need not be moved at all.
+                    if sized && margins[k].is_some_and(|m| m.abs() > sizes[k] / SLIVER) {
+                        margins[k] = None;
+                    }
                 }
             });
             (margins, tied)
         };
-        let (margins, tied) = margins_at(args);
+        let (margins, tied) = margins_at(args, true);
         if tied {
             if let Some(e) = (check.refusal)(primal, args, &check.wrt) {
                 return Some(e);
             }
         }
+        // The two runs at moved inputs only where a margin is a sliver: a program whose
+        // orderings hold by margins (a piecewise function off its breakpoints) pays one run.
         if margins.iter().all(Option::is_none) {
             return None;
         }
-        let (up, _) = margins_at(&moved(args, &check.wrt, 1.0)?);
-        let (down, _) = margins_at(&moved(args, &check.wrt, -1.0)?);
+        let (up, _) = margins_at(&moved(args, &check.wrt, 1.0)?, false);
+        let (down, _) = margins_at(&moved(args, &check.wrt, -1.0)?, false);
         for (k, &m) in margins.iter().enumerate() {
             let Some(m) = m.filter(|m| *m != 0.0) else {
                 continue;
@@ -214,6 +238,20 @@ impl Program {
             }
         }
         None
+    }
+}
+
+/// The margins, against the size of what made their sides, that a move of the inputs may
+/// close: 2⁻²⁰ (a move of 2⁻³⁶ of the inputs' size at rates up to 2¹⁶ times the sides').
+const SLIVER: f64 = (1u64 << 20) as f64;
+
+/// The largest magnitude of a value's floats (0 for one without floats).
+fn magnitude(v: &Value) -> f64 {
+    match v.as_f64() {
+        Some(x) => x.abs(),
+        None => v
+            .floats()
+            .map_or(0.0, |xs| xs.iter().fold(0.0, |m, x| m.max(x.abs()))),
     }
 }
 

@@ -442,16 +442,11 @@ pub mod probe {
                     f64::from(f.eval_f32(&narrow, None)?)
                 }
             };
-            if !same_float(mine?, std) {
+            if !crate::core::value::same_f64(mine?, std) {
                 return Some(false);
             }
         }
         Some(true)
-    }
-
-    /// Two results equal bit for bit (an `f32`'s widened exactly), or both NaN.
-    fn same_float(mine: f64, std: f64) -> bool {
-        mine.to_bits() == std.to_bits() || mine.is_nan() && std.is_nan()
     }
 
     /// A method's result as an `f64` where it is an `f64` or an `f32` (widened, exactly);

@@ -538,7 +538,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
             x.len() == y.len()
                 && x.iter()
                     .zip(y.iter())
-                    .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+                    .all(|(&p, &q)| crate::core::value::same_f64(p, q))
         }
         _ => false,
     };
